@@ -1,0 +1,58 @@
+// The spec's limits table in one place. Every check that enforces a bound reads it from here,
+// so the number a user is told and the number that is enforced can never disagree.
+
+export const LIMITS = {
+  /** Authored JS module source, per file (bytes). */
+  authoredJsBytes: 256 * 1024,
+  /** npm-bundled module, minified output (bytes). */
+  bundledJsBytes: 1024 * 1024,
+  /** One WASM binary (bytes). */
+  wasmBytes: 4 * 1024 * 1024,
+  /** Everything a pack ships that discovery reads (bytes). */
+  packBytes: 8 * 1024 * 1024,
+  /** SKILL.md (bytes); over this is a warning, never a disabled module. */
+  skillBytes: 16 * 1024,
+  /** WASM memory: host ceiling in 64 KiB pages (256 MB). */
+  wasmMemoryPagesCeiling: 4096,
+  /** WASM export arity. */
+  wasmMaxParams: 8,
+  /** WASM export results. */
+  wasmMaxResults: 1,
+  /** Guest heap per invocation (bytes). */
+  guestMemoryBytes: 64 * 1024 * 1024,
+  /** Guest stack per invocation (bytes). */
+  guestStackBytes: 512 * 1024,
+  /** Default invocation deadline (ms); callers may lower it. */
+  guestTimeoutMs: 30_000,
+  /** WASM per-call wall clock (ms); a pack may lower it. */
+  wasmCallTimeoutMs: 5_000,
+  /** Process-wide WASM worker pool size. */
+  wasmPoolSize: 4,
+  /** Per-invocation WASM call concurrency. */
+  wasmConcurrency: 2,
+  /** Per-invocation WASM call count. */
+  wasmCallsPerInvocation: 256,
+  /** Per-invocation aggregate WASM wall clock (ms). */
+  wasmAggregateMs: 30_000,
+  /** Captured console output per invocation (bytes). */
+  consoleBytes: 64 * 1024,
+  /** One-line disclosure tier: description length (characters). */
+  disclosureChars: 120,
+  /** Module `name` segment length (characters). */
+  moduleNameChars: 64,
+  /** Modules one pack may declare. */
+  modulesPerPack: 64,
+  /** Internal helper files one pack may list. */
+  internalPerPack: 256,
+} as const;
+
+export type Limits = typeof LIMITS;
+
+/** Human form of a byte count, for messages ("256 KB", "4 MB"). */
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MB`;
+  if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KB`;
+  if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${bytes} bytes`;
+}
