@@ -1,0 +1,49 @@
+// Tiny benchmark harness: time a function repeatedly, report min/median/p95, and print ratios
+// of our path against its anchor measured in the same run (machines here are noisy, so only
+// same-run ratios mean anything).
+
+export interface Stats {
+  readonly label: string;
+  readonly runs: number;
+  readonly minMs: number;
+  readonly medianMs: number;
+  readonly p95Ms: number;
+}
+
+export async function measure(label: string, runs: number, fn: () => unknown | Promise<unknown>, warmup = 1): Promise<Stats> {
+  for (let i = 0; i < warmup; i++) await fn();
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    await fn();
+    samples.push(performance.now() - start);
+  }
+  samples.sort((a, b) => a - b);
+  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))] ?? Number.NaN;
+  return { label, runs, minMs: samples[0] ?? Number.NaN, medianMs: at(0.5), p95Ms: at(0.95) };
+}
+
+export function fmtMs(ms: number): string {
+  if (ms < 0.01) return `${(ms * 1000).toFixed(2)} µs`;
+  if (ms < 1) return `${(ms * 1000).toFixed(0)} µs`;
+  return `${ms.toFixed(2)} ms`;
+}
+
+export function printTable(title: string, rows: readonly Stats[]): void {
+  console.log(`\n## ${title}`);
+  const width = Math.max(...rows.map((r) => r.label.length), 10);
+  console.log(`${'case'.padEnd(width)}  ${'runs'.padStart(5)}  ${'min'.padStart(10)}  ${'median'.padStart(10)}  ${'p95'.padStart(10)}`);
+  for (const r of rows) {
+    console.log(`${r.label.padEnd(width)}  ${String(r.runs).padStart(5)}  ${fmtMs(r.minMs).padStart(10)}  ${fmtMs(r.medianMs).padStart(10)}  ${fmtMs(r.p95Ms).padStart(10)}`);
+  }
+}
+
+export function printRatio(label: string, ours: Stats, anchor: Stats, goal?: string): void {
+  const ratio = ours.medianMs / anchor.medianMs;
+  console.log(`ratio ${label}: ${ratio.toFixed(2)}× (${fmtMs(ours.medianMs)} / ${fmtMs(anchor.medianMs)})${goal ? `  goal: ${goal}` : ''}`);
+}
+
+export interface BenchSection {
+  readonly name: string;
+  run(): Promise<void>;
+}

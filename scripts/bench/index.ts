@@ -1,0 +1,4 @@
+// The sections `npm run bench` runs, in order. Each lives in its own file.
+import type { BenchSection } from './harness.ts';
+
+export const SECTIONS: readonly BenchSection[] = [];
