@@ -1,0 +1,57 @@
+// The guest-side face of a host WASM module. `import { simplify } from "@acme/geo/simplify-wasm"`
+// resolves to a facade generated here: one named async export per declared WASM export, each
+// calling the private bridge module. The bridge module reads a temporary global binding that the
+// kernel installs before modules evaluate and removes before the user's code starts.
+//
+// Hiding the binding is not the boundary: the host dispatcher serves only the run's declared WASM
+// modules and checks module identity, export allowlist, argument count and scalar types on every
+// call. Only facades may import the bridge: the analyzer rejects a pack that imports it, and the
+// loader resolves it for no module other than a facade.
+
+import type { WasmExportSignature } from '../protocol/catalog.ts';
+
+/** Bumped whenever generated facade or bridge text changes: it is part of the graph digest. */
+export const WASM_FACADE_GENERATOR_VERSION = 'sandbox-packs-wasm-facade/1';
+
+/** The request string facades use, and the bridge's module id. Never importable by pack or user code. */
+export const WASM_BRIDGE_SPECIFIER = 'sandbox:wasm-bridge';
+export const WASM_BRIDGE_MODULE_ID = 'sandbox:wasm-bridge';
+
+/** The temporary global the kernel binds to the per-run dispatcher during module evaluation. */
+export const WASM_BRIDGE_GLOBAL = '__sandboxPacksWasmBridge';
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** Source of the private bridge module. It captures the binding once, when it evaluates. */
+export function wasmBridgeModuleSource(): string {
+  return [
+    `const bridge = globalThis[${JSON.stringify(WASM_BRIDGE_GLOBAL)}];`,
+    'export async function callWasm(moduleId, exportName, args) {',
+    '  if (typeof bridge !== "function") throw new Error("The WASM bridge is not available in this run.");',
+    '  const result = await bridge(moduleId, exportName, args);',
+    '  if (result && result.ok === true) return result.value;',
+    '  const error = new Error(result && typeof result.message === "string" ? result.message : "WASM call failed.");',
+    '  error.code = result && typeof result.code === "string" ? result.code : "wasm-trap";',
+    '  throw error;',
+    '}',
+    '',
+  ].join('\n');
+}
+
+export interface WasmFacadeInput {
+  readonly moduleId: string;
+  readonly exports: readonly WasmExportSignature[];
+}
+
+/** The facade module's source for one WASM entry. Export names must already be validated. */
+export function generateWasmFacade(input: WasmFacadeInput): string {
+  const lines = [`import { callWasm } from ${JSON.stringify(WASM_BRIDGE_SPECIFIER)};`, `const id = ${JSON.stringify(input.moduleId)};`];
+  for (const exp of input.exports) {
+    if (!IDENTIFIER.test(exp.as)) {
+      throw new TypeError(`generateWasmFacade: export name ${JSON.stringify(exp.as)} is not an identifier; binary validation must reject it first`);
+    }
+    lines.push(`export async function ${exp.as}(...args) { return callWasm(id, ${JSON.stringify(exp.as)}, args); }`);
+  }
+  lines.push('');
+  return lines.join('\n');
+}
