@@ -41,6 +41,7 @@ export const ERROR_CODES = {
   'wasm-export-not-function': 'An export the manifest declares is not a function.',
   'wasm-export-signature': 'An export the manifest declares uses types outside the v1 contract (i32, f32, f64; at most 8 parameters and 1 result).',
   'wasm-export-name-invalid': 'A WASM export name is not a valid JavaScript identifier; map it with { "wasm": "...", "as": "..." }.',
+  'wasm-unsupported': 'The WASM module uses a WebAssembly feature v1 does not allow (for example 64-bit memory or garbage-collected types).',
   'npm-bundle-failed': 'The npm package could not be bundled for the sandbox.',
   'npm-node-builtin': 'The npm package imports a Node builtin, which the sandbox does not have.',
   'npm-forbidden-global': 'The npm package refers to a global the sandbox does not provide.',

@@ -1,0 +1,491 @@
+// Validation of a pack's WASM binary before anything compiles it. The host cannot cap a
+// module-defined memory at instantiation and cannot hide an import from an engine that links
+// it, so the v1 rules (no imports, bounded unshared memory, scalar export signatures) are
+// checked here, in the bytes, by a small section-level parser written against the binary format
+// spec. Pure TypeScript with no WebAssembly API: it runs identically in Node, in the renderer and
+// in a browser, and a hostile binary never reaches an engine's compiler unless it passed.
+//
+// What is parsed: the header; the type, import, function, table, memory, global, export and start
+// sections fully; the code section's count; every other known section is skipped by its size.
+// Sections must appear once each, in the order the format requires. Anything malformed —
+// truncated, an over-long LEB128, trailing bytes inside a section, an index out of range — is
+// `wasm-invalid`. Well-formed features v1 does not allow (GC/rec types, memory64, typed
+// function-reference tables) are `wasm-unsupported`.
+//
+// Start functions are allowed. With an empty import object a start function can only compute,
+// and it runs at instantiation, which the pool does inside each call's worker under the per-call
+// timeout (instance per call) — so it is bounded exactly like the export it precedes. Rejecting
+// it would refuse ordinary toolchain output (static initializers) for no safety gain.
+
+import type { ErrorCode } from '../protocol/codes.ts';
+import type { WasmExportSignature } from '../protocol/catalog.ts';
+import { LIMITS } from '../protocol/limits.ts';
+import type { WasmExportDeclaration, WasmScalarType } from '../protocol/manifest.ts';
+import { fail, ok, type Result } from '../protocol/result.ts';
+
+export interface WasmBinaryEntry {
+  readonly memoryPagesMax: number;
+  readonly exports: readonly WasmExportDeclaration[];
+}
+
+export interface ValidatedWasmBinary {
+  /** The declared exports' signatures, in manifest declaration order. */
+  readonly exports: WasmExportSignature[];
+}
+
+/** Value type names as they appear in messages. */
+const VALTYPE_NAMES: ReadonlyMap<number, string> = new Map([
+  [0x7f, 'i32'],
+  [0x7e, 'i64'],
+  [0x7d, 'f32'],
+  [0x7c, 'f64'],
+  [0x7b, 'v128'],
+  [0x70, 'funcref'],
+  [0x6f, 'externref'],
+]);
+const SCALARS: ReadonlySet<string> = new Set<WasmScalarType>(['i32', 'f32', 'f64']);
+
+/**
+ * Names a guest may not import by: reserved words (ES2023, strict mode, module code), the two
+ * strict-mode-restricted bindings, and `then`/`__proto__`/`constructor`, which would turn a module
+ * namespace or a plain-object export map into something that behaves unlike a function table.
+ */
+const RESERVED = new Set([
+  'await', 'break', 'case', 'catch', 'class', 'const', 'continue', 'debugger', 'default', 'delete', 'do', 'else', 'enum',
+  'export', 'extends', 'false', 'finally', 'for', 'function', 'if', 'import', 'in', 'instanceof', 'new', 'null', 'return',
+  'super', 'switch', 'this', 'throw', 'true', 'try', 'typeof', 'var', 'void', 'while', 'with', 'yield', 'let', 'static',
+  'implements', 'interface', 'package', 'private', 'protected', 'public', 'arguments', 'eval', 'undefined', 'NaN',
+  'Infinity', 'then', '__proto__', 'constructor',
+]);
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** A valid, non-reserved (ASCII) JavaScript identifier: what a facade may export. */
+export function isGuestExportName(name: string): boolean {
+  return IDENTIFIER.test(name) && !RESERVED.has(name);
+}
+
+type Failure = { readonly ok: false; readonly code: ErrorCode; readonly message: string };
+
+/** Thrown inside the parser only; converted to a tagged result at the single entry point. */
+class WasmReject extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'WasmReject';
+  }
+}
+
+const invalid = (message: string): never => {
+  throw new WasmReject('wasm-invalid', message);
+};
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+class Reader {
+  pos: number;
+  constructor(
+    private readonly bytes: Uint8Array,
+    start: number,
+    readonly end: number,
+    private readonly where: string,
+  ) {
+    this.pos = start;
+  }
+
+  get done(): boolean {
+    return this.pos >= this.end;
+  }
+
+  byte(): number {
+    if (this.pos >= this.end) invalid(`${this.where} ends early (truncated)`);
+    return this.bytes[this.pos++] as number;
+  }
+
+  skip(n: number): void {
+    if (n > this.end - this.pos) invalid(`${this.where} ends early (truncated)`);
+    this.pos += n;
+  }
+
+  /** Unsigned LEB128 of at most `bits` bits (32 or 64; 64-bit values are kept only when small). */
+  uleb(bits: 32 | 64 = 32): number {
+    const maxBytes = Math.ceil(bits / 7);
+    let result = 0;
+    let scale = 1;
+    for (let i = 0; i < maxBytes; i++) {
+      const b = this.byte();
+      if (i === maxBytes - 1) {
+        // The last permitted byte may not continue and may not set bits beyond the width.
+        const unused = bits - 7 * i;
+        if (b & 0x80 || b >> unused !== 0) invalid(`${this.where} has an over-long or out-of-range LEB128 integer`);
+      }
+      result += (b & 0x7f) * scale;
+      scale *= 128;
+      if ((b & 0x80) === 0) return result;
+    }
+    return invalid(`${this.where} has an over-long LEB128 integer`);
+  }
+
+  /** Signed LEB128 of at most `bits` bits; only skipped, so the value is not returned. */
+  sleb(bits: 32 | 33 | 64): void {
+    const maxBytes = Math.ceil(bits / 7);
+    for (let i = 0; i < maxBytes; i++) {
+      const b = this.byte();
+      if (i === maxBytes - 1) {
+        if (b & 0x80) invalid(`${this.where} has an over-long LEB128 integer`);
+        // Remaining payload bits must all equal the sign bit.
+        const used = bits - 7 * i; // bits this byte contributes, including the sign
+        const rest = (b & 0x7f) >> (used - 1);
+        const all = (1 << (8 - used)) - 1;
+        if (rest !== 0 && rest !== all) invalid(`${this.where} has an out-of-range LEB128 integer`);
+      }
+      if ((b & 0x80) === 0) return;
+    }
+    invalid(`${this.where} has an over-long LEB128 integer`);
+  }
+
+  name(): string {
+    const length = this.uleb();
+    const start = this.pos;
+    this.skip(length);
+    try {
+      return utf8.decode(this.bytes.subarray(start, start + length));
+    } catch {
+      return invalid(`${this.where} has a name that is not valid UTF-8`);
+    }
+  }
+
+  /** A vector count, sanity-checked against the bytes left (each item takes at least one byte). */
+  count(what: string): number {
+    const n = this.uleb();
+    if (n > this.end - this.pos) invalid(`${this.where} declares ${n} ${what} but has only ${this.end - this.pos} bytes left`);
+    return n;
+  }
+}
+
+/** A value type; only MVP numbers, v128 and the two basic reference types are accepted. */
+function readValType(r: Reader, where: string): string {
+  const b = r.byte();
+  const name = VALTYPE_NAMES.get(b);
+  if (name === undefined) {
+    throw new WasmReject('wasm-unsupported', `${where} uses value type 0x${b.toString(16)}, which v1 does not support`);
+  }
+  return name;
+}
+
+interface Limits {
+  readonly min: number;
+  readonly max: number | undefined;
+  readonly shared: boolean;
+  readonly is64: boolean;
+}
+
+function readLimits(r: Reader, where: string): Limits {
+  const flags = r.byte();
+  if (flags & ~0x07) invalid(`${where} has unknown limits flags 0x${flags.toString(16)}`);
+  const is64 = (flags & 0x04) !== 0;
+  const shared = (flags & 0x02) !== 0;
+  const hasMax = (flags & 0x01) !== 0;
+  const min = r.uleb(is64 ? 64 : 32);
+  const max = hasMax ? r.uleb(is64 ? 64 : 32) : undefined;
+  if (max !== undefined && max < min) invalid(`${where} has a maximum (${max}) below its minimum (${min})`);
+  return { min, max, shared, is64 };
+}
+
+/** Skips a constant expression up to and including its `end`. */
+function skipConstExpr(r: Reader, where: string): void {
+  for (;;) {
+    const opcode = r.byte();
+    switch (opcode) {
+      case 0x0b:
+        return;
+      case 0x41: // i32.const
+        r.sleb(32);
+        break;
+      case 0x42: // i64.const
+        r.sleb(64);
+        break;
+      case 0x43: // f32.const
+        r.skip(4);
+        break;
+      case 0x44: // f64.const
+        r.skip(8);
+        break;
+      case 0x23: // global.get
+      case 0xd2: // ref.func
+        r.uleb();
+        break;
+      case 0xd0: // ref.null heaptype
+        r.sleb(33);
+        break;
+      case 0x6a: case 0x6b: case 0x6c: // i32.add/sub/mul (extended-const)
+      case 0x7c: case 0x7d: case 0x7e: // i64.add/sub/mul (extended-const)
+        break;
+      case 0xfd: // v128.const
+        if (r.uleb() !== 12) invalid(`${where} has an initializer that is not a constant expression`);
+        r.skip(16);
+        break;
+      default:
+        invalid(`${where} has an initializer with opcode 0x${opcode.toString(16)}, which is not a constant expression`);
+    }
+  }
+}
+
+interface FuncType {
+  readonly params: readonly string[];
+  readonly results: readonly string[];
+}
+
+interface ExportEntry {
+  readonly kind: number;
+  readonly index: number;
+}
+
+interface ParsedModule {
+  readonly types: readonly FuncType[];
+  readonly funcTypes: readonly number[];
+  readonly exports: ReadonlyMap<string, ExportEntry>;
+}
+
+/** Canonical order of the known non-custom sections (tag sits between memory and global). */
+const SECTION_ORDER: ReadonlyMap<number, number> = new Map([
+  [1, 1], [2, 2], [3, 3], [4, 4], [5, 5], [13, 6], [6, 7], [7, 8], [8, 9], [9, 10], [12, 11], [10, 12], [11, 13],
+]);
+const SECTION_NAMES: Readonly<Record<number, string>> = {
+  0: 'custom', 1: 'type', 2: 'import', 3: 'function', 4: 'table', 5: 'memory', 6: 'global', 7: 'export', 8: 'start',
+  9: 'element', 10: 'code', 11: 'data', 12: 'data count', 13: 'tag',
+};
+const IMPORT_KINDS = ['function', 'table', 'memory', 'global', 'tag'];
+const EXPORT_KINDS = ['function', 'table', 'memory', 'global', 'tag'];
+
+function parseModule(bytes: Uint8Array, pagesAllowed: number, manifestPages: number): ParsedModule {
+  const header = new Reader(bytes, 0, bytes.length, 'the header');
+  const magic = [0x00, 0x61, 0x73, 0x6d];
+  for (const m of magic) if (header.byte() !== m) invalid('the file does not start with the WebAssembly magic bytes');
+  const version = [0x01, 0x00, 0x00, 0x00];
+  for (const v of version) if (header.byte() !== v) invalid('the file is not WebAssembly binary format version 1');
+
+  const types: FuncType[] = [];
+  const funcTypes: number[] = [];
+  const exports = new Map<string, ExportEntry>();
+  let tableCount = 0;
+  let memoryCount = 0;
+  let globalCount = 0;
+  let tagCount = 0;
+  let codeCount: number | undefined;
+  let lastOrder = 0;
+
+  let pos = header.pos;
+  while (pos < bytes.length) {
+    const head = new Reader(bytes, pos, bytes.length, 'a section header');
+    const id = head.byte();
+    const size = head.uleb();
+    const start = head.pos;
+    const end = start + size;
+    if (end > bytes.length) invalid(`the ${SECTION_NAMES[id] ?? `id ${id}`} section is truncated`);
+    pos = end;
+    if (id !== 0) {
+      const order = SECTION_ORDER.get(id);
+      if (order === undefined) invalid(`the file has an unknown section id ${id}`);
+      if ((order as number) <= lastOrder) invalid(`the ${SECTION_NAMES[id]} section is duplicated or out of order`);
+      lastOrder = order as number;
+    }
+    const name = SECTION_NAMES[id] as string;
+    const r = new Reader(bytes, start, end, `the ${name} section`);
+
+    switch (id) {
+      case 0:
+        r.name();
+        r.pos = end; // custom payloads are opaque
+        break;
+      case 1: {
+        const n = r.count('types');
+        for (let i = 0; i < n; i++) {
+          const form = r.byte();
+          if (form !== 0x60) {
+            throw new WasmReject('wasm-unsupported', `type ${i} is not a function type (form 0x${form.toString(16)}); v1 supports function types only`);
+          }
+          const params: string[] = [];
+          const np = r.count('parameters');
+          for (let j = 0; j < np; j++) params.push(readValType(r, `type ${i}`));
+          const results: string[] = [];
+          const nr = r.count('results');
+          for (let j = 0; j < nr; j++) results.push(readValType(r, `type ${i}`));
+          types.push({ params, results });
+        }
+        break;
+      }
+      case 2: {
+        const n = r.count('imports');
+        if (n > 0) {
+          const module = r.name();
+          const field = r.name();
+          const kind = IMPORT_KINDS[r.byte()] ?? 'unknown kind';
+          const more = n > 1 ? ` and ${n - 1} more` : '';
+          throw new WasmReject('wasm-imports', `the module imports ${kind} "${module}"."${field}"${more}; v1 WASM modules may import nothing`);
+        }
+        break;
+      }
+      case 3: {
+        const n = r.count('functions');
+        for (let i = 0; i < n; i++) {
+          const t = r.uleb();
+          if (t >= types.length) invalid(`function ${i} refers to type ${t}, which does not exist`);
+          funcTypes.push(t);
+        }
+        break;
+      }
+      case 4: {
+        const n = r.count('tables');
+        for (let i = 0; i < n; i++) {
+          const first = r.byte();
+          if (first === 0x40) throw new WasmReject('wasm-unsupported', `table ${i} has an initializer (typed function references), which v1 does not support`);
+          r.pos--;
+          readValType(r, `table ${i}`);
+          const limits = readLimits(r, `table ${i}`);
+          if (limits.shared || limits.is64) throw new WasmReject('wasm-unsupported', `table ${i} uses shared or 64-bit limits, which v1 does not support`);
+        }
+        tableCount += n;
+        break;
+      }
+      case 5: {
+        const n = r.count('memories');
+        for (let i = 0; i < n; i++) {
+          const limits = readLimits(r, `memory ${i}`);
+          if (limits.shared) throw new WasmReject('wasm-memory-shared', `memory ${i} is shared; v1 does not allow shared memory`);
+          if (limits.is64) throw new WasmReject('wasm-unsupported', `memory ${i} uses 64-bit addressing (memory64), which v1 does not allow`);
+          if (limits.max === undefined) {
+            throw new WasmReject('wasm-memory-unbounded', `memory ${i} declares no maximum; every memory must declare one (at most ${pagesAllowed} pages)`);
+          }
+          if (limits.max > pagesAllowed) {
+            throw new WasmReject(
+              'wasm-memory-too-large',
+              `memory ${i} declares a maximum of ${limits.max} pages; the manifest's memoryPagesMax is ${manifestPages} and the host ceiling is ${LIMITS.wasmMemoryPagesCeiling}`,
+            );
+          }
+        }
+        memoryCount += n;
+        break;
+      }
+      case 13: {
+        const n = r.count('tags');
+        for (let i = 0; i < n; i++) {
+          if (r.byte() !== 0x00) invalid(`tag ${i} has an unknown attribute`);
+          const t = r.uleb();
+          if (t >= types.length) invalid(`tag ${i} refers to type ${t}, which does not exist`);
+        }
+        tagCount += n;
+        break;
+      }
+      case 6: {
+        const n = r.count('globals');
+        for (let i = 0; i < n; i++) {
+          readValType(r, `global ${i}`);
+          const mutability = r.byte();
+          if (mutability > 1) invalid(`global ${i} has an unknown mutability flag`);
+          skipConstExpr(r, `global ${i}`);
+        }
+        globalCount += n;
+        break;
+      }
+      case 7: {
+        const n = r.count('exports');
+        const bounds = [funcTypes.length, tableCount, memoryCount, globalCount, tagCount];
+        for (let i = 0; i < n; i++) {
+          const exportName = r.name();
+          const kind = r.byte();
+          const index = r.uleb();
+          const bound = bounds[kind];
+          if (bound === undefined) invalid(`export "${exportName}" has unknown kind ${kind}`);
+          if (index >= (bound as number)) invalid(`export "${exportName}" refers to ${EXPORT_KINDS[kind]} ${index}, which does not exist`);
+          if (exports.has(exportName)) invalid(`export "${exportName}" appears twice`);
+          exports.set(exportName, { kind, index });
+        }
+        break;
+      }
+      case 8: {
+        const f = r.uleb();
+        if (f >= funcTypes.length) invalid(`the start function ${f} does not exist`);
+        const t = types[funcTypes[f] as number] as FuncType;
+        if (t.params.length || t.results.length) invalid('the start function must take and return nothing');
+        break;
+      }
+      case 10: {
+        codeCount = r.count('function bodies');
+        r.pos = end; // bodies are the engine's to validate; they cannot change the rules above
+        break;
+      }
+      default:
+        r.pos = end;
+    }
+    if (r.pos !== end) invalid(`the ${name} section has ${end - r.pos} unexpected trailing bytes`);
+  }
+  if ((codeCount ?? 0) !== funcTypes.length) {
+    invalid(`the module declares ${funcTypes.length} functions but has ${codeCount ?? 0} function bodies`);
+  }
+  return { types, funcTypes, exports };
+}
+
+function describeSignatureProblem(exp: string, type: FuncType): string | undefined {
+  const badParam = type.params.find((t) => !SCALARS.has(t));
+  if (badParam) return `export \`${exp}\` takes ${badParam}`;
+  const badResult = type.results.find((t) => !SCALARS.has(t));
+  if (badResult) return `export \`${exp}\` returns ${badResult}`;
+  if (type.params.length > LIMITS.wasmMaxParams) return `export \`${exp}\` takes ${type.params.length} parameters (at most ${LIMITS.wasmMaxParams})`;
+  if (type.results.length > LIMITS.wasmMaxResults) return `export \`${exp}\` returns ${type.results.length} values (at most ${LIMITS.wasmMaxResults})`;
+  return undefined;
+}
+
+/** The manifest's export list as `{ wasm, as }` pairs, with the guest names checked. */
+function normalizeDeclarations(declared: readonly WasmExportDeclaration[]): Result<{ wasm: string; as: string }[]> {
+  const out: { wasm: string; as: string }[] = [];
+  const seen = new Set<string>();
+  for (const decl of declared) {
+    const pair = typeof decl === 'string' ? { wasm: decl, as: decl } : { wasm: decl.wasm, as: decl.as };
+    if (!isGuestExportName(pair.as)) {
+      const hint = typeof decl === 'string' ? `; map it with { "wasm": ${JSON.stringify(decl)}, "as": "someName" }` : '';
+      return fail('wasm-export-name-invalid', `export name ${JSON.stringify(pair.as)} is not a valid, non-reserved JavaScript identifier${hint}`);
+    }
+    if (seen.has(pair.as)) return fail('wasm-export-name-invalid', `the manifest declares the export name \`${pair.as}\` twice`);
+    seen.add(pair.as);
+    out.push(pair);
+  }
+  return ok(out);
+}
+
+/**
+ * Validate `bytes` against the v1 WASM rules and the manifest entry. Never compiles. Returns the
+ * declared exports' signatures in declaration order, or the first rule the binary breaks.
+ */
+export function validateWasmBinary(bytes: Uint8Array, entry: WasmBinaryEntry): Result<ValidatedWasmBinary> {
+  if (bytes.length > LIMITS.wasmBytes) return fail('file-too-large', `the WASM binary is ${bytes.length} bytes; the limit is ${LIMITS.wasmBytes}`);
+  const names = normalizeDeclarations(entry.exports);
+  if (!names.ok) return names;
+  const pagesAllowed = Math.min(entry.memoryPagesMax, LIMITS.wasmMemoryPagesCeiling);
+
+  let parsed: ParsedModule;
+  try {
+    parsed = parseModule(bytes, pagesAllowed, entry.memoryPagesMax);
+  } catch (error) {
+    if (error instanceof WasmReject) return { ok: false, code: error.code, message: error.message } satisfies Failure;
+    throw error;
+  }
+
+  const signatures: WasmExportSignature[] = [];
+  for (const pair of names.value) {
+    const found = parsed.exports.get(pair.wasm);
+    if (!found) return fail('wasm-export-missing', `the binary has no export named \`${pair.wasm}\``);
+    if (found.kind !== 0) return fail('wasm-export-not-function', `export \`${pair.wasm}\` is a ${EXPORT_KINDS[found.kind]}, not a function`);
+    const type = parsed.types[parsed.funcTypes[found.index] as number] as FuncType;
+    const problem = describeSignatureProblem(pair.wasm, type);
+    if (problem) return fail('wasm-export-signature', problem);
+    signatures.push({
+      wasm: pair.wasm,
+      as: pair.as,
+      params: type.params as WasmScalarType[],
+      results: type.results as WasmScalarType[],
+    });
+  }
+  return ok({ exports: signatures });
+}
