@@ -98,6 +98,9 @@ export const ERROR_CODES = {
   forbidden: 'This client is not allowed to do that.',
   'not-found': 'Nothing exists under that name.',
   internal: 'Something went wrong inside the app; the details are in its log.',
+  'request-too-large': 'The request is larger than the app accepts.',
+  'stale-digest': 'The module changed since that digest was recorded; fetch it again without the digest.',
+  'service-unreachable': 'The app\'s background service could not be reached; check that it is still running.',
 } as const satisfies Record<string, string>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
