@@ -1,0 +1,83 @@
+// What a sandbox run is asked and what it answers, for every face (CLI, IPC, HTTP, the worker
+// message port). The kernel's request carries only what the guest side needs: sources, import
+// maps and which capabilities are granted — never host paths or secret values, which stay with
+// the capability handlers on the host side.
+
+import { z } from 'zod';
+import { LIMITS } from './limits.ts';
+
+/** One module as the guest-side kernel sees it (the catalog's ExecutableModule minus WASM bytes). */
+export const GuestModuleSchema = z
+  .object({
+    moduleId: z.string().min(1),
+    kind: z.enum(['js', 'wasm']),
+    packName: z.string(),
+    packVersion: z.string(),
+    displayName: z.string(),
+    source: z.string(),
+    imports: z.record(z.string(), z.string()),
+    digest: z.string(),
+  })
+  .strict();
+export type GuestModule = z.infer<typeof GuestModuleSchema>;
+
+/** Which capabilities the guest may call. Their host-side parameters live with the handlers. */
+export const CapabilityGrantsSchema = z
+  .object({
+    fetch: z.boolean(),
+    workspace: z.boolean(),
+    secrets: z.array(z.string().min(1).max(256)).max(64),
+  })
+  .strict();
+export type CapabilityGrants = z.infer<typeof CapabilityGrantsSchema>;
+
+export const NO_GRANTS: CapabilityGrants = { fetch: false, workspace: false, secrets: [] };
+
+export const IDENTIFIER_PATTERN = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+export const KernelRunRequestSchema = z
+  .object({
+    code: z.string().max(LIMITS.bundledJsBytes),
+    entries: z.record(z.string(), z.string()),
+    modules: z.record(z.string(), GuestModuleSchema),
+    /** Values bound as globals before the code runs; names are identifiers. */
+    inputs: z.record(z.string().regex(IDENTIFIER_PATTERN, 'an input name must be a JavaScript identifier'), z.unknown()),
+    grants: CapabilityGrantsSchema,
+    timeoutMs: z.number().int().min(1).max(LIMITS.guestTimeoutMs),
+  })
+  .strict();
+export type KernelRunRequest = z.infer<typeof KernelRunRequestSchema>;
+
+export const ReceiptModuleSchema = z.object({ moduleId: z.string(), displayName: z.string(), digest: z.string() }).strict();
+export const ReceiptCallSchema = z.object({ kind: z.enum(['capability', 'wasm']), name: z.string(), ok: z.boolean(), code: z.string().optional() }).strict();
+export const ReceiptDenialSchema = z
+  .object({ kind: z.enum(['import', 'capability']), request: z.string(), from: z.string(), code: z.string(), reason: z.string() })
+  .strict();
+
+export const RunReceiptSchema = z
+  .object({
+    wallMs: z.number(),
+    modules: z.array(ReceiptModuleSchema),
+    calls: z.array(ReceiptCallSchema),
+    denied: z.array(ReceiptDenialSchema),
+  })
+  .strict();
+export type RunReceipt = z.infer<typeof RunReceiptSchema>;
+export type ReceiptDenial = z.infer<typeof ReceiptDenialSchema>;
+export type ReceiptCall = z.infer<typeof ReceiptCallSchema>;
+
+export const RunLogSchema = z.object({ level: z.enum(['log', 'info', 'warn', 'error', 'debug']), text: z.string() }).strict();
+export type RunLog = z.infer<typeof RunLogSchema>;
+
+export const RunResultSchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), value: z.unknown(), logs: z.array(RunLogSchema), receipt: RunReceiptSchema }).strict(),
+  z.object({ ok: z.literal(false), code: z.string(), message: z.string(), logs: z.array(RunLogSchema), receipt: RunReceiptSchema }).strict(),
+]);
+export type RunResult = z.infer<typeof RunResultSchema>;
+
+/** A host capability or WASM call answers with a tagged result: never a rejected promise. */
+export type HostCallResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly code: string; readonly message: string };
+
+export function emptyReceipt(): RunReceipt {
+  return { wallMs: 0, modules: [], calls: [], denied: [] };
+}

@@ -1,0 +1,385 @@
+// The sandbox kernel: one invocation of a Code node's code in a fresh quickjs-ng runtime and
+// context. It is environment-neutral — the engine, the clock and the host side of capability and
+// WASM calls are injected as powers — so the same kernel runs in a Node worker thread and, later,
+// in a browser Web Worker.
+//
+// Order of events, which is the security argument:
+//   1. fresh runtime (64 MB, 512 KB stack, deadline interrupt) and context;
+//   2. the guest prelude hardens the global object and captures the bridge (before any module);
+//   3. inputs are bound; the loader is installed over the run's resolution only;
+//   4. the entry module evaluates: declared modules first (they see the hardened world), then the
+//      entry body, which deletes the WASM bridge binding before the user's IIFE starts;
+//   5. the pending-job loop drives promises, waiting on host calls when the guest is idle;
+//   6. every handle, the context and the runtime are disposed in `finally`.
+
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core';
+import { LIMITS } from '../protocol/limits.ts';
+import type { HostCallResult, KernelRunRequest, ReceiptCall, ReceiptDenial, RunLog, RunReceipt, RunResult } from '../protocol/run.ts';
+import { bytesReplacer } from './base64.ts';
+import { buildEntryModule, ENTRY_MODULE_NAME, type EntryModule } from './entry-transform.ts';
+import { HOST_CALL_GLOBAL, HOST_LOG_GLOBAL, PRELUDE_SCRIPT_NAME, guestPreludeSource } from './guest-prelude.ts';
+import { decideImport, type LoaderGraph } from './loader-policy.ts';
+import { classifyGuestError, type GuestErrorInfo } from './guest-errors.ts';
+import { WASM_BRIDGE_MODULE_ID, wasmBridgeModuleSource } from './wasm-facade.ts';
+
+export interface KernelPowers {
+  /** The quickjs-ng WASM module, compiled once per thread by the caller. */
+  readonly engine: QuickJSWASMModule;
+  /** Milliseconds, monotonic enough for deadlines. */
+  readonly now: () => number;
+  /**
+   * The host side of capability and WASM calls. Must resolve (never reject) with a tagged result.
+   * Grants are checked by the kernel before this is called; handlers check their own parameters.
+   */
+  readonly hostCall: (kind: 'capability' | 'wasm', name: string, args: readonly unknown[]) => Promise<HostCallResult>;
+}
+
+export interface KernelOutcome {
+  readonly result: RunResult;
+  /** False when the engine misbehaved on the host side: the caller must retire this thread's engine. */
+  readonly healthy: boolean;
+}
+
+/** Capability names the guest prelude calls, with the grant each needs. */
+const CAPABILITIES: Readonly<Record<string, 'fetch' | 'workspace' | 'secret'>> = {
+  fetch: 'fetch',
+  'workspace.read': 'workspace',
+  'workspace.write': 'workspace',
+  'workspace.list': 'workspace',
+  getSecret: 'secret',
+};
+
+const DENIED_PREFIX = 'denied:';
+
+class RunState {
+  readonly logs: RunLog[] = [];
+  readonly calls: ReceiptCall[] = [];
+  readonly denied: ReceiptDenial[] = [];
+  readonly modules = new Map<string, { moduleId: string; displayName: string; digest: string }>();
+  readonly inflight = new Set<Promise<void>>();
+  interrupted = false;
+  closed = false;
+  private logBytes = 0;
+  private logTruncated = false;
+
+  log(level: RunLog['level'], text: string): void {
+    if (this.logTruncated) return;
+    const room = LIMITS.consoleBytes - this.logBytes;
+    if (text.length > room) {
+      this.logs.push({ level, text: text.slice(0, Math.max(0, room)) });
+      this.logs.push({ level: 'warn', text: `[console output truncated at ${LIMITS.consoleBytes} bytes]` });
+      this.logTruncated = true;
+      return;
+    }
+    this.logBytes += text.length;
+    this.logs.push({ level, text });
+  }
+
+  receipt(wallMs: number): RunReceipt {
+    return { wallMs, modules: [...this.modules.values()], calls: this.calls, denied: this.denied };
+  }
+}
+
+function callerOf(stack: string, graph: LoaderGraph): string {
+  for (const line of stack.split('\n')) {
+    const match = /\(?([^()\s]+):\d+:\d+\)?\s*$/.exec(line.trim());
+    const name = match?.[1];
+    if (!name || name === PRELUDE_SCRIPT_NAME) continue;
+    if (name === ENTRY_MODULE_NAME) return 'the node\'s code';
+    const module = Object.hasOwn(graph.modules, name) ? graph.modules[name] : undefined;
+    return module ? module.displayName : name;
+  }
+  return 'the node\'s code';
+}
+
+function readArgs(ctx: QuickJSContext, jsonHandle: QuickJSHandle | undefined, buffersHandle: QuickJSHandle | undefined): unknown[] | undefined {
+  if (!jsonHandle || ctx.typeof(jsonHandle) !== 'string') return undefined;
+  const buffers: Uint8Array[] = [];
+  if (buffersHandle && ctx.typeof(buffersHandle) === 'object') {
+    const lengthHandle = ctx.getProp(buffersHandle, 'length');
+    const length = ctx.typeof(lengthHandle) === 'number' ? ctx.getNumber(lengthHandle) : 0;
+    lengthHandle.dispose();
+    for (let i = 0; i < Math.min(length, 64); i++) {
+      const item = ctx.getProp(buffersHandle, i);
+      try {
+        const view = ctx.getArrayBuffer(item);
+        buffers.push(view.value.slice());
+        view.dispose();
+      } catch {
+        return undefined;
+      } finally {
+        item.dispose();
+      }
+    }
+  }
+  try {
+    const parsed: unknown = JSON.parse(ctx.getString(jsonHandle), (_key, value: unknown) => {
+      if (value !== null && typeof value === 'object' && typeof (value as { __sandboxBuffer?: unknown }).__sandboxBuffer === 'number') {
+        return buffers[(value as { __sandboxBuffer: number }).__sandboxBuffer];
+      }
+      return value;
+    });
+    return Array.isArray(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Run one invocation. Never throws for guest behaviour; engine trouble comes back as `healthy: false`. */
+export async function runKernel(request: KernelRunRequest, powers: KernelPowers): Promise<KernelOutcome> {
+  const started = powers.now();
+  const state = new RunState();
+  const finish = (result: Outcome, healthy = true): KernelOutcome => {
+    state.closed = true;
+    const full: RunResult = { ...result, logs: state.logs, receipt: state.receipt(powers.now() - started) };
+    return { result: full, healthy };
+  };
+
+  for (const id of Object.keys(request.modules)) {
+    if (id === ENTRY_MODULE_NAME || id.startsWith(DENIED_PREFIX) || id === WASM_BRIDGE_MODULE_ID) {
+      return finish({ ok: false, code: 'invalid-data', message: `The run's resolution uses the reserved module id ${JSON.stringify(id)}.` });
+    }
+  }
+  const entry = buildEntryModule(request.code);
+  if (!entry.ok) return finish({ ok: false, code: entry.code, message: entry.message });
+
+  const graph: LoaderGraph = { entries: request.entries, modules: request.modules };
+  const withWasm = Object.values(request.modules).some((m) => m.kind === 'wasm');
+  let runtime: QuickJSRuntime | undefined;
+  let ctx: QuickJSContext | undefined;
+  const owned: QuickJSHandle[] = [];
+  let outcome: Outcome;
+  let healthy = true;
+  try {
+    runtime = powers.engine.newRuntime();
+    runtime.setMemoryLimit(LIMITS.guestMemoryBytes);
+    runtime.setMaxStackSize(LIMITS.guestStackBytes);
+    const deadline = started + request.timeoutMs;
+    runtime.setInterruptHandler(() => {
+      if (powers.now() > deadline) state.interrupted = true;
+      return state.interrupted;
+    });
+    ctx = runtime.newContext();
+    outcome = await evaluate(ctx, runtime, request, entry.value, graph, withWasm, state, owned, deadline, powers);
+  } catch (error) {
+    healthy = false;
+    outcome = { ok: false, code: 'sandbox-crashed', message: `The sandbox engine failed: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  state.closed = true;
+  try {
+    for (const handle of owned) if (handle.alive) handle.dispose();
+    ctx?.dispose();
+    runtime?.dispose();
+  } catch {
+    // A runtime that cannot be freed cleanly leaves the engine suspect: the result stands, but
+    // the caller must retire this thread's engine.
+    healthy = false;
+  }
+  return finish(outcome, healthy);
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; code: string; message: string };
+
+async function evaluate(
+  ctx: QuickJSContext,
+  runtime: QuickJSRuntime,
+  request: KernelRunRequest,
+  entry: EntryModule,
+  graph: LoaderGraph,
+  withWasm: boolean,
+  state: RunState,
+  owned: QuickJSHandle[],
+  deadline: number,
+  powers: KernelPowers,
+): Promise<Outcome> {
+  const denialMessages = new Map<string, ReceiptDenial>();
+  const deny = (denial: ReceiptDenial): void => {
+    state.denied.push(denial);
+    denialMessages.set(denial.reason, denial);
+  };
+
+  // --- host functions, captured and deleted by the prelude ---------------------------------------
+  const hostLog = ctx.newFunction(HOST_LOG_GLOBAL, (levelHandle, textHandle) => {
+    const level = levelHandle && ctx.typeof(levelHandle) === 'string' ? ctx.getString(levelHandle) : 'log';
+    const text = textHandle && ctx.typeof(textHandle) === 'string' ? ctx.getString(textHandle) : '';
+    state.log((['log', 'info', 'warn', 'error', 'debug'].includes(level) ? level : 'log') as RunLog['level'], text);
+  });
+  ctx.setProp(ctx.global, HOST_LOG_GLOBAL, hostLog);
+  hostLog.dispose();
+
+  const hostCall = ctx.newFunction(HOST_CALL_GLOBAL, (kindHandle, nameHandle, jsonHandle, buffersHandle, whereHandle) => {
+    const live = ctx;
+    const deferred = live.newPromise();
+    const kind = kindHandle && live.typeof(kindHandle) === 'string' ? live.getString(kindHandle) : '';
+    const name = nameHandle && live.typeof(nameHandle) === 'string' ? live.getString(nameHandle) : '';
+    const where = whereHandle && live.typeof(whereHandle) === 'string' ? live.getString(whereHandle) : '';
+    const args = readArgs(live, jsonHandle, buffersHandle);
+    const settle = (result: HostCallResult) => {
+      if (state.closed || !live.alive) return;
+      const text = live.newString(JSON.stringify(result, bytesReplacer));
+      deferred.resolve(text);
+      text.dispose();
+      deferred.dispose();
+    };
+    const answer = dispatch(kind, name, args, where);
+    const tracked: Promise<void> = answer
+      .then(settle, (error: unknown) => settle({ ok: false, code: 'internal', message: `The host failed: ${error instanceof Error ? error.message : String(error)}` }))
+      .finally(() => state.inflight.delete(tracked));
+    state.inflight.add(tracked);
+    return deferred.handle;
+  });
+  ctx.setProp(ctx.global, HOST_CALL_GLOBAL, hostCall);
+  hostCall.dispose();
+
+  function dispatch(kind: string, name: string, args: unknown[] | undefined, where: string): Promise<HostCallResult> {
+    const from = callerOf(where, graph);
+    if (args === undefined) return Promise.resolve({ ok: false, code: 'invalid-data', message: 'The bridge received arguments it cannot read.' });
+    if (kind === 'capability') {
+      const grant = Object.hasOwn(CAPABILITIES, name) ? CAPABILITIES[name] : undefined;
+      const secretName = grant === 'secret' && typeof args[0] === 'string' ? args[0] : undefined;
+      const granted = grant === 'fetch' ? request.grants.fetch : grant === 'workspace' ? request.grants.workspace : grant === 'secret' ? secretName !== undefined && request.grants.secrets.includes(secretName) : false;
+      if (!granted) {
+        const what = grant === 'secret' ? `getSecret(${JSON.stringify(secretName ?? '')})` : name;
+        const reason = grant === 'secret'
+          ? `${what} called by ${from} was denied: this node was not granted that secret.`
+          : `${what} called by ${from} was denied: this node was not granted the ${grant ?? name} capability.`;
+        deny({ kind: 'capability', request: what, from, code: 'capability-denied', reason });
+        state.calls.push({ kind: 'capability', name, ok: false, code: 'capability-denied' });
+        return Promise.resolve({ ok: false, code: 'capability-denied', message: reason });
+      }
+      return record('capability', name, powers.hostCall('capability', name, args));
+    }
+    if (kind === 'wasm') {
+      const [moduleId, exportName, wasmArgs] = args;
+      const module = typeof moduleId === 'string' && Object.hasOwn(graph.modules, moduleId) ? graph.modules[moduleId] : undefined;
+      if (!module || module.kind !== 'wasm' || typeof exportName !== 'string' || !Array.isArray(wasmArgs)) {
+        state.calls.push({ kind: 'wasm', name: String(moduleId), ok: false, code: 'wasm-not-declared' });
+        return Promise.resolve({ ok: false, code: 'wasm-not-declared', message: `WASM module ${JSON.stringify(String(moduleId))} is not part of this run's declared packages.` });
+      }
+      return record('wasm', `${module.displayName}#${exportName}`, powers.hostCall('wasm', moduleId as string, [exportName, wasmArgs]));
+    }
+    return Promise.resolve({ ok: false, code: 'invalid-data', message: `Unknown bridge call ${JSON.stringify(kind)}.` });
+  }
+
+  function record(kind: 'capability' | 'wasm', name: string, answer: Promise<HostCallResult>): Promise<HostCallResult> {
+    return answer.then((result) => {
+      state.calls.push(result.ok ? { kind, name, ok: true } : { kind, name, ok: false, code: result.code });
+      return result;
+    });
+  }
+
+  // --- prelude: hardening before anything else evaluates -------------------------------------------
+  const prelude = ctx.evalCode(guestPreludeSource(withWasm), PRELUDE_SCRIPT_NAME, { type: 'global', strict: true });
+  if (prelude.error) {
+    const info = ctx.dump(prelude.error) as unknown;
+    prelude.error.dispose();
+    throw new Error(`the guest prelude failed: ${JSON.stringify(info)}`);
+  }
+  const helpers = prelude.value;
+  owned.push(helpers);
+  const serialize = ctx.getProp(helpers, 'serialize');
+  const parse = ctx.getProp(helpers, 'parse');
+  owned.push(serialize, parse);
+
+  for (const [name, value] of Object.entries(request.inputs)) {
+    const text = ctx.newString(JSON.stringify(value === undefined ? null : value, bytesReplacer));
+    const parsed = ctx.callFunction(parse, ctx.undefined, text);
+    text.dispose();
+    if (parsed.error) {
+      parsed.error.dispose();
+      return { ok: false, code: 'invalid-data', message: `Input ${name} could not be passed into the sandbox.` };
+    }
+    ctx.setProp(ctx.global, name, parsed.value);
+    parsed.value.dispose();
+  }
+
+  // --- the loader: the boundary ---------------------------------------------------------------------
+  const deniedNames = new Map<string, ReceiptDenial>();
+  runtime.setModuleLoader(
+    (moduleName) => {
+      const denial = deniedNames.get(moduleName);
+      if (denial) return { error: new Error(denial.reason) };
+      if (moduleName === WASM_BRIDGE_MODULE_ID && withWasm) return wasmBridgeModuleSource();
+      const module = Object.hasOwn(request.modules, moduleName) ? request.modules[moduleName] : undefined;
+      if (!module) {
+        // The normalizer never produces such a name; the C side passes "" when a normalizer failed.
+        const reason = `Import of ${JSON.stringify(moduleName)} was denied: it is not part of this run. This node's packages declaration is ${JSON.stringify(Object.keys(request.entries))}.`;
+        deny({ kind: 'import', request: moduleName, from: 'unknown', code: 'import-denied', reason });
+        return { error: new Error(reason) };
+      }
+      if (!state.modules.has(module.moduleId)) state.modules.set(module.moduleId, { moduleId: module.moduleId, displayName: module.displayName, digest: module.digest });
+      return module.source;
+    },
+    (baseName, requestName) => {
+      const decision = decideImport(graph, baseName, requestName);
+      if (decision.ok) return decision.moduleId;
+      // Errors from a normalizer are lost by the C side, so deny through a unique marker name the
+      // loader turns into the error. Unique per attempt: a denied name can never be cached.
+      const marker = `${DENIED_PREFIX}${deniedNames.size}`;
+      const from = baseName === ENTRY_MODULE_NAME ? 'the node\'s code' : (graph.modules[baseName]?.displayName ?? baseName);
+      const denial: ReceiptDenial = { kind: 'import', request: requestName, from, code: decision.code, reason: decision.message };
+      deniedNames.set(marker, denial);
+      deny(denial);
+      return marker;
+    },
+  );
+
+  // --- evaluate and drive the job loop ----------------------------------------------------------------
+  const errorOutcome = (handle: QuickJSHandle): Outcome => {
+    const info = ctx.dump(handle) as GuestErrorInfo;
+    handle.dispose();
+    return classifyGuestError(info, { interrupted: state.interrupted, denials: denialMessages, entry, graph });
+  };
+
+  const evaluated = ctx.evalCode(entry.source, ENTRY_MODULE_NAME, { type: 'module' });
+  if (evaluated.error) return errorOutcome(evaluated.error);
+  const promise = evaluated.value;
+  owned.push(promise);
+
+  for (;;) {
+    if (state.interrupted) return { ok: false, code: 'timeout', message: timeoutMessage(request.timeoutMs) };
+    const promiseState = ctx.getPromiseState(promise);
+    if (promiseState.type === 'fulfilled') {
+      const namespace = promiseState.value;
+      owned.push(namespace);
+      const value = ctx.getProp(namespace, 'default');
+      owned.push(value);
+      const serialized = ctx.callFunction(serialize, ctx.undefined, value);
+      if (serialized.error) {
+        const info = ctx.dump(serialized.error) as GuestErrorInfo;
+        serialized.error.dispose();
+        if (state.interrupted) return { ok: false, code: 'timeout', message: timeoutMessage(request.timeoutMs) };
+        return { ok: false, code: 'result-invalid', message: `The code's result cannot be passed out of the sandbox as JSON: ${info !== null && typeof info === 'object' && typeof info.message === 'string' ? info.message : String(info)}.` };
+      }
+      const text = ctx.typeof(serialized.value) === 'string' ? ctx.getString(serialized.value) : 'null';
+      serialized.value.dispose();
+      return { ok: true, value: JSON.parse(text) as unknown };
+    }
+    if (promiseState.type === 'rejected') return errorOutcome(promiseState.error);
+
+    if (runtime.hasPendingJob()) {
+      const jobs = runtime.executePendingJobs();
+      if (jobs.error) return errorOutcome(jobs.error);
+      continue;
+    }
+    if (state.inflight.size === 0) {
+      return { ok: false, code: 'runtime-error', message: 'The code is waiting for a promise that can never settle (nothing is pending in the sandbox).' };
+    }
+    const remaining = deadline - powers.now();
+    if (remaining <= 0) return { ok: false, code: 'timeout', message: timeoutMessage(request.timeoutMs) };
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = await Promise.race([
+      Promise.race(state.inflight).then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), remaining);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (expired) return { ok: false, code: 'timeout', message: timeoutMessage(request.timeoutMs) };
+  }
+}
+
+export function timeoutMessage(timeoutMs: number): string {
+  return `The code ran longer than its ${timeoutMs} ms time limit and was stopped.`;
+}
+
