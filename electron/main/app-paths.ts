@@ -1,0 +1,25 @@
+// Where the built pieces the window loads live, and the one URL the window is allowed to show.
+// Main compares every IPC sender's frame URL with this, so the paths are computed in one place.
+
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export const RENDERER_INDEX = path.join(repoRoot, 'out', 'renderer', 'index.html');
+export const PRELOAD_BUNDLE = path.join(repoRoot, 'out', 'electron', 'preload.cjs');
+
+/** The app page's URL without query or fragment. */
+export const APP_PAGE_URL = pathToFileURL(RENDERER_INDEX).href;
+
+/** True when `url` is our app page (any fragment or query), nothing else. */
+export function isAppPageUrl(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    parsed.hash = '';
+    parsed.search = '';
+    return parsed.href === APP_PAGE_URL;
+  } catch {
+    return false;
+  }
+}

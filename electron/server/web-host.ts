@@ -1,0 +1,134 @@
+// The web host: the same service contract the Electron window uses, over HTTP on 127.0.0.1, plus
+// the built renderer and the browser runner's module delivery route. It is a real local attack
+// surface (any web page the user opens can try to reach it), so every /api request passes the
+// Host, Origin and token checks of request-guards.ts before anything else looks at it.
+//
+//   POST /api/rpc/:method          JSON body = the method's request; answer = its tagged result
+//   GET  /api/events               Server-Sent Events: the contract's events
+//   GET  /api/sandbox-modules/:id  module source by opaque id (see module-delivery.ts)
+//   GET  /*                        the built renderer (static-files.ts)
+//
+// The server owns its sockets and SSE subscriptions; close() ends them all.
+
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Dispatcher } from '../../shared/contract/dispatcher.ts';
+import type { EventHub } from '../../shared/contract/events.ts';
+import { fail } from '../../shared/protocol/result.ts';
+import { createEventStreams } from './event-stream.ts';
+import { deliverModule, type DeliveryCatalog } from './module-delivery.ts';
+import { checkHost, checkOrigin, checkToken, isJsonContentType } from './request-guards.ts';
+import { readBody, MAX_BODY_BYTES } from './request-body.ts';
+import { sendFailure, sendJson, statusFor } from './responses.ts';
+import { serveStatic } from './static-files.ts';
+
+export interface WebHostOptions {
+  readonly dispatcher: Dispatcher;
+  readonly events: EventHub;
+  readonly catalog: DeliveryCatalog;
+  /** The Vite build output; undefined serves a page saying the renderer is not built. */
+  readonly staticDir?: string;
+  /** 0 picks a free port. */
+  readonly port?: number;
+  readonly maxBodyBytes?: number;
+  readonly onBug?: (where: string, error: unknown) => void;
+}
+
+export interface WebHost {
+  readonly port: number;
+  readonly origin: string;
+  /** The per-launch secret; API requests carry it as `Authorization: Bearer <token>`. */
+  readonly token: string;
+  /** What to print and open: the page reads the token from the fragment (never sent to a server). */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+const RPC_PREFIX = '/api/rpc/';
+const MODULE_PREFIX = '/api/sandbox-modules/';
+
+export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
+  const token = randomBytes(32).toString('base64url');
+  const streams = createEventStreams(options.events);
+  const onBug = options.onBug ?? (() => {});
+  const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  let port = 0;
+
+  const server = createServer((req, res) => {
+    route(req, res).catch((error: unknown) => {
+      onBug(`${req.method ?? '?'} ${req.url ?? '?'}`, error);
+      if (!res.headersSent) sendFailure(res, fail('internal', 'The request failed inside the app; the details are in its log.'));
+      else res.destroy();
+    });
+  });
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const hostProblem = checkHost(req, port);
+    if (hostProblem) return sendFailure(res, hostProblem);
+    const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+    const pathname = url.pathname;
+    if (pathname !== '/api' && !pathname.startsWith('/api/')) return serveStatic(req, res, options.staticDir, pathname);
+
+    const originProblem = checkOrigin(req, port);
+    if (originProblem) return sendFailure(res, originProblem);
+    const tokenProblem = checkToken(req, token);
+    if (tokenProblem) return sendFailure(res, tokenProblem, 401, { 'WWW-Authenticate': 'Bearer' });
+
+    if (pathname.startsWith(RPC_PREFIX)) return rpc(req, res, pathname.slice(RPC_PREFIX.length));
+    if (pathname === '/api/events') {
+      if (req.method !== 'GET') return sendFailure(res, fail('invalid-request', 'Events are read with GET.'), 405);
+      return streams.open(req, res);
+    }
+    if (pathname.startsWith(MODULE_PREFIX)) {
+      const principal = { kind: 'browser' as const, origin: `http://127.0.0.1:${port}` };
+      return deliverModule(req, res, options.catalog, pathname.slice(MODULE_PREFIX.length), url.searchParams, principal);
+    }
+    return sendFailure(res, fail('not-found', `There is no API route ${pathname}.`));
+  }
+
+  async function rpc(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
+    if (req.method !== 'POST') return sendFailure(res, fail('invalid-request', 'Service methods are called with POST.'), 405);
+    if (!isJsonContentType(req)) {
+      return sendFailure(res, fail('invalid-request', 'The request body must be JSON (Content-Type: application/json).'), 415);
+    }
+    const body = await readBody(req, maxBody);
+    if (!body.ok) {
+      // Do not read the rest of an oversized body: answer and close the connection.
+      sendFailure(res, body, statusFor(body.code), { Connection: 'close' });
+      return;
+    }
+    let payload: unknown;
+    try {
+      payload = JSON.parse(body.value.toString('utf8'));
+    } catch {
+      return sendFailure(res, fail('invalid-request', 'The request body is not valid JSON.'));
+    }
+    const result = await options.dispatcher.handle(method, payload, { face: 'http' });
+    sendJson(res, result.ok ? 200 : statusFor(result.code), result);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+  const origin = `http://127.0.0.1:${port}`;
+
+  return {
+    port,
+    origin,
+    token,
+    url: `${origin}/#token=${token}`,
+    async close() {
+      streams.closeAll();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

@@ -1,0 +1,39 @@
+// catalog.* over the injected catalog. Summaries and diagnostics are already path-free by the
+// catalog's contract; the SKILL.md body is only ever returned here, one pack at a time, marked
+// with whether the user trusted that pack so the UI can frame untrusted text as such.
+
+import type { Handler } from '../../shared/contract/dispatcher.ts';
+import type { ModuleSummary, PackStatusRow } from '../../shared/contract/schemas.ts';
+import { fail, ok } from '../../shared/protocol/result.ts';
+import type { DiscoveryCatalog } from '../catalog/catalog.ts';
+
+export interface CatalogHandlerDeps {
+  readonly catalog: DiscoveryCatalog;
+  /** Whether the user's consent covers the installed artifact of this pack. */
+  readonly isTrusted: (packName: string) => Promise<boolean>;
+}
+
+export function catalogHandlers(deps: CatalogHandlerDeps): {
+  'catalog.summaries': Handler<'catalog.summaries'>;
+  'catalog.diagnostics': Handler<'catalog.diagnostics'>;
+  'catalog.skillDoc': Handler<'catalog.skillDoc'>;
+} {
+  const { catalog } = deps;
+  return {
+    'catalog.summaries': async () => ok({ modules: catalog.summaries() as ModuleSummary[] }),
+    'catalog.diagnostics': async () => ok({ packs: catalog.diagnostics() as PackStatusRow[] }),
+    'catalog.skillDoc': async ({ packName }) => {
+      const pack = catalog.diagnostics().find((row) => row.name === packName);
+      const skill = catalog.skillDoc(packName);
+      if (!skill.ok) return fail(skill.code, skill.message);
+      return ok({
+        packName,
+        packVersion: pack?.version ?? '',
+        trusted: await deps.isTrusted(packName),
+        skillName: skill.value.frontmatter.name,
+        description: skill.value.frontmatter.description,
+        markdown: skill.value.body,
+      });
+    },
+  };
+}

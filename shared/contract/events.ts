@@ -1,0 +1,61 @@
+// Events main pushes to every connected face (IPC window, SSE clients). Typed as data like the
+// methods, parsed on the receiving side, and delivered through a tiny hub that owns nothing but
+// its listener set — a throwing listener cannot break delivery to the others.
+
+import { z } from 'zod';
+import { OperationIdSchema } from './pack-schemas.ts';
+
+export const INSTALL_STAGES = ['resolving', 'fetching', 'classifying', 'compiling', 'rebuilding', 'done', 'failed'] as const;
+
+export const InstallProgressEventSchema = z.object({
+  type: z.literal('install-progress'),
+  operationId: OperationIdSchema.optional(),
+  operation: z.enum(['install', 'update', 'uninstall', 'trust', 'rebuild']),
+  stage: z.enum(INSTALL_STAGES),
+  message: z.string().max(2000),
+});
+
+export const CatalogChangedEventSchema = z.object({
+  type: z.literal('catalog-changed'),
+  /** Why the catalog was reloaded. */
+  reason: z.enum(['install', 'update', 'uninstall', 'trust', 'rebuild', 'reload']),
+  packCount: z.number().int().min(0),
+  moduleCount: z.number().int().min(0),
+});
+
+export const ContractEventSchema = z.discriminatedUnion('type', [InstallProgressEventSchema, CatalogChangedEventSchema]);
+export type ContractEvent = z.infer<typeof ContractEventSchema>;
+export type ContractEventListener = (event: ContractEvent) => void;
+export type Unsubscribe = () => void;
+
+export interface EventHub {
+  emit(event: ContractEvent): void;
+  subscribe(listener: ContractEventListener): Unsubscribe;
+  readonly listenerCount: number;
+}
+
+export function createEventHub(onListenerError: (error: unknown) => void = () => {}): EventHub {
+  const listeners = new Set<ContractEventListener>();
+  return {
+    emit(event) {
+      for (const listener of [...listeners]) {
+        try {
+          listener(event);
+        } catch (error) {
+          onListenerError(error);
+        }
+      }
+    },
+    subscribe(listener) {
+      // Wrap so the same function subscribed twice gets two independent unsubscribes.
+      const entry: ContractEventListener = (event) => listener(event);
+      listeners.add(entry);
+      return () => {
+        listeners.delete(entry);
+      };
+    },
+    get listenerCount() {
+      return listeners.size;
+    },
+  };
+}

@@ -1,0 +1,99 @@
+// The service contract as data: method name → request schema and value schema. Main-side
+// handlers, the dispatcher, the HTTP route, the IPC channel and both renderer clients are all
+// derived from this one record, so a method exists everywhere or nowhere. Method names are the
+// only "channel names" there are; no face builds its own.
+
+import { z } from 'zod';
+import { PackageNameSchema } from '../protocol/manifest.ts';
+import type { Result } from '../protocol/result.ts';
+import { resultSchema } from './result-schema.ts';
+import {
+  EmptyRequestSchema,
+  ModuleSummarySchema,
+  PackStatusSchema,
+  RegistryUrlSchema,
+  SessionAllowlistSchema,
+  SettingsSchema,
+  SkillDocSchema,
+} from './schemas.ts';
+import { InstalledPackSchema, OperationIdSchema, PackSpecSchema, SearchHitSchema, TrustPlanSchema } from './pack-schemas.ts';
+import { CODE_METHODS } from './code-methods.ts';
+
+interface MethodSpec<Req extends z.ZodType = z.ZodType, Val extends z.ZodType = z.ZodType> {
+  readonly request: Req;
+  readonly value: Val;
+  /** One line for docs and the UI's developer view. */
+  readonly summary: string;
+}
+
+export function method<Req extends z.ZodType, Val extends z.ZodType>(request: Req, value: Val, summary: string): MethodSpec<Req, Val> {
+  return { request, value, summary };
+}
+
+const PackNameRequest = z.object({ name: PackageNameSchema, operationId: OperationIdSchema.optional() }).strict();
+
+export const CONTRACT = {
+  'packs.list': method(EmptyRequestSchema, z.object({ packs: z.array(InstalledPackSchema) }), 'Packs installed in the managed root, from the ledger.'),
+  'packs.search': method(
+    z.object({ term: z.string().max(200) }).strict(),
+    z.object({ hits: z.array(SearchHitSchema) }),
+    'Search the registry index for packs.',
+  ),
+  'packs.install': method(
+    z.object({ spec: PackSpecSchema, operationId: OperationIdSchema.optional() }).strict(),
+    InstalledPackSchema,
+    'Install a pack with scripts disabled; progress arrives as install-progress events.',
+  ),
+  'packs.uninstall': method(PackNameRequest, z.object({ name: PackageNameSchema }), 'Remove an installed pack.'),
+  'packs.update': method(
+    z.object({ name: PackageNameSchema, to: z.string().min(1).max(256).optional(), operationId: OperationIdSchema.optional() }).strict(),
+    InstalledPackSchema,
+    'Update a pack; it is classified again like a fresh install.',
+  ),
+  'packs.trust': method(PackNameRequest, InstalledPackSchema, 'Trust a pack as installed and run its install scripts against the artifact on disk.'),
+  'packs.trustDryRun': method(PackNameRequest, TrustPlanSchema, 'The literal install scripts trusting this pack would run.'),
+  'packs.rebuild': method(PackNameRequest, InstalledPackSchema, 'Run a trusted pack\'s install scripts again.'),
+
+  'catalog.summaries': method(EmptyRequestSchema, z.object({ modules: z.array(ModuleSummarySchema) }), 'Every discovered module with its one-line summary.'),
+  'catalog.diagnostics': method(EmptyRequestSchema, z.object({ packs: z.array(PackStatusSchema) }), 'One row per pack: status, warnings, modules.'),
+  'catalog.skillDoc': method(
+    z.object({ packName: PackageNameSchema }).strict(),
+    SkillDocSchema,
+    'A pack\'s SKILL.md body, marked trusted or not; the only method that returns skill text.',
+  ),
+
+  ...CODE_METHODS,
+
+  'settings.get': method(EmptyRequestSchema, SettingsSchema, 'The registry and the agent session allowlist.'),
+  'settings.setRegistry': method(z.object({ registry: RegistryUrlSchema }).strict(), SettingsSchema, 'Change the registry packs are installed from.'),
+  'settings.setSessionAllowlist': method(
+    z.object({ sessionAllowlist: SessionAllowlistSchema }).strict(),
+    SettingsSchema,
+    'Set the specifiers an agent session may mount.',
+  ),
+} as const;
+
+export type Contract = typeof CONTRACT;
+export type MethodName = keyof Contract;
+/** What a caller passes (before defaults/transforms). */
+export type RequestOf<M extends MethodName> = z.input<Contract[M]['request']>;
+/** What a handler receives (after parsing). */
+export type ParsedRequestOf<M extends MethodName> = z.output<Contract[M]['request']>;
+export type ValueOf<M extends MethodName> = z.output<Contract[M]['value']>;
+
+export const METHOD_NAMES = Object.keys(CONTRACT) as MethodName[];
+
+export function isMethodName(value: unknown): value is MethodName {
+  return typeof value === 'string' && Object.hasOwn(CONTRACT, value);
+}
+
+const responseSchemas = new Map<MethodName, z.ZodType>();
+/** The tagged-result schema of a method's response (cached: built once per method). */
+export function responseSchemaOf<M extends MethodName>(name: M): z.ZodType<Result<ValueOf<M>>> {
+  let schema = responseSchemas.get(name);
+  if (!schema) {
+    schema = resultSchema(CONTRACT[name].value);
+    responseSchemas.set(name, schema);
+  }
+  return schema as z.ZodType<Result<ValueOf<M>>>;
+}

@@ -1,0 +1,59 @@
+// Shapes of the package-manager methods (packs.*). They describe what the installer reports in
+// terms the UI needs: which mode an install ran in, whether the pack is active or waits for the
+// user's trust, and — for a trust decision — the literal scripts that would run.
+
+import { z } from 'zod';
+import { INSTALL_MODES, PACK_INSTALL_STATUSES } from '../protocol/ledger.ts';
+import { PackageNameSchema } from '../protocol/manifest.ts';
+
+const Text = (max: number) => z.string().max(max);
+
+export const InstallModeSchema = z.enum(INSTALL_MODES);
+export const PackActivationSchema = z.enum(PACK_INSTALL_STATUSES);
+
+/** A lifecycle script found in the pack (`own`) or one of its dependencies, shown verbatim before trust. */
+export const LifecycleScriptViewSchema = z.object({
+  package: Text(214),
+  version: Text(256),
+  event: Text(64),
+  command: Text(10_000),
+  own: z.boolean(),
+});
+
+export const InstalledPackSchema = z.object({
+  name: PackageNameSchema,
+  version: Text(256),
+  installMode: InstallModeSchema,
+  status: PackActivationSchema,
+  /** Where the bytes came from, as the user is told: "registry" or "unverified source". Never a path. */
+  sourceLabel: z.enum(['registry', 'unverified source']),
+  integrity: Text(512),
+  scripts: z.array(LifecycleScriptViewSchema).max(1024),
+  /** Whether the user's consent covers this exact artifact (name, version, integrity). */
+  trusted: z.boolean(),
+  installedAt: Text(64),
+});
+export type InstalledPack = z.infer<typeof InstalledPackSchema>;
+
+export const SearchHitSchema = z.object({
+  name: PackageNameSchema,
+  version: Text(256),
+  description: Text(1000),
+  sandboxModules: z.array(Text(300)).max(64),
+  recommended: z.boolean(),
+});
+export type SearchHit = z.infer<typeof SearchHitSchema>;
+
+/** Client-chosen id so install progress events can be matched to the call that started them. */
+export const OperationIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'an operation id is 1–64 letters, digits, "-" or "_"');
+
+/** What the user typed: the installer parses it (and refuses git, flags, …) — here only bounded. */
+export const PackSpecSchema = z.string().trim().min(1).max(2048);
+
+export const TrustPlanSchema = z.object({
+  name: PackageNameSchema,
+  version: Text(256),
+  integrity: Text(512),
+  scripts: z.array(LifecycleScriptViewSchema).max(1024),
+});
+export type TrustPlan = z.infer<typeof TrustPlanSchema>;
