@@ -1,0 +1,106 @@
+// The Node-side catalog: discovery over an install root, held as one immutable snapshot and
+// swapped atomically on reload. It is constructed once where packs are discovered (app main, web
+// host, CLI) and injected into every consumer; there is no module-level singleton. A resolution
+// handed out before a reload keeps the modules it was built from.
+//
+// Delivery entitlement (authorizeDelivery): a pack whose package.json has `"private": true` is
+// served to `main` principals only; `browser` principals get `forbidden`. Unknown ids get
+// `not-found`. See shared/packs/catalog-snapshot.ts.
+//
+// Skill bodies and absolute paths never appear in summaries() or diagnostics(); the UI asks for a
+// pack's SKILL.md through skillDoc(), a separate, Node-side call.
+
+import type { DeliveryPrincipal, SandboxModuleCatalog, SandboxModuleDelivery, SandboxModuleResolution, SandboxModuleSummary, SandboxPackStatus } from '../../shared/protocol/catalog.ts';
+import type { SandboxModuleDeclaration } from '../../shared/protocol/declaration.ts';
+import { ok, type Result } from '../../shared/protocol/result.ts';
+import { CatalogSnapshot } from '../../shared/packs/catalog-snapshot.ts';
+import type { SkillDoc } from '../../shared/packs/skill.ts';
+import { discover } from './discover.ts';
+import type { NpmModuleCompiler } from './npm-compiler-port.ts';
+import { sha256Hex } from './sha256.ts';
+
+export type OnlyPacks = ReadonlySet<string> | (() => ReadonlySet<string> | undefined | Promise<ReadonlySet<string> | undefined>);
+
+export interface CatalogOptions {
+  readonly root: string;
+  /** A managed root's ledger names (or a function reading the ledger at each reload). */
+  readonly onlyPacks?: OnlyPacks;
+  readonly compiler?: NpmModuleCompiler;
+}
+
+export interface ReloadReport {
+  readonly packs: number;
+  readonly rejectedPacks: number;
+  readonly readyModules: number;
+  readonly skippedModules: number;
+  /** Specifiers that appeared, disappeared, or whose status or graph digest changed. */
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  readonly changed: readonly string[];
+  readonly durationMs: number;
+}
+
+export interface DiscoveryCatalog extends SandboxModuleCatalog {
+  readonly root: string;
+  /** Rediscover and swap; on `root-unreadable` the previous snapshot stays in place. */
+  reload(): Promise<Result<ReloadReport, 'root-unreadable'>>;
+  /** SKILL.md of a pack for the UI: frontmatter and body. Untrusted documentation text. */
+  skillDoc(packName: string): Result<SkillDoc, 'not-found' | 'skill-missing'>;
+  /** The current snapshot (for consumers that need several answers from one consistent view). */
+  snapshot(): CatalogSnapshot;
+}
+
+export async function openCatalog(options: CatalogOptions): Promise<Result<DiscoveryCatalog, 'root-unreadable'>> {
+  const build = async (): Promise<Result<CatalogSnapshot, 'root-unreadable'>> => {
+    const only = typeof options.onlyPacks === 'function' ? await options.onlyPacks() : options.onlyPacks;
+    const found = await discover(options.root, { ...(only ? { onlyPacks: only } : {}), ...(options.compiler ? { compiler: options.compiler } : {}) });
+    if (!found.ok) return found;
+    return ok(new CatalogSnapshot(found.value.packs, sha256Hex));
+  };
+
+  const first = await build();
+  if (!first.ok) return first;
+  let current = first.value;
+  // Reloads run one after another so the last one started is the one that stays.
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const catalog: DiscoveryCatalog = {
+    root: options.root,
+    summaries: (): readonly SandboxModuleSummary[] => current.summaries(),
+    diagnostics: (): readonly SandboxPackStatus[] => current.diagnostics(),
+    resolveForExecution: (declarations: readonly SandboxModuleDeclaration[]): SandboxModuleResolution => current.resolveForExecution(declarations),
+    authorizeDelivery: async (moduleId: string, principal: DeliveryPrincipal): Promise<SandboxModuleDelivery> => current.deliver(moduleId, principal),
+    skillDoc: (packName: string) => current.skill(packName),
+    snapshot: () => current,
+    reload(): Promise<Result<ReloadReport, 'root-unreadable'>> {
+      const run = queue.then(async () => {
+        const started = performance.now();
+        const next = await build();
+        if (!next.ok) return next;
+        const report = compare(current, next.value, performance.now() - started);
+        current = next.value;
+        return ok(report);
+      });
+      queue = run.catch(() => undefined);
+      return run;
+    },
+  };
+  return ok(catalog);
+}
+
+function compare(before: CatalogSnapshot, after: CatalogSnapshot, durationMs: number): ReloadReport {
+  const key = (s: SandboxModuleSummary): string => `${s.status}:${s.digest ?? s.code ?? ''}`;
+  const old = new Map(before.summaries().map((s) => [s.specifier, key(s)]));
+  const now = new Map(after.summaries().map((s) => [s.specifier, key(s)]));
+  const summaries = after.summaries();
+  return {
+    packs: after.packs.length,
+    rejectedPacks: after.packs.filter((p) => p.status === 'rejected').length,
+    readyModules: summaries.filter((s) => s.status === 'ready').length,
+    skippedModules: summaries.filter((s) => s.status === 'skipped').length,
+    added: [...now.keys()].filter((s) => !old.has(s)).sort(),
+    removed: [...old.keys()].filter((s) => !now.has(s)).sort(),
+    changed: [...now.entries()].filter(([s, k]) => old.has(s) && old.get(s) !== k).map(([s]) => s).sort(),
+    durationMs,
+  };
+}

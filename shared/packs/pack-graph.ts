@@ -1,0 +1,282 @@
+// The module level of a pack: analyze every source (authored JS, internal helpers, compiled npm
+// bundles, WASM binaries), link their imports into one intra-pack graph, refuse internal cycles,
+// skip every module whose own source or any dependency failed, and give each ready module its
+// opaque id, executable form and module-graph digest. Pure: bytes in, records out.
+
+import type { ErrorCode } from '../protocol/codes.ts';
+import type { ExecutableModule, ExecutableWasm, ModuleKind, PackWarning } from '../protocol/catalog.ts';
+import { LIMITS, formatBytes } from '../protocol/limits.ts';
+import type { SandboxModuleEntry } from '../protocol/manifest.ts';
+import { fail, ok, type Result } from '../protocol/result.ts';
+import { WASM_BRIDGE_MODULE_ID, WASM_BRIDGE_SPECIFIER, WASM_FACADE_GENERATOR_VERSION, generateWasmFacade, wasmBridgeModuleSource } from '../sandbox/wasm-facade.ts';
+import { moduleGraphDigest, type GraphSource, type Sha256Hex } from './digest.ts';
+import { findCycle } from './internal-list.ts';
+import { analyzeJs, type ImportTarget } from './js-analysis.ts';
+import { validateWasmBinary } from './wasm-binary.ts';
+
+export interface ModuleFailure {
+  readonly code: ErrorCode;
+  readonly message: string;
+}
+
+/** One source file (or npm entry) of a pack, as pack-loader.ts read it. */
+export type PackFileSource =
+  | { readonly role: 'entry'; readonly specifier: string; readonly entry: SandboxModuleEntry; readonly path?: string; readonly bytes?: Uint8Array; readonly failure?: ModuleFailure }
+  | { readonly role: 'internal'; readonly path: string; readonly bytes?: Uint8Array; readonly failure?: ModuleFailure };
+
+export interface NpmCompileOutput {
+  readonly source: string;
+  readonly compilerId: string;
+  readonly inputsDigest: string;
+  readonly warnings: readonly PackWarning[];
+}
+export type NpmCompile = (request: {
+  readonly packName: string;
+  readonly packVersion: string;
+  readonly npmName: string;
+  readonly specifier: string;
+}) => Promise<Result<NpmCompileOutput, ErrorCode>>;
+
+export interface LoadedEntry {
+  readonly specifier: string;
+  readonly kind: ModuleKind;
+  readonly status: 'ready' | 'skipped';
+  readonly failure?: ModuleFailure;
+  readonly moduleId?: string;
+  readonly digest?: string;
+  readonly exports?: readonly string[];
+  readonly description?: string;
+}
+
+export interface LoadedPackGraph {
+  /** Public entries in manifest order. */
+  readonly entries: readonly LoadedEntry[];
+  /** Every ready module of the pack (entries, internal helpers, facades) by module id. */
+  readonly modules: ReadonlyMap<string, ExecutableModule>;
+  readonly warnings: readonly PackWarning[];
+}
+
+interface GraphNode {
+  readonly key: string;
+  /** Normalized id used in digests: `<pack>@<version>/entry:<specifier>` or `/file:<path>`. */
+  readonly graphId: string;
+  readonly moduleId: string;
+  readonly kind: ModuleKind;
+  readonly displayName: string;
+  readonly specifier?: string;
+  source?: string;
+  imports: Map<string, string>;
+  /** Sources this node contributes to a digest besides its own text (WASM bytes, the bridge). */
+  extraSources: GraphSource[];
+  ownSource?: GraphSource;
+  wasm?: ExecutableWasm;
+  failure?: ModuleFailure;
+  exports?: readonly string[];
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+export const BRIDGE_GRAPH_SOURCE: GraphSource = {
+  id: WASM_BRIDGE_MODULE_ID,
+  kind: 'wasm-bridge',
+  content: wasmBridgeModuleSource(),
+  producer: { generator: WASM_FACADE_GENERATOR_VERSION },
+};
+
+/** Opaque module id: never a path, stable for the same pack, version and canonical id. */
+export function deriveModuleId(sha256: Sha256Hex, packName: string, packVersion: string, canonicalId: string): string {
+  return `m_${sha256(new TextEncoder().encode(`${packName}\u0000${packVersion}\u0000${canonicalId}`)).slice(0, 24)}`;
+}
+
+export async function buildPackGraph(
+  input: { readonly packName: string; readonly packVersion: string; readonly files: readonly PackFileSource[]; readonly internalPaths: readonly string[] },
+  powers: { readonly sha256: Sha256Hex; readonly compileNpm?: NpmCompile },
+): Promise<Result<LoadedPackGraph, ErrorCode>> {
+  const { packName, packVersion } = input;
+  const prefix = `${packName}@${packVersion}/`;
+  const nodes = new Map<string, GraphNode>();
+  const warnings: PackWarning[] = [];
+  const publicSpecifiers = new Set<string>();
+  const internalSet = new Set(input.internalPaths);
+  for (const file of input.files) if (file.role === 'entry' && file.failure?.code !== 'module-name-invalid') publicSpecifiers.add(file.specifier);
+  // Invalid names can print alike, so only valid specifiers and paths key the graph directly.
+  const keys = input.files.map((file, index) =>
+    file.role === 'internal' ? `file:${file.path}` : file.failure?.code === 'module-name-invalid' ? `invalid:${index}` : `entry:${file.specifier}`,
+  );
+
+  const keyOf = (target: ImportTarget): string => (target.kind === 'public' ? `entry:${target.specifier}` : `file:${target.path}`);
+
+  for (const [index, file] of input.files.entries()) {
+    const key = keys[index] ?? `invalid:${index}`;
+    const graphId = prefix + key;
+    const kind: ModuleKind = file.role === 'entry' && file.entry.kind === 'wasm' ? 'wasm' : 'js';
+    const node: GraphNode = {
+      key,
+      graphId,
+      moduleId: deriveModuleId(powers.sha256, packName, packVersion, key),
+      kind,
+      displayName: file.role === 'entry' ? file.specifier : `${packName} internal ${file.path}`,
+      ...(file.role === 'entry' ? { specifier: file.specifier } : {}),
+      imports: new Map(),
+      extraSources: [],
+    };
+    nodes.set(key, node);
+    if (file.failure) {
+      node.failure = file.failure;
+      continue;
+    }
+    if (file.role === 'entry' && file.entry.kind === 'wasm') {
+      const bytes = file.bytes ?? new Uint8Array();
+      const validated = validateWasmBinary(bytes, { memoryPagesMax: file.entry.memoryPagesMax, exports: file.entry.exports });
+      if (!validated.ok) {
+        node.failure = { code: validated.code, message: `${file.path ?? file.specifier}: ${validated.message}` };
+        continue;
+      }
+      const exports = validated.value.exports;
+      node.source = generateWasmFacade({ moduleId: node.moduleId, exports });
+      node.imports.set(WASM_BRIDGE_SPECIFIER, WASM_BRIDGE_MODULE_ID);
+      node.exports = exports.map((e) => e.as);
+      node.wasm = { bytes, exports, memoryPagesMax: file.entry.memoryPagesMax, budgets: file.entry.budgets ?? {} };
+      node.ownSource = { id: graphId, kind: 'wasm-facade', content: node.source, producer: { generator: WASM_FACADE_GENERATOR_VERSION } };
+      node.extraSources.push({ id: `${prefix}wasm:${file.specifier}`, kind: 'wasm-binary', content: bytes }, BRIDGE_GRAPH_SOURCE);
+      continue;
+    }
+    let source: string;
+    let producer: Record<string, string> | undefined;
+    if (file.role === 'entry' && file.entry.kind === 'js' && file.entry.npm !== undefined) {
+      if (!powers.compileNpm) {
+        node.failure = { code: 'npm-bundle-failed', message: `${file.specifier}: npm module "${file.entry.npm}" needs the npm compiler, which is not available here.` };
+        continue;
+      }
+      const compiled = await powers.compileNpm({ packName, packVersion, npmName: file.entry.npm, specifier: file.specifier });
+      if (!compiled.ok) {
+        node.failure = { code: compiled.code, message: compiled.message };
+        continue;
+      }
+      warnings.push(...compiled.value.warnings);
+      if (new TextEncoder().encode(compiled.value.source).byteLength > LIMITS.bundledJsBytes) {
+        node.failure = { code: 'npm-too-large', message: `${file.specifier}: the bundle of "${file.entry.npm}" is over ${formatBytes(LIMITS.bundledJsBytes)}.` };
+        continue;
+      }
+      source = compiled.value.source;
+      producer = { compiler: compiled.value.compilerId, inputs: compiled.value.inputsDigest };
+    } else {
+      try {
+        source = decoder.decode(file.bytes ?? new Uint8Array());
+      } catch {
+        node.failure = { code: 'js-syntax-error', message: `${file.path ?? node.displayName}: the file is not valid UTF-8 text.` };
+        continue;
+      }
+    }
+    const filePath = file.role === 'internal' || (file.entry.kind === 'js' && file.entry.npm === undefined) ? file.path : undefined;
+    const analysis = analyzeJs(source, {
+      packName,
+      publicSpecifiers,
+      internalPaths: internalSet,
+      ...(filePath !== undefined ? { filePath } : {}),
+      displayName: filePath ?? node.displayName,
+    });
+    if (!analysis.ok) {
+      node.failure = { code: analysis.code, message: analysis.message };
+      continue;
+    }
+    node.source = source;
+    for (const [request, target] of analysis.value.imports) node.imports.set(request, keyOf(target));
+    node.ownSource = {
+      id: graphId,
+      kind: file.role === 'internal' ? 'internal' : producer ? 'npm-bundle' : 'js',
+      content: source,
+      ...(producer ? { producer } : {}),
+    };
+  }
+
+  // Imports name graph keys until every node is known; the bridge is the only key outside the pack.
+  const edges = (key: string): string[] => [...(nodes.get(key)?.imports.values() ?? [])].filter((k) => k !== WASM_BRIDGE_MODULE_ID);
+  const cycle = findCycle(nodes.keys(), edges, (key) => key.startsWith('file:'));
+  if (cycle) {
+    const names = cycle.map((key) => nodes.get(key)?.displayName ?? key).join(', ');
+    return fail('internal-cycle', `These modules import each other in a cycle that includes internal helpers: ${names}.`);
+  }
+
+  // A module is ready only when it and everything it imports are ready. Iterate to a fixpoint so
+  // failures travel through chains and cycles of public entries.
+  let changed = true;
+  while (changed) {
+    changed = false;
+    for (const node of nodes.values()) {
+      if (node.failure) continue;
+      for (const dep of edges(node.key)) {
+        const target = nodes.get(dep);
+        if (!target || target.failure) {
+          const cause = target?.failure;
+          node.failure = {
+            code: cause?.code ?? 'js-import-unresolved',
+            message: `${node.displayName} imports ${target?.displayName ?? dep}, which is unavailable: ${cause?.message ?? 'not found'}`,
+          };
+          changed = true;
+          break;
+        }
+      }
+    }
+  }
+
+  // Internal helpers that failed but no entry uses still deserve a word.
+  const used = new Set<string>();
+  for (const node of nodes.values()) for (const dep of edges(node.key)) used.add(dep);
+  for (const node of nodes.values()) {
+    if (node.key.startsWith('file:') && node.failure && !used.has(node.key)) warnings.push({ code: node.failure.code, message: node.failure.message });
+  }
+
+  const modules = new Map<string, ExecutableModule>();
+  const closureSources = (root: string): GraphSource[] => {
+    const seen = new Set<string>();
+    const out = new Map<string, GraphSource>();
+    const stack = [root];
+    while (stack.length) {
+      const key = stack.pop() as string;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const node = nodes.get(key);
+      if (!node?.ownSource) continue;
+      for (const s of [node.ownSource, ...node.extraSources]) out.set(s.id, s);
+      stack.push(...edges(key));
+    }
+    return [...out.values()];
+  };
+  for (const node of nodes.values()) {
+    if (node.failure || node.source === undefined) continue;
+    const imports: Record<string, string> = {};
+    for (const [request, key] of node.imports) imports[request] = key === WASM_BRIDGE_MODULE_ID ? key : (nodes.get(key)?.moduleId ?? key);
+    modules.set(node.moduleId, {
+      moduleId: node.moduleId,
+      kind: node.kind,
+      packName,
+      packVersion,
+      ...(node.specifier !== undefined ? { specifier: node.specifier } : {}),
+      displayName: node.displayName,
+      source: node.source,
+      imports,
+      digest: moduleGraphDigest(closureSources(node.key), powers.sha256),
+      ...(node.wasm ? { wasm: node.wasm } : {}),
+    });
+  }
+
+  const entries: LoadedEntry[] = [];
+  for (const [index, file] of input.files.entries()) {
+    if (file.role !== 'entry') continue;
+    const node = nodes.get(keys[index] ?? '');
+    if (!node) continue;
+    const ready = node.failure === undefined ? modules.get(node.moduleId) : undefined;
+    const declaredExports = file.entry.kind === 'wasm' ? file.entry.exports.map((e) => (typeof e === 'string' ? e : e.as)) : undefined;
+    entries.push({
+      specifier: file.specifier,
+      kind: node.kind,
+      status: ready ? 'ready' : 'skipped',
+      ...(node.failure ? { failure: node.failure } : {}),
+      ...(ready ? { moduleId: ready.moduleId, digest: ready.digest } : {}),
+      ...((node.exports ?? declaredExports) ? { exports: node.exports ?? declaredExports } : {}),
+      ...(file.entry.description !== undefined ? { description: file.entry.description } : {}),
+    });
+  }
+  return ok({ entries, modules, warnings });
+}
