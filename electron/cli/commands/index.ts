@@ -1,4 +1,21 @@
 // Every subcommand of `sandbox-packs`, in the order the help lists them.
 import type { CliCommand } from '../command.ts';
+import { discoverCommand } from './discover.ts';
+import { install } from './install.ts';
+import { uninstall } from './uninstall.ts';
+import { update } from './update.ts';
+import { trust } from './trust.ts';
+import { rebuild } from './rebuild.ts';
+import { list } from './list.ts';
+import { search } from './search.ts';
 
-export const COMMANDS: readonly CliCommand[] = [];
+export const COMMANDS: readonly CliCommand[] = [
+  discoverCommand,
+  install,
+  uninstall,
+  update,
+  trust,
+  rebuild,
+  list,
+  search,
+];

@@ -1,0 +1,124 @@
+// `sandbox-packs discover`: run discovery over an install root and show what the catalog would
+// hold, as a table for people or as JSON for scripts. It builds its own catalog from the same
+// discovery code the app uses (ledger-filtered in a managed root, with the real npm compiler), so
+// what it prints is what the app would load. Exit 0 whenever discovery ran, even with rejected
+// packs; 2 on bad usage or an unreadable root.
+
+import path from 'node:path';
+import type { SandboxPackStatus } from '../../../shared/protocol/catalog.ts';
+import { openCatalog } from '../../catalog/catalog.ts';
+import { createNpmCompiler } from '../../compiler/npm-compiler.ts';
+import { activePackNames } from '../../install/active-packs.ts';
+import { defaultDataDir } from '../../platform/data-dir.ts';
+import { EXIT, UsageError, type CliCommand } from '../command.ts';
+
+const USAGE = [
+  'Usage: sandbox-packs discover [--root DIR] [--json]',
+  '',
+  'Lists the sandbox packs of an install root and the status of each module, without running any pack code.',
+  '',
+  'Options:',
+  '  --root DIR  install root (default: the app data directory, or SANDBOX_PACKS_ROOT)',
+  '  --json      print machine-readable JSON',
+].join('\n');
+
+export interface DiscoverJson {
+  readonly root: string;
+  readonly packs: readonly {
+    readonly name: string;
+    readonly version: string;
+    readonly status: 'ok' | 'rejected';
+    readonly code?: string;
+    readonly reason?: string;
+    readonly warnings: readonly string[];
+    readonly modules: readonly {
+      readonly specifier: string;
+      readonly kind: 'js' | 'wasm';
+      readonly status: 'ready' | 'skipped';
+      readonly code?: string;
+      readonly reason?: string;
+      readonly moduleId?: string;
+      readonly digest?: string;
+      readonly summary?: string;
+      readonly exports?: readonly string[];
+    }[];
+  }[];
+}
+
+export function toDiscoverJson(root: string, packs: readonly SandboxPackStatus[]): DiscoverJson {
+  return {
+    root,
+    packs: packs.map((p) => ({
+      name: p.name,
+      version: p.version,
+      status: p.status,
+      ...(p.code ? { code: p.code } : {}),
+      ...(p.reason !== undefined ? { reason: p.reason } : {}),
+      warnings: p.warnings.map((w) => `${w.code}: ${w.message}`),
+      modules: p.modules.map((m) => ({
+        specifier: m.specifier,
+        kind: m.kind,
+        status: m.status,
+        ...(m.code ? { code: m.code } : {}),
+        ...(m.reason !== undefined ? { reason: m.reason } : {}),
+        ...(m.moduleId ? { moduleId: m.moduleId } : {}),
+        ...(m.digest ? { digest: m.digest } : {}),
+        summary: m.summary,
+        ...(m.exports ? { exports: m.exports } : {}),
+      })),
+    })),
+  };
+}
+
+function table(json: DiscoverJson): string {
+  if (json.packs.length === 0) return `No sandbox packs in ${json.root}.`;
+  const rows: string[][] = [['PACK / MODULE', 'VERSION', 'KIND', 'STATUS', 'DETAIL']];
+  for (const pack of json.packs) {
+    rows.push([pack.name, pack.version, '', pack.status, pack.reason ?? (pack.warnings.length ? `${pack.warnings.length} warning(s)` : '')]);
+    for (const m of pack.modules) rows.push([`  ${m.specifier}`, '', m.kind, m.status, m.reason ?? m.digest?.slice(0, 12) ?? '']);
+    for (const w of pack.warnings) rows.push(['  (warning)', '', '', '', w]);
+  }
+  const widths = [0, 1, 2, 3].map((i) => Math.min(60, Math.max(...rows.map((r) => (r[i] ?? '').length))));
+  const lines = rows.map((r) => r.map((cell, i) => (i < 4 ? cell.padEnd(widths[i] ?? 0) : cell)).join('  ').trimEnd());
+  const modules = json.packs.flatMap((p) => p.modules);
+  const ready = modules.filter((m) => m.status === 'ready').length;
+  const rejected = json.packs.filter((p) => p.status === 'rejected').length;
+  lines.push('', `${json.packs.length} pack(s), ${rejected} rejected; ${ready} of ${modules.length} module(s) ready. Root: ${json.root}`);
+  return lines.join('\n');
+}
+
+export const discoverCommand: CliCommand = {
+  name: 'discover',
+  summary: 'List the sandbox packs of an install root and their modules',
+  usage: USAGE,
+  async run(args, io) {
+    let root: string | undefined;
+    let json = false;
+    for (let i = 0; i < args.length; i++) {
+      const arg = args[i] as string;
+      if (arg === '--json') json = true;
+      else if (arg === '--root') {
+        const value = args[++i];
+        if (value === undefined || value === '') throw new UsageError('--root needs a directory.');
+        root = value;
+      } else if (arg.startsWith('--root=')) {
+        root = arg.slice('--root='.length);
+        if (root === '') throw new UsageError('--root needs a directory.');
+      } else throw new UsageError(`Unknown argument "${arg}".`);
+    }
+    const resolvedRoot = root === undefined ? defaultDataDir(io.env) : path.resolve(io.cwd, root);
+    const onlyPacks = await activePackNames(resolvedRoot);
+    const catalog = await openCatalog({
+      root: resolvedRoot,
+      ...(onlyPacks ? { onlyPacks } : {}),
+      compiler: createNpmCompiler({ root: resolvedRoot }),
+    });
+    if (!catalog.ok) {
+      io.err(`${catalog.message}`);
+      return EXIT.usage;
+    }
+    const out = toDiscoverJson(resolvedRoot, catalog.value.diagnostics());
+    io.out(json ? JSON.stringify(out, null, 2) : table(out));
+    return EXIT.ok;
+  },
+};
