@@ -70,6 +70,10 @@ export const ERROR_CODES = {
   'capability-denied': 'The code used a capability this node was not granted.',
   'sandbox-crashed': 'The sandbox worker failed; the run was stopped and a fresh worker took its place.',
   'result-invalid': 'The code returned a value that cannot be passed out of the sandbox as JSON.',
+  'fetch-failed': 'The request made with fetch failed (the host could not be reached, or it timed out).',
+  'response-too-large': 'The response to fetch was larger than the sandbox accepts.',
+  'workspace-failed': 'The workspace file operation failed (for example, the file does not exist).',
+  'secret-not-set': 'The secret was granted to the node but has no value on this machine.',
 
   // --- WASM bridge ----------------------------------------------------------------------------
   'wasm-argument': 'A WASM function was called with the wrong number or kind of arguments.',

@@ -1,0 +1,225 @@
+// The pool of sandbox worker threads, and the outer watchdog. The kernel's interrupt handler stops
+// guest bytecode at its deadline, but native work inside one engine call (a huge JSON.stringify,
+// a giant allocation, a pathological regex) cannot be interrupted; the pool terminates such a
+// worker at deadline + grace. A worker that dies, runs out of heap or reports an unhealthy engine
+// is retired and a replacement starts at once, so the pool size stays constant and the process
+// never goes down with a guest. Capability and WASM calls from the guest arrive here and are
+// answered by the host ports the caller passes with each run.
+
+import { Worker } from 'node:worker_threads';
+import { LIMITS } from '../../../shared/protocol/limits.ts';
+import { emptyReceipt, type HostCallResult, type KernelRunRequest, type RunResult } from '../../../shared/protocol/run.ts';
+import { timeoutMessage } from '../../../shared/sandbox/kernel.ts';
+import { FromWorkerSchema, type ToWorker } from './messages.ts';
+
+/** Host side of a run's calls. Both must resolve with tagged results, never reject. */
+export interface SandboxHostPorts {
+  readonly capability?: (name: string, args: readonly unknown[]) => Promise<HostCallResult>;
+  readonly wasm?: {
+    call(moduleId: string, exportName: string, args: unknown[]): Promise<HostCallResult>;
+  };
+}
+
+export interface SandboxPoolOptions {
+  /** Worker threads (default 2). */
+  readonly size?: number;
+  /** Extra time past a run's deadline before its worker is terminated (default 1000 ms). */
+  readonly graceMs?: number;
+  /**
+   * The worker entry; defaults to sandbox-worker.ts next to this file. A `.ts` entry is started
+   * through a two-line bootstrap that registers tsx first (on Node 20 `execArgv: ['--import',
+   * 'tsx']` does not apply to a worker's own entry). A bundled build emits the worker as its own
+   * `.js` entry and passes its URL here; it then starts directly.
+   */
+  readonly workerEntry?: URL;
+}
+
+interface Job {
+  readonly runId: number;
+  readonly request: KernelRunRequest;
+  readonly ports: SandboxHostPorts;
+  readonly resolve: (result: RunResult) => void;
+  readonly started: number;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  job: Job | undefined;
+  watchdog: ReturnType<typeof setTimeout> | undefined;
+  retired: boolean;
+}
+
+function tsBootstrap(entry: URL): string {
+  const tsx = import.meta.resolve('tsx/esm/api');
+  return `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry.href)}); });`;
+}
+
+export class SandboxPoolClosedError extends Error {
+  override readonly name = 'SandboxPoolClosedError';
+}
+
+export class SandboxPool {
+  private readonly slots = new Set<Slot>();
+  private readonly queue: Job[] = [];
+  private nextRunId = 1;
+  private closed = false;
+  /** Workers that died before becoming ready, in a row: a broken entry must not respawn forever. */
+  private bootFailures = 0;
+  private readonly size: number;
+  private readonly graceMs: number;
+  private readonly entry: URL;
+  /** Workers started over the pool's life, replacements included (for tests and diagnostics). */
+  started = 0;
+
+  constructor(options: SandboxPoolOptions = {}) {
+    this.size = options.size ?? 2;
+    this.graceMs = options.graceMs ?? 1000;
+    this.entry = options.workerEntry ?? new URL('./sandbox-worker.ts', import.meta.url);
+    for (let i = 0; i < this.size; i++) this.spawn();
+  }
+
+  /** Live workers: constant at `size` while the pool is open. */
+  get workerCount(): number {
+    return this.slots.size;
+  }
+
+  run(request: KernelRunRequest, ports: SandboxHostPorts = {}): Promise<RunResult> {
+    if (this.closed) return Promise.reject(new SandboxPoolClosedError('the sandbox pool is closed'));
+    return new Promise<RunResult>((resolve) => {
+      this.queue.push({ runId: this.nextRunId++, request, ports, resolve, started: performance.now() });
+      this.pump();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) job.resolve(this.failure(job, 'sandbox-crashed', 'The sandbox pool was closed before the run started.'));
+    const exits: Promise<number>[] = [];
+    for (const slot of [...this.slots]) {
+      if (slot.job) slot.job.resolve(this.failure(slot.job, 'sandbox-crashed', 'The sandbox pool was closed during the run.'));
+      slot.job = undefined;
+      exits.push(this.retire(slot));
+    }
+    await Promise.all(exits);
+  }
+
+  private spawn(): void {
+    const resourceLimits = { stackSizeMb: 16, maxOldGenerationSizeMb: 256 };
+    const worker = this.entry.pathname.endsWith('.ts')
+      ? new Worker(tsBootstrap(this.entry), { eval: true, resourceLimits })
+      : new Worker(this.entry, { resourceLimits });
+    this.started++;
+    const slot: Slot = { worker, ready: false, job: undefined, watchdog: undefined, retired: false };
+    this.slots.add(slot);
+    worker.on('message', (raw: unknown) => this.onMessage(slot, raw));
+    worker.on('error', (error: Error & { code?: string }) => {
+      const memory = error.code === 'ERR_WORKER_OUT_OF_MEMORY';
+      this.fail(slot, memory ? 'memory-limit' : 'sandbox-crashed', memory
+        ? `The code used more memory than the sandbox worker allows and was stopped.`
+        : `The sandbox worker failed: ${error.message}`);
+    });
+    worker.on('exit', () => this.fail(slot, 'sandbox-crashed', 'The sandbox worker stopped unexpectedly.'));
+  }
+
+  private onMessage(slot: Slot, raw: unknown): void {
+    const parsed = FromWorkerSchema.safeParse(raw);
+    if (!parsed.success) {
+      this.fail(slot, 'sandbox-crashed', 'The sandbox worker sent a malformed message.');
+      return;
+    }
+    const message = parsed.data;
+    if (message.type === 'ready') {
+      slot.ready = true;
+      this.bootFailures = 0;
+      this.pump();
+      return;
+    }
+    const job = slot.job;
+    if (!job || message.runId !== job.runId) return;
+    if (message.type === 'host-call') {
+      void this.answer(job, message.kind, message.name, message.args).then((result) => {
+        if (slot.job !== job || slot.retired) return;
+        const reply: ToWorker = { type: 'host-result', runId: job.runId, callId: message.callId, result };
+        slot.worker.postMessage(reply);
+      });
+      return;
+    }
+    clearTimeout(slot.watchdog);
+    slot.job = undefined;
+    job.resolve(message.result);
+    if (!message.healthy) this.replace(slot);
+    else this.pump();
+  }
+
+  private async answer(job: Job, kind: 'capability' | 'wasm', name: string, args: unknown[]): Promise<HostCallResult> {
+    try {
+      if (kind === 'capability') {
+        if (!job.ports.capability) return { ok: false, code: 'capability-denied', message: `${name} is not available to this run.` };
+        return await job.ports.capability(name, args);
+      }
+      if (!job.ports.wasm) return { ok: false, code: 'wasm-not-declared', message: 'This run has no WASM host.' };
+      const [exportName, wasmArgs] = args;
+      if (typeof exportName !== 'string' || !Array.isArray(wasmArgs)) return { ok: false, code: 'wasm-argument', message: 'A WASM call arrived malformed.' };
+      return await job.ports.wasm.call(name, exportName, wasmArgs);
+    } catch (error) {
+      return { ok: false, code: 'internal', message: `The host failed to answer ${name}: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  }
+
+  private pump(): void {
+    if (this.closed) return;
+    if (this.slots.size === 0 && this.bootFailures >= 3) {
+      for (const queued of this.queue.splice(0)) queued.resolve(this.failure(queued, 'sandbox-crashed', 'Sandbox workers fail to start; see the app log.'));
+      return;
+    }
+    for (const slot of this.slots) {
+      if (this.queue.length === 0) return;
+      if (!slot.ready || slot.job || slot.retired) continue;
+      const job = this.queue.shift() as Job;
+      slot.job = job;
+      const limit = Math.min(job.request.timeoutMs, LIMITS.guestTimeoutMs);
+      const elapsed = performance.now() - job.started;
+      slot.watchdog = setTimeout(() => this.fail(slot, 'timeout', timeoutMessage(job.request.timeoutMs)), Math.max(0, limit - elapsed) + this.graceMs);
+      const message: ToWorker = { type: 'run', runId: job.runId, request: job.request };
+      slot.worker.postMessage(message);
+    }
+  }
+
+  /** The slot's worker is gone or must go: answer its job, retire it, start a replacement. */
+  private fail(slot: Slot, code: string, message: string): void {
+    if (slot.retired) return;
+    const job = slot.job;
+    slot.job = undefined;
+    if (job) job.resolve(this.failure(job, code, message));
+    if (!slot.ready && ++this.bootFailures >= 3) {
+      void this.retire(slot);
+      if (this.slots.size === 0) {
+        for (const queued of this.queue.splice(0)) queued.resolve(this.failure(queued, 'sandbox-crashed', `Sandbox workers fail to start: ${message}`));
+      }
+      return;
+    }
+    this.replace(slot);
+  }
+
+  private replace(slot: Slot): void {
+    void this.retire(slot);
+    if (!this.closed) this.spawn();
+    this.pump();
+  }
+
+  private retire(slot: Slot): Promise<number> {
+    if (slot.retired) return Promise.resolve(0);
+    slot.retired = true;
+    clearTimeout(slot.watchdog);
+    this.slots.delete(slot);
+    slot.worker.removeAllListeners('exit');
+    slot.worker.removeAllListeners('message');
+    slot.worker.on('error', () => undefined);
+    return slot.worker.terminate();
+  }
+
+  private failure(job: Job, code: string, message: string): RunResult {
+    return { ok: false, code, message, logs: [], receipt: { ...emptyReceipt(), wallMs: performance.now() - job.started } };
+  }
+}
