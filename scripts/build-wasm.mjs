@@ -29,7 +29,7 @@ export const REFERENCE_MODULES = [
   {
     name: 'bytes',
     source: 'wasm-src/bytes.ts',
-    output: 'wasm-src/out/bytes.wasm',
+    output: 'wasm-src/bin/bytes.wasm',
     // Exports memory and `alloc` on purpose: that is what a future byte ABI would drive.
     flags: ['--initialMemory', '1', '--maximumMemory', '16'],
   },
