@@ -1,0 +1,317 @@
+// The web host through its real transport: a real server on a random port, over a data dir copied
+// from the discovery fixtures, called with real HTTP. Covers the guards (token, Host, Origin,
+// content type, body size), the contract's parsing, the catalog/settings methods, static files
+// and the module delivery route against the catalog's own digests.
+
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAppServices, type AppServices } from '../services/app-services.ts';
+import { startWebHost, type WebHost } from './web-host.ts';
+import { CONTENT_SECURITY_POLICY } from './static-files.ts';
+import { fixtureDataDir, raw, REPO_ROOT, staticBuild, type TempDir } from './test-support.ts';
+
+const GOOD = path.join(REPO_ROOT, 'fixtures/discovery/good/node_modules/@acme/geo');
+const PRIVATE = path.join(REPO_ROOT, 'fixtures/discovery/rules/node_modules/private-pack');
+
+let data: TempDir;
+let site: TempDir;
+let services: AppServices;
+let host: WebHost;
+let auth: Record<string, string>;
+
+beforeAll(async () => {
+  data = await fixtureDataDir(GOOD, PRIVATE);
+  site = await staticBuild();
+  const created = await createAppServices({ dataDir: data.path });
+  if (!created.ok) throw new Error(created.message);
+  services = created.value;
+  host = await startWebHost({ dispatcher: services.dispatcher, events: services.events, catalog: services.catalog, staticDir: site.path, port: 0 });
+  auth = { Authorization: `Bearer ${host.token}` };
+});
+
+afterAll(async () => {
+  await host?.close();
+  await services?.dispose();
+  await data?.remove();
+  await site?.remove();
+});
+
+const rpc = (method: string, body: unknown, headers: Record<string, string> = {}) =>
+  raw(host.port, { method: 'POST', path: `/api/rpc/${method}`, headers: { ...auth, 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+describe('listening', () => {
+  it('binds 127.0.0.1 only and prints a URL carrying the token in the fragment', () => {
+    expect(host.origin).toBe(`http://127.0.0.1:${host.port}`);
+    expect(host.url).toBe(`http://127.0.0.1:${host.port}/#token=${host.token}`);
+    expect(host.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+});
+
+describe('token', () => {
+  it('refuses a request without the token with 401 unauthorized', async () => {
+    const res = await raw(host.port, { method: 'POST', path: '/api/rpc/settings.get', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    expect(res.status).toBe(401);
+    expect(res.headers['www-authenticate']).toBe('Bearer');
+    expect(res.json()).toEqual({ ok: false, code: 'unauthorized', message: 'This request needs the access token from the URL the app printed at start.' });
+  });
+
+  it('refuses a wrong token, a token of another shape, and the token in the query string', async () => {
+    expect((await rpc('settings.get', {}, { Authorization: `Bearer ${host.token.slice(0, -1)}A` })).status).toBe(401);
+    expect((await rpc('settings.get', {}, { Authorization: `Basic ${host.token}` })).status).toBe(401);
+    const query = await raw(host.port, { path: `/api/events?token=${host.token}` });
+    expect(query.status).toBe(401);
+  });
+
+  it('guards every API route, not only rpc', async () => {
+    for (const route of ['/api/events', '/api/sandbox-modules/m_0', '/api/nothing', '/api']) {
+      expect((await raw(host.port, { path: route })).status, route).toBe(401);
+    }
+  });
+});
+
+describe('Host and Origin', () => {
+  it('refuses a foreign Host header (DNS rebinding) even with the token', async () => {
+    const res = await rpc('settings.get', {}, { Host: `attacker.example:${host.port}` });
+    expect(res.status).toBe(403);
+    expect(res.json()).toEqual({ ok: false, code: 'forbidden', message: `This server answers only requests addressed to 127.0.0.1:${host.port} or localhost:${host.port}.` });
+    expect((await rpc('settings.get', {}, { Host: '127.0.0.1:1' })).status).toBe(403);
+    expect((await raw(host.port, { path: '/', headers: { Host: 'attacker.example' } })).status).toBe(403);
+  });
+
+  it('accepts localhost:PORT as the host', async () => {
+    expect((await rpc('settings.get', {}, { Host: `localhost:${host.port}` })).status).toBe(200);
+  });
+
+  it('refuses a cross-site Origin and Sec-Fetch-Site: cross-site with 403', async () => {
+    const res = await rpc('settings.get', {}, { Origin: 'https://attacker.example' });
+    expect(res.status).toBe(403);
+    expect(res.json()).toEqual({ ok: false, code: 'forbidden', message: 'Requests from other web sites are not allowed.' });
+    expect((await rpc('settings.get', {}, { Origin: 'null' })).status).toBe(403);
+    expect((await rpc('settings.get', {}, { Origin: `http://127.0.0.1:${host.port + 1}` })).status).toBe(403);
+    expect((await rpc('settings.get', {}, { 'Sec-Fetch-Site': 'cross-site' })).status).toBe(403);
+  });
+
+  it('accepts its own origin and no CORS header is ever sent', async () => {
+    const res = await rpc('settings.get', {}, { Origin: host.origin, 'Sec-Fetch-Site': 'same-origin' });
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
+    const preflight = await raw(host.port, { method: 'OPTIONS', path: '/api/rpc/settings.get', headers: { Origin: 'https://attacker.example' } });
+    expect(preflight.status).toBe(403);
+    expect(Object.keys(preflight.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
+  });
+});
+
+describe('request bodies', () => {
+  it('requires a JSON content type (415)', async () => {
+    const res = await rpc('settings.get', {}, { 'Content-Type': 'text/plain' });
+    expect(res.status).toBe(415);
+    expect(res.json()).toEqual({ ok: false, code: 'invalid-request', message: 'The request body must be JSON (Content-Type: application/json).' });
+    const none = await raw(host.port, { method: 'POST', path: '/api/rpc/settings.get', headers: auth, body: '{}' });
+    expect(none.status).toBe(415);
+  });
+
+  it('refuses a declared oversized body with 413 before reading it', async () => {
+    const big = JSON.stringify({ term: 'x'.repeat(1024 * 1024) });
+    const res = await rpc('packs.search', JSON.parse(big));
+    expect(res.status).toBe(413);
+    expect(res.json()).toEqual({ ok: false, code: 'request-too-large', message: 'The request body is larger than the 1 MB this server accepts.' });
+  });
+
+  it('cuts off a chunked body that grows past the limit (413)', async () => {
+    const res = await raw(host.port, {
+      method: 'POST',
+      path: '/api/rpc/packs.search',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ term: 'y'.repeat(2 * 1024 * 1024) }),
+      chunked: true,
+    });
+    expect(res.status).toBe(413);
+  });
+
+  it('answers malformed JSON with 400 invalid-request', async () => {
+    const res = await raw(host.port, { method: 'POST', path: '/api/rpc/settings.get', headers: { ...auth, 'Content-Type': 'application/json' }, body: '{"a":' });
+    expect(res.status).toBe(400);
+    expect(res.json()).toEqual({ ok: false, code: 'invalid-request', message: 'The request body is not valid JSON.' });
+  });
+
+  it('answers a payload that breaks the method schema with each issue as path: message', async () => {
+    const res = await rpc('packs.search', { term: 5, extra: true });
+    expect(res.status).toBe(400);
+    expect(res.json()).toEqual({
+      ok: false,
+      code: 'invalid-request',
+      message: 'packs.search: term: Invalid input: expected string, received number; (root): Unrecognized key: "extra"',
+    });
+    const nested = await rpc('settings.setSessionAllowlist', { sessionAllowlist: ['ok', 7] });
+    expect(nested.json()).toEqual({ ok: false, code: 'invalid-request', message: 'settings.setSessionAllowlist: sessionAllowlist.1: Invalid input: expected string, received number' });
+    expect((await rpc('settings.get', null)).json()).toEqual({ ok: false, code: 'invalid-request', message: 'settings.get: (root): Invalid input: expected object, received null' });
+  });
+
+  it('answers an unknown method with 400 invalid-request and never reaches a handler', async () => {
+    for (const name of ['packs.nope', 'constructor', '__proto__', 'toString']) {
+      const res = await rpc(name, {});
+      expect(res.status, name).toBe(400);
+      expect(res.json()).toEqual({ ok: false, code: 'invalid-request', message: `method: there is no service method "${name}"` });
+    }
+  });
+
+  it('refuses GET on rpc (405)', async () => {
+    expect((await raw(host.port, { path: '/api/rpc/settings.get', headers: auth })).status).toBe(405);
+  });
+});
+
+describe('catalog methods', () => {
+  it('catalog.summaries lists the fixture modules without paths', async () => {
+    const res = await rpc('catalog.summaries', {});
+    expect(res.status).toBe(200);
+    const body = res.json() as { ok: true; value: { modules: { specifier: string; status: string }[] } };
+    expect(body.ok).toBe(true);
+    expect(body.value.modules.map((m) => m.specifier).sort()).toEqual(['@acme/geo', '@acme/geo/extra', '@acme/geo/simplify-wasm', 'private-pack']);
+    expect(res.text).not.toContain(data.path);
+  });
+
+  it('catalog.diagnostics has one row per pack, without paths', async () => {
+    const body = (await rpc('catalog.diagnostics', {})).json() as { ok: true; value: { packs: { name: string; status: string }[] } };
+    expect(body.value.packs.map((p) => [p.name, p.status])).toEqual(
+      expect.arrayContaining([
+        ['@acme/geo', 'ok'],
+        ['private-pack', 'ok'],
+      ]),
+    );
+  });
+
+  it('catalog.skillDoc returns the body marked untrusted for a pack nobody trusted', async () => {
+    const body = (await rpc('catalog.skillDoc', { packName: '@acme/geo' })).json() as { ok: true; value: Record<string, unknown> };
+    expect(body.ok).toBe(true);
+    expect(body.value).toMatchObject({ packName: '@acme/geo', packVersion: '1.2.0', trusted: false, skillName: 'acme-geo' });
+    expect(body.value.markdown).toContain('# @acme/geo');
+  });
+
+  it('catalog.skillDoc for an unknown pack is not-found, and a path-like name is refused by the schema', async () => {
+    expect((await rpc('catalog.skillDoc', { packName: 'nope' })).json()).toEqual({ ok: false, code: 'not-found', message: 'No pack named "nope" is installed.' });
+    const res = await rpc('catalog.skillDoc', { packName: '../../etc' });
+    expect(res.status).toBe(400);
+    expect(res.json()).toEqual({ ok: false, code: 'invalid-request', message: 'catalog.skillDoc: packName: not a valid npm package name' });
+  });
+});
+
+describe('settings methods', () => {
+  it('reads defaults, then stores the registry and the session allowlist', async () => {
+    expect((await rpc('settings.get', {})).json()).toEqual({ ok: true, value: { registry: 'https://registry.npmjs.org/', sessionAllowlist: [] } });
+    expect((await rpc('settings.setRegistry', { registry: 'http://127.0.0.1:4873/' })).json()).toEqual({
+      ok: true,
+      value: { registry: 'http://127.0.0.1:4873/', sessionAllowlist: [] },
+    });
+    expect((await rpc('settings.setSessionAllowlist', { sessionAllowlist: ['@acme/geo', '@acme/geo'] })).json()).toEqual({
+      ok: true,
+      value: { registry: 'http://127.0.0.1:4873/', sessionAllowlist: ['@acme/geo'] },
+    });
+    expect((await rpc('settings.get', {})).json()).toEqual({ ok: true, value: { registry: 'http://127.0.0.1:4873/', sessionAllowlist: ['@acme/geo'] } });
+  });
+
+  it('refuses a registry that is not http(s) or carries credentials', async () => {
+    for (const registry of ['file:///etc/passwd', 'https://user:pw@registry.example/', 'not a url']) {
+      const res = await rpc('settings.setRegistry', { registry });
+      expect(res.json(), registry).toEqual({ ok: false, code: 'invalid-request', message: 'settings.setRegistry: registry: a registry is an http(s) URL without credentials' });
+    }
+  });
+});
+
+describe('packs methods without a registry', () => {
+  it('packs.list of a plain tree is empty; packs.search reads the bundled index', async () => {
+    expect((await rpc('packs.list', {})).json()).toEqual({ ok: true, value: { packs: [] } });
+    const search = (await rpc('packs.search', { term: 'csv' })).json() as { ok: true; value: { hits: { name: string; recommended: boolean }[] } };
+    expect(search.value.hits.map((h) => h.name)).toContain('@nodetool-ai/sandbox-csv');
+  });
+
+  it('packs.trustDryRun, packs.uninstall, packs.trust, packs.rebuild and packs.update of an unknown pack answer not-installed', async () => {
+    for (const method of ['packs.trustDryRun', 'packs.uninstall', 'packs.trust', 'packs.rebuild', 'packs.update']) {
+      const res = await rpc(method, { name: 'not-here' });
+      expect(res.status, method).toBe(200);
+      expect(res.json()).toEqual({ ok: false, code: 'not-installed', message: 'No pack named not-here is installed.' });
+    }
+  });
+});
+
+describe('module delivery', () => {
+  const summaryOf = (specifier: string) => services.catalog.summaries().find((m) => m.specifier === specifier)!;
+
+  it('delivers a module by opaque id with the catalog digest and dependencies', async () => {
+    const summary = summaryOf('@acme/geo');
+    const expected = await services.catalog.authorizeDelivery(summary.moduleId!, { kind: 'main' });
+    if (!expected.ok) throw new Error(expected.message);
+    const res = await raw(host.port, { path: `/api/sandbox-modules/${summary.moduleId}`, headers: auth });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(res.headers['x-sandbox-module-digest']).toBe(summary.digest);
+    expect(res.headers.etag).toBe(`"${summary.digest}"`);
+    expect(res.headers['x-sandbox-module-dependencies']).toBe(expected.dependencies.join(','));
+    expect(expected.dependencies.length).toBeGreaterThan(0);
+    expect(res.headers['cache-control']).toBe('private, no-cache');
+    expect(res.text).toBe(expected.body);
+  });
+
+  it('serves a WASM facade as JavaScript with its own digest', async () => {
+    const summary = summaryOf('@acme/geo/simplify-wasm');
+    const res = await raw(host.port, { path: `/api/sandbox-modules/${summary.moduleId}`, headers: auth });
+    expect(res.status).toBe(200);
+    expect(res.headers['x-sandbox-module-digest']).toBe(summary.digest);
+  });
+
+  it('is immutable when addressed by the current digest, 409 stale-digest for another, 304 on a matching ETag', async () => {
+    const summary = summaryOf('@acme/geo');
+    const pinned = await raw(host.port, { path: `/api/sandbox-modules/${summary.moduleId}?digest=${summary.digest}`, headers: auth });
+    expect(pinned.status).toBe(200);
+    expect(pinned.headers['cache-control']).toBe('private, max-age=31536000, immutable');
+    const stale = await raw(host.port, { path: `/api/sandbox-modules/${summary.moduleId}?digest=${'0'.repeat(64)}`, headers: auth });
+    expect(stale.status).toBe(409);
+    expect(stale.json()).toEqual({ ok: false, code: 'stale-digest', message: `Module ${summary.moduleId} is now at digest ${summary.digest}; the requested digest is no longer served.` });
+    const revalidated = await raw(host.port, { path: `/api/sandbox-modules/${summary.moduleId}`, headers: { ...auth, 'If-None-Match': `"${summary.digest}"` } });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.text).toBe('');
+  });
+
+  it('answers 404 for an unknown id and 400 for an id that is not an opaque id', async () => {
+    const unknown = await raw(host.port, { path: '/api/sandbox-modules/m_000000000000000000000000', headers: auth });
+    expect(unknown.status).toBe(404);
+    expect((unknown.json() as { code: string }).code).toBe('not-found');
+    for (const id of ['..%2F..%2Fetc%2Fpasswd', '%40acme%2Fgeo', 'a.b', 'x'.repeat(129), '']) {
+      const res = await raw(host.port, { path: `/api/sandbox-modules/${id}`, headers: auth });
+      expect(res.status, id).toBe(400);
+      expect(res.json()).toEqual({ ok: false, code: 'invalid-request', message: 'moduleId: a module id is 1–128 letters, digits, "-" or "_"' });
+    }
+    const badDigest = await raw(host.port, { path: `/api/sandbox-modules/m_0?digest=ABC`, headers: auth });
+    expect(badDigest.status).toBe(400);
+  });
+
+  it('answers 403 for a private pack\'s module (the catalog\'s entitlement rule for browser principals)', async () => {
+    const summary = summaryOf('private-pack');
+    expect(summary.status).toBe('ready');
+    const res = await raw(host.port, { path: `/api/sandbox-modules/${summary.moduleId}`, headers: auth });
+    expect(res.status).toBe(403);
+    expect((res.json() as { code: string }).code).toBe('forbidden');
+    const forMain = await services.catalog.authorizeDelivery(summary.moduleId!, { kind: 'main' });
+    expect(forMain.ok).toBe(true);
+  });
+});
+
+describe('static files', () => {
+  it('serves the page with a strict CSP and no token needed', async () => {
+    const res = await raw(host.port, { path: '/' });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.headers['content-security-policy']).toBe(CONTENT_SECURITY_POLICY);
+    expect(CONTENT_SECURITY_POLICY).not.toContain('unsafe');
+    expect(res.headers['x-frame-options']).toBe('DENY');
+    const asset = await raw(host.port, { path: '/assets/app.js' });
+    expect(asset.status).toBe(200);
+    expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+  });
+
+  it('never leaves the build directory or shows hidden files', async () => {
+    for (const p of ['/../package.json', '/%2e%2e/package.json', '/assets/%2e%2e/%2e%2e/package.json', '/.secret', '/assets/..%5c..%5cpackage.json', '/%00', '/nope.js']) {
+      const res = await raw(host.port, { path: p });
+      expect(res.status, p).toBe(404);
+    }
+  });
+});

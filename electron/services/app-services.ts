@@ -1,0 +1,99 @@
+// The main-side composition: one object per data directory that owns the catalog and everything
+// that serves the contract (installer calls, settings, workflows, the kernel), and hands the three
+// faces (Electron IPC, web host, tests) the same dispatcher and event hub. dispose() releases what
+// it owns; nothing here is a module-level singleton.
+
+import { mkdir } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
+import { createDispatcher, type Dispatcher, type Handlers } from '../../shared/contract/dispatcher.ts';
+import { createEventHub, type EventHub } from '../../shared/contract/events.ts';
+import { trustCovers } from '../../shared/protocol/ledger.ts';
+import { fail, ok, type Result } from '../../shared/protocol/result.ts';
+import { openCatalog, type DiscoveryCatalog } from '../catalog/catalog.ts';
+import { activePackNames, createInstaller } from '../install/index.ts';
+import { readLedger } from '../install/ledger-store.ts';
+import { catalogHandlers } from './catalog-handlers.ts';
+import { packHandlers } from './pack-handlers.ts';
+import { createRedactor } from './redact.ts';
+import { settingsHandlers } from './settings-handlers.ts';
+import { createSettingsStore } from './settings-store.ts';
+
+export interface AppServicesOptions {
+  /** The data directory: the managed install root, settings and saved workflows. */
+  readonly dataDir: string;
+  /** Registry index for packs.search (file or https URL); the bundled one by default. */
+  readonly registryIndex?: string;
+  /** Where bugs are reported (a throwing handler, a contract violation). */
+  readonly onBug?: (where: string, error: unknown) => void;
+}
+
+export interface AppServices {
+  readonly dataDir: string;
+  readonly catalog: DiscoveryCatalog;
+  readonly events: EventHub;
+  readonly dispatcher: Dispatcher;
+  dispose(): Promise<void>;
+}
+
+export async function createAppServices(options: AppServicesOptions): Promise<Result<AppServices>> {
+  const dataDir = options.dataDir;
+  await mkdir(dataDir, { recursive: true });
+  const onBug = options.onBug ?? ((where, error) => console.error(`[sandbox-packs] bug in ${where}:`, error));
+
+  // A managed root left half-done by a killed install is put back in line before anything reads it.
+  const reconciled = await createInstaller({ root: dataDir }).reconcile();
+  if (!reconciled.ok && reconciled.code !== 'busy') return reconciled;
+
+  const opened = await openCatalog({ root: dataDir, onlyPacks: () => activePackNames(dataDir) });
+  if (!opened.ok) return opened;
+  const catalog = opened.value;
+
+  const ledger = await readLedger(dataDir);
+  const settings = createSettingsStore(dataDir, ledger.ok && ledger.value ? { registry: ledger.value.registry } : {});
+  const events = createEventHub((error) => onBug('event listener', error));
+  const redact = createRedactor([dataDir, await realpath(dataDir)]);
+
+  const isTrusted = async (packName: string): Promise<boolean> => {
+    const read = await readLedger(dataDir);
+    const record = read.ok ? read.value?.packs[packName] : undefined;
+    return record !== undefined && trustCovers(record);
+  };
+
+  const handlers: Handlers = {
+    ...packHandlers({
+      root: dataDir,
+      catalog,
+      events,
+      registry: async () => {
+        const current = await settings.get();
+        return current.ok ? current.value.registry : undefined;
+      },
+      ...(options.registryIndex ? { registryIndex: options.registryIndex } : {}),
+    }),
+    ...catalogHandlers({ catalog, isTrusted }),
+    ...settingsHandlers(settings),
+  };
+
+  const dispatcher = createDispatcher(redactAll(handlers, redact), { onBug });
+  return ok({
+    dataDir,
+    catalog,
+    events,
+    dispatcher,
+    async dispose() {
+      // The catalog holds no OS resources; pools owned here are closed as they are added.
+    },
+  });
+}
+
+/** Every handler's answer (values and failure messages) passes the path redactor. */
+function redactAll(handlers: Handlers, redact: <T>(value: T) => T): Handlers {
+  const wrapped: Record<string, unknown> = {};
+  for (const [name, handler] of Object.entries(handlers) as [string, (request: unknown, context: unknown) => Promise<Result<unknown>>][]) {
+    wrapped[name] = async (request: unknown, context: unknown) => {
+      const result = await handler(request, context);
+      return result.ok ? redact(result) : fail(result.code, redact(result.message));
+    };
+  }
+  return wrapped as unknown as Handlers;
+}
