@@ -1,0 +1,270 @@
+// The installer service: one typed API over a managed install root, used by the CLI now and the
+// app later. Every operation returns a tagged result; every mutating one holds the root lock.
+// Installing never runs pack code: npm runs with scripts off, the installed artifact is classified,
+// and only sandbox-only packs become active at once. Host code and scripts wait for consent
+// (trust.ts), which is keyed to the exact artifact. The ledger is written only after the artifact
+// is fully inspected, so an install that is killed or fails never leaves an active half pack.
+
+import type { ChildProcess } from 'node:child_process';
+import { SOURCE_LABELS, trustCovers, type InstallMode, type LifecycleScript, type Ledger, type PackInstallStatus, type PackRecord } from '../../shared/protocol/ledger.ts';
+import { fail, ok, type Result } from '../../shared/protocol/result.ts';
+import { defaultDataDir } from '../platform/data-dir.ts';
+import { classify, inspectClosure, readInstalledPackageJson } from './inspect.ts';
+import { emptyLedger, readLedger, writeLedger } from './ledger-store.ts';
+import { DEFAULT_REGISTRY, ensureRoot, readLockfile, readRootPackageJson } from './npm-root.ts';
+import { reconcileLocked, type ReconcileReport } from './reconcile.ts';
+import { acquireRootLock } from './root-lock.ts';
+import { npmFailure, npmInstall, npmUninstall, syncScriptPolicy, type OpContext, type ProgressListener } from './root-ops.ts';
+import { parseSpec, type ParsedSpec } from './spec.ts';
+import { rebuildLocked, type RebuildOutcome } from './trust.ts';
+
+export type { ProgressEvent, ProgressListener, ProgressStage } from './root-ops.ts';
+export type { ReconcileReport } from './reconcile.ts';
+export type { RebuildOutcome } from './trust.ts';
+
+export interface InstallerOptions {
+  /** The managed install root; defaults to the app data directory. */
+  readonly root?: string;
+  /** Registry URL; remembered in the root's ledger, so later calls may omit it. */
+  readonly registry?: string;
+  /** How long a mutating call waits for another one on the same root before answering `busy`. Default 0. */
+  readonly lockWaitMs?: number;
+  /** Turns a freshly recorded pack's npm entries into sandbox modules (the compiler); optional. */
+  readonly compile?: (root: string, record: PackRecord) => Promise<void>;
+  /** Test hook: sees each npm child process as it starts. */
+  readonly onNpmSpawn?: (child: ChildProcess) => void;
+}
+
+export interface OpOptions {
+  readonly onProgress?: ProgressListener;
+}
+
+export interface InstallOutcome {
+  readonly name: string;
+  readonly version: string;
+  readonly installMode: InstallMode;
+  readonly status: PackInstallStatus;
+  readonly integrity: string;
+  readonly resolved: string;
+  readonly sourceLabel: 'registry' | 'unverified source';
+  readonly scripts: readonly LifecycleScript[];
+  /** Set by update: the version that was replaced. */
+  readonly previousVersion?: string;
+}
+
+export interface TrustDryRun {
+  readonly name: string;
+  readonly version: string;
+  readonly integrity: string;
+  readonly installMode: InstallMode;
+  /** The literal scripts a rebuild would run, the pack's own first. */
+  readonly scripts: readonly LifecycleScript[];
+}
+
+export function outcomeOf(record: PackRecord, previousVersion?: string): InstallOutcome {
+  return {
+    name: record.name,
+    version: record.version,
+    installMode: record.installMode,
+    status: record.status,
+    integrity: record.integrity,
+    resolved: record.resolved,
+    sourceLabel: record.sourceLabel,
+    scripts: record.scripts,
+    ...(previousVersion ? { previousVersion } : {}),
+  };
+}
+
+const quiet: ProgressListener = () => {};
+
+export function createInstaller(options: InstallerOptions = {}) {
+  const root = options.root ?? defaultDataDir();
+
+  /** Run `body` under the root lock with a loaded (or fresh) ledger and the effective registry. */
+  async function locked<T>(operation: string, onProgress: ProgressListener, body: (ctx: OpContext, ledger: Ledger) => Promise<Result<T>>): Promise<Result<T>> {
+    await ensureRoot(root);
+    const lock = await acquireRootLock(root, operation, options.lockWaitMs ?? 0);
+    if (!lock.ok) return lock;
+    try {
+      const read = await readLedger(root);
+      if (!read.ok) return read;
+      const registry = options.registry ?? read.value?.registry ?? DEFAULT_REGISTRY;
+      const ledger: Ledger = read.value ? { ...read.value, registry } : emptyLedger(registry);
+      // The ledger exists before npm ever runs, so the root is managed even if this call is killed.
+      if (!read.value || read.value.registry !== registry) await writeLedger(root, ledger);
+      const ctx: OpContext = { root, registry, progress: onProgress, ...(options.onNpmSpawn ? { onNpmSpawn: options.onNpmSpawn } : {}) };
+      return await body(ctx, ledger);
+    } finally {
+      await lock.value.release();
+    }
+  }
+
+  /** npm-install `spec`, then classify and record it. On any failure the tree is put back and the ledger is untouched. */
+  async function installParsed(ctx: OpContext, ledger: Ledger, parsed: ParsedSpec, previous?: PackRecord): Promise<Result<PackRecord>> {
+    const before = await readRootPackageJson(ctx.root);
+    if (!before.ok) return before;
+    ctx.progress({ stage: 'fetching', message: `npm install ${parsed.npmArg} (scripts off)` });
+    const run = await npmInstall(ctx, [parsed.npmArg]);
+    if (run.code !== 0) return npmFailure(run, `installing ${parsed.spec}`);
+
+    ctx.progress({ stage: 'classifying', message: 'reading the installed package.json' });
+    const after = await readRootPackageJson(ctx.root);
+    if (!after.ok) return after;
+    const name = parsed.name ?? Object.keys(after.value.dependencies ?? {}).find((dep) => !(dep in (before.value.dependencies ?? {})) && !(dep in ledger.packs));
+    if (!name) return fail('install-failed', `npm finished, but no new package appeared in the install root for ${parsed.spec}.`);
+    const undo = async (): Promise<void> => {
+      if (previous) await npmInstall(ctx, [`${previous.name}@${previous.version}`]);
+      else await npmUninstall(ctx, [name]);
+    };
+    const pkg = await readInstalledPackageJson(ctx.root, `node_modules/${name}`);
+    if (!pkg.ok) {
+      await undo();
+      return pkg;
+    }
+    const kind = classify(pkg.value, `node_modules/${name}/package.json`);
+    if (!kind.ok) {
+      await undo();
+      return kind;
+    }
+    const lock = await readLockfile(ctx.root);
+    if (!lock.ok || !lock.value) {
+      await undo();
+      return lock.ok ? fail('install-failed', 'npm finished but wrote no lockfile.') : lock;
+    }
+    const inspected = await inspectClosure(ctx.root, lock.value, name);
+    if (!inspected.ok) {
+      await undo();
+      return inspected;
+    }
+    const self = inspected.value.closure[0];
+    if (!self?.integrity || !self.resolved) {
+      await undo();
+      return fail('install-failed', `The lockfile has no resolved URL and integrity for ${name}, so the artifact cannot be pinned; it was removed again.`);
+    }
+    const base = {
+      name,
+      version: pkg.value.version,
+      spec: parsed.spec,
+      resolved: self.resolved,
+      integrity: self.integrity,
+      installMode: kind.value.mode,
+      installedAt: new Date().toISOString(),
+      source: parsed.source,
+      sourceLabel: SOURCE_LABELS[parsed.source],
+      scripts: inspected.value.scripts,
+      closure: inspected.value.closure,
+    } as const;
+    // Consent carries over only to the identical artifact (same name, version and integrity).
+    const keptTrust = previous?.trust && trustCovers({ ...base, trust: previous.trust }) ? previous.trust : null;
+    const status: PackInstallStatus = kind.value.mode === 'sandbox-only' ? 'active' : keptTrust && previous?.status === 'active' ? 'active' : 'needs-trust';
+    const record: PackRecord = { ...base, trust: keptTrust, status };
+    if (options.compile && record.installMode !== 'register') {
+      ctx.progress({ stage: 'compiling', message: 'preparing sandbox modules' });
+      await options.compile(ctx.root, record);
+    }
+    const next: Ledger = { ...ledger, packs: { ...ledger.packs, [name]: record } };
+    await writeLedger(ctx.root, next);
+    await syncScriptPolicy(ctx.root, next);
+    return ok(record);
+  }
+
+  return {
+    root,
+
+    async install(spec: string, opts: OpOptions = {}): Promise<Result<InstallOutcome>> {
+      const parsed = parseSpec(spec, process.cwd());
+      if (!parsed.ok) return parsed;
+      const progress = opts.onProgress ?? quiet;
+      return locked('install', progress, async (ctx, ledger) => {
+        ctx.progress({ stage: 'resolving', message: `resolving ${parsed.value.spec} against ${ctx.registry}` });
+        const known = parsed.value.name && ledger.packs[parsed.value.name];
+        if (known) return fail('usage', `${known.name}@${known.version} is already installed; use \`update ${known.name}\` to change its version.`);
+        const result = await installParsed(ctx, ledger, parsed.value);
+        if (!result.ok) return result;
+        ctx.progress({ stage: 'done', message: `${result.value.name}@${result.value.version} ${result.value.status}` });
+        return ok(outcomeOf(result.value));
+      });
+    },
+
+    async update(name: string, opts: OpOptions & { to?: string } = {}): Promise<Result<InstallOutcome>> {
+      const progress = opts.onProgress ?? quiet;
+      return locked('update', progress, async (ctx, ledger) => {
+        const previous = ledger.packs[name];
+        if (!previous) return fail('not-installed', `No pack named ${name} is installed.`);
+        if (previous.source !== 'registry') return fail('usage', `${name} was installed from a tarball; install the new tarball after uninstalling it.`);
+        const parsed = parseSpec(`${name}@${opts.to ?? 'latest'}`, ctx.root);
+        if (!parsed.ok) return parsed;
+        ctx.progress({ stage: 'resolving', message: `resolving ${parsed.value.spec} against ${ctx.registry}` });
+        const result = await installParsed(ctx, ledger, parsed.value, previous);
+        if (!result.ok) return result;
+        ctx.progress({ stage: 'done', message: `${name} ${previous.version} → ${result.value.version} ${result.value.status}` });
+        return ok(outcomeOf(result.value, previous.version));
+      });
+    },
+
+    async uninstall(name: string, opts: OpOptions = {}): Promise<Result<{ name: string; version: string }>> {
+      return locked('uninstall', opts.onProgress ?? quiet, async (ctx, ledger) => {
+        const record = ledger.packs[name];
+        if (!record) return fail('not-installed', `No pack named ${name} is installed.`);
+        // Forget it first: if npm is interrupted, reconcile removes the unrecorded leftovers.
+        const packs = { ...ledger.packs };
+        delete packs[name];
+        const next = { ...ledger, packs };
+        await writeLedger(ctx.root, next);
+        const run = await npmUninstall(ctx, [name]);
+        if (run.code !== 0) return npmFailure(run, `uninstalling ${name}`);
+        await syncScriptPolicy(ctx.root, next);
+        ctx.progress({ stage: 'done', message: `${name} removed` });
+        return ok({ name, version: record.version });
+      });
+    },
+
+    /** Dry run: the literal scripts that consent would allow. Read-only, so no lock. */
+    async trustDryRun(name: string): Promise<Result<TrustDryRun>> {
+      const read = await readLedger(root);
+      if (!read.ok) return read;
+      const record = read.value?.packs[name];
+      if (!record) return fail('not-installed', `No pack named ${name} is installed.`);
+      const scripts = [...record.scripts].sort((a, b) => Number(b.own) - Number(a.own));
+      return ok({ name, version: record.version, integrity: record.integrity, installMode: record.installMode, scripts });
+    },
+
+    /** Record consent for the exact installed artifact, then run its scripts (rebuild). */
+    async trust(name: string, opts: OpOptions = {}): Promise<Result<RebuildOutcome>> {
+      return locked('trust', opts.onProgress ?? quiet, async (ctx, ledger) => {
+        const record = ledger.packs[name];
+        if (!record) return fail('not-installed', `No pack named ${name} is installed.`);
+        if (record.installMode === 'sandbox-only') {
+          return ok({ ...outcomeOf(record), scriptsRun: [], refetched: false, note: 'Sandbox-only packs run no host code and no install scripts; it is active already.' });
+        }
+        const trusted: PackRecord = { ...record, trust: { name: record.name, version: record.version, integrity: record.integrity, at: new Date().toISOString() }, status: 'needs-rebuild' };
+        const next = { ...ledger, packs: { ...ledger.packs, [name]: trusted } };
+        await writeLedger(ctx.root, next);
+        return rebuildLocked(ctx, next, name);
+      });
+    },
+
+    /** Run the trusted pack's scripts again against the artifact on disk. */
+    async rebuild(name: string, opts: OpOptions = {}): Promise<Result<RebuildOutcome>> {
+      return locked('rebuild', opts.onProgress ?? quiet, (ctx, ledger) => rebuildLocked(ctx, ledger, name));
+    },
+
+    async list(): Promise<Result<{ registry: string | undefined; packs: PackRecord[] }>> {
+      const read = await readLedger(root);
+      if (!read.ok) return read;
+      const packs = Object.values(read.value?.packs ?? {}).sort((a, b) => a.name.localeCompare(b.name));
+      return ok({ registry: read.value?.registry, packs });
+    },
+
+    /** Bring tree and ledger back in line (run at app start); reports what it fixed. */
+    async reconcile(opts: OpOptions = {}): Promise<Result<ReconcileReport>> {
+      // A root without a ledger is a plain tree (a checkout, a fixture): never "fix" it.
+      const read = await readLedger(root);
+      if (!read.ok) return read;
+      if (!read.value) return ok({ fixed: [], removedFromTree: [], forgotten: [], missing: [] });
+      return locked('reconcile', opts.onProgress ?? quiet, (ctx, ledger) => reconcileLocked(ctx, ledger));
+    },
+  };
+}
+
+export type Installer = ReturnType<typeof createInstaller>;

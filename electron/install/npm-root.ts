@@ -1,0 +1,120 @@
+// The managed install root as npm sees it: its package.json, its lockfile, its own npm cache and
+// userconfig, and the exact npm argv every operation uses. Settings go on argv (the highest
+// precedence npm has) and the userconfig is a file we own, so neither ~/.npmrc nor npm_config_*
+// variables can turn scripts back on, drop `resolved`/`integrity` from the lockfile, or point npm
+// at another registry.
+
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { parseWith } from '../../shared/protocol/parse.ts';
+import { fail, ok, type Result } from '../../shared/protocol/result.ts';
+
+export const ROOT_PACKAGE_NAME = 'sandbox-packs-install-root';
+export const DEFAULT_REGISTRY = 'https://registry.npmjs.org/';
+
+export const rootPaths = (root: string) => ({
+  packageJson: path.join(root, 'package.json'),
+  lockfile: path.join(root, 'package-lock.json'),
+  cache: path.join(root, '.npm-cache'),
+  userconfig: path.join(root, '.sandbox-packs-npmrc'),
+  nodeModules: path.join(root, 'node_modules'),
+});
+
+/** Settings every npm call in the root carries. */
+export function npmBaseArgs(root: string, registry: string): string[] {
+  const p = rootPaths(root);
+  return [
+    '--registry', registry,
+    '--userconfig', p.userconfig,
+    '--cache', p.cache,
+    '--omit-lockfile-registry-resolved=false',
+    '--package-lock=true',
+    '--audit=false',
+    '--fund=false',
+    '--update-notifier=false',
+    '--save-exact=true',
+    '--install-links=false',
+    '--workspaces=false',
+    '--loglevel=warn',
+    '--color=false',
+    '--progress=false',
+  ];
+}
+
+/** Flags that keep an install from running any code at all. */
+export const NO_SCRIPTS = ['--ignore-scripts=true', '--foreground-scripts=false'] as const;
+
+const RootPackageJsonSchema = z.looseObject({
+  name: z.string().optional(),
+  dependencies: z.record(z.string(), z.string()).optional(),
+  allowScripts: z.record(z.string(), z.boolean()).optional(),
+});
+export type RootPackageJson = z.infer<typeof RootPackageJsonSchema>;
+
+/** Create the root's files if missing. Idempotent. */
+export async function ensureRoot(root: string): Promise<void> {
+  const p = rootPaths(root);
+  await mkdir(root, { recursive: true });
+  try {
+    await writeFile(p.packageJson, `${JSON.stringify({ name: ROOT_PACKAGE_NAME, private: true, description: 'Managed by sandbox-packs; edit with the sandbox-packs CLI or app.', dependencies: {} }, null, 2)}\n`, { flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  await writeFile(p.userconfig, '# Owned by sandbox-packs: stands in for ~/.npmrc so user settings cannot weaken installs.\nignore-scripts=true\nomit-lockfile-registry-resolved=false\naudit=false\nfund=false\n');
+}
+
+export async function readRootPackageJson(root: string): Promise<Result<RootPackageJson>> {
+  const file = rootPaths(root).packageJson;
+  try {
+    return parseWith(RootPackageJsonSchema, JSON.parse(await readFile(file, 'utf8')), file);
+  } catch (error) {
+    return fail('root-unreadable', `${file} could not be read: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Rewrite the root's `allowScripts` policy: exactly the given name@version pins are allowed,
+ * every other package that has install scripts is denied by name. npm 11 `rebuild` runs
+ * unapproved scripts with only a warning, so the rebuild also passes --strict-allow-scripts
+ * (unreviewed → hard error) and names its targets; the explicit denials keep the other packs'
+ * scripts silently skipped rather than failing the strict check.
+ */
+export async function writeAllowScripts(root: string, allowed: readonly string[], denied: readonly string[]): Promise<void> {
+  const read = await readRootPackageJson(root);
+  if (!read.ok) throw new Error(read.message);
+  const policy: Record<string, boolean> = {};
+  for (const name of denied) policy[name] = false;
+  for (const pin of allowed) policy[pin] = true;
+  await writeFile(rootPaths(root).packageJson, `${JSON.stringify({ ...read.value, allowScripts: policy }, null, 2)}\n`);
+}
+
+const LockEntrySchema = z.looseObject({
+  version: z.string().optional(),
+  resolved: z.string().optional(),
+  integrity: z.string().optional(),
+  hasInstallScript: z.boolean().optional(),
+  link: z.boolean().optional(),
+  dependencies: z.record(z.string(), z.string()).optional(),
+  optionalDependencies: z.record(z.string(), z.string()).optional(),
+  peerDependencies: z.record(z.string(), z.string()).optional(),
+});
+export type LockEntry = z.infer<typeof LockEntrySchema>;
+const LockfileSchema = z.looseObject({ lockfileVersion: z.number(), packages: z.record(z.string(), LockEntrySchema) });
+export type Lockfile = z.infer<typeof LockfileSchema>;
+
+export async function readLockfile(root: string): Promise<Result<Lockfile | undefined>> {
+  const file = rootPaths(root).lockfile;
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return ok(undefined);
+    return fail('root-unreadable', `${file} could not be read: ${(error as Error).message}`);
+  }
+  try {
+    return parseWith(LockfileSchema, JSON.parse(text), file);
+  } catch {
+    return fail('invalid-data', `${file}: not valid JSON`);
+  }
+}

@@ -1,0 +1,94 @@
+// Bringing a managed root's tree back in line with its ledger, e.g. at app start after a crash.
+// The ledger is the truth: a package the root's package.json lists but the ledger does not (an
+// install or update killed after npm wrote the tree) is removed; a recorded pack whose files are
+// replaced by another version is forgotten (it cannot be active anyway), one whose files are gone
+// stays recorded but inactive until `rebuild` restores it with verified integrity; temp files of an
+// interrupted ledger write are deleted. Each fix is reported in a sentence.
+
+import { existsSync } from 'node:fs';
+import { readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { type Ledger } from '../../shared/protocol/ledger.ts';
+import { ok, type Result } from '../../shared/protocol/result.ts';
+import { readInstalledPackageJson } from './inspect.ts';
+import { LEDGER_FILE, writeLedger } from './ledger-store.ts';
+import { NO_SCRIPTS, readLockfile, readRootPackageJson } from './npm-root.ts';
+import { npm, npmFailure, npmUninstall, syncScriptPolicy, type OpContext } from './root-ops.ts';
+
+export interface ReconcileReport {
+  /** One sentence per fix; empty when tree and ledger already agreed. */
+  readonly fixed: readonly string[];
+  readonly removedFromTree: readonly string[];
+  readonly forgotten: readonly string[];
+  /** Recorded packs whose files are gone: left recorded (inactive), one sentence each. */
+  readonly missing: readonly string[];
+}
+
+export async function reconcileLocked(ctx: OpContext, ledger: Ledger): Promise<Result<ReconcileReport>> {
+  const fixed: string[] = [];
+  const forgotten: string[] = [];
+  const packs = { ...ledger.packs };
+
+  for (const file of await readdir(ctx.root)) {
+    if (file.startsWith(`${LEDGER_FILE}.`) && file.endsWith('.tmp')) {
+      await rm(path.join(ctx.root, file), { force: true });
+      fixed.push(`Deleted ${file}, left by an interrupted ledger write.`);
+    }
+  }
+
+  const missing: string[] = [];
+  for (const record of Object.values(ledger.packs)) {
+    const dir = path.join(ctx.root, 'node_modules', record.name);
+    if (!existsSync(dir)) {
+      // Kept: the lockfile still pins it, and `rebuild` restores it only after verifying integrity.
+      missing.push(`${record.name}@${record.version}'s files are missing, so it is inactive; \`rebuild ${record.name}\` fetches it again (verified) or \`uninstall ${record.name}\` drops it.`);
+      continue;
+    }
+    const pkg = await readInstalledPackageJson(ctx.root, `node_modules/${record.name}`);
+    if (!pkg.ok || pkg.value.name !== record.name || pkg.value.version !== record.version) {
+      delete packs[record.name];
+      forgotten.push(record.name);
+      const found = pkg.ok ? `version ${pkg.value.version} is on disk instead (an interrupted update)` : 'its package.json is unreadable';
+      fixed.push(`Forgot ${record.name}@${record.version}: ${found}. Install it again to use it.`);
+    }
+  }
+
+  const rootPkg = await readRootPackageJson(ctx.root);
+  if (!rootPkg.ok) return rootPkg;
+  const strays = Object.keys(rootPkg.value.dependencies ?? {}).filter((name) => !(name in packs));
+  const next: Ledger = { ...ledger, packs };
+  if (forgotten.length) await writeLedger(ctx.root, next);
+  if (strays.length) {
+    const run = await npmUninstall(ctx, strays);
+    if (run.code !== 0) return npmFailure(run, `removing unrecorded packages ${strays.join(', ')}`);
+    for (const name of strays) fixed.push(`Removed ${name}: it was in the install root but never recorded (an interrupted install or update).`);
+  }
+  // npm killed mid-extract can leave directories no lockfile entry accounts for.
+  const lock = await readLockfile(ctx.root);
+  if (!lock.ok) return lock;
+  const extraneous = (await topLevelPackages(ctx.root)).filter((rel) => !lock.value?.packages[rel]);
+  if (extraneous.length) {
+    const run = await npm(ctx, ['prune', ...NO_SCRIPTS]);
+    if (run.code !== 0) return npmFailure(run, 'pruning leftovers of an interrupted install');
+    for (const rel of extraneous) await rm(path.join(ctx.root, rel), { recursive: true, force: true });
+    fixed.push(`Deleted ${extraneous.join(', ')}: left in node_modules by an interrupted install.`);
+  }
+  if (fixed.length) await syncScriptPolicy(ctx.root, next);
+  return ok({ fixed, removedFromTree: strays, forgotten, missing });
+}
+
+/** node_modules/<name> and node_modules/@scope/<name> paths present on disk. */
+async function topLevelPackages(root: string): Promise<string[]> {
+  const base = path.join(root, 'node_modules');
+  if (!existsSync(base)) return [];
+  const found: string[] = [];
+  for (const entry of await readdir(base, { withFileTypes: true })) {
+    if (entry.name.startsWith('.')) continue;
+    if (entry.name.startsWith('@') && entry.isDirectory()) {
+      for (const inner of await readdir(path.join(base, entry.name))) found.push(`node_modules/${entry.name}/${inner}`);
+    } else {
+      found.push(`node_modules/${entry.name}`);
+    }
+  }
+  return found;
+}

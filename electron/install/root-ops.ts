@@ -1,0 +1,77 @@
+// Steps several installer operations share: npm calls with the root's fixed settings, the
+// script policy kept in the root's package.json, failure mapping from npm's output to our codes,
+// and the per-operation context (root, registry, progress, lock).
+
+import type { ChildProcess } from 'node:child_process';
+import type { Ledger, PackRecord } from '../../shared/protocol/ledger.ts';
+import { trustCovers } from '../../shared/protocol/ledger.ts';
+import { fail, type Failure } from '../../shared/protocol/result.ts';
+import { NO_SCRIPTS, npmBaseArgs, readLockfile, writeAllowScripts } from './npm-root.ts';
+import { npmErrorSummary, runNpm, type NpmRun } from './npm-runner.ts';
+
+export const PROGRESS_STAGES = ['resolving', 'fetching', 'classifying', 'compiling', 'done'] as const;
+export type ProgressStage = (typeof PROGRESS_STAGES)[number];
+export interface ProgressEvent {
+  readonly stage: ProgressStage;
+  readonly message: string;
+}
+export type ProgressListener = (event: ProgressEvent) => void;
+
+export interface OpContext {
+  readonly root: string;
+  readonly registry: string;
+  readonly progress: ProgressListener;
+  readonly onNpmSpawn?: (child: ChildProcess) => void;
+}
+
+export function npm(ctx: OpContext, args: readonly string[]): Promise<NpmRun> {
+  return runNpm([...args, ...npmBaseArgs(ctx.root, ctx.registry)], { cwd: ctx.root, ...(ctx.onNpmSpawn ? { onSpawn: ctx.onNpmSpawn } : {}) });
+}
+
+/** `npm install` with scripts off. No spec: restore the tree from the lockfile. */
+export function npmInstall(ctx: OpContext, specs: readonly string[]): Promise<NpmRun> {
+  return npm(ctx, ['install', ...NO_SCRIPTS, ...specs]);
+}
+
+export function npmUninstall(ctx: OpContext, names: readonly string[]): Promise<NpmRun> {
+  return npm(ctx, ['uninstall', ...NO_SCRIPTS, ...names]);
+}
+
+/** Map a failed npm run to a code a user can act on. */
+export function npmFailure(run: NpmRun, what: string): Failure {
+  const text = `${run.stderr}\n${run.stdout}`;
+  const summary = npmErrorSummary(run);
+  if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|network request to .* failed/i.test(text)) {
+    return fail('registry-unreachable', `The package registry could not be reached while ${what}: ${summary}`);
+  }
+  if (/EINTEGRITY/.test(text)) return fail('integrity-mismatch', `The registry served an artifact whose integrity does not match the lockfile while ${what}: ${summary}`);
+  if (/E404|404 Not Found/.test(text)) return fail('install-failed', `The package was not found in the registry while ${what}: ${summary}`);
+  if (/ETARGET|No matching version/.test(text)) return fail('install-failed', `No version matches while ${what}: ${summary}`);
+  return fail('install-failed', `npm failed while ${what}: ${summary}`);
+}
+
+/**
+ * Make the root's allowScripts policy say exactly what the ledger consents to: name@version pins
+ * for the closure packages of trusted packs, a denial for every other package with scripts.
+ */
+export async function syncScriptPolicy(root: string, ledger: Ledger, extraAllowed: readonly PackRecord[] = []): Promise<void> {
+  const allowed = new Set<string>();
+  const trusted = [...Object.values(ledger.packs).filter((r) => r.installMode !== 'sandbox-only' && trustCovers(r)), ...extraAllowed];
+  for (const record of trusted) {
+    for (const script of record.scripts) allowed.add(`${script.package}@${script.version}`);
+  }
+  const allowedNames = new Set([...allowed].map((pin) => pin.slice(0, pin.lastIndexOf('@'))));
+  const denied = new Set<string>();
+  const lock = await readLockfile(root);
+  if (lock.ok && lock.value) {
+    for (const [key, entry] of Object.entries(lock.value.packages)) {
+      if (key === '' || !entry.hasInstallScript) continue;
+      const name = key.slice(key.lastIndexOf('node_modules/') + 'node_modules/'.length);
+      if (!allowedNames.has(name)) denied.add(name);
+    }
+  }
+  for (const record of Object.values(ledger.packs)) {
+    for (const script of record.scripts) if (!allowedNames.has(script.package)) denied.add(script.package);
+  }
+  await writeAllowScripts(root, [...allowed], [...denied]);
+}

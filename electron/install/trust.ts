@@ -1,0 +1,123 @@
+// Running a trusted pack's lifecycle scripts. Consent is keyed to (name, version, integrity), and
+// scripts run only against that artifact: first the files on disk are checked against the
+// digests taken at install; if they are missing or changed, the tarballs are fetched again from
+// the lockfile's resolved URLs and must match the recorded integrity before npm restores them and
+// before any script runs. Only then does `npm rebuild` run, limited to the named name@version
+// targets and to an allowScripts policy that allows exactly those (strict: anything unreviewed
+// is an error, not a warning).
+
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { trustCovers, type ClosureEntry, type Ledger, type PackRecord } from '../../shared/protocol/ledger.ts';
+import { fail, ok, type Result } from '../../shared/protocol/result.ts';
+import { readInstalledPackageJson, treeDigest } from './inspect.ts';
+import { writeLedger } from './ledger-store.ts';
+import { readLockfile } from './npm-root.ts';
+import { npmErrorSummary } from './npm-runner.ts';
+import { verifyRefetch } from './refetch.ts';
+import { npm, npmFailure, npmInstall, syncScriptPolicy, type OpContext } from './root-ops.ts';
+import type { InstallOutcome } from './installer.ts';
+
+export interface RebuildOutcome extends InstallOutcome {
+  /** name@version of each package whose scripts ran. */
+  readonly scriptsRun: readonly string[];
+  /** True when the artifact had to be fetched again (and was verified) before scripts ran. */
+  readonly refetched: boolean;
+  readonly note?: string;
+}
+
+/** Is this closure entry on disk exactly as recorded? */
+async function intact(root: string, entry: ClosureEntry): Promise<boolean> {
+  const dir = path.join(root, entry.path);
+  if (!existsSync(path.join(dir, 'package.json'))) return false;
+  const pkg = await readInstalledPackageJson(root, entry.path);
+  if (!pkg.ok || pkg.value.name !== entry.name || pkg.value.version !== entry.version) return false;
+  return (await treeDigest(dir)) === entry.treeDigest;
+}
+
+async function save(ctx: OpContext, ledger: Ledger, record: PackRecord): Promise<Ledger> {
+  const next = { ...ledger, packs: { ...ledger.packs, [record.name]: record } };
+  await writeLedger(ctx.root, next);
+  return next;
+}
+
+export async function rebuildLocked(ctx: OpContext, ledger: Ledger, name: string): Promise<Result<RebuildOutcome>> {
+  const record = ledger.packs[name];
+  if (!record) return fail('not-installed', `No pack named ${name} is installed.`);
+  if (record.installMode === 'sandbox-only') {
+    return ok({ ...outcome(record), scriptsRun: [], refetched: false, note: 'Sandbox-only packs never run install scripts.' });
+  }
+  if (!trustCovers(record)) {
+    return fail('trust-required', `${name}@${record.version} needs your trust first: run \`trust ${name} --dry-run\` to see what would run, then \`trust ${name}\`.`);
+  }
+  const inactive = { ...record, status: 'needs-rebuild' as const };
+
+  // The lockfile must still pin the artifact consent was given to.
+  const lock = await readLockfile(ctx.root);
+  if (!lock.ok) return lock;
+  const pinned = lock.value?.packages[`node_modules/${name}`];
+  if (!pinned || pinned.integrity !== record.integrity) {
+    await save(ctx, ledger, inactive);
+    return fail('integrity-mismatch', `The root's lockfile no longer pins ${name}@${record.version} with the integrity you trusted; nothing was run.`);
+  }
+
+  ctx.progress({ stage: 'classifying', message: 'checking the artifact on disk against the install' });
+  const broken: ClosureEntry[] = [];
+  for (const entry of record.closure) if (!(await intact(ctx.root, entry))) broken.push(entry);
+
+  let refetched = false;
+  if (broken.length > 0) {
+    ctx.progress({ stage: 'fetching', message: `fetching ${broken.map((e) => `${e.name}@${e.version}`).join(', ')} again and verifying integrity` });
+    const verified = await verifyRefetch(ctx.root, broken);
+    if (!verified.ok) {
+      await save(ctx, ledger, inactive);
+      return verified;
+    }
+    for (const entry of broken) await rm(path.join(ctx.root, entry.path), { recursive: true, force: true });
+    // npm restores from the lockfile and checks the same integrity again as it extracts.
+    const run = await npmInstall(ctx, []);
+    if (run.code !== 0) {
+      await save(ctx, ledger, inactive);
+      return npmFailure(run, `restoring ${name} from the lockfile`);
+    }
+    for (const entry of broken) {
+      if (!(await intact(ctx.root, entry))) {
+        await save(ctx, ledger, inactive);
+        return fail('integrity-mismatch', `${entry.name}@${entry.version} on disk still differs from what was first installed after it was fetched again; nothing was run.`);
+      }
+    }
+    refetched = true;
+  }
+
+  const targets = [...new Set(record.scripts.map((s) => `${s.package}@${s.version}`))];
+  const ledgerNow = await save(ctx, ledger, inactive);
+  if (targets.length > 0) {
+    await syncScriptPolicy(ctx.root, ledgerNow);
+    ctx.progress({ stage: 'compiling', message: `running the trusted install scripts of ${targets.join(', ')}` });
+    const run = await npm(ctx, ['rebuild', '--ignore-scripts=false', '--strict-allow-scripts=true', '--foreground-scripts=false', ...targets]);
+    if (run.code !== 0) {
+      return fail('rebuild-failed', `The install scripts of ${name}@${record.version} failed: ${npmErrorSummary(run)}`);
+    }
+  }
+  // Scripts may write into their package directories: what is on disk now is the trusted state.
+  const closure: ClosureEntry[] = [];
+  for (const entry of record.closure) closure.push({ ...entry, treeDigest: await treeDigest(path.join(ctx.root, entry.path)) });
+  const active: PackRecord = { ...record, closure, status: 'active' };
+  await save(ctx, ledgerNow, active);
+  ctx.progress({ stage: 'done', message: `${name}@${record.version} active` });
+  return ok({ ...outcome(active), scriptsRun: targets, refetched });
+}
+
+function outcome(record: PackRecord): InstallOutcome {
+  return {
+    name: record.name,
+    version: record.version,
+    installMode: record.installMode,
+    status: record.status,
+    integrity: record.integrity,
+    resolved: record.resolved,
+    sourceLabel: record.sourceLabel,
+    scripts: record.scripts,
+  };
+}
