@@ -1,0 +1,50 @@
+// The one place that says how npm packages become guest modules. Every option that can change
+// the output is pinned here, and `compilerId` hashes them together with the esbuild version, so
+// a change of options or of esbuild invalidates caches and graph digests instead of silently
+// serving an older bundle.
+//
+// Resolver choice: the guest is a browser-shaped engine without Node and without a DOM, so the
+// `browser` condition and field come first. They are what steer packages such as papaparse and
+// cheerio away from their Node builds (which import `stream`); anything a browser build still
+// assumes (window, document, timers) is caught by the global scan and the admission probe.
+
+import { createHash } from 'node:crypto';
+import { version as esbuildVersion } from 'esbuild';
+
+/** Bumped whenever entry generation, checks or cache layout change. */
+export const COMPILER_VERSION = 'sandbox-packs-npm-compiler/1';
+
+export const RESOLVE_CONDITIONS = ['browser', 'import', 'module', 'default'] as const;
+export const MAIN_FIELDS = ['browser', 'module', 'main'] as const;
+
+/** Build options that shape the output; passed to esbuild as-is and hashed into the id. */
+export const BUILD_OPTIONS = {
+  bundle: true,
+  format: 'esm',
+  platform: 'neutral',
+  target: 'es2022',
+  conditions: [...RESOLVE_CONDITIONS],
+  mainFields: [...MAIN_FIELDS],
+  resolveExtensions: ['.mjs', '.js', '.cjs', '.json'],
+  minify: true,
+  legalComments: 'none',
+  charset: 'utf8',
+  treeShaking: true,
+  external: [] as string[],
+} as const;
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export const NORMALIZED_OPTIONS = stableJson(BUILD_OPTIONS);
+
+export const ESBUILD_VERSION = esbuildVersion;
+
+/** Identifies the compiler, the esbuild version and the options; part of every graph digest. */
+export const COMPILER_ID = `${COMPILER_VERSION};esbuild@${ESBUILD_VERSION};options=${createHash('sha256').update(NORMALIZED_OPTIONS).digest('hex').slice(0, 16)}`;

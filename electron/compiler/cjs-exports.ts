@@ -1,0 +1,85 @@
+// What a package's entry module exports, found without running it. esbuild cannot give an ESM
+// bundle static names for a CommonJS package (`export * from "papaparse"` yields no exports at
+// all), so the compiler asks here and writes the entry itself. CommonJS names come from
+// cjs-module-lexer — the lexer Node uses for the same job, so a pack gets the named exports it
+// would get from `import { x } from "pkg"` in Node — following its re-exports through the files
+// esbuild already resolved. ESM entries are parsed with acorn only to learn whether they have a
+// default export, which `export *` does not carry.
+
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { parse as parseJs } from 'acorn';
+import { initSync, parse as lexCjs } from 'cjs-module-lexer';
+import type * as esbuild from 'esbuild';
+
+export type EntryShape =
+  | { readonly format: 'esm'; readonly hasDefault: boolean }
+  | { readonly format: 'cjs'; readonly names: readonly string[] };
+
+const IDENTIFIER_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+const MAX_REEXPORT_DEPTH = 16;
+let lexerReady = false;
+
+function esmHasDefault(source: string): boolean {
+  const ast = parseJs(source, { ecmaVersion: 'latest', sourceType: 'module' });
+  for (const node of ast.body) {
+    if (node.type === 'ExportDefaultDeclaration') return true;
+    if (node.type === 'ExportNamedDeclaration') {
+      for (const spec of node.specifiers) {
+        const exported = spec.exported;
+        const name = exported.type === 'Identifier' ? exported.name : String(exported.value);
+        if (name === 'default') return true;
+      }
+    }
+  }
+  return false;
+}
+
+async function cjsNames(rootReal: string, metafile: esbuild.Metafile, file: string, seen: Set<string>, depth: number): Promise<string[]> {
+  if (seen.has(file) || depth > MAX_REEXPORT_DEPTH) return [];
+  seen.add(file);
+  const source = await fs.readFile(path.join(rootReal, file), 'utf8');
+  if (file.endsWith('.json')) return [];
+  const lexed = lexCjs(source);
+  const names = [...lexed.exports];
+  const imports = metafile.inputs[file]?.imports ?? [];
+  for (const request of lexed.reexports) {
+    const target = imports.find((imp) => imp.original === request);
+    if (target) names.push(...(await cjsNames(rootReal, metafile, target.path, seen, depth + 1)));
+  }
+  return names;
+}
+
+/** The shape of `entryFile` (a metafile input path, relative to the root) as bundled. */
+export async function entryShape(rootReal: string, metafile: esbuild.Metafile, entryFile: string): Promise<EntryShape> {
+  const input = metafile.inputs[entryFile];
+  if (input?.format === 'cjs') {
+    if (!lexerReady) {
+      initSync();
+      lexerReady = true;
+    }
+    const names = await cjsNames(rootReal, metafile, entryFile, new Set(), 0);
+    const usable = [...new Set(names)].filter((n) => n !== 'default' && n !== '__esModule' && IDENTIFIER_NAME.test(n)).sort();
+    return { format: 'cjs', names: usable };
+  }
+  const source = await fs.readFile(path.join(rootReal, entryFile), 'utf8');
+  return { format: 'esm', hasDefault: esmHasDefault(source) };
+}
+
+/** The first pass's entry: enough to make esbuild resolve the package and list its files. */
+export function resolutionEntry(npmName: string): string {
+  return `import * as ns from ${JSON.stringify(npmName)};\nexport default ns;\n`;
+}
+
+/** The real entry: keeps a CommonJS package's default and named exports, an ESM package's own. */
+export function generatedEntry(npmName: string, shape: EntryShape): string {
+  const from = JSON.stringify(npmName);
+  if (shape.format === 'esm') {
+    return `export * from ${from};\n${shape.hasDefault ? `export { default } from ${from};\n` : ''}`;
+  }
+  const lines = [`import __sandboxDefault, * as __sandboxNs from ${from};`, 'export default __sandboxDefault;'];
+  shape.names.forEach((name, i) => {
+    lines.push(`const __sandboxE${i} = __sandboxNs[${JSON.stringify(name)}];`, `export { __sandboxE${i} as ${name} };`);
+  });
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,318 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import * as esbuild from 'esbuild';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { COMPILER_ID } from './build-options.ts';
+import { CACHE_DIR } from './compile-cache.ts';
+import { createFixtureRoot, type FixtureRoot } from './fixture-root.ts';
+import { createNpmCompiler } from './npm-compiler.ts';
+import { createProbe } from './probe.ts';
+
+let fx: FixtureRoot;
+beforeEach(async () => {
+  fx = await createFixtureRoot();
+});
+afterEach(async () => {
+  await fx.dispose();
+});
+
+const pkg = (name: string, extra: object = {}) => ({ name, version: '1.0.0', ...extra });
+
+async function compileFrom(npmName: string, packName = 'the-pack') {
+  const packDir = await fx.addPack(packName, npmName);
+  const compiler = createNpmCompiler({ root: fx.root });
+  const result = await compiler.compile({ packDir, packName, packVersion: '1.0.0', npmName, specifier: packName });
+  return { result, compiler, packDir };
+}
+
+/** Exports of a compiled bundle as the real engine sees them. */
+async function engineExports(source: string): Promise<string[]> {
+  const probed = await createProbe()(source, 'test');
+  if (!probed.ok) throw new Error(probed.error);
+  return probed.exports;
+}
+
+describe('entry generation', () => {
+  it('keeps an ESM package\'s default and named exports', async () => {
+    await fx.addPackage('node_modules/esm-lib', {
+      'package.json': pkg('esm-lib', { type: 'module', exports: { '.': { import: './index.js' } } }),
+      'index.js': 'export const one = 1;\nexport function two() { return 2; }\nexport default { three: 3 };\n',
+    });
+    const { result } = await compileFrom('esm-lib');
+    if (!result.ok) throw new Error(result.message);
+    expect(result.value.compilerId).toBe(COMPILER_ID);
+    expect(result.value.warnings).toEqual([]);
+    expect(await engineExports(result.value.source)).toEqual(['default', 'one', 'two']);
+  });
+
+  it('keeps a CommonJS package\'s default and named exports (export * alone yields none)', async () => {
+    await fx.addPackage('node_modules/cjs-lib', {
+      'package.json': pkg('cjs-lib', { main: 'main.js' }),
+      'main.js': 'exports.parse = function (s) { return s.split(","); };\nmodule.exports.unparse = (a) => a.join(",");\nObject.defineProperty(exports, "version", { enumerable: true, value: "1" });\nexports.stuff = require("./more.js");\n',
+      'more.js': 'module.exports = { x: 1 };\n',
+    });
+    // The measured failure this guards against: esbuild's `export *` over CommonJS has no names.
+    const naive = await esbuild.build({
+      absWorkingDir: fx.root, stdin: { contents: 'export * from "cjs-lib";', resolveDir: fx.root }, bundle: true, format: 'esm', platform: 'neutral', mainFields: ['main'], write: false, metafile: true, logLevel: 'silent' });
+    expect(Object.values(naive.metafile.outputs)[0]?.exports).toEqual([]);
+
+    const { result } = await compileFrom('cjs-lib');
+    if (!result.ok) throw new Error(result.message);
+    expect(await engineExports(result.value.source)).toEqual(['default', 'parse', 'stuff', 'unparse', 'version']);
+  });
+
+  it('follows a CommonJS re-export (module.exports = require("./impl"))', async () => {
+    await fx.addPackage('node_modules/reexp', {
+      'package.json': pkg('reexp'),
+      'index.js': 'module.exports = require("./impl.js");\n',
+      'impl.js': 'exports.hello = () => "hi";\nexports.bye = () => "bye";\n',
+    });
+    const { result } = await compileFrom('reexp');
+    if (!result.ok) throw new Error(result.message);
+    expect(await engineExports(result.value.source)).toEqual(['bye', 'default', 'hello']);
+  });
+});
+
+describe('Node builtins', () => {
+  it('skips a package importing node:fs by name', async () => {
+    await fx.addPackage('node_modules/uses-fs', {
+      'package.json': pkg('uses-fs', { type: 'module' }),
+      'index.js': 'import { readFileSync } from "node:fs";\nexport const read = (p) => readFileSync(p, "utf8");\n',
+    });
+    const { result } = await compileFrom('uses-fs');
+    expect(result).toEqual({ ok: false, code: 'npm-node-builtin', message: 'uses-fs imports node:fs (imported by node_modules/uses-fs/index.js); the sandbox has no Node APIs.' });
+  });
+
+  it('skips a CommonJS dependency requiring "stream" deep in the graph', async () => {
+    await fx.addPackage('node_modules/top', { 'package.json': pkg('top'), 'index.js': 'module.exports = require("inner");\n' });
+    await fx.addPackage('node_modules/inner', { 'package.json': pkg('inner'), 'index.js': 'const { Readable } = require("stream");\nmodule.exports = { Readable };\n' });
+    const { result } = await compileFrom('top');
+    expect(result).toEqual({ ok: false, code: 'npm-node-builtin', message: 'top imports stream (imported by node_modules/inner/index.js); the sandbox has no Node APIs.' });
+  });
+});
+
+describe('forbidden globals', () => {
+  it('rejects a hard reference to Buffer at import time', async () => {
+    await fx.addPackage('node_modules/hard-buffer', {
+      'package.json': pkg('hard-buffer', { type: 'module' }),
+      'index.js': 'export const magic = Buffer.from("PK").length;\n',
+    });
+    const { result } = await compileFrom('hard-buffer');
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.code).toBe('npm-forbidden-global');
+    expect(result.message).toMatch(/^hard-buffer uses Buffer \(Node\) when it is imported, at bundle line 1:\d+, without checking that it exists; the sandbox has no Buffer\.$/);
+  });
+
+  it('admits a feature-detected Buffer with a warning', async () => {
+    await fx.addPackage('node_modules/soft-buffer', {
+      'package.json': pkg('soft-buffer', { type: 'module' }),
+      'index.js': 'export const hasBuffer = typeof Buffer !== "undefined" && Buffer.isBuffer(1);\nexport function toText(x) { return typeof Buffer !== "undefined" ? Buffer.from(x).toString() : String(x); }\n',
+    });
+    const { result } = await compileFrom('soft-buffer');
+    if (!result.ok) throw new Error(result.message);
+    expect(result.value.warnings).toEqual([
+      { code: 'npm-forbidden-global', message: 'soft-buffer refers to Buffer (Node), which the sandbox does not have: it checks for it first in 4 places.' },
+    ]);
+  });
+
+  it('warns about a timer used only inside a function the import does not call', async () => {
+    await fx.addPackage('node_modules/later', {
+      'package.json': pkg('later', { type: 'module' }),
+      'index.js': 'export function delay(f) { setTimeout(f, 1); }\nexport const now = 1;\n',
+    });
+    const { result } = await compileFrom('later');
+    if (!result.ok) throw new Error(result.message);
+    expect(result.value.warnings).toEqual([
+      { code: 'npm-forbidden-global', message: 'later refers to setTimeout (timers), which the sandbox does not have: it uses it inside functions in 1 place, which throw if called.' },
+    ]);
+  });
+
+  it('treats a local variable named process as a local, not the global', async () => {
+    await fx.addPackage('node_modules/shadow', {
+      'package.json': pkg('shadow', { type: 'module' }),
+      'index.js': 'const process = { env: { MODE: "x" } };\nexport const mode = process.env.MODE;\nexport function f(Buffer) { return Buffer; }\n',
+    });
+    const { result } = await compileFrom('shadow');
+    if (!result.ok) throw new Error(result.message);
+    expect(result.value.warnings).toEqual([]);
+  });
+
+  it('rejects eval at the top level', async () => {
+    await fx.addPackage('node_modules/evil-eval', { 'package.json': pkg('evil-eval', { type: 'module' }), 'index.js': 'export const v = eval("1 + 1");\n' });
+    const { result } = await compileFrom('evil-eval');
+    expect(result.ok ? undefined : result.code).toBe('npm-forbidden-global');
+  });
+});
+
+describe('size cap and admission probe', () => {
+  it('skips a bundle over 1 MB minified', async () => {
+    const big = crypto.randomBytes(800 * 1024).toString('base64');
+    await fx.addPackage('node_modules/huge', { 'package.json': pkg('huge', { type: 'module' }), 'index.js': `export const blob = ${JSON.stringify(big)};\n` });
+    const { result } = await compileFrom('huge');
+    expect(result).toEqual({ ok: false, code: 'npm-too-large', message: 'huge bundles to 1.0 MB minified, over the 1 MB limit for an npm module.' });
+  });
+
+  it('skips a package whose initialization throws, with the probe\'s error', async () => {
+    await fx.addPackage('node_modules/throws', { 'package.json': pkg('throws', { type: 'module' }), 'index.js': 'const cfg = JSON.parse("{}");\nif (!cfg.ok) throw new TypeError("boom at init");\nexport const x = 1;\n' });
+    const { result } = await compileFrom('throws');
+    expect(result).toEqual({ ok: false, code: 'npm-probe-failed', message: 'throws failed to initialize in the sandbox: TypeError: boom at init' });
+  });
+
+  it('skips a package that reaches a missing global through a lazy CommonJS wrapper (static scan cannot see it, the probe can)', async () => {
+    await fx.addPackage('node_modules/lazy', {
+      'package.json': pkg('lazy'),
+      'index.js': 'function decode(s) { return typeof atob === "function" ? atob(s) : Buffer.from(s, "base64").toString(); }\nmodule.exports = { table: decode("aGk=") };\n',
+    });
+    const { result } = await compileFrom('lazy');
+    expect(result.ok ? undefined : result).toEqual({ ok: false, code: 'npm-probe-failed', message: 'lazy failed to initialize in the sandbox: ReferenceError: Buffer is not defined' });
+  });
+
+  it('stops a package that loops forever at import time', async () => {
+    await fx.addPackage('node_modules/spin', { 'package.json': pkg('spin', { type: 'module' }), 'index.js': 'let i = 0; while (true) { i++; }\nexport const x = i;\n' });
+    const packDir = await fx.addPack('the-pack', 'spin');
+    const compiler = createNpmCompiler({ root: fx.root, probe: createProbe({ deadlineMs: 300 }) });
+    const result = await compiler.compile({ packDir, packName: 'the-pack', packVersion: '1.0.0', npmName: 'spin', specifier: 'the-pack' });
+    expect(result).toEqual({ ok: false, code: 'npm-probe-failed', message: 'spin failed to initialize in the sandbox: InternalError: interrupted' });
+  });
+
+  it('gives the probe no capabilities: fetch and timers are absent at import time', async () => {
+    await fx.addPackage('node_modules/grabby', { 'package.json': pkg('grabby', { type: 'module' }), 'index.js': 'export const seen = [typeof fetch, typeof setTimeout, typeof process, typeof globalThis.eval, typeof globalThis.workspace, typeof globalThis.getSecret].join(",");\nif (seen !== "undefined,undefined,undefined,undefined,undefined,undefined") throw new Error(seen);\n' });
+    const { result } = await compileFrom('grabby');
+    if (!result.ok) throw new Error(result.message);
+    expect(result.value.warnings.map((w) => w.message)).toEqual([
+      'grabby refers to process (Node), which the sandbox does not have: it checks for it first in 1 place.',
+      'grabby refers to setTimeout (timers), which the sandbox does not have: it checks for it first in 1 place.',
+    ]);
+  });
+});
+
+describe('resolution stays inside the install root', () => {
+  const cases: Array<[string, string]> = [
+    ['../outside', '"../outside" is not an npm package name; the "npm" field must name a dependency, not a path.'],
+    ['/etc/passwd', '"/etc/passwd" is not an npm package name; the "npm" field must name a dependency, not a path.'],
+    ['./local', '"./local" is not an npm package name; the "npm" field must name a dependency, not a path.'],
+    ['lib/../../x', '"lib/../../x" is not an npm package name; the "npm" field must name a dependency, not a path.'],
+    ['Upper', '"Upper" is not an npm package name; the "npm" field must name a dependency, not a path.'],
+  ];
+  for (const [npmName, message] of cases) {
+    it(`refuses npm field ${JSON.stringify(npmName)}`, async () => {
+      const packDir = await fx.addPack('the-pack', 'placeholder');
+      const compiler = createNpmCompiler({ root: fx.root });
+      expect(await compiler.compile({ packDir, packName: 'the-pack', packVersion: '1.0.0', npmName, specifier: 'the-pack' })).toEqual({ ok: false, code: 'npm-bundle-failed', message });
+      expect(compiler.stats().bundles).toBe(0);
+    });
+  }
+
+  it('refuses a package that is a symlink to a directory outside the root', async () => {
+    const outside = path.join(fx.base, 'outside-lib');
+    await fs.mkdir(outside);
+    await fs.writeFile(path.join(outside, 'package.json'), JSON.stringify(pkg('linked')));
+    await fs.writeFile(path.join(outside, 'index.js'), 'export const secret = 1;\n');
+    await fs.symlink(outside, path.join(fx.root, 'node_modules', 'linked'), 'dir');
+    const { result, compiler } = await compileFrom('linked');
+    expect(result).toEqual({ ok: false, code: 'npm-bundle-failed', message: 'linked resolves through a symbolic link to a place outside the install root.' });
+    expect(compiler.stats().bundles).toBe(0);
+  });
+
+  it('refuses a transitive dependency that esbuild would find above the root (the app\'s own node_modules)', async () => {
+    // <base>/node_modules/leak sits above the root, where Node-style lookup would walk to.
+    await fx.addPackage('../node_modules/leak', { 'package.json': pkg('leak', { type: 'module' }), 'index.js': 'export const leaked = 1;\n' });
+    await fx.addPackage('node_modules/wants-leak', { 'package.json': pkg('wants-leak', { type: 'module' }), 'index.js': 'export { leaked } from "leak";\n' });
+    const { result } = await compileFrom('wants-leak');
+    expect(result).toEqual({ ok: false, code: 'npm-bundle-failed', message: 'wants-leak imports leak, which resolves outside the install root.' });
+  });
+
+  it('does not look for the npm package above the root', async () => {
+    await fx.addPackage('../node_modules/only-above', { 'package.json': pkg('only-above', { type: 'module' }), 'index.js': 'export const x = 1;\n' });
+    const { result } = await compileFrom('only-above');
+    expect(result).toEqual({ ok: false, code: 'npm-bundle-failed', message: "only-above is not installed in the pack's node_modules or the install root; add it to the pack's dependencies." });
+  });
+
+  it('refuses a relative import inside the package that climbs out through a symlinked file', async () => {
+    const outside = path.join(fx.base, 'secret.js');
+    await fs.writeFile(outside, 'export const secret = 42;\n');
+    await fx.addPackage('node_modules/sneaky', { 'package.json': pkg('sneaky', { type: 'module' }), 'index.js': 'export { secret } from "./secret.js";\n' });
+    await fs.symlink(outside, path.join(fx.root, 'node_modules', 'sneaky', 'secret.js'));
+    const { result } = await compileFrom('sneaky');
+    expect(result).toEqual({ ok: false, code: 'npm-bundle-failed', message: 'sneaky imports ./secret.js, which resolves outside the install root.' });
+  });
+
+  it('prefers the pack\'s nested copy over the hoisted one, as Node would', async () => {
+    await fx.addPackage('node_modules/dual', { 'package.json': pkg('dual', { type: 'module' }), 'index.js': 'export const which = "hoisted";\n' });
+    await fx.addPackage('node_modules/@scope/pk/node_modules/dual', { 'package.json': pkg('dual', { type: 'module' }), 'index.js': 'export const which = "nested";\nif (which !== "nested") throw new Error("wrong copy");\n' });
+    const nested = await fx.addPackage('node_modules/@scope/pk', { 'package.json': pkg('@scope/pk') });
+    const hoistedOnly = await fx.addPack('other-pack', 'dual');
+    const compiler = createNpmCompiler({ root: fx.root });
+    const a = await compiler.compile({ packDir: nested, packName: '@scope/pk', packVersion: '1.0.0', npmName: 'dual', specifier: '@scope/pk' });
+    const b = await compiler.compile({ packDir: hoistedOnly, packName: 'other-pack', packVersion: '1.0.0', npmName: 'dual', specifier: 'other-pack' });
+    if (!a.ok || !b.ok) throw new Error('expected both to compile');
+    expect(a.value.source).toContain('"nested"');
+    expect(b.value.source).toContain('"hoisted"');
+    expect(a.value.inputsDigest).not.toBe(b.value.inputsDigest);
+  });
+});
+
+describe('content-addressed cache', () => {
+  async function setup() {
+    await fx.addPackage('node_modules/cached', { 'package.json': pkg('cached', { type: 'module' }), 'index.js': 'import { helper } from "./helper.js";\nexport const v = helper();\n', 'helper.js': 'export const helper = () => 1;\n' });
+    const packDir = await fx.addPack('the-pack', 'cached');
+    const req = { packDir, packName: 'the-pack', packVersion: '1.0.0', npmName: 'cached', specifier: 'the-pack' };
+    let builds = 0;
+    const counting = { version: esbuild.version, build: (o: Parameters<typeof esbuild.build>[0] & { write: false; metafile: true }) => { builds++; return esbuild.build(o); } };
+    const fresh = () => createNpmCompiler({ root: fx.root, esbuild: counting });
+    return { req, fresh, builds: () => builds };
+  }
+
+  it('a warm compile (fresh compiler, same root) runs no esbuild bundle and no probe', async () => {
+    const { req, fresh, builds } = await setup();
+    const cold = fresh();
+    const first = await cold.compile(req);
+    expect(builds()).toBe(2);
+    expect(cold.stats()).toEqual({ bundles: 2, cacheHits: 0, probes: 1 });
+    const warm = fresh();
+    const second = await warm.compile(req);
+    expect(builds()).toBe(2);
+    expect(warm.stats()).toEqual({ bundles: 0, cacheHits: 1, probes: 0 });
+    expect(second).toEqual(first);
+  });
+
+  it('re-bundles when an input file changes, and when the cache entry is damaged or tampered with', async () => {
+    const { req, fresh, builds } = await setup();
+    const first = await fresh().compile(req);
+    await fs.writeFile(path.join(fx.root, 'node_modules/cached/helper.js'), 'export const helper = () => 2;\n');
+    const changed = await fresh().compile(req);
+    expect(builds()).toBe(4);
+    if (!first.ok || !changed.ok) throw new Error('expected ok');
+    expect(changed.value.inputsDigest).not.toBe(first.value.inputsDigest);
+    expect(changed.value.source).toContain('2');
+
+    const dir = path.join(fx.root, CACHE_DIR);
+    const [file] = (await fs.readdir(dir)).filter((f) => f.endsWith('.json'));
+    if (!file) throw new Error('no cache entry');
+    const entry = JSON.parse(await fs.readFile(path.join(dir, file), 'utf8')) as { inputs: Array<{ path: string }>; outcome: { source: string } };
+    // A path that climbs out of the root is refused on read-back; the entry is treated as a miss.
+    entry.inputs[0] = { ...entry.inputs[0], path: '../../etc/hosts' } as { path: string };
+    entry.outcome.source = 'export const pwned = 1;';
+    await fs.writeFile(path.join(dir, file), JSON.stringify(entry));
+    const afterTamper = await fresh().compile(req);
+    expect(builds()).toBe(6);
+    expect(afterTamper).toEqual(changed);
+
+    await fs.writeFile(path.join(dir, file), '{ not json');
+    expect(await fresh().compile(req)).toEqual(changed);
+    expect(builds()).toBe(8);
+    expect((await fs.readdir(dir)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('caches a skip decided after bundling (the probe is not re-run on a warm start)', async () => {
+    await fx.addPackage('node_modules/throws', { 'package.json': pkg('throws', { type: 'module' }), 'index.js': 'throw new Error("nope");\n' });
+    const { result: first } = await compileFrom('throws');
+    const packDir = path.join(fx.root, 'node_modules', 'the-pack');
+    const warm = createNpmCompiler({ root: fx.root });
+    const second = await warm.compile({ packDir, packName: 'the-pack', packVersion: '1.0.0', npmName: 'throws', specifier: 'the-pack' });
+    expect(second).toEqual(first);
+    expect(warm.stats()).toEqual({ bundles: 0, cacheHits: 1, probes: 0 });
+  });
+});

@@ -1,0 +1,172 @@
+// The npm compiler: turns the npm package a config-only pack names into one guest module, and
+// decides whether it may be admitted. The steps, in order: find the package inside the install
+// root; a first esbuild pass to resolve it and learn its files and format; the real entry
+// (keeping a CommonJS package's default and named exports); the real bundle; the 1 MB cap; the
+// authored-module static rules; the scope-aware forbidden-global scan; the QuickJS admission
+// probe. The result is cached by content, so a warm discovery neither bundles nor probes.
+// It implements the catalog's `NpmModuleCompiler` port.
+
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import * as esbuild from 'esbuild';
+import { analyzeJs } from '../../shared/packs/js-analysis.ts';
+import { fail, formatBytes, LIMITS, ok, type ErrorCode, type PackWarning, type Result } from '../../shared/protocol/index.ts';
+import { COMPILER_ID, COMPILER_VERSION, ESBUILD_VERSION, NORMALIZED_OPTIONS } from './build-options.ts';
+import { bundleEntry, type EsbuildPort } from './bundle.ts';
+import { entryShape, generatedEntry, resolutionEntry } from './cjs-exports.ts';
+import { CompileCache, contentKey, hashInputs, sha256Hex, type CacheEntry } from './compile-cache.ts';
+import { FORBIDDEN_GLOBALS, scanForbiddenGlobals, type GlobalHit } from './global-scan.ts';
+import type { NpmCompileRequest, NpmCompileResult, NpmModuleCompiler } from '../catalog/npm-compiler-port.ts';
+import { locatePackage } from './package-locator.ts';
+import { createProbe, type ProbeFn } from './probe.ts';
+
+export type { NpmCompileRequest, NpmCompileResult, NpmModuleCompiler };
+
+export interface NpmCompilerOptions {
+  /** The install root; nothing outside it is ever bundled. */
+  readonly root: string;
+  /** Defaults to the real esbuild; tests wrap it to count bundle runs. */
+  readonly esbuild?: EsbuildPort;
+  /** Defaults to the quickjs-ng worker probe. */
+  readonly probe?: ProbeFn;
+}
+
+export interface NpmCompilerStats {
+  readonly bundles: number;
+  readonly cacheHits: number;
+  readonly probes: number;
+}
+
+export interface NpmCompiler extends NpmModuleCompiler {
+  /** Counts since creation: esbuild runs, cache hits, probes. How tests prove a warm start does not bundle. */
+  stats(): NpmCompilerStats;
+}
+
+/** esbuild names the generated entry `<resolveDir relative to the root>/<sandbox-entry>`. */
+const isEntryInput = (file: string): boolean => file === '<sandbox-entry>' || file.endsWith('/<sandbox-entry>');
+
+const realEsbuild: EsbuildPort = { build: (options) => esbuild.build(options), version: esbuild.version };
+
+async function lockfileHash(rootReal: string): Promise<string> {
+  try {
+    return sha256Hex(await fs.readFile(path.join(rootReal, 'package-lock.json')));
+  } catch {
+    return 'no-lockfile';
+  }
+}
+
+function globalWarnings(npmName: string, hits: readonly GlobalHit[]): PackWarning[] {
+  const warnings: PackWarning[] = [];
+  for (const name of [...new Set(hits.map((hit) => hit.name))].sort()) {
+    const guarded = hits.filter((hit) => hit.name === name && hit.kind === 'guarded').length;
+    const deferred = hits.filter((hit) => hit.name === name && hit.kind === 'deferred').length;
+    const parts: string[] = [];
+    if (guarded > 0) parts.push(`checks for it first in ${guarded} place${guarded === 1 ? '' : 's'}`);
+    if (deferred > 0) parts.push(`uses it inside functions in ${deferred} place${deferred === 1 ? '' : 's'}, which throw if called`);
+    warnings.push({
+      code: 'npm-forbidden-global',
+      message: `${npmName} refers to ${name} (${FORBIDDEN_GLOBALS[name]}), which the sandbox does not have: it ${parts.join(' and ')}.`,
+    });
+  }
+  return warnings;
+}
+
+export function createNpmCompiler(options: NpmCompilerOptions): NpmCompiler {
+  const port = options.esbuild ?? realEsbuild;
+  const probe = options.probe ?? createProbe();
+  const counts = { bundles: 0, cacheHits: 0, probes: 0 };
+  const countingPort: EsbuildPort = {
+    version: port.version,
+    build: (buildOptions) => {
+      counts.bundles++;
+      return port.build(buildOptions);
+    },
+  };
+  const keyExtra = [COMPILER_VERSION, `esbuild@${port.version}`, NORMALIZED_OPTIONS];
+  let rootRealPromise: Promise<string> | undefined;
+
+  async function compileUncached(rootReal: string, req: NpmCompileRequest, resolveDir: string): Promise<{ entry?: Omit<CacheEntry, 'format' | 'compilerId'>; result: Result<NpmCompileResult, ErrorCode> }> {
+    const { npmName } = req;
+    const first = await bundleEntry(countingPort, rootReal, resolveDir, resolutionEntry(npmName), npmName);
+    if (!first.ok) return { result: first };
+    const entryFile = Object.entries(first.value.metafile.inputs)
+      .find(([file]) => isEntryInput(file))?.[1]
+      .imports.find((imp) => imp.original === npmName)?.path;
+    if (entryFile === undefined) return { result: fail('npm-bundle-failed', `${npmName} could not be bundled: esbuild did not report its entry file.`) };
+    const shape = await entryShape(rootReal, first.value.metafile, entryFile);
+    const entrySource = generatedEntry(npmName, shape);
+    const second = await bundleEntry(countingPort, rootReal, resolveDir, entrySource, npmName);
+    if (!second.ok) return { result: second };
+    const inputPaths = Object.keys(second.value.metafile.inputs).filter((file) => !isEntryInput(file));
+    const inputs = await hashInputs(rootReal, inputPaths);
+    if (inputs === undefined) return { result: fail('npm-bundle-failed', `${npmName} could not be bundled: an input file changed or left the install root while bundling.`) };
+    const key = contentKey(inputs, keyExtra);
+    const inputsDigest = contentKey(inputs, [...keyExtra, entrySource]);
+    const result = await admit(req, second.value.code, inputsDigest);
+    const outcome = result.ok
+      ? { ok: true as const, source: result.value.source, inputsDigest, warnings: result.value.warnings }
+      : { ok: false as const, code: result.code, message: result.message };
+    return { entry: { key, inputs, outcome }, result };
+  }
+
+  async function admit(req: NpmCompileRequest, source: string, inputsDigest: string): Promise<Result<NpmCompileResult, ErrorCode>> {
+    const { npmName } = req;
+    const size = Buffer.byteLength(source, 'utf8');
+    if (size > LIMITS.bundledJsBytes) {
+      return fail('npm-too-large', `${npmName} bundles to ${formatBytes(size)} minified, over the ${formatBytes(LIMITS.bundledJsBytes)} limit for an npm module.`);
+    }
+    const analysis = analyzeJs(source, {
+      packName: req.packName,
+      publicSpecifiers: new Set([req.specifier]),
+      internalPaths: new Set(),
+      displayName: `${npmName} (bundled)`,
+    });
+    if (!analysis.ok) return analysis;
+    const scan = scanForbiddenGlobals(source);
+    if (!scan.ok) return fail('npm-bundle-failed', `${npmName} bundled to code that does not parse: ${scan.message}.`);
+    const hard = scan.hits.find((hit) => hit.kind === 'hard');
+    if (hard) {
+      return fail(
+        'npm-forbidden-global',
+        `${npmName} uses ${hard.name} (${FORBIDDEN_GLOBALS[hard.name]}) when it is imported, at bundle line ${hard.line}:${hard.column}, without checking that it exists; the sandbox has no ${hard.name}.`,
+      );
+    }
+    const warnings = globalWarnings(npmName, scan.hits);
+    counts.probes++;
+    const probed = await probe(source, `${req.specifier} (npm ${npmName})`);
+    if (!probed.ok) return fail('npm-probe-failed', `${npmName} failed to initialize in the sandbox: ${probed.error}`);
+    return ok({ source, compilerId: COMPILER_ID, inputsDigest, warnings });
+  }
+
+  return {
+    stats: () => ({ ...counts }),
+    async compile(req) {
+      rootRealPromise ??= fs.realpath(options.root);
+      let rootReal: string;
+      try {
+        rootReal = await rootRealPromise;
+      } catch {
+        rootRealPromise = undefined;
+        return fail('root-unreadable', `The install root ${options.root} could not be read.`);
+      }
+      const located = await locatePackage(rootReal, req.packDir, req.npmName);
+      if (!located.ok) return located;
+      const packReal = await fs.realpath(req.packDir);
+      const lookup = sha256Hex(
+        [COMPILER_ID, `esbuild@${port.version}`, path.relative(rootReal, packReal), req.npmName, req.specifier, path.relative(rootReal, located.value.dir), await lockfileHash(rootReal)].join('\0'),
+      );
+      const cache = new CompileCache(rootReal);
+      const hit = await cache.read(lookup, keyExtra);
+      if (hit) {
+        counts.cacheHits++;
+        const o = hit.outcome;
+        return o.ok ? ok({ source: o.source, compilerId: hit.compilerId, inputsDigest: o.inputsDigest, warnings: [...o.warnings] }) : fail(o.code, o.message);
+      }
+      const { entry, result } = await compileUncached(rootReal, req, packReal);
+      if (entry) await cache.write(lookup, { format: COMPILER_VERSION, compilerId: COMPILER_ID, ...entry });
+      return result;
+    },
+  };
+}
+
+export { COMPILER_ID, ESBUILD_VERSION };

@@ -1,0 +1,55 @@
+// Finds the directory of the npm package a pack's manifest names, the way Node would (the pack's
+// own node_modules first, then each enclosing node_modules up to the install root, where npm
+// hoists), but never beyond the install root: the app's own node_modules must not leak into a
+// guest bundle. The name is untrusted manifest data, so it must be a plain npm package name
+// (no relative or absolute paths, no subpaths) and every hit is checked by its real path.
+
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { PackageNameSchema, fail, ok, type Result } from '../../shared/protocol/index.ts';
+
+export interface LocatedPackage {
+  /** Real path of the package directory, inside the install root. */
+  readonly dir: string;
+}
+
+/** True when `child` is `parent` or lies below it (both real, absolute paths). */
+export function isInside(parent: string, child: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+async function realpathOrUndefined(p: string): Promise<string | undefined> {
+  try {
+    return await fs.realpath(p);
+  } catch {
+    return undefined;
+  }
+}
+
+export async function locatePackage(
+  rootReal: string,
+  packDir: string,
+  npmName: string,
+): Promise<Result<LocatedPackage, 'npm-bundle-failed'>> {
+  if (!PackageNameSchema.safeParse(npmName).success) {
+    return fail('npm-bundle-failed', `"${npmName}" is not an npm package name; the "npm" field must name a dependency, not a path.`);
+  }
+  const packReal = await realpathOrUndefined(packDir);
+  if (packReal === undefined || !isInside(rootReal, packReal)) {
+    return fail('npm-bundle-failed', `The pack directory is not inside the install root.`);
+  }
+  for (let dir = packReal; isInside(rootReal, dir); dir = path.dirname(dir)) {
+    if (path.basename(dir) !== 'node_modules') {
+      const candidate = path.join(dir, 'node_modules', ...npmName.split('/'));
+      const real = await realpathOrUndefined(candidate);
+      if (real !== undefined) {
+        // The nearest hit is the one Node would use; if it leaves the root we stop, never fall back.
+        if (isInside(rootReal, real)) return ok({ dir: real });
+        return fail('npm-bundle-failed', `${npmName} resolves through a symbolic link to a place outside the install root.`);
+      }
+    }
+    if (dir === rootReal) break;
+  }
+  return fail('npm-bundle-failed', `${npmName} is not installed in the pack's node_modules or the install root; add it to the pack's dependencies.`);
+}

@@ -1,0 +1,22 @@
+// Messages between the compiler and its probe worker; parsed with zod on each side because a
+// worker message is a boundary like any other.
+
+import { z } from 'zod';
+
+export const ProbeRequestSchema = z
+  .object({
+    source: z.string(),
+    filename: z.string().max(300),
+    deadlineMs: z.number().int().min(1).max(60_000),
+    memoryBytes: z.number().int().min(1024 * 1024),
+    stackBytes: z.number().int().min(64 * 1024),
+    outputBytes: z.number().int().min(0),
+  })
+  .strict();
+export type ProbeRequest = z.infer<typeof ProbeRequestSchema>;
+
+export const ProbeResponseSchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), exports: z.array(z.string()), outputBytes: z.number().int().min(0) }).strict(),
+  z.object({ ok: z.literal(false), error: z.string() }).strict(),
+]);
+export type ProbeResponse = z.infer<typeof ProbeResponseSchema>;
