@@ -16,6 +16,7 @@ export interface ClassifyContext {
   readonly denials: ReadonlyMap<string, ReceiptDenial>;
   readonly entry: EntryModule;
   readonly graph: LoaderGraph;
+  readonly timeoutMs: number;
 }
 
 export type GuestFailure = { ok: false; code: string; message: string };
@@ -46,7 +47,7 @@ export function classifyGuestError(info: GuestErrorInfo, context: ClassifyContex
   const stack = isObject && typeof info.stack === 'string' ? info.stack : '';
 
   if (context.interrupted || (name === 'InternalError' && message === 'interrupted')) {
-    return { ok: false, code: 'timeout', message: 'The code ran longer than its time limit and was stopped.' };
+    return { ok: false, code: 'timeout', message: `The code ran longer than its ${context.timeoutMs} ms time limit and was stopped.` };
   }
   if (info === null || /out of memory/i.test(message)) {
     return { ok: false, code: 'memory-limit', message: `The code used more than the ${formatBytes(LIMITS.guestMemoryBytes)} sandbox memory limit and was stopped.` };

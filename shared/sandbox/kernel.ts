@@ -328,7 +328,7 @@ async function evaluate(
   const errorOutcome = (handle: QuickJSHandle): Outcome => {
     const info = ctx.dump(handle) as GuestErrorInfo;
     handle.dispose();
-    return classifyGuestError(info, { interrupted: state.interrupted, denials: denialMessages, entry, graph });
+    return classifyGuestError(info, { interrupted: state.interrupted, denials: denialMessages, entry, graph, timeoutMs: request.timeoutMs });
   };
 
   const evaluated = ctx.evalCode(entry.source, ENTRY_MODULE_NAME, { type: 'module' });

@@ -1,0 +1,99 @@
+// Kernel contract fixtures as data. Each fixture file holds a small resolved module graph (what
+// the catalog would hand the kernel) and cases: code, grants, and the exact outcome. The Node
+// tests run them through the in-thread kernel and the worker pool; the browser runner (issue 9)
+// runs the same files in Chromium, so loading, denial and hardening hold on both.
+
+import { z } from 'zod';
+import { CapabilityGrantsSchema, GuestModuleSchema, NO_GRANTS, type HostCallResult, type KernelRunRequest, type RunResult } from '../protocol/run.ts';
+
+export const FixtureExpectSchema = z.union([
+  z.object({ ok: z.literal(true), value: z.unknown() }).strict(),
+  z
+    .object({
+      ok: z.literal(false),
+      code: z.string(),
+      /** Exact message, when the fixture pins it. */
+      message: z.string().optional(),
+      /** Substrings the message must contain. */
+      messageIncludes: z.array(z.string()).optional(),
+    })
+    .strict(),
+]);
+
+export const FixtureCaseSchema = z
+  .object({
+    name: z.string(),
+    why: z.string(),
+    code: z.string(),
+    /** Which of the file's declared specifiers this node declares (default: all). */
+    declare: z.array(z.string()).optional(),
+    grants: CapabilityGrantsSchema.optional(),
+    inputs: z.record(z.string(), z.unknown()).optional(),
+    /** Host answers for capability calls, by capability name (the same answer every call). */
+    hostAnswers: z.record(z.string(), z.unknown()).optional(),
+    /** Deadline for this case (default 5000 ms). */
+    timeoutMs: z.number().int().min(1).optional(),
+    expect: FixtureExpectSchema,
+    /** Denials the receipt must list (by kind and request string), in order. */
+    denied: z.array(z.object({ kind: z.enum(['import', 'capability']), request: z.string() }).strict()).optional(),
+    /** Module ids the receipt must list as loaded, in load order. */
+    loaded: z.array(z.string()).optional(),
+  })
+  .strict();
+export type FixtureCase = z.infer<typeof FixtureCaseSchema>;
+
+export const FixtureFileSchema = z
+  .object({
+    description: z.string(),
+    entries: z.record(z.string(), z.string()),
+    modules: z.record(z.string(), GuestModuleSchema),
+    cases: z.array(FixtureCaseSchema).min(1),
+  })
+  .strict();
+export type FixtureFile = z.infer<typeof FixtureFileSchema>;
+
+/** The kernel request for one case of a fixture file. */
+export function fixtureRequest(file: FixtureFile, testCase: FixtureCase): KernelRunRequest {
+  const timeoutMs = testCase.timeoutMs ?? 5000;
+  const declared = testCase.declare ?? Object.keys(file.entries);
+  const entries: Record<string, string> = {};
+  for (const specifier of declared) {
+    const id = file.entries[specifier];
+    if (id === undefined) throw new Error(`fixture case ${testCase.name} declares ${specifier}, which the file does not resolve`);
+    entries[specifier] = id;
+  }
+  return { code: testCase.code, entries, modules: file.modules, inputs: testCase.inputs ?? {}, grants: testCase.grants ?? NO_GRANTS, timeoutMs };
+}
+
+/** Every way `result` differs from what the case expects; empty when it matches. */
+export function fixtureProblems(testCase: FixtureCase, result: RunResult): string[] {
+  const problems: string[] = [];
+  const expect = testCase.expect;
+  if (expect.ok !== result.ok) {
+    problems.push(`expected ok=${expect.ok}, got ${JSON.stringify(result.ok ? { value: result.value } : { code: result.code, message: result.message })}`);
+    return problems;
+  }
+  if (expect.ok && result.ok) {
+    if (JSON.stringify(result.value) !== JSON.stringify(expect.value)) problems.push(`value ${JSON.stringify(result.value)} !== ${JSON.stringify(expect.value)}`);
+  } else if (!expect.ok && !result.ok) {
+    if (result.code !== expect.code) problems.push(`code ${result.code} !== ${expect.code} (${result.message})`);
+    if (expect.message !== undefined && result.message !== expect.message) problems.push(`message ${JSON.stringify(result.message)} !== ${JSON.stringify(expect.message)}`);
+    for (const part of expect.messageIncludes ?? []) if (!result.message.includes(part)) problems.push(`message ${JSON.stringify(result.message)} lacks ${JSON.stringify(part)}`);
+  }
+  if (testCase.denied) {
+    const got = result.receipt.denied.map((d) => ({ kind: d.kind, request: d.request }));
+    if (JSON.stringify(got) !== JSON.stringify(testCase.denied)) problems.push(`denied ${JSON.stringify(got)} !== ${JSON.stringify(testCase.denied)}`);
+  }
+  if (testCase.loaded) {
+    const got = result.receipt.modules.map((m) => m.moduleId);
+    if (JSON.stringify(got) !== JSON.stringify(testCase.loaded)) problems.push(`loaded ${JSON.stringify(got)} !== ${JSON.stringify(testCase.loaded)}`);
+  }
+  return problems;
+}
+
+/** The host side a case scripts: capability answers by name, WASM answers by "wasm:<export>". */
+export function fixtureAnswer(testCase: FixtureCase, key: string): HostCallResult {
+  const answers = testCase.hostAnswers ?? {};
+  if (Object.hasOwn(answers, key)) return { ok: true, value: answers[key] };
+  return { ok: false, code: 'internal', message: `fixture ${testCase.name} scripts no host answer for ${key}` };
+}
