@@ -30,6 +30,8 @@ export interface TestRegistry {
   readonly url: string;
   /** Verdaccio's storage directory (tests may edit it to play a misbehaving registry). */
   readonly storageDir: string;
+  /** The Verdaccio child process id (for leak checks). */
+  readonly pid: number;
   /** A userconfig holding the publish token, for npm commands aimed at this registry. */
   readonly userconfig: string;
   /** `npm publish DIR` (scripts ignored); `tag` defaults to latest. */
@@ -129,6 +131,7 @@ export async function startRegistry(options: RegistryOptions = {}): Promise<Test
 
     return {
       url,
+      pid: running.pid ?? -1,
       storageDir: path.join(root, 'storage'),
       userconfig,
       async publish(dir, publishOptions) {

@@ -1,0 +1,41 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseWith } from './parse.ts';
+import { RegistryIndexSchema, searchIndex } from './registry-index.ts';
+
+const bundled = JSON.parse(readFileSync(new URL('../../registry/index.json', import.meta.url), 'utf8')) as unknown;
+
+describe('registry index', () => {
+  it('the bundled index parses and lists our seven packs', () => {
+    const parsed = parseWith(RegistryIndexSchema, bundled, 'registry/index.json');
+    if (!parsed.ok) throw new Error(parsed.message);
+    expect(parsed.value.packs.map((p) => p.name).sort()).toEqual([
+      '@nodetool-ai/geo',
+      '@nodetool-ai/sandbox-csv',
+      '@nodetool-ai/sandbox-diff',
+      '@nodetool-ai/sandbox-html',
+      '@nodetool-ai/sandbox-xml',
+      '@nodetool-ai/sandbox-yaml',
+      '@nodetool-ai/sandbox-zip',
+    ]);
+  });
+
+  it('searches every word across name, description, keywords and modules; recommended first', () => {
+    const parsed = parseWith(RegistryIndexSchema, bundled, 'registry/index.json');
+    if (!parsed.ok) throw new Error(parsed.message);
+    expect(searchIndex(parsed.value, 'CSV').map((e) => e.name)).toEqual(['@nodetool-ai/sandbox-csv']);
+    expect(searchIndex(parsed.value, 'wasm simplify').map((e) => e.name)).toEqual(['@nodetool-ai/geo']);
+    expect(searchIndex(parsed.value, 'parse').map((e) => e.name)).toEqual(['@nodetool-ai/sandbox-csv', '@nodetool-ai/sandbox-html', '@nodetool-ai/sandbox-xml', '@nodetool-ai/sandbox-yaml']);
+    expect(searchIndex(parsed.value, 'nothing-like-this')).toEqual([]);
+    expect(searchIndex(parsed.value, '')).toHaveLength(7);
+  });
+
+  it('refuses entries with unknown keys or bad names, naming the key path', () => {
+    expect(parseWith(RegistryIndexSchema, { format: 1, packs: [{ name: '../evil', description: '', version: '1', sandboxModules: [], recommended: false }] }, 'idx')).toEqual({
+      ok: false,
+      code: 'invalid-data',
+      message: 'idx: packs.0.name: not a valid npm package name',
+    });
+    expect(parseWith(RegistryIndexSchema, { format: 1, packs: [{ name: 'a', description: '', version: '1', sandboxModules: [], recommended: false, run: 'x' }] }, 'idx')).toMatchObject({ ok: false, code: 'invalid-data' });
+  });
+});
