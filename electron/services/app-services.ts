@@ -10,6 +10,7 @@ import { createEventHub, type EventHub } from '../../shared/contract/events.ts';
 import { trustCovers } from '../../shared/protocol/ledger.ts';
 import { fail, ok, type Result } from '../../shared/protocol/result.ts';
 import { openCatalog, type DiscoveryCatalog } from '../catalog/catalog.ts';
+import { createNpmCompiler } from '../compiler/npm-compiler.ts';
 import { activePackNames, createInstaller } from '../install/index.ts';
 import { readLedger } from '../install/ledger-store.ts';
 import { catalogHandlers } from './catalog-handlers.ts';
@@ -44,7 +45,7 @@ export async function createAppServices(options: AppServicesOptions): Promise<Re
   const reconciled = await createInstaller({ root: dataDir }).reconcile();
   if (!reconciled.ok && reconciled.code !== 'busy') return reconciled;
 
-  const opened = await openCatalog({ root: dataDir, onlyPacks: () => activePackNames(dataDir) });
+  const opened = await openCatalog({ root: dataDir, onlyPacks: () => activePackNames(dataDir), compiler: createNpmCompiler({ root: dataDir }) });
   if (!opened.ok) return opened;
   const catalog = opened.value;
 

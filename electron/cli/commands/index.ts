@@ -8,6 +8,7 @@ import { trust } from './trust.ts';
 import { rebuild } from './rebuild.ts';
 import { list } from './list.ts';
 import { search } from './search.ts';
+import { serve } from './serve.ts';
 
 export const COMMANDS: readonly CliCommand[] = [
   discoverCommand,
@@ -18,4 +19,5 @@ export const COMMANDS: readonly CliCommand[] = [
   rebuild,
   list,
   search,
+  serve,
 ];

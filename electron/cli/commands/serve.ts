@@ -1,0 +1,97 @@
+// `sandbox-packs serve`: the web host — the same renderer and service contract the desktop window
+// uses, for a browser on this machine. It prints the URL carrying this launch's access token and
+// runs until interrupted; Ctrl-C closes the server and every connection before exiting.
+
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createAppServices } from '../../services/app-services.ts';
+import { startWebHost } from '../../server/web-host.ts';
+import { defaultDataDir } from '../../platform/data-dir.ts';
+import { EXIT, UsageError, type CliCommand } from '../command.ts';
+
+const USAGE = [
+  'Usage: sandbox-packs serve [--root DIR] [--port N]',
+  '',
+  'Serves the app to a browser on 127.0.0.1 and prints the address to open (it carries a',
+  'per-launch access token; anyone with the address can use the app until it stops).',
+  '',
+  'Options:',
+  '  --root DIR  data directory / install root (default: the app data directory, or SANDBOX_PACKS_ROOT)',
+  '  --port N    port to listen on (default 0: a free port)',
+].join('\n');
+
+/** Where `npm run web` puts the renderer build (scripts/build-renderer.mjs). */
+export const RENDERER_BUILD = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'out', 'renderer');
+
+export interface ServeArgs {
+  readonly root?: string;
+  readonly port: number;
+}
+
+export function parseServeArgs(args: readonly string[]): ServeArgs {
+  let root: string | undefined;
+  let port = 0;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    const value = args[i + 1];
+    if (arg === '--root' || arg === '--port') {
+      if (value === undefined || value.startsWith('--')) throw new UsageError(`${arg} needs a value.`);
+      i++;
+      if (arg === '--root') root = value;
+      else {
+        if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) throw new UsageError(`--port must be a number from 0 to 65535, not "${value}".`);
+        port = Number(value);
+      }
+    } else {
+      throw new UsageError(`Unknown option "${arg}".`);
+    }
+  }
+  return { ...(root !== undefined ? { root } : {}), port };
+}
+
+export const serve: CliCommand = {
+  name: 'serve',
+  summary: 'Serve the app to a browser on 127.0.0.1 (prints the address to open)',
+  usage: USAGE,
+  async run(args, io) {
+    const parsed = parseServeArgs(args);
+    const dataDir = parsed.root !== undefined ? path.resolve(io.cwd, parsed.root) : defaultDataDir(io.env);
+    const services = await createAppServices({ dataDir, onBug: (where, error) => io.err(`bug in ${where}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`) });
+    if (!services.ok) {
+      io.err(`${services.code}: ${services.message}`);
+      return EXIT.failed;
+    }
+    const staticDir = existsSync(path.join(RENDERER_BUILD, 'index.html')) ? RENDERER_BUILD : undefined;
+    let host;
+    try {
+      host = await startWebHost({
+        dispatcher: services.value.dispatcher,
+        events: services.value.events,
+        catalog: services.value.catalog,
+        port: parsed.port,
+        ...(staticDir ? { staticDir } : {}),
+        onBug: (where, error) => io.err(`bug in ${where}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+      });
+    } catch (error) {
+      await services.value.dispose();
+      io.err(`The web host could not listen on 127.0.0.1:${parsed.port}: ${(error as Error).message}`);
+      return EXIT.failed;
+    }
+    if (!staticDir) io.err('The renderer is not built, so only the API is served. `npm run web` builds it first.');
+    io.out(`Sandbox Packs is serving ${dataDir}`);
+    io.out(`Open ${host.url}`);
+    io.out('Press Ctrl-C to stop.');
+    const signal = await new Promise<NodeJS.Signals>((resolve) => {
+      process.once('SIGINT', () => resolve('SIGINT'));
+      process.once('SIGTERM', () => resolve('SIGTERM'));
+    });
+    try {
+      await host.close();
+    } finally {
+      await services.value.dispose();
+    }
+    io.out(`Stopped (${signal}).`);
+    return EXIT.ok;
+  },
+};
