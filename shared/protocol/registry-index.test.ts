@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseWith } from './parse.ts';
+import bundledJson from '../../registry/index.json';
 import { RegistryIndexSchema, searchIndex } from './registry-index.ts';
 
-const bundled = JSON.parse(readFileSync(new URL('../../registry/index.json', import.meta.url), 'utf8')) as unknown;
+const bundled: unknown = bundledJson;
 
 describe('registry index', () => {
   it('the bundled index parses and lists our seven packs', () => {
