@@ -1,0 +1,149 @@
+// Bench section `wasm`: what a scalar WASM call costs at each layer, measured in one run so the
+// ratios mean something. Floor: a direct in-process call of the same export; then a fresh
+// instance per call in-process; then a call through the worker pool (postMessage round trip);
+// then through the per-run dispatcher (the guest-visible path minus QuickJS marshaling, which the
+// integrator adds once the kernel binds `dispatcher.bridge`). Last, pool throughput with 1, 2 and
+// 4 workers for a trivial export and for one doing ~0.5 ms of work. The geo module carries a
+// one-page memory (AssemblyScript's math tables); mapping a fresh linear memory per call is most
+// of its instantiate cost, so a memory-less module is measured alongside.
+
+import { readFileSync } from 'node:fs';
+import type { ExecutableModule } from '../../shared/protocol/index.ts';
+import { buildWasm, op } from '../../shared/packs/wasm-builder.ts';
+import { validateWasmBinary } from '../../shared/packs/wasm-binary.ts';
+import { createWasmDispatcher, type WasmDispatcher } from '../../shared/sandbox/wasm-dispatcher.ts';
+import { WasmPool } from '../../electron/runtime/wasm/wasm-pool.ts';
+import { fmtMs, measure, printRatio, printTable, type BenchSection, type Stats } from './harness.ts';
+
+const GEO = new Uint8Array(readFileSync(new URL('../../packs/geo/wasm/geo.wasm', import.meta.url)));
+const ARGS = [52.52, 13.405, 48.8566, 2.3522];
+
+/** burn(n): a counting loop; BURN_N iterations take roughly half a millisecond. */
+const BURN = buildWasm({
+  funcs: [
+    {
+      type: { params: ['i32'], results: ['i32'] },
+      body: [op.loop, op.blocktype_empty, op.local_get, 0, op.i32_const, 1, op.i32_sub, op.local_tee, 0, op.br_if, 0, op.end, op.local_get, 0],
+    },
+  ],
+  exports: [{ name: 'burn', kind: 'func', index: 0 }],
+});
+const BURN_N = 500_000;
+
+/** add(a, b) with no memory: instantiation is far cheaper without a linear memory to map. */
+const NO_MEMORY = buildWasm({
+  funcs: [{ type: { params: ['f64', 'f64'], results: ['f64'] }, body: [op.local_get, 0, op.local_get, 1, op.f64_add] }],
+  exports: [{ name: 'add', kind: 'func', index: 0 }],
+});
+
+/** Time `batch` calls per sample and report per-call figures. */
+async function perCall(label: string, runs: number, batch: number, fn: () => unknown | Promise<unknown>): Promise<Stats> {
+  const s = await measure(label, runs, async () => {
+    for (let i = 0; i < batch; i++) await fn();
+  });
+  return { label, runs: s.runs, minMs: s.minMs / batch, medianMs: s.medianMs / batch, p95Ms: s.p95Ms / batch };
+}
+
+/** Same for synchronous calls, without an await per call (which would dominate a 2 ns call). */
+async function perCallSync(label: string, runs: number, batch: number, fn: () => unknown): Promise<Stats> {
+  let sink = 0;
+  const s = await measure(label, runs, () => {
+    for (let i = 0; i < batch; i++) sink += fn() as number;
+  });
+  if (sink === 42) console.log('');
+  return { label, runs: s.runs, minMs: s.minMs / batch, medianMs: s.medianMs / batch, p95Ms: s.p95Ms / batch };
+}
+
+function geoDispatcher(pool: WasmPool): WasmDispatcher {
+  const validated = validateWasmBinary(GEO, { memoryPagesMax: 1, exports: ['distanceMeters'] });
+  if (!validated.ok) throw new Error(validated.message);
+  const mod: ExecutableModule = {
+    moduleId: 'geo',
+    kind: 'wasm',
+    packName: '@nodetool-ai/sandbox-geo',
+    packVersion: '0.1.0',
+    specifier: '@nodetool-ai/sandbox-geo/simplify-wasm',
+    displayName: '@nodetool-ai/sandbox-geo/simplify-wasm',
+    source: '',
+    imports: {},
+    digest: '0'.repeat(64),
+    wasm: { bytes: GEO, exports: validated.value.exports, memoryPagesMax: 1, budgets: {} },
+  };
+  return createWasmDispatcher({ modules: { geo: mod } }, pool);
+}
+
+async function throughput(size: number, bytes: Uint8Array, exportName: string, args: number[], calls: number): Promise<number> {
+  const pool = new WasmPool({ size });
+  try {
+    // Warm every worker (start-up and first module transfer are not what this measures).
+    await Promise.all(Array.from({ length: size * 2 }, () => pool.call({ bytes, exportName, args, timeoutMs: 5000 })));
+    const start = performance.now();
+    const replies = await Promise.all(Array.from({ length: calls }, () => pool.call({ bytes, exportName, args, timeoutMs: 5000 })));
+    const elapsed = performance.now() - start;
+    if (replies.some((r) => !r.ok)) throw new Error(`throughput run failed: ${JSON.stringify(replies.find((r) => !r.ok))}`);
+    return (calls / elapsed) * 1000;
+  } finally {
+    await pool.dispose();
+  }
+}
+
+export const wasmSection: BenchSection = {
+  name: 'wasm',
+  async run() {
+    const module = new WebAssembly.Module(GEO);
+    const instance = new WebAssembly.Instance(module, {});
+    const direct = instance.exports.distanceMeters as (...a: number[]) => number;
+    const [a, b, c, d] = ARGS as [number, number, number, number];
+
+    const rows: Stats[] = [];
+    const floor = await perCallSync('direct in-process call (floor)', 15, 100_000, () => direct(a, b, c, d));
+    rows.push(floor);
+    const fresh = await perCallSync('instantiate per call, in-process', 15, 2_000, () =>
+      (new WebAssembly.Instance(module, {}).exports.distanceMeters as (...x: number[]) => number)(a, b, c, d),
+    );
+    rows.push(fresh);
+    const noMemoryModule = new WebAssembly.Module(NO_MEMORY);
+    const freshNoMemory = await perCallSync('instantiate per call, module without memory', 15, 2_000, () =>
+      (new WebAssembly.Instance(noMemoryModule, {}).exports.add as (...x: number[]) => number)(a, b),
+    );
+    rows.push(freshNoMemory);
+
+    const pool4 = new WasmPool({ size: 4 });
+    try {
+      await pool4.call({ bytes: GEO, exportName: 'distanceMeters', args: ARGS, timeoutMs: 5000 });
+      const viaPool = await perCall('pool call (postMessage round trip)', 15, 200, () => pool4.call({ bytes: GEO, exportName: 'distanceMeters', args: ARGS, timeoutMs: 5000 }));
+      rows.push(viaPool);
+      await pool4.call({ bytes: NO_MEMORY, exportName: 'add', args: [1, 2], timeoutMs: 5000 });
+      rows.push(await perCall('pool call, module without memory', 15, 200, () => pool4.call({ bytes: NO_MEMORY, exportName: 'add', args: [1, 2], timeoutMs: 5000 })));
+      let dispatcher = geoDispatcher(pool4);
+      let used = 0;
+      const viaDispatcher = await perCall('dispatcher + pool (bridge call)', 15, 200, async () => {
+        if (used++ >= 250) {
+          dispatcher = geoDispatcher(pool4); // a fresh run: 256 calls per run is the budget
+          used = 1;
+        }
+        const r = await dispatcher.bridge('geo', 'distanceMeters', ARGS);
+        if (!r.ok) throw new Error(r.message);
+      });
+      rows.push(viaDispatcher);
+      printTable('wasm: one scalar call (geo distanceMeters)', rows);
+      printRatio('instantiate-per-call vs direct', fresh, floor);
+      printRatio('pool vs direct', viaPool, floor);
+      printRatio('dispatcher+pool vs pool', viaDispatcher, viaPool);
+      console.log(`dispatcher+pool median ${fmtMs(viaDispatcher.medianMs)}  goal: guest-visible call ≤ 150 µs median (QuickJS marshaling not included here)`);
+    } finally {
+      await pool4.dispose();
+    }
+
+    console.log('\n## wasm: pool throughput (calls/s, all issued at once)');
+    console.log(`${'workers'.padEnd(8)}  ${'trivial call'.padStart(14)}  ${'~0.5 ms call'.padStart(14)}`);
+    const base: number[] = [];
+    for (const size of [1, 2, 4]) {
+      const trivial = await throughput(size, GEO, 'distanceMeters', ARGS, 4000);
+      const heavy = await throughput(size, BURN, 'burn', [BURN_N], 400);
+      if (size === 1) base.push(trivial, heavy);
+      const scale = (x: number, b: number | undefined) => `${x.toFixed(0)} (${(x / (b ?? x)).toFixed(2)}×)`;
+      console.log(`${String(size).padEnd(8)}  ${scale(trivial, base[0]).padStart(14)}  ${scale(heavy, base[1]).padStart(14)}`);
+    }
+  },
+};
