@@ -21,5 +21,8 @@ if (!electronBinary) {
   process.exit(0);
 }
 const { spawn } = await import('node:child_process');
-const child = spawn(electronBinary, ['.'], { stdio: 'inherit' });
+// Build what the window loads (renderer, preload); the main process runs its TypeScript via tsx.
+await import('./build-renderer.mjs');
+await import('./build-electron.mjs');
+const child = spawn(electronBinary, ['electron/main/entry.mjs'], { stdio: 'inherit' });
 child.on('exit', (code) => process.exit(code ?? 0));

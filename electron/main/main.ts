@@ -1,0 +1,62 @@
+// The Electron main process: build the app services for the data directory, open the locked-down
+// window, bind the contract to IPC, and release everything on quit. All logic lives in the
+// services; this file is lifecycle glue only.
+
+import { app, BrowserWindow, session } from 'electron';
+import { defaultDataDir } from '../platform/data-dir.ts';
+import { createAppServices, type AppServices } from '../services/app-services.ts';
+import { bindContractToIpc } from './ipc.ts';
+import { createAppWindow, hardenSession } from './window.ts';
+
+// One instance per data directory: a second launch focuses the first window instead.
+if (!app.requestSingleInstanceLock()) app.quit();
+
+let services: AppServices | undefined;
+let unbind: (() => void) | undefined;
+
+async function start(): Promise<void> {
+  hardenSession(session.defaultSession);
+  const created = await createAppServices({ dataDir: defaultDataDir() });
+  if (!created.ok) {
+    console.error(`Sandbox Packs could not start: ${created.code}: ${created.message}`);
+    app.exit(1);
+    return;
+  }
+  services = created.value;
+  const win = await createAppWindow();
+  unbind = bindContractToIpc(win, services.dispatcher, services.events);
+  win.on('closed', () => {
+    unbind?.();
+    unbind = undefined;
+  });
+}
+
+app.on('second-instance', () => {
+  const [win] = BrowserWindow.getAllWindows();
+  if (win) {
+    if (win.isMinimized()) win.restore();
+    win.focus();
+  }
+});
+
+app.on('web-contents-created', (_event, contents) => {
+  // Belt and braces for any webContents, not only our window: no new windows, no webviews.
+  contents.setWindowOpenHandler(() => ({ action: 'deny' }));
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+});
+
+app.on('window-all-closed', () => app.quit());
+
+let disposed = false;
+app.on('will-quit', (event) => {
+  if (disposed || services === undefined) return;
+  event.preventDefault();
+  disposed = true;
+  unbind?.();
+  void services.dispose().finally(() => app.quit());
+});
+
+app.whenReady().then(start, (error: unknown) => {
+  console.error(error);
+  app.exit(1);
+});
