@@ -9,6 +9,7 @@
 // loader resolves it for no module other than a facade.
 
 import type { WasmExportSignature } from '../protocol/catalog.ts';
+import { isGuestExportName } from '../packs/wasm-binary.ts';
 
 /** Bumped whenever generated facade or bridge text changes: it is part of the graph digest. */
 export const WASM_FACADE_GENERATOR_VERSION = 'sandbox-packs-wasm-facade/1';
@@ -19,8 +20,6 @@ export const WASM_BRIDGE_MODULE_ID = 'sandbox:wasm-bridge';
 
 /** The temporary global the kernel binds to the per-run dispatcher during module evaluation. */
 export const WASM_BRIDGE_GLOBAL = '__sandboxPacksWasmBridge';
-
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** Source of the private bridge module. It captures the binding once, when it evaluates. */
 export function wasmBridgeModuleSource(): string {
@@ -47,8 +46,10 @@ export interface WasmFacadeInput {
 export function generateWasmFacade(input: WasmFacadeInput): string {
   const lines = [`import { callWasm } from ${JSON.stringify(WASM_BRIDGE_SPECIFIER)};`, `const id = ${JSON.stringify(input.moduleId)};`];
   for (const exp of input.exports) {
-    if (!IDENTIFIER.test(exp.as)) {
-      throw new TypeError(`generateWasmFacade: export name ${JSON.stringify(exp.as)} is not an identifier; binary validation must reject it first`);
+    // The same rule binary validation applies: an identifier that is also not reserved, so the
+    // generated `export async function <name>` always parses.
+    if (!isGuestExportName(exp.as)) {
+      throw new TypeError(`generateWasmFacade: export name ${JSON.stringify(exp.as)} is not a valid non-reserved identifier; binary validation must reject it first`);
     }
     lines.push(`export async function ${exp.as}(...args) { return callWasm(id, ${JSON.stringify(exp.as)}, args); }`);
   }
