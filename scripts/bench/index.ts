@@ -1,7 +1,11 @@
 // The sections `npm run bench` runs, in order. Each lives in its own file.
 import type { BenchSection } from './harness.ts';
 import { wasmSection } from './wasm.ts';
+import { installSection } from './install.ts';
+import { compilerSection } from './compiler.ts';
 
 export const SECTIONS: readonly BenchSection[] = [
   wasmSection,
+  installSection,
+  compilerSection,
 ];
