@@ -135,7 +135,7 @@ export function buildEntryModule(code: string): Result<EntryModule, 'syntax-erro
 
   if (!hasTopLevelReturn(program)) {
     const last = [...body].reverse().find((s) => s.type !== 'ImportDeclaration' && s.type !== 'EmptyStatement');
-    if (last && last.type === 'ExpressionStatement' && last.directive === undefined) {
+    if (last && last.type === 'ExpressionStatement') {
       const expression = last.expression as AnyNode;
       inserts.set(expression.start, 'return (');
       inserts.set(expression.end, ')');

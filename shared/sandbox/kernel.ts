@@ -12,7 +12,7 @@
 //   5. the pending-job loop drives promises, waiting on host calls when the guest is idle;
 //   6. every handle, the context and the runtime are disposed in `finally`.
 
-import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core';
+import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { LIMITS } from '../protocol/limits.ts';
 import type { HostCallResult, KernelRunRequest, ReceiptCall, ReceiptDenial, RunLog, RunReceipt, RunResult } from '../protocol/run.ts';
 import { bytesReplacer } from './base64.ts';
@@ -57,6 +57,8 @@ class RunState {
   readonly denied: ReceiptDenial[] = [];
   readonly modules = new Map<string, { moduleId: string; displayName: string; digest: string }>();
   readonly inflight = new Set<Promise<void>>();
+  /** Host calls still unanswered when the run ends; their handles are freed with the context. */
+  readonly deferreds = new Set<QuickJSDeferredPromise>();
   interrupted = false;
   closed = false;
   private logBytes = 0;
@@ -154,19 +156,16 @@ export async function runKernel(request: KernelRunRequest, powers: KernelPowers)
     runtime = powers.engine.newRuntime();
     runtime.setMemoryLimit(LIMITS.guestMemoryBytes);
     runtime.setMaxStackSize(LIMITS.guestStackBytes);
-    const deadline = started + request.timeoutMs;
-    runtime.setInterruptHandler(() => {
-      if (powers.now() > deadline) state.interrupted = true;
-      return state.interrupted;
-    });
     ctx = runtime.newContext();
-    outcome = await evaluate(ctx, runtime, request, entry.value, graph, withWasm, state, owned, deadline, powers);
+    outcome = await evaluate(ctx, runtime, request, entry.value, graph, withWasm, state, owned, powers);
   } catch (error) {
     healthy = false;
     outcome = { ok: false, code: 'sandbox-crashed', message: `The sandbox engine failed: ${error instanceof Error ? error.message : String(error)}` };
   }
   state.closed = true;
   try {
+    for (const deferred of state.deferreds) deferred.dispose();
+    state.deferreds.clear();
     for (const handle of owned) if (handle.alive) handle.dispose();
     ctx?.dispose();
     runtime?.dispose();
@@ -189,7 +188,6 @@ async function evaluate(
   withWasm: boolean,
   state: RunState,
   owned: QuickJSHandle[],
-  deadline: number,
   powers: KernelPowers,
 ): Promise<Outcome> {
   const denialMessages = new Map<string, ReceiptDenial>();
@@ -210,6 +208,7 @@ async function evaluate(
   const hostCall = ctx.newFunction(HOST_CALL_GLOBAL, (kindHandle, nameHandle, jsonHandle, buffersHandle, whereHandle) => {
     const live = ctx;
     const deferred = live.newPromise();
+    state.deferreds.add(deferred);
     const kind = kindHandle && live.typeof(kindHandle) === 'string' ? live.getString(kindHandle) : '';
     const name = nameHandle && live.typeof(nameHandle) === 'string' ? live.getString(nameHandle) : '';
     const where = whereHandle && live.typeof(whereHandle) === 'string' ? live.getString(whereHandle) : '';
@@ -220,6 +219,7 @@ async function evaluate(
       deferred.resolve(text);
       text.dispose();
       deferred.dispose();
+      state.deferreds.delete(deferred);
     };
     const answer = dispatch(kind, name, args, where);
     const tracked: Promise<void> = answer
@@ -280,6 +280,14 @@ async function evaluate(
   const serialize = ctx.getProp(helpers, 'serialize');
   const parse = ctx.getProp(helpers, 'parse');
   owned.push(serialize, parse);
+
+  // The deadline covers everything guest-controlled (inputs, modules, the node's code); the
+  // prelude above is ours and runs before the clock starts.
+  const deadline = powers.now() + request.timeoutMs;
+  runtime.setInterruptHandler(() => {
+    if (powers.now() > deadline) state.interrupted = true;
+    return state.interrupted;
+  });
 
   for (const [name, value] of Object.entries(request.inputs)) {
     const text = ctx.newString(JSON.stringify(value === undefined ? null : value, bytesReplacer));

@@ -178,9 +178,9 @@ export class SandboxPool {
       if (!slot.ready || slot.job || slot.retired) continue;
       const job = this.queue.shift() as Job;
       slot.job = job;
+      // Counted from dispatch, not from queueing: waiting for a free worker is not guest time.
       const limit = Math.min(job.request.timeoutMs, LIMITS.guestTimeoutMs);
-      const elapsed = performance.now() - job.started;
-      slot.watchdog = setTimeout(() => this.fail(slot, 'timeout', timeoutMessage(job.request.timeoutMs)), Math.max(0, limit - elapsed) + this.graceMs);
+      slot.watchdog = setTimeout(() => this.fail(slot, 'timeout', timeoutMessage(job.request.timeoutMs)), limit + this.graceMs);
       const message: ToWorker = { type: 'run', runId: job.runId, request: job.request };
       slot.worker.postMessage(message);
     }
