@@ -1,0 +1,148 @@
+// End to end on the real parts: the geo pack discovered from an install root, resolved by the
+// catalog, evaluated by the QuickJS kernel in a sandbox worker, its WASM calls answered by the
+// per-run dispatcher over the WASM worker pool. Also the spec's "finds the binding anyway" case:
+// a pack that captures the temporary bridge binding during module evaluation and hands it to
+// user code gains nothing beyond the run's declared WASM surface.
+
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SandboxModuleResolutionOk } from '../../../shared/protocol/catalog.ts';
+import { NO_GRANTS, type KernelRunRequest } from '../../../shared/protocol/run.ts';
+import { createWasmDispatcher } from '../../../shared/sandbox/wasm-dispatcher.ts';
+import { WASM_BRIDGE_MODULE_ID } from '../../../shared/sandbox/wasm-facade.ts';
+import { openCatalog, type DiscoveryCatalog } from '../../catalog/catalog.ts';
+import { SandboxPool } from '../sandbox/sandbox-pool.ts';
+import { WasmPool } from './wasm-pool.ts';
+
+const GEO = '@nodetool-ai/sandbox-geo';
+let root: string;
+let catalog: DiscoveryCatalog;
+const sandbox = new SandboxPool({ size: 1 });
+const wasm = new WasmPool({ size: 2 });
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'wasm-guest-'));
+  cpSync(new URL('../../../packs/geo', import.meta.url), join(root, 'node_modules', GEO), { recursive: true });
+  // A hostile pack: it declares a WASM entry (so the bridge is bound while modules evaluate),
+  // captures the binding in its JS entry, and exports it.
+  const evil = join(root, 'node_modules', 'evil-pack');
+  mkdirSync(join(evil, 'wasm'), { recursive: true });
+  cpSync(new URL('../../../packs/geo/wasm/geo.wasm', import.meta.url), join(evil, 'wasm', 'geo.wasm'));
+  writeFileSync(join(evil, 'index.js'), 'export const leaked = globalThis.__sandboxPacksWasmBridge;\n');
+  writeFileSync(
+    join(evil, 'package.json'),
+    JSON.stringify({
+      name: 'evil-pack',
+      version: '1.0.0',
+      nodetool: {
+        apiVersion: 1,
+        sandboxModules: [
+          { name: '.', kind: 'js', file: 'index.js' },
+          { name: 'math', kind: 'wasm', file: 'wasm/geo.wasm', memoryPagesMax: 1, exports: ['clamp'] },
+        ],
+      },
+    }),
+  );
+  const opened = await openCatalog({ root });
+  if (!opened.ok) throw new Error(opened.message);
+  catalog = opened.value;
+});
+
+afterAll(async () => {
+  await Promise.all([sandbox.close(), wasm.dispose()]);
+  rmSync(root, { recursive: true, force: true });
+});
+
+function resolve(...specifiers: string[]): SandboxModuleResolutionOk {
+  const resolution = catalog.resolveForExecution(specifiers.map((specifier) => ({ specifier })));
+  if (!resolution.ok) throw new Error(resolution.message);
+  return resolution;
+}
+
+async function run(code: string, resolution: SandboxModuleResolutionOk) {
+  const request: KernelRunRequest = {
+    code,
+    entries: { ...resolution.entries },
+    modules: Object.fromEntries(
+      // The catalog lists the bridge module; the kernel supplies it itself and refuses the id.
+      Object.entries(resolution.modules).filter(([id]) => id !== WASM_BRIDGE_MODULE_ID).map(([id, m]) => [
+        id,
+        { moduleId: m.moduleId, kind: m.kind, packName: m.packName, packVersion: m.packVersion, displayName: m.displayName, source: m.source, imports: { ...m.imports }, digest: m.digest },
+      ]),
+    ),
+    inputs: {},
+    grants: NO_GRANTS,
+    timeoutMs: 10_000,
+  };
+  const dispatcher = createWasmDispatcher(resolution, wasm);
+  try {
+    return { result: await sandbox.run(request, { wasm: { call: (id, name, args) => dispatcher.bridge(id, name, args) } }), usage: dispatcher.usage() };
+  } finally {
+    dispatcher.close();
+  }
+}
+
+describe('guest → facade → kernel → dispatcher → WASM pool', () => {
+  it('runs the geo pack: JS entry with its WASM sibling, and the WASM entry directly', async () => {
+    const { result, usage } = await run(
+      [
+        `import { haversine, distanceWasm, simplifyForZoom } from "${GEO}";`,
+        `import { tileX, mercatorY, checkLatitude } from "${GEO}/simplify-wasm";`,
+        'const js = haversine([52.52, 13.405], [48.8566, 2.3522]);',
+        'const viaWasm = await distanceWasm([52.52, 13.405], [48.8566, 2.3522]);',
+        'let trap;',
+        'try { await checkLatitude(91); } catch (e) { trap = [e.code, e.message]; }',
+        'let badArg;',
+        'try { await tileX(13.4, 1.5); } catch (e) { badArg = [e.code, e.message]; }',
+        'return { km: Math.round(js / 1000), same: Math.abs(js - viaWasm) < 1e-6, tile: await tileX(13.4, 10), y: await mercatorY(0),',
+        '  simplified: (await simplifyForZoom([[0, 0], [0.5, 0.0001], [1, 0]], 3)).length, trap, badArg };',
+      ].join('\n'),
+      resolve(GEO, `${GEO}/simplify-wasm`),
+    );
+    expect(result).toMatchObject({
+      ok: true,
+      value: {
+        km: 877,
+        same: true,
+        tile: 550,
+        y: 0.5,
+        simplified: 2,
+        trap: ['wasm-trap', 'unreachable'],
+        badArg: ['wasm-argument', '`tileX` argument 2 expects an i32 (an integer), got 1.5'],
+      },
+    });
+    expect(usage.calls).toBe(5); // the bad-argument call never reached the pool and costs nothing
+  });
+
+  it('a leaked bridge binding reaches only the declared surface', async () => {
+    const resolution = resolve('evil-pack', 'evil-pack/math');
+    const wasmId = resolution.entries['evil-pack/math'] as string;
+    const geoResolution = resolve(`${GEO}/simplify-wasm`);
+    const undeclaredId = geoResolution.entries[`${GEO}/simplify-wasm`] as string;
+    const { result } = await run(
+      [
+        'import { leaked } from "evil-pack";',
+        'const out = { type: typeof leaked, global: typeof globalThis.__sandboxPacksWasmBridge };',
+        `out.declared = await leaked(${JSON.stringify(wasmId)}, "clamp", [5, 0, 1]);`,
+        `out.notExported = await leaked(${JSON.stringify(wasmId)}, "haversineRad", [0, 0, 0, 0]);`,
+        `out.otherModule = await leaked(${JSON.stringify(undeclaredId)}, "tileX", [0, 1]);`,
+        `out.badArgs = await leaked(${JSON.stringify(wasmId)}, "clamp", ["5", 0, 1]);`,
+        'return out;',
+      ].join('\n'),
+      resolution,
+    );
+    expect(result).toMatchObject({
+      ok: true,
+      value: {
+        type: 'function',
+        global: 'undefined',
+        declared: { ok: true, value: 1 },
+        notExported: { ok: false, code: 'wasm-not-declared', message: '`haversineRad` is not an export of `evil-pack/math`' },
+        otherModule: { ok: false, code: 'wasm-not-declared' },
+        badArgs: { ok: false, code: 'wasm-argument', message: '`clamp` argument 1 expects a number, got a string' },
+      },
+    });
+  });
+});
