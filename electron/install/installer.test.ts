@@ -16,6 +16,7 @@ import { LedgerSchema } from '../../shared/protocol/ledger.ts';
 import { startRegistry, type TestRegistry } from '../testing/verdaccio.ts';
 import { activePackNames } from './active-packs.ts';
 import { createInstaller } from './installer.ts';
+import { treeDigest } from './inspect.ts';
 import { ledgerPath } from './ledger-store.ts';
 import { runNpm } from './npm-runner.ts';
 import { LOCK_DIR } from './root-lock.ts';
@@ -61,6 +62,7 @@ beforeAll(async () => {
   registry = await startRegistry({ uplink: false });
   const dirs = ['sandbox-marker-1.0.0', 'script-dep-1.0.0', 'sandbox-with-dep-1.0.0', 'register-pack-1.0.0', 'not-a-pack-1.0.0', 'evolving-1.0.0', 'evolving-2.0.0', 'gyp-pack-1.0.0'];
   for (const dir of dirs) await registry.publish(fixture(dir));
+  await registry.publish(fixture('evolving-3.0.0'), { tag: 'broken' });
 }, 180_000);
 
 afterAll(async () => {
@@ -296,6 +298,43 @@ describe('update and uninstall', () => {
     expect(ledgerOf(root).packs).toEqual({});
     expect(await installer.uninstall('@sp-fixture/evolving')).toEqual({ ok: false, code: 'not-installed', message: 'No pack named @sp-fixture/evolving is installed.' });
     expect(await installer.update('@sp-fixture/evolving')).toEqual({ ok: false, code: 'not-installed', message: 'No pack named @sp-fixture/evolving is installed.' });
+  });
+
+  it('an update to a version that is no longer a pack rolls back to the recorded artifact', async () => {
+    const root = newRoot();
+    const installer = createInstaller({ root, registry: registry.url });
+    expect(await installer.install('@sp-fixture/evolving@1.0.0')).toMatchObject({ ok: true });
+    const before = ledgerOf(root);
+    expect(await installer.update('@sp-fixture/evolving', { to: 'broken' })).toEqual({
+      ok: false,
+      code: 'not-a-pack',
+      message: '@sp-fixture/evolving@3.0.0 is not a Sandbox Pack: its package.json has no "nodetool" field, so it was removed again.',
+    });
+    expect(ledgerOf(root)).toEqual(before);
+    expect(JSON.parse(readFileSync(path.join(root, 'node_modules/@sp-fixture/evolving/package.json'), 'utf8')).version).toBe('1.0.0');
+    expect(await activePackNames(root)).toEqual(new Set(['@sp-fixture/evolving']));
+  });
+
+  it('a local tarball carrying an installed pack\'s name and version cannot replace it', async () => {
+    const root = newRoot();
+    const installer = createInstaller({ root, registry: registry.url });
+    expect(await installer.install('@sp-fixture/evolving@1.0.0')).toMatchObject({ ok: true });
+    const recorded = ledgerOf(root).packs['@sp-fixture/evolving'];
+    const packDir = mkdtempSync(path.join(os.tmpdir(), 'sp-tgz-'));
+    try {
+      expect((await runNpm(['pack', fixture('evolving-1.0.0-impostor'), '--pack-destination', packDir, '--ignore-scripts'], { cwd: packDir })).code).toBe(0);
+      const tgz = path.join(packDir, 'sp-fixture-evolving-1.0.0.tgz');
+      expect(await installer.install(tgz)).toEqual({
+        ok: false,
+        code: 'usage',
+        message: `${tgz} contains @sp-fixture/evolving, which is already installed; uninstall it first if you mean to replace it.`,
+      });
+    } finally {
+      rmSync(packDir, { recursive: true, force: true });
+    }
+    expect(await treeDigest(path.join(root, 'node_modules/@sp-fixture/evolving'))).toBe(recorded?.closure[0]?.treeDigest);
+    expect(ledgerOf(root).packs['@sp-fixture/evolving']).toEqual(recorded);
+    expect(await activePackNames(root)).toEqual(new Set(['@sp-fixture/evolving']));
   });
 
   it('a plain tree without a ledger is not managed: activePackNames is undefined and reconcile leaves it alone', async () => {

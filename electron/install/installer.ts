@@ -110,7 +110,16 @@ export function createInstaller(options: InstallerOptions = {}) {
     ctx.progress({ stage: 'classifying', message: 'reading the installed package.json' });
     const after = await readRootPackageJson(ctx.root);
     if (!after.ok) return after;
-    const name = parsed.name ?? Object.keys(after.value.dependencies ?? {}).find((dep) => !(dep in (before.value.dependencies ?? {})) && !(dep in ledger.packs));
+    const beforeDeps = before.value.dependencies ?? {};
+    const afterDeps = after.value.dependencies ?? {};
+    // A tarball names its package only inside: if it carries the name of a pack already here,
+    // npm has just replaced that pack's files. Put the recorded artifact back and refuse.
+    const replaced = Object.keys(afterDeps).find((dep) => dep in beforeDeps && beforeDeps[dep] !== afterDeps[dep] && dep !== previous?.name);
+    if (replaced) {
+      await npmInstall(ctx, [`${replaced}@${beforeDeps[replaced] as string}`]);
+      return fail('usage', `${parsed.spec} contains ${replaced}, which is already installed; uninstall it first if you mean to replace it.`);
+    }
+    const name = parsed.name ?? Object.keys(afterDeps).find((dep) => !(dep in beforeDeps));
     if (!name) return fail('install-failed', `npm finished, but no new package appeared in the install root for ${parsed.spec}.`);
     const undo = async (): Promise<void> => {
       if (previous) await npmInstall(ctx, [`${previous.name}@${previous.version}`]);
