@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type Ledger } from '../../shared/protocol/ledger.ts';
+import { PackageNameSchema } from '../../shared/protocol/manifest.ts';
 import { ok, type Result } from '../../shared/protocol/result.ts';
 import { readInstalledPackageJson } from './inspect.ts';
 import { LEDGER_FILE, writeLedger } from './ledger-store.ts';
@@ -55,7 +56,8 @@ export async function reconcileLocked(ctx: OpContext, ledger: Ledger): Promise<R
 
   const rootPkg = await readRootPackageJson(ctx.root);
   if (!rootPkg.ok) return rootPkg;
-  const strays = Object.keys(rootPkg.value.dependencies ?? {}).filter((name) => !(name in packs));
+  // Only well-formed names ever reach npm's argv, whatever the file says.
+  const strays = Object.keys(rootPkg.value.dependencies ?? {}).filter((name) => !(name in packs) && PackageNameSchema.safeParse(name).success);
   const next: Ledger = { ...ledger, packs };
   if (forgotten.length) await writeLedger(ctx.root, next);
   if (strays.length) {
