@@ -12,6 +12,8 @@ import { formatBytes } from '../../shared/protocol/limits.ts';
 import type { PackFileRead, PackPowers } from '../../shared/packs/pack-loader.ts';
 
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+// Opening a FIFO for reading would block until a writer appears; non-blocking open returns at once.
+const NONBLOCK = constants.O_NONBLOCK ?? 0;
 
 /** package.json larger than this is not read at all. */
 export const PACKAGE_JSON_MAX_BYTES = 1024 * 1024;
@@ -38,7 +40,7 @@ export async function readContained(packReal: string, relPath: string, maxBytes:
   }
   let handle: FileHandle | undefined;
   try {
-    handle = await open(real, constants.O_RDONLY | NOFOLLOW);
+    handle = await open(real, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
     const stat = await handle.stat();
     if (!stat.isFile()) return { ok: false, code: 'file-missing', message: `${relPath} is not a regular file.` };
     if (stat.size > maxBytes) {
