@@ -102,14 +102,25 @@ export function createNpmCompiler(options: NpmCompilerOptions): NpmCompiler {
     if (inputs === undefined) return { result: fail('npm-bundle-failed', `${npmName} could not be bundled: an input file changed or left the install root while bundling.`) };
     const key = contentKey(inputs, keyExtra);
     const inputsDigest = contentKey(inputs, [...keyExtra, entrySource]);
-    const result = await admit(req, second.value.code, inputsDigest);
+    const { result, transient } = await admit(req, second.value.code, inputsDigest);
+    if (transient) return { result };
     const outcome = result.ok
       ? { ok: true as const, source: result.value.source, inputsDigest, warnings: result.value.warnings }
       : { ok: false as const, code: result.code, message: result.message };
     return { entry: { key, inputs, outcome }, result };
   }
 
-  async function admit(req: NpmCompileRequest, source: string, inputsDigest: string): Promise<Result<NpmCompileResult, ErrorCode>> {
+  /** The checks after bundling. `transient` marks an outcome that must not be cached (a probe deadline or crash). */
+  async function admit(req: NpmCompileRequest, source: string, inputsDigest: string): Promise<{ result: Result<NpmCompileResult, ErrorCode>; transient?: boolean }> {
+    const result = await admitChecks(req, source, inputsDigest);
+    return 'transient' in result ? { result: result.failure, transient: true } : { result };
+  }
+
+  async function admitChecks(
+    req: NpmCompileRequest,
+    source: string,
+    inputsDigest: string,
+  ): Promise<Result<NpmCompileResult, ErrorCode> | { transient: true; failure: Result<NpmCompileResult, ErrorCode> }> {
     const { npmName } = req;
     const size = Buffer.byteLength(source, 'utf8');
     if (size > LIMITS.bundledJsBytes) {
@@ -134,7 +145,10 @@ export function createNpmCompiler(options: NpmCompilerOptions): NpmCompiler {
     const warnings = globalWarnings(npmName, scan.hits);
     counts.probes++;
     const probed = await probe(source, `${req.specifier} (npm ${npmName})`);
-    if (!probed.ok) return fail('npm-probe-failed', `${npmName} failed to initialize in the sandbox: ${probed.error}`);
+    if (!probed.ok) {
+      const failure = fail('npm-probe-failed', `${npmName} failed to initialize in the sandbox: ${probed.error}`);
+      return probed.transient ? { transient: true, failure } : failure;
+    }
     return ok({ source, compilerId: COMPILER_ID, inputsDigest, warnings });
   }
 

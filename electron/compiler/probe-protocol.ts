@@ -16,7 +16,10 @@ export const ProbeRequestSchema = z
 export type ProbeRequest = z.infer<typeof ProbeRequestSchema>;
 
 export const ProbeResponseSchema = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), exports: z.array(z.string()), outputBytes: z.number().int().min(0) }).strict(),
-  z.object({ ok: z.literal(false), error: z.string() }).strict(),
+  z.object({ ok: z.literal(true), exports: z.array(z.string()), outputBytes: z.number().int().min(0), initMs: z.number().min(0) }).strict(),
+  z.object({ ok: z.literal(false), error: z.string(), transient: z.boolean().optional() }).strict(),
 ]);
 export type ProbeResponse = z.infer<typeof ProbeResponseSchema>;
+
+/** The worker's first message: engine loaded, deadline may start. */
+export const ReadySchema = z.object({ ready: z.literal(true) }).strict();

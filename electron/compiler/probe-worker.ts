@@ -42,7 +42,8 @@ async function probe(raw: unknown): Promise<ProbeResponse> {
   try {
     runtime.setMemoryLimit(req.memoryBytes);
     runtime.setMaxStackSize(req.stackBytes);
-    const deadline = Date.now() + req.deadlineMs;
+    const started = Date.now();
+    const deadline = started + req.deadlineMs;
     runtime.setInterruptHandler(shouldInterruptAfterDeadline(deadline));
     runtime.setModuleLoader((name) => ({ error: new Error(`import of "${name}" denied: a sandbox bundle has no imports`) }));
     const ctx = runtime.newContext();
@@ -117,7 +118,7 @@ async function probe(raw: unknown): Promise<ProbeResponse> {
       ns.dispose();
       runtime.executePendingJobs();
       if (overflow) return { ok: false, error: `the module wrote more than ${req.outputBytes} bytes of console output while initializing` };
-      return { ok: true, exports: exportsList.sort(), outputBytes: written };
+      return { ok: true, exports: exportsList.sort(), outputBytes: written, initMs: Date.now() - started };
     } finally {
       ctx.dispose();
     }
@@ -125,6 +126,12 @@ async function probe(raw: unknown): Promise<ProbeResponse> {
     runtime.dispose();
   }
 }
+
+// Booting (tsx, the engine's WASM) is not part of the module's deadline: say when we are ready.
+modulePromise.then(
+  () => parentPort?.postMessage({ ready: true }),
+  (error: unknown) => parentPort?.postMessage({ ok: false, error: `probe engine failed to load: ${(error as Error).message}` } satisfies ProbeResponse),
+);
 
 parentPort?.on('message', (raw: unknown) => {
   probe(raw).then(

@@ -6,13 +6,16 @@
 
 import { Worker } from 'node:worker_threads';
 import { LIMITS } from '../../shared/protocol/index.ts';
-import { ProbeResponseSchema, type ProbeRequest, type ProbeResponse } from './probe-protocol.ts';
+import { ProbeResponseSchema, ReadySchema, type ProbeRequest, type ProbeResponse } from './probe-protocol.ts';
 
-export const PROBE_DEADLINE_MS = 2_000;
+export const PROBE_DEADLINE_MS = 5_000;
 const TERMINATE_GRACE_MS = 3_000;
+const BOOT_TIMEOUT_MS = 60_000;
 
 export interface ProbeOptions {
   readonly deadlineMs?: number;
+  /** Probes running at once (each is a worker thread); discovery asks for many together. */
+  readonly concurrency?: number;
 }
 
 /** Runs the admission probe. Expected failures come back as `{ ok: false, error }`. */
@@ -20,36 +23,69 @@ export type ProbeFn = (source: string, filename: string) => Promise<ProbeRespons
 
 export function createProbe(options: ProbeOptions = {}): ProbeFn {
   const deadlineMs = options.deadlineMs ?? PROBE_DEADLINE_MS;
+  const limit = Math.max(1, options.concurrency ?? 2);
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  const acquire = async (): Promise<void> => {
+    if (running < limit) {
+      running++;
+      return;
+    }
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  };
+  const release = (): void => {
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  };
   return async (source, filename) => {
-    const request: ProbeRequest = {
-      source,
-      filename,
-      deadlineMs,
-      memoryBytes: LIMITS.guestMemoryBytes,
-      stackBytes: LIMITS.guestStackBytes,
-      outputBytes: LIMITS.consoleBytes,
-    };
-    const worker = new Worker(new URL('./probe-worker-boot.mjs', import.meta.url), {
-      resourceLimits: { stackSizeMb: 16, maxOldGenerationSizeMb: 256 },
-    });
-    let timer: NodeJS.Timeout | undefined;
+    await acquire();
     try {
-      return await new Promise<ProbeResponse>((resolve) => {
-        timer = setTimeout(
-          () => resolve({ ok: false, error: `InternalError: interrupted (the module did not finish initializing within ${deadlineMs} ms)` }),
-          deadlineMs + TERMINATE_GRACE_MS,
-        );
-        worker.once('message', (raw: unknown) => {
-          const parsed = ProbeResponseSchema.safeParse(raw);
-          resolve(parsed.success ? parsed.data : { ok: false, error: 'the probe worker answered with an invalid message' });
-        });
-        worker.once('error', (error) => resolve({ ok: false, error: `the probe worker failed: ${error.message}` }));
-        worker.once('exit', (code) => resolve({ ok: false, error: `the probe worker exited (code ${code})` }));
-        worker.postMessage(request);
-      });
+      return await probeOnce(source, filename, deadlineMs);
     } finally {
-      if (timer) clearTimeout(timer);
-      await worker.terminate();
+      release();
     }
   };
+}
+
+async function probeOnce(source: string, filename: string, deadlineMs: number): Promise<ProbeResponse> {
+  const request: ProbeRequest = {
+    source,
+    filename,
+    deadlineMs,
+    memoryBytes: LIMITS.guestMemoryBytes,
+    stackBytes: LIMITS.guestStackBytes,
+    outputBytes: LIMITS.consoleBytes,
+  };
+  const worker = new Worker(new URL('./probe-worker-boot.mjs', import.meta.url), {
+    resourceLimits: { stackSizeMb: 16, maxOldGenerationSizeMb: 256 },
+  });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await new Promise<ProbeResponse>((resolve) => {
+      timer = setTimeout(() => resolve({ ok: false, error: 'the probe worker did not start', transient: true }), BOOT_TIMEOUT_MS);
+      worker.on('message', (raw: unknown) => {
+        if (ReadySchema.safeParse(raw).success) {
+          // The module's deadline starts now, not while the worker boots.
+          clearTimeout(timer);
+          timer = setTimeout(
+            () => resolve({ ok: false, error: `InternalError: interrupted (the module did not finish initializing within ${deadlineMs} ms)`, transient: true }),
+            deadlineMs + TERMINATE_GRACE_MS,
+          );
+          worker.postMessage(request);
+          return;
+        }
+        const parsed = ProbeResponseSchema.safeParse(raw);
+        if (!parsed.success) resolve({ ok: false, error: 'the probe worker answered with an invalid message', transient: true });
+        // A deadline hit may be load on this machine rather than the module: never cache it.
+        else if (!parsed.data.ok && parsed.data.error.startsWith('InternalError: interrupted')) resolve({ ...parsed.data, transient: true });
+        else resolve(parsed.data);
+      });
+      worker.once('error', (error) => resolve({ ok: false, error: `the probe worker failed: ${error.message}`, transient: true }));
+      worker.once('exit', (code) => resolve({ ok: false, error: `the probe worker exited (code ${code})`, transient: true }));
+    });
+  } finally {
+    if (timer) clearTimeout(timer);
+    await worker.terminate();
+  }
 }

@@ -1,0 +1,137 @@
+// Each bridge pack, installed from the local registry by the real installer, discovered by the
+// real catalog with this compiler, and imported by real code in the real sandbox kernel.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openCatalog, type DiscoveryCatalog } from '../catalog/catalog.ts';
+import { activePackNames } from '../install/index.ts';
+import { SandboxPool } from '../runtime/sandbox/sandbox-pool.ts';
+import { NO_GRANTS, type GuestModule, type RunResult } from '../../shared/protocol/run.ts';
+import { installBridgePacks, type BridgeRoot } from './bridge-pack-harness.ts';
+import { createNpmCompiler } from './npm-compiler.ts';
+
+let bridge: BridgeRoot;
+let catalog: DiscoveryCatalog;
+let pool: SandboxPool;
+
+beforeAll(async () => {
+  bridge = await installBridgePacks();
+  const opened = await openCatalog({ root: bridge.root, onlyPacks: () => activePackNames(bridge.root), compiler: createNpmCompiler({ root: bridge.root }) });
+  if (!opened.ok) throw new Error(opened.message);
+  catalog = opened.value;
+  pool = new SandboxPool({ size: 1 });
+}, 300_000);
+
+afterAll(async () => {
+  await pool?.close();
+  await bridge?.dispose();
+});
+
+async function run(specifier: string, code: string): Promise<RunResult> {
+  const resolution = catalog.resolveForExecution([{ specifier }]);
+  if (!resolution.ok) throw new Error(`${resolution.code}: ${resolution.message}`);
+  const modules: Record<string, GuestModule> = {};
+  for (const [id, m] of Object.entries(resolution.modules)) {
+    modules[id] = { moduleId: m.moduleId, kind: m.kind, packName: m.packName, packVersion: m.packVersion, displayName: m.displayName, source: m.source, imports: { ...m.imports }, digest: m.digest };
+  }
+  return pool.run({ code, entries: { ...resolution.entries }, modules, inputs: {}, grants: NO_GRANTS, timeoutMs: 10_000 });
+}
+
+async function value(specifier: string, code: string): Promise<unknown> {
+  const result = await run(specifier, code);
+  if (!result.ok) throw new Error(`${result.code}: ${result.message}`);
+  return result.value;
+}
+
+describe('bridge packs from the local registry', () => {
+  it('discovers five ready modules and skips cheerio with the probe\'s error', () => {
+    const byName = Object.fromEntries(catalog.summaries().map((s) => [s.packName, s]));
+    for (const name of ['csv', 'yaml', 'xml', 'diff', 'zip']) {
+      expect(byName[`@nodetool-ai/sandbox-${name}`]?.status, name).toBe('ready');
+    }
+    const html = byName['@nodetool-ai/sandbox-html'];
+    expect({ status: html?.status, code: html?.code, reason: html?.reason }).toEqual({
+      status: 'skipped',
+      code: 'npm-probe-failed',
+      reason: 'cheerio failed to initialize in the sandbox: ReferenceError: Buffer is not defined',
+    });
+  });
+
+  it('sandbox-csv parses and writes CSV (papaparse, default import)', async () => {
+    expect(
+      await value(
+        '@nodetool-ai/sandbox-csv',
+        `import Papa from "@nodetool-ai/sandbox-csv";
+         const r = Papa.parse("name,age\\nAda,36\\nLin,41\\n", { header: true, dynamicTyping: true, skipEmptyLines: true });
+         return { data: r.data, errors: r.errors.length, fields: r.meta.fields, back: Papa.unparse(r.data) };`,
+      ),
+    ).toEqual({ data: [{ name: 'Ada', age: 36 }, { name: 'Lin', age: 41 }], errors: 0, fields: ['name', 'age'], back: 'name,age\r\nAda,36\r\nLin,41' });
+  });
+
+  it('sandbox-yaml loads and dumps YAML', async () => {
+    expect(
+      await value(
+        '@nodetool-ai/sandbox-yaml',
+        `import { load, dump } from "@nodetool-ai/sandbox-yaml";
+         const doc = load("name: demo\\nitems:\\n  - 1\\n  - two\\nnested: { a: true }\\n");
+         return { doc, text: dump({ a: [1, 2], b: "x" }) };`,
+      ),
+    ).toEqual({ doc: { name: 'demo', items: [1, 'two'], nested: { a: true } }, text: 'a:\n  - 1\n  - 2\nb: x\n' });
+  });
+
+  it('sandbox-xml validates, parses and rebuilds an XML file', async () => {
+    expect(
+      await value(
+        '@nodetool-ai/sandbox-xml',
+        `import { XMLParser, XMLBuilder, XMLValidator } from "@nodetool-ai/sandbox-xml";
+         const xml = '<catalog><book id="b1"><title>Dune</title><year>1965</year></book><book id="b2"><title>Emma</title><year>1815</year></book></catalog>';
+         const options = { ignoreAttributes: false, attributeNamePrefix: "@_" };
+         const obj = new XMLParser(options).parse(xml);
+         return { valid: XMLValidator.validate(xml), bad: XMLValidator.validate("<a><b></a>") !== true, obj, back: new XMLBuilder(options).build(obj) === xml };`,
+      ),
+    ).toEqual({
+      valid: true,
+      bad: true,
+      obj: { catalog: { book: [{ title: 'Dune', year: 1965, '@_id': 'b1' }, { title: 'Emma', year: 1815, '@_id': 'b2' }] } },
+      back: true,
+    });
+  });
+
+  it('sandbox-diff makes a unified patch and applies it', async () => {
+    expect(
+      await value(
+        '@nodetool-ai/sandbox-diff',
+        `import { createTwoFilesPatch, diffLines, applyPatch } from "@nodetool-ai/sandbox-diff";
+         const a = "one\\ntwo\\nthree\\n", b = "one\\n2\\nthree\\nfour\\n";
+         const patch = createTwoFilesPatch("a.txt", "b.txt", a, b);
+         return { changes: diffLines(a, b).map((c) => (c.added ? "+" : c.removed ? "-" : "=") + c.value.trim().replace(/\\n/g, "|")), applied: applyPatch(a, patch) === b, hunk: patch.includes("@@ -1,3 +1,4 @@") };`,
+      ),
+    ).toEqual({ changes: ['=one', '-two', '+2', '=three', '+four'], applied: true, hunk: true });
+  });
+
+  it('sandbox-zip round-trips a zip archive and gzip', async () => {
+    expect(
+      await value(
+        '@nodetool-ai/sandbox-zip',
+        `import { zipSync, unzipSync, strToU8, strFromU8, gzipSync, gunzipSync } from "@nodetool-ai/sandbox-zip";
+         const zipped = zipSync({ "hello.txt": strToU8("hello sandbox"), "dir/data.json": strToU8('{"a":1}') }, { level: 6 });
+         const back = unzipSync(zipped);
+         return { magic: [zipped[0], zipped[1]], names: Object.keys(back).sort(), hello: strFromU8(back["hello.txt"]), json: JSON.parse(strFromU8(back["dir/data.json"])), gz: strFromU8(gunzipSync(gzipSync(strToU8("x".repeat(1000))))).length };`,
+      ),
+    ).toEqual({ magic: [0x50, 0x4b], names: ['dir/data.json', 'hello.txt'], hello: 'hello sandbox', json: { a: 1 }, gz: 1000 });
+  });
+
+  it('a pack API that needs a missing global fails at call time with a normal error, not a crash', async () => {
+    // jsdiff's callback form schedules with setTimeout, which the sandbox removes (SKILL.md says so).
+    const result = await run(
+      '@nodetool-ai/sandbox-diff',
+      `import { diffLines } from "@nodetool-ai/sandbox-diff";
+       diffLines("a\\n", "b\\n", { callback: () => {} });`,
+    );
+    expect(result.ok ? result : { code: result.code, message: result.message }).toEqual({ code: 'runtime-error', message: expect.stringMatching(/^ReferenceError: setTimeout is not defined/) });
+  });
+
+  it('sandbox-html is refused at resolution with the skip reason', () => {
+    const resolution = catalog.resolveForExecution([{ specifier: '@nodetool-ai/sandbox-html' }]);
+    expect(resolution.ok ? undefined : resolution.code).toBe('module-skipped');
+  });
+});
