@@ -23,8 +23,9 @@ export const REFERENCE_MODULES = [
     name: 'geo',
     source: 'wasm-src/geo.ts',
     output: 'packs/geo/wasm/geo.wasm',
-    // Math tables live in one page of data; nothing may grow it.
-    flags: ['--initialMemory', '1', '--maximumMemory', '1', '--noExportMemory'],
+    // Table-free math (wasm-src/geo-math.ts): the module has no linear memory at all, which keeps
+    // instance-per-call cheap. `--noExportMemory` keeps it that way if a memory ever appears.
+    flags: ['--noExportMemory'],
   },
   {
     name: 'bytes',

@@ -43,6 +43,28 @@ describe('scripts/build-wasm.mjs', () => {
     expect(WebAssembly.Module.exports(module).some((e) => e.kind === 'memory')).toBe(false);
   });
 
+  it('the geo module’s table-free math agrees with JS Math', () => {
+    const bytes = new Uint8Array(readFileSync(new URL('packs/geo/wasm/geo.wasm', root)));
+    const geo = new WebAssembly.Instance(new WebAssembly.Module(bytes), {}).exports as Record<string, (...a: number[]) => number>;
+    const DEG = Math.PI / 180;
+    const haversine = (a: number, b: number, c: number, d: number) => {
+      const s1 = Math.sin(((c - a) * DEG) / 2);
+      const s2 = Math.sin(((d - b) * DEG) / 2);
+      return 2 * Math.asin(Math.sqrt(Math.min(1, s1 * s1 + Math.cos(a * DEG) * Math.cos(c * DEG) * s2 * s2)));
+    };
+    let seed = 7;
+    const rand = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    for (let i = 0; i < 20_000; i++) {
+      const [a, b, c, d] = [rand() * 180 - 90, rand() * 720 - 360, rand() * 180 - 90, rand() * 720 - 360];
+      expect(Math.abs((geo.haversineRad as (...a: number[]) => number)(a, b, c, d) - haversine(a, b, c, d))).toBeLessThan(1e-13);
+      const lat = rand() * 170 - 85;
+      const mercator = 0.5 - Math.log(Math.tan(Math.PI / 4 + (lat * DEG) / 2)) / (2 * Math.PI);
+      expect(Math.abs((geo.mercatorY as (x: number) => number)(lat) - Math.fround(mercator))).toBeLessThan(5e-7);
+    }
+    // Beyond the reduction range the module answers NaN instead of a wrong number.
+    expect((geo.haversineRad as (...a: number[]) => number)(0, 0, 0, 1e9)).toBeNaN();
+  });
+
   it('the bytes reference module computes CRC-32 over linear memory', () => {
     const bytes = new Uint8Array(readFileSync(new URL('wasm-src/bin/bytes.wasm', root)));
     expect(validateWasmBinary(bytes, { memoryPagesMax: 16, exports: ['alloc', 'crc32'] }).ok).toBe(true);

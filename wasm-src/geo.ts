@@ -1,7 +1,10 @@
 // Reference scalar module for the example pack `packs/geo` (built by scripts/build-wasm.mjs).
 // Everything here takes and returns i32/f32/f64 only: the v1 WASM contract. It has no imports
-// (`--use abort=` drops AssemblyScript's abort import; a failed check is a trap) and no state
+// (`--use abort=` drops AssemblyScript's abort import; a failed check is a trap), no linear memory
+// (its math is table-free, see geo-math.ts, so a fresh instance per call is cheap) and no state
 // that matters between calls — every call runs on a fresh instance.
+
+import { asin, cos, log, sin } from './geo-math';
 
 const EARTH_RADIUS_M: f64 = 6371008.8;
 const DEG: f64 = Math.PI / 180.0;
@@ -10,10 +13,10 @@ const DEG: f64 = Math.PI / 180.0;
 export function haversineRad(lat1: f64, lon1: f64, lat2: f64, lon2: f64): f64 {
   const dLat = (lat2 - lat1) * DEG;
   const dLon = (lon2 - lon1) * DEG;
-  const s1 = Math.sin(dLat / 2.0);
-  const s2 = Math.sin(dLon / 2.0);
-  const a = s1 * s1 + Math.cos(lat1 * DEG) * Math.cos(lat2 * DEG) * s2 * s2;
-  return 2.0 * Math.asin(Math.sqrt(Math.min(1.0, a)));
+  const s1 = sin(dLat / 2.0);
+  const s2 = sin(dLon / 2.0);
+  const a = s1 * s1 + cos(lat1 * DEG) * cos(lat2 * DEG) * s2 * s2;
+  return 2.0 * asin(sqrt<f64>(Math.min(1.0, a)));
 }
 
 /** Great-circle distance in metres between two points given in degrees. */
@@ -30,7 +33,7 @@ export function segmentDistance(px: f64, py: f64, ax: f64, ay: f64, bx: f64, by:
   if (len2 > 0.0) t = Math.max(0.0, Math.min(1.0, ((px - ax) * dx + (py - ay) * dy) / len2));
   const qx = ax + t * dx - px;
   const qy = ay + t * dy - py;
-  return Math.sqrt(qx * qx + qy * qy);
+  return sqrt<f64>(qx * qx + qy * qy);
 }
 
 /** Tolerance in degrees for a simplification at a given zoom level (one pixel of a 256-px tile). */
@@ -46,7 +49,7 @@ export function clamp(x: f64, lo: f64, hi: f64): f64 {
 /** Web-Mercator y (unit square) of a latitude: single precision is plenty for screen work. */
 export function mercatorY(lat: f32): f32 {
   const l = <f32>clamp(<f64>lat, -85.05112878, 85.05112878) * <f32>DEG;
-  return <f32>0.5 - <f32>(Math.log(Math.tan(Math.PI / 4.0 + <f64>l / 2.0)) / (2.0 * Math.PI));
+  return <f32>0.5 - <f32>(log((1.0 + sin(<f64>l)) / (1.0 - sin(<f64>l))) * 0.5 / (2.0 * Math.PI));
 }
 
 /** Index of the slippy-map tile column containing a longitude at a zoom level. */

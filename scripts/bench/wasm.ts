@@ -4,9 +4,9 @@
 // then through the per-run dispatcher; then the guest-visible call (an `await` of a facade export
 // in QuickJS, through kernel, dispatcher and pool), measured as the difference between a run making
 // 200 calls and the same run making none, over 200. Last, pool throughput with 1, 2 and
-// 4 workers for a trivial export and for one doing ~0.5 ms of work. The geo module carries a
-// one-page memory (AssemblyScript's math tables); mapping a fresh linear memory per call is most
-// of its instantiate cost, so a memory-less module is measured alongside.
+// 4 workers for a trivial export and for one doing ~0.5 ms of work. The geo module has no linear
+// memory (its math is table-free); a module with one page is measured alongside, because mapping
+// a fresh linear memory per call dominates instantiate-per-call.
 
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,11 +37,8 @@ const BURN = buildWasm({
 });
 const BURN_N = 500_000;
 
-/** add(a, b) with no memory: instantiation is far cheaper without a linear memory to map. */
-const NO_MEMORY = buildWasm({
-  funcs: [{ type: { params: ['f64', 'f64'], results: ['f64'] }, body: [op.local_get, 0, op.local_get, 1, op.f64_add] }],
-  exports: [{ name: 'add', kind: 'func', index: 0 }],
-});
+/** The bytes reference module: one page of linear memory, so a fresh instance maps a memory. */
+const WITH_MEMORY = new Uint8Array(readFileSync(new URL('../../wasm-src/bin/bytes.wasm', import.meta.url)));
 
 /** Time `batch` calls per sample and report per-call figures. */
 async function perCall(label: string, runs: number, batch: number, fn: () => unknown | Promise<unknown>): Promise<Stats> {
@@ -157,19 +154,20 @@ export const wasmSection: BenchSection = {
       (new WebAssembly.Instance(module, {}).exports.distanceMeters as (...x: number[]) => number)(a, b, c, d),
     );
     rows.push(fresh);
-    const noMemoryModule = new WebAssembly.Module(NO_MEMORY);
-    const freshNoMemory = await perCallSync('instantiate per call, module without memory', 15, 2_000, () =>
-      (new WebAssembly.Instance(noMemoryModule, {}).exports.add as (...x: number[]) => number)(a, b),
+    const memoryModule = new WebAssembly.Module(WITH_MEMORY);
+    rows.push(
+      await perCallSync('instantiate per call, module with a memory', 15, 1_000, () =>
+        (new WebAssembly.Instance(memoryModule, {}).exports.crc32 as (...x: number[]) => number)(0, 0),
+      ),
     );
-    rows.push(freshNoMemory);
 
     const pool4 = new WasmPool({ size: 4 });
     try {
       await pool4.call({ bytes: GEO, exportName: 'distanceMeters', args: ARGS, timeoutMs: 5000 });
       const viaPool = await perCall('pool call (postMessage round trip)', 15, 200, () => pool4.call({ bytes: GEO, exportName: 'distanceMeters', args: ARGS, timeoutMs: 5000 }));
       rows.push(viaPool);
-      await pool4.call({ bytes: NO_MEMORY, exportName: 'add', args: [1, 2], timeoutMs: 5000 });
-      rows.push(await perCall('pool call, module without memory', 15, 200, () => pool4.call({ bytes: NO_MEMORY, exportName: 'add', args: [1, 2], timeoutMs: 5000 })));
+      await pool4.call({ bytes: WITH_MEMORY, exportName: 'crc32', args: [0, 0], timeoutMs: 5000 });
+      rows.push(await perCall('pool call, module with a memory', 15, 200, () => pool4.call({ bytes: WITH_MEMORY, exportName: 'crc32', args: [0, 0], timeoutMs: 5000 })));
       let dispatcher = geoDispatcher(pool4);
       let used = 0;
       const viaDispatcher = await perCall('dispatcher + pool (bridge call)', 15, 200, async () => {
