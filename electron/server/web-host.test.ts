@@ -233,6 +233,39 @@ describe('packs methods without a registry', () => {
   });
 });
 
+describe('code methods', () => {
+  it('code.run runs a node with a declared pack (JS entry and its WASM sibling) and reports what it resolved', async () => {
+    const res = await rpc('code.run', {
+      code: 'import { add } from "@acme/geo/simplify-wasm";\nconsole.log("hi");\nreturn { sum: await add(x, 2) };',
+      packages: [{ specifier: '@acme/geo/simplify-wasm' }],
+      inputs: { x: 40 },
+    });
+    expect(res.status).toBe(200);
+    const body = res.json() as { ok: true; value: { result: { ok: boolean; value: unknown; logs: unknown[] }; resolved: unknown[] } };
+    expect(body.ok).toBe(true);
+    expect(body.value.result).toMatchObject({ ok: true, value: { sum: 42 }, logs: [{ level: 'log', text: 'hi' }] });
+    expect(body.value.resolved).toEqual([{ specifier: '@acme/geo/simplify-wasm', packName: '@acme/geo', packVersion: '1.2.0', digest: services.catalog.summaries().find((m) => m.specifier === '@acme/geo/simplify-wasm')!.digest }]);
+  }, 60_000);
+
+  it('code.run: an undeclared import is denied inside the run; an unknown declaration fails the call', async () => {
+    const denied = (await rpc('code.run', { code: 'import { add } from "@acme/geo/simplify-wasm";\nreturn 1;', packages: [] })).json() as { ok: true; value: { result: { ok: boolean; code: string } } };
+    expect(denied.ok).toBe(true);
+    expect(denied.value.result).toMatchObject({ ok: false, code: 'import-denied' });
+    const unknown = (await rpc('code.run', { code: 'return 1;', packages: [{ specifier: '@nobody/nothing' }] })).json() as { ok: false; code: string };
+    expect(unknown).toMatchObject({ ok: false, code: 'unknown-specifier' });
+  }, 60_000);
+
+  it('code.run refuses inputs that are not identifiers and hosts that are not DNS names', async () => {
+    const res = await rpc('code.run', { code: 'return 1;', packages: [], inputs: { 'a-b': 1 }, fetchHosts: ['http://x'] });
+    expect(res.status).toBe(400);
+    expect(res.json()).toEqual({
+      ok: false,
+      code: 'invalid-request',
+      message: 'code.run: inputs.a-b: Invalid key in record; fetchHosts.0: a host is a lower-case DNS name, optionally starting with "*."',
+    });
+  });
+});
+
 describe('module delivery', () => {
   const summaryOf = (specifier: string) => services.catalog.summaries().find((m) => m.specifier === specifier)!;
 

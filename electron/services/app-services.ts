@@ -14,6 +14,8 @@ import { createNpmCompiler } from '../compiler/npm-compiler.ts';
 import { activePackNames, createInstaller } from '../install/index.ts';
 import { readLedger } from '../install/ledger-store.ts';
 import { catalogHandlers } from './catalog-handlers.ts';
+import { codeHandlers } from './code-handlers.ts';
+import { createCodeRunner } from './code-runner.ts';
 import { packHandlers } from './pack-handlers.ts';
 import { createRedactor } from './redact.ts';
 import { settingsHandlers } from './settings-handlers.ts';
@@ -60,6 +62,9 @@ export async function createAppServices(options: AppServicesOptions): Promise<Re
     return record !== undefined && trustCovers(record);
   };
 
+  // Sandbox and WASM worker pools start on the first run, not at launch.
+  const runner = createCodeRunner(catalog);
+
   const handlers: Handlers = {
     ...packHandlers({
       root: dataDir,
@@ -73,6 +78,7 @@ export async function createAppServices(options: AppServicesOptions): Promise<Re
     }),
     ...catalogHandlers({ catalog, isTrusted }),
     ...settingsHandlers(settings),
+    ...codeHandlers(runner),
   };
 
   const dispatcher = createDispatcher(redactAll(handlers, redact), { onBug });
@@ -82,7 +88,8 @@ export async function createAppServices(options: AppServicesOptions): Promise<Re
     events,
     dispatcher,
     async dispose() {
-      // The catalog holds no OS resources; pools owned here are closed as they are added.
+      // The catalog holds no OS resources; the runner owns the worker pools.
+      await runner.close();
     },
   });
 }

@@ -1,5 +1,45 @@
-// The methods whose shapes come from the sandbox kernel (code.validate, code.run) and from the
-// workflow file format (workflows.*). Kept apart from methods.ts because they follow the
-// kernel's protocol files (shared/protocol/run.ts, workflow.ts) rather than defining their own.
+// The methods whose shapes come from the sandbox kernel (code.run and, once the validator lands,
+// code.validate) and from the workflow file format (workflows.*). Kept apart from methods.ts
+// because they follow the kernel's protocol files (shared/protocol/run.ts) rather than defining
+// their own.
+//
+// Capabilities over the contract: a Code node run from the UI may be granted `fetch` to listed
+// hosts (private and loopback addresses stay refused by the host handler). Workspace folders and
+// secrets are not grantable through the contract in v1: they name host paths and secret values,
+// which the renderer must never supply or see; the CLI grants them.
 
-export const CODE_METHODS = {} as const;
+import { z } from 'zod';
+import { DeclarationListSchema } from '../protocol/declaration.ts';
+import { LIMITS } from '../protocol/limits.ts';
+import { IDENTIFIER_PATTERN, RunResultSchema } from '../protocol/run.ts';
+import { method } from './method.ts';
+
+const HostPatternSchema = z
+  .string()
+  .max(253)
+  .regex(/^(?:\*\.)?[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/, 'a host is a lower-case DNS name, optionally starting with "*."');
+
+export const CodeRunRequestSchema = z
+  .object({
+    code: z.string().max(LIMITS.authoredJsBytes),
+    packages: DeclarationListSchema,
+    inputs: z.record(z.string().regex(IDENTIFIER_PATTERN, 'an input name must be a JavaScript identifier'), z.json()).optional(),
+    fetchHosts: z.array(HostPatternSchema).max(64).optional(),
+    timeoutMs: z.number().int().min(1).max(LIMITS.guestTimeoutMs).optional(),
+  })
+  .strict();
+
+export const ResolvedPackageSchema = z.object({
+  specifier: z.string().max(300),
+  packName: z.string().max(214),
+  packVersion: z.string().max(256),
+  digest: z.string().max(64),
+});
+
+export const CODE_METHODS = {
+  'code.run': method(
+    CodeRunRequestSchema,
+    z.object({ result: RunResultSchema, resolved: z.array(ResolvedPackageSchema) }),
+    'Run a Code node in the sandbox with its declared packages; a guest failure is a result with ok: false, not a failed call.',
+  ),
+} as const;

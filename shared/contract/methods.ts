@@ -18,17 +18,7 @@ import {
 } from './schemas.ts';
 import { InstalledPackSchema, OperationIdSchema, PackSpecSchema, SearchHitSchema, TrustPlanSchema } from './pack-schemas.ts';
 import { CODE_METHODS } from './code-methods.ts';
-
-interface MethodSpec<Req extends z.ZodType = z.ZodType, Val extends z.ZodType = z.ZodType> {
-  readonly request: Req;
-  readonly value: Val;
-  /** One line for docs and the UI's developer view. */
-  readonly summary: string;
-}
-
-export function method<Req extends z.ZodType, Val extends z.ZodType>(request: Req, value: Val, summary: string): MethodSpec<Req, Val> {
-  return { request, value, summary };
-}
+import { method } from './method.ts';
 
 const PackNameRequest = z.object({ name: PackageNameSchema, operationId: OperationIdSchema.optional() }).strict();
 
