@@ -3,9 +3,13 @@ import type { BenchSection } from './harness.ts';
 import { wasmSection } from './wasm.ts';
 import { installSection } from './install.ts';
 import { compilerSection } from './compiler.ts';
+import { discoverySection } from './discovery.ts';
+import { kernelBench } from './kernel.ts';
 
 export const SECTIONS: readonly BenchSection[] = [
   wasmSection,
   installSection,
   compilerSection,
+  kernelBench,
+  discoverySection,
 ];

@@ -22,14 +22,15 @@ export const ENGINE_MAX_PAGES = ENGINE_BASE_PAGES + LIMITS.guestMemoryBytes / PA
 
 let engine: Promise<QuickJSWASMModule> | undefined;
 
-/** A fresh engine with bounded linear memory (not memoized: for callers that own its lifetime). */
-export function newBoundedQuickJsNg(): Promise<QuickJSWASMModule> {
-  const wasmMemory = new WebAssembly.Memory({ initial: ENGINE_BASE_PAGES, maximum: ENGINE_MAX_PAGES });
-  return newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmMemory }));
+/** A fresh engine with bounded linear memory, and that memory (its size is the engine's footprint). */
+export async function newBoundedQuickJsNg(): Promise<{ engine: QuickJSWASMModule; memory: WebAssembly.Memory }> {
+  const memory = new WebAssembly.Memory({ initial: ENGINE_BASE_PAGES, maximum: ENGINE_MAX_PAGES });
+  const engine = await newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmMemory: memory }));
+  return { engine, memory };
 }
 
 /** This thread's engine, compiled on first use. */
 export function loadQuickJsNg(): Promise<QuickJSWASMModule> {
-  engine ??= newBoundedQuickJsNg();
+  engine ??= newBoundedQuickJsNg().then((bounded) => bounded.engine);
   return engine;
 }

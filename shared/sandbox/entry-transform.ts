@@ -166,6 +166,9 @@ export function buildEntryModule(code: string): Result<EntryModule, 'syntax-erro
     const lineStart = genStarts[line - 1];
     if (lineStart === undefined) return undefined;
     const offset = lineStart + column - 1;
+    // quickjs-ng reports the module's own start (1:1) when it has no position for an opcode; that
+    // is our prefix, never user text, so it has no user position.
+    if (offset < prefix.length) return undefined;
     const segment = segments.find((s) => offset >= s.genStart && offset < s.genStart + Math.max(s.length, 1));
     if (segment) return offsetToPosition(userStarts, segment.origStart + (offset - segment.genStart));
     // Inside inserted text (`return (`): report the user's text that follows it on the same line.

@@ -17,7 +17,7 @@ import { LIMITS } from '../protocol/limits.ts';
 import type { HostCallResult, KernelRunRequest, ReceiptCall, ReceiptDenial, RunLog, RunReceipt, RunResult } from '../protocol/run.ts';
 import { bytesReplacer } from './base64.ts';
 import { buildEntryModule, ENTRY_MODULE_NAME, type EntryModule } from './entry-transform.ts';
-import { HOST_CALL_GLOBAL, HOST_LOG_GLOBAL, PRELUDE_SCRIPT_NAME, guestPreludeSource } from './guest-prelude.ts';
+import { HOST_CALL_GLOBAL, HOST_LIBRARY_GLOBAL, HOST_LOG_GLOBAL, LIBRARY_SCRIPT_NAME, PRELUDE_SCRIPT_NAME, guestLibrarySource, guestPreludeSource } from './guest-prelude.ts';
 import { decideImport, type LoaderGraph } from './loader-policy.ts';
 import { classifyGuestError, type GuestErrorInfo } from './guest-errors.ts';
 import { WASM_BRIDGE_MODULE_ID, wasmBridgeModuleSource } from './wasm-facade.ts';
@@ -86,7 +86,7 @@ function callerOf(stack: string, graph: LoaderGraph): string {
   for (const line of stack.split('\n')) {
     const match = /\(?([^()\s]+):\d+:\d+\)?\s*$/.exec(line.trim());
     const name = match?.[1];
-    if (!name || name === PRELUDE_SCRIPT_NAME) continue;
+    if (!name || name === PRELUDE_SCRIPT_NAME || name === LIBRARY_SCRIPT_NAME) continue;
     if (name === ENTRY_MODULE_NAME) return 'the node\'s code';
     const module = Object.hasOwn(graph.modules, name) ? graph.modules[name] : undefined;
     return module ? module.displayName : name;
@@ -230,6 +230,18 @@ async function evaluate(
   });
   ctx.setProp(ctx.global, HOST_CALL_GLOBAL, hostCall);
   hostCall.dispose();
+
+  // The bridge library is compiled on first use only (see guest-prelude.ts); the core calls this
+  // once with the intrinsics it captured before any guest code ran.
+  const hostLibrary = ctx.newFunction(HOST_LIBRARY_GLOBAL, (intrinsics) => {
+    const compiled = ctx.evalCode(guestLibrarySource(), LIBRARY_SCRIPT_NAME, { type: 'global', strict: true });
+    if (compiled.error) return compiled;
+    const library = ctx.callFunction(compiled.value, ctx.undefined, intrinsics ?? ctx.undefined);
+    compiled.value.dispose();
+    return library;
+  });
+  ctx.setProp(ctx.global, HOST_LIBRARY_GLOBAL, hostLibrary);
+  hostLibrary.dispose();
 
   function dispatch(kind: string, name: string, args: unknown[] | undefined, where: string): Promise<HostCallResult> {
     const from = callerOf(where, graph);

@@ -1,0 +1,53 @@
+// The one call the app, the web host and the CLI make to run a Code node's code: a catalog
+// resolution, host grants and inputs in; a tagged result with its receipt out. It turns the
+// catalog's executable modules into what the guest-side kernel needs (sources and import maps,
+// no WASM bytes, no paths) and builds the host capability handlers from the grants.
+
+import type { SandboxModuleResolutionOk } from '../../../shared/protocol/catalog.ts';
+import { LIMITS } from '../../../shared/protocol/limits.ts';
+import type { GuestModule, KernelRunRequest, RunResult } from '../../../shared/protocol/run.ts';
+import { hostCapabilities, kernelGrants, type HostGrants } from './host-capabilities.ts';
+import type { SandboxHostPorts, SandboxPool } from './sandbox-pool.ts';
+
+export interface RunCodeInput {
+  readonly code: string;
+  /** The catalog's resolution of the node's declarations (or an empty one). */
+  readonly resolution: Pick<SandboxModuleResolutionOk, 'entries' | 'modules'>;
+  readonly inputs?: Readonly<Record<string, unknown>>;
+  readonly grants?: HostGrants;
+  /** Deadline in ms (default and maximum: 30 s). */
+  readonly timeoutMs?: number;
+  /** The WASM dispatcher for this run, when the resolution has WASM modules. */
+  readonly wasm?: SandboxHostPorts['wasm'];
+}
+
+export function kernelRequest(input: RunCodeInput): KernelRunRequest {
+  const modules: Record<string, GuestModule> = {};
+  for (const [id, m] of Object.entries(input.resolution.modules)) {
+    modules[id] = {
+      moduleId: m.moduleId,
+      kind: m.kind,
+      packName: m.packName,
+      packVersion: m.packVersion,
+      displayName: m.displayName,
+      source: m.source,
+      imports: { ...m.imports },
+      digest: m.digest,
+    };
+  }
+  return {
+    code: input.code,
+    entries: { ...input.resolution.entries },
+    modules,
+    inputs: { ...(input.inputs ?? {}) },
+    grants: kernelGrants(input.grants ?? {}),
+    timeoutMs: Math.min(input.timeoutMs ?? LIMITS.guestTimeoutMs, LIMITS.guestTimeoutMs),
+  };
+}
+
+export function runCode(pool: SandboxPool, input: RunCodeInput): Promise<RunResult> {
+  const ports: SandboxHostPorts = input.wasm
+    ? { capability: hostCapabilities(input.grants ?? {}), wasm: input.wasm }
+    : { capability: hostCapabilities(input.grants ?? {}) };
+  return pool.run(kernelRequest(input), ports);
+}
