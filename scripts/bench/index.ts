@@ -4,7 +4,6 @@ import { wasmSection } from './wasm.ts';
 import { installSection } from './install.ts';
 import { compilerSection } from './compiler.ts';
 import { discoverySection } from './discovery.ts';
-import { discoverySection } from './discovery.ts';
 import { kernelBench } from './kernel.ts';
 
 export const SECTIONS: readonly BenchSection[] = [
@@ -12,6 +11,5 @@ export const SECTIONS: readonly BenchSection[] = [
   installSection,
   compilerSection,
   kernelBench,
-  discoverySection,
   discoverySection,
 ];
