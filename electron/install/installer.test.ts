@@ -60,7 +60,7 @@ function lockEntry(root: string, name: string): { resolved?: string; integrity?:
 
 beforeAll(async () => {
   registry = await startRegistry({ uplink: false });
-  const dirs = ['sandbox-marker-1.0.0', 'script-dep-1.0.0', 'sandbox-with-dep-1.0.0', 'register-pack-1.0.0', 'not-a-pack-1.0.0', 'evolving-1.0.0', 'evolving-2.0.0', 'gyp-pack-1.0.0'];
+  const dirs = ['sandbox-marker-1.0.0', 'script-dep-1.0.0', 'sandbox-with-dep-1.0.0', 'register-pack-1.0.0', 'not-a-pack-1.0.0', 'evolving-1.0.0', 'evolving-2.0.0', 'gyp-pack-1.0.0', 'register-failing-1.0.0'];
   for (const dir of dirs) await registry.publish(fixture(dir));
   await registry.publish(fixture('evolving-3.0.0'), { tag: 'broken' });
 }, 180_000);
@@ -112,10 +112,15 @@ describe('install (scripts never run)', () => {
     expect(ledgerOf(root).packs['@sp-fixture/sandbox-with-dep']?.closure.map((c) => c.name)).toEqual(['@sp-fixture/sandbox-with-dep', '@sp-fixture/script-dep']);
   });
 
-  it('lists npm\'s implied node-gyp install script for a binding.gyp', async () => {
+  it('lists npm\'s implied node-gyp install script for a binding.gyp, and hands the pack to the compile hook', async () => {
     const root = newRoot();
-    const result = await createInstaller({ root, registry: registry.url }).install('@sp-fixture/gyp-pack');
+    const compiled: string[] = [];
+    const stages: string[] = [];
+    const installer = createInstaller({ root, registry: registry.url, compile: async (_root, record) => void compiled.push(`${record.name}@${record.version}`) });
+    const result = await installer.install('@sp-fixture/gyp-pack', { onProgress: (e) => stages.push(e.stage) });
     expect(result).toMatchObject({ ok: true, value: { status: 'active' } });
+    expect(compiled).toEqual(['@sp-fixture/gyp-pack@1.0.0']);
+    expect(stages).toEqual(['resolving', 'fetching', 'classifying', 'compiling', 'done']);
     if (result.ok) expect(result.value.scripts.map((s) => s.command)).toEqual(['node-gyp rebuild (implied by binding.gyp)']);
     expect(markers(root)).toEqual([]);
   });
@@ -225,6 +230,19 @@ describe('trust and rebuild', () => {
     const retried = await installer.rebuild('@sp-fixture/register-pack');
     expect(retried).toMatchObject({ ok: true, value: { status: 'active', refetched: true } });
     expect(markers(root)).toContain('MARKER-@sp-fixture__register-pack-postinstall');
+  });
+});
+
+describe('failing scripts', () => {
+  it('a trusted pack whose install script fails stays inactive with rebuild-failed', async () => {
+    const root = newRoot();
+    const installer = createInstaller({ root, registry: registry.url });
+    expect(await installer.install('@sp-fixture/register-failing')).toMatchObject({ ok: true, value: { status: 'needs-trust' } });
+    const result = await installer.trust('@sp-fixture/register-failing');
+    expect(result).toMatchObject({ ok: false, code: 'rebuild-failed' });
+    if (!result.ok) expect(result.message).toMatch(/^The install scripts of @sp-fixture\/register-failing@1\.0\.0 failed: /);
+    expect(ledgerOf(root).packs['@sp-fixture/register-failing']).toMatchObject({ status: 'needs-rebuild', trust: { version: '1.0.0' } });
+    expect(await activePackNames(root)).toEqual(new Set());
   });
 });
 
