@@ -9,7 +9,8 @@ import { bindContractToIpc } from './ipc.ts';
 import { createAppWindow, hardenSession } from './window.ts';
 
 // One instance per data directory: a second launch focuses the first window instead.
-if (!app.requestSingleInstanceLock()) app.quit();
+const primary = app.requestSingleInstanceLock();
+if (!primary) app.quit();
 
 let services: AppServices | undefined;
 let unbind: (() => void) | undefined;
@@ -56,7 +57,9 @@ app.on('will-quit', (event) => {
   void services.dispose().finally(() => app.quit());
 });
 
-app.whenReady().then(start, (error: unknown) => {
-  console.error(error);
-  app.exit(1);
-});
+if (primary) {
+  app.whenReady().then(start, (error: unknown) => {
+    console.error(error);
+    app.exit(1);
+  });
+}
