@@ -5,6 +5,7 @@ import { installSection } from './install.ts';
 import { compilerSection } from './compiler.ts';
 import { discoverySection } from './discovery.ts';
 import { kernelBench } from './kernel.ts';
+import { webHostSection } from './web-host.ts';
 
 export const SECTIONS: readonly BenchSection[] = [
   wasmSection,
@@ -12,4 +13,5 @@ export const SECTIONS: readonly BenchSection[] = [
   compilerSection,
   kernelBench,
   discoverySection,
+  webHostSection,
 ];
