@@ -64,6 +64,8 @@ describe('resolveForExecution', () => {
 
   it.each([
     [[{ specifier: 'nope' }], 'unknown-specifier', 'No installed pack provides "nope".', 'nope', undefined],
+    [[{ specifier: 'sandbox:wasm-bridge' }], 'unknown-specifier', 'No installed pack provides "sandbox:wasm-bridge".', 'sandbox:wasm-bridge', undefined],
+    [[{ specifier: 'node:fs' }], 'unknown-specifier', 'No installed pack provides "node:fs".', 'node:fs', undefined],
     [[{ specifier: '@acme/geo/other' }], 'unknown-specifier', '@acme/geo does not provide "@acme/geo/other"; it provides @acme/geo, @acme/geo/extra, @acme/geo/simplify-wasm.', '@acme/geo/other', '@acme/geo'],
     [[{ specifier: '@acme/geo/sandbox/util.js' }], 'internal-specifier', '"@acme/geo/sandbox/util.js" is an internal helper of @acme/geo; declare one of its public modules instead.', '@acme/geo/sandbox/util.js', '@acme/geo'],
     [[{ specifier: '@acme/geo/./sandbox/util.js' }], 'internal-specifier', '"@acme/geo/./sandbox/util.js" is an internal helper of @acme/geo; declare one of its public modules instead.', '@acme/geo/./sandbox/util.js', '@acme/geo'],

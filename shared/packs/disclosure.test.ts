@@ -7,6 +7,7 @@ describe('disclosureLine', () => {
       '@acme/geo/simplify-wasm (wasm; exports add, scale): Adds numbers.',
     );
     expect(disclosureLine({ specifier: 'csv', kind: 'js' })).toBe('csv (js)');
+    expect(disclosureLine({ specifier: '@a.b/c~d_e-f', kind: 'js' })).toBe('@a.b/c~d_e-f (js)');
   });
 
   it('strips markup, newlines and non-whitelisted characters', () => {

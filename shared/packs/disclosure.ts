@@ -16,7 +16,7 @@ export interface DisclosureInput {
 
 // Letters, digits, space and plain punctuation. No backticks, angle brackets, brackets, braces,
 // pipes, asterisks, hashes, backslashes or anything non-ASCII.
-const NOT_ALLOWED = /[^A-Za-z0-9 .,;:!?'()+=/@_-]/g;
+const NOT_ALLOWED = /[^A-Za-z0-9 .,;:!?'()+=/@_~-]/g;
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MAX_EXPORTS_SHOWN = 8;
 

@@ -11,6 +11,7 @@ import { fail, ok, type Result } from '../protocol/result.ts';
 import { WASM_BRIDGE_MODULE_ID, WASM_BRIDGE_SPECIFIER, WASM_FACADE_GENERATOR_VERSION, generateWasmFacade, wasmBridgeModuleSource } from '../sandbox/wasm-facade.ts';
 import { moduleGraphDigest, type GraphSource, type Sha256Hex } from './digest.ts';
 import { findCycle } from './internal-list.ts';
+import { printable } from './pack-path.ts';
 import { analyzeJs, type ImportTarget } from './js-analysis.ts';
 import { validateWasmBinary } from './wasm-binary.ts';
 
@@ -129,7 +130,7 @@ export async function buildPackGraph(
       const bytes = file.bytes ?? new Uint8Array();
       const validated = validateWasmBinary(bytes, { memoryPagesMax: file.entry.memoryPagesMax, exports: file.entry.exports });
       if (!validated.ok) {
-        node.failure = { code: validated.code, message: `${file.path ?? file.specifier}: ${validated.message}` };
+        node.failure = { code: validated.code, message: `${file.path ?? file.specifier}: ${printable(validated.message, 500)}` };
         continue;
       }
       const exports = validated.value.exports;
@@ -150,7 +151,7 @@ export async function buildPackGraph(
       }
       const compiled = await powers.compileNpm({ packName, packVersion, npmName: file.entry.npm, specifier: file.specifier });
       if (!compiled.ok) {
-        node.failure = { code: compiled.code, message: compiled.message };
+        node.failure = { code: compiled.code, message: printable(compiled.message, 1000) };
         continue;
       }
       warnings.push(...compiled.value.warnings);

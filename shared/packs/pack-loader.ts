@@ -80,7 +80,7 @@ export async function loadPack(input: PackInput, powers: PackPowers): Promise<Pa
     json = JSON.parse(input.packageJsonText.replace(/^\uFEFF/, ''));
   } catch (error) {
     if (!mentionsNodetool(input.packageJsonText)) return { kind: 'not-a-pack' };
-    return rejected(input.folderName, '', 'package-json-invalid', `package.json is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+    return rejected(input.folderName, '', 'package-json-invalid', `package.json is not valid JSON: ${printable(error instanceof Error ? error.message : String(error), 300)}`);
   }
   if (typeof json !== 'object' || json === null || !Object.hasOwn(json, 'nodetool')) return { kind: 'not-a-pack' };
 

@@ -70,6 +70,9 @@ export function toDiscoverJson(root: string, packs: readonly SandboxPackStatus[]
   };
 }
 
+// Pack text reaches the terminal here; control characters (escape sequences) never do.
+const cell = (text: string): string => text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+
 function table(json: DiscoverJson): string {
   if (json.packs.length === 0) return `No sandbox packs in ${json.root}.`;
   const rows: string[][] = [['PACK / MODULE', 'VERSION', 'KIND', 'STATUS', 'DETAIL']];
@@ -79,7 +82,7 @@ function table(json: DiscoverJson): string {
     for (const w of pack.warnings) rows.push(['  (warning)', '', '', '', w]);
   }
   const widths = [0, 1, 2, 3].map((i) => Math.min(60, Math.max(...rows.map((r) => (r[i] ?? '').length))));
-  const lines = rows.map((r) => r.map((cell, i) => (i < 4 ? cell.padEnd(widths[i] ?? 0) : cell)).join('  ').trimEnd());
+  const lines = rows.map((r) => r.map((text, i) => (i < 4 ? cell(text).padEnd(widths[i] ?? 0) : cell(text))).join('  ').trimEnd());
   const modules = json.packs.flatMap((p) => p.modules);
   const ready = modules.filter((m) => m.status === 'ready').length;
   const rejected = json.packs.filter((p) => p.status === 'rejected').length;
