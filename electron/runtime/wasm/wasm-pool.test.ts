@@ -136,6 +136,16 @@ describe('WasmPool', () => {
     expect(r.ok ? '' : r.message).toMatch(/^the engine could not compile the module: /);
   });
 
+  it('stops respawning when workers cannot start, and fails calls instead of looping', async () => {
+    const p = new WasmPool({ size: 2, workerEntry: new URL('./no-such-worker.mjs', import.meta.url) });
+    pools.push(p);
+    const r = await call(p, 'bump');
+    expect(r).toMatchObject({ ok: false, code: 'internal' });
+    expect(r.ok ? '' : r.message).toMatch(/^WASM workers fail to start: /);
+    expect(p.stats().started).toBeLessThanOrEqual(4);
+    expect(await call(p, 'bump')).toMatchObject({ ok: false, code: 'internal' });
+  });
+
   it('runs the committed geo reference module', async () => {
     const geo = new Uint8Array(readFileSync(new URL('../../../packs/geo/wasm/geo.wasm', import.meta.url)));
     const p = pool(1);

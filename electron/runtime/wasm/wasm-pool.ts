@@ -22,6 +22,12 @@ export interface WasmPoolOptions {
   readonly size?: number;
   /** Shared compile cache; one per process is the point, so pass the same one to every pool. */
   readonly cache?: WasmModuleCache;
+  /**
+   * The worker entry; defaults to wasm-worker.mjs next to this file. It is plain ESM with no
+   * imports beyond node:worker_threads, so a bundled build copies it verbatim next to the bundle
+   * and passes its URL here (esbuild does not follow `new Worker(url)`).
+   */
+  readonly workerEntry?: URL;
 }
 
 export interface WasmPoolStats {
@@ -60,6 +66,7 @@ const MAX_START_FAILURES = 3;
 export class WasmPool implements WasmPoolPort {
   readonly size: number;
   private readonly cache: WasmModuleCache;
+  private readonly workerEntry: URL;
   private readonly slots = new Set<Slot>();
   private readonly queue: Job[] = [];
   private readonly exiting = new Set<Promise<unknown>>();
@@ -73,6 +80,7 @@ export class WasmPool implements WasmPoolPort {
   constructor(options: WasmPoolOptions = {}) {
     this.size = Math.max(1, Math.floor(options.size ?? LIMITS.wasmPoolSize));
     this.cache = options.cache ?? new WasmModuleCache();
+    this.workerEntry = options.workerEntry ?? WASM_WORKER_URL;
     for (let i = 0; i < this.size; i++) this.spawn();
   }
 
@@ -130,7 +138,7 @@ export class WasmPool implements WasmPoolPort {
   }
 
   private spawn(): void {
-    const worker = new Worker(WASM_WORKER_URL, {
+    const worker = new Worker(this.workerEntry, {
       // No inherited loaders or flags: the entry is plain ESM and starts fastest bare.
       execArgv: [],
       // WASM memories are external to the JS heap (and bounded by validation); this caps the
