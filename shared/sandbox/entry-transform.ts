@@ -121,8 +121,25 @@ function hasTopLevelReturn(program: Program): boolean {
   return found;
 }
 
-/** Build the entry module for `code`. `bridgeCleanup` deletes the WASM bridge binding before user code. */
+// A node's code runs many times unchanged; the transform is deterministic, so keep the last few.
+const CACHE_SIZE = 64;
+const cache = new Map<string, Result<EntryModule, 'syntax-error' | 'dynamic-import'>>();
+
+/** Build the entry module for `code` (memoized per code string). */
 export function buildEntryModule(code: string): Result<EntryModule, 'syntax-error' | 'dynamic-import'> {
+  const hit = cache.get(code);
+  if (hit) {
+    cache.delete(code);
+    cache.set(code, hit);
+    return hit;
+  }
+  const built = transform(code);
+  cache.set(code, built);
+  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  return built;
+}
+
+function transform(code: string): Result<EntryModule, 'syntax-error' | 'dynamic-import'> {
   const analyzed = analyzeUserCode(code);
   if (!analyzed.ok) return analyzed;
   const { program, imports } = analyzed.value;

@@ -56,13 +56,11 @@ const show = (v) => {
 };
 const logger = (level) => (...args) => { let t = ""; for (let i = 0; i < args.length; i++) t += (i ? " " : "") + show(args[i]); hostLog(level, t); };
 constant("console", { log: logger("log"), info: logger("info"), warn: logger("warn"), error: logger("error"), debug: logger("debug") });
-constant("fetch", async function fetch(url, init) { return L().fetch(url, init); });
-constant("getSecret", async function getSecret(name) { return L().call("capability", "getSecret", [I.Str(name)]); });
-constant("workspace", {
-  readText: async (p) => L().workspace("readText", p), readBytes: async (p) => L().workspace("readBytes", p),
-  writeText: async (p, d) => L().workspace("writeText", p, d), writeBytes: async (p, d) => L().workspace("writeBytes", p, d),
-  list: async (p) => L().workspace("list", p),
-});
+const via = (name) => async function (a, b) { return L()[name](a, b); };
+const ws = (op) => async (p, d) => L().workspace(op, p, d);
+constant("fetch", via("fetch"));
+constant("getSecret", via("getSecret"));
+constant("workspace", { readText: ws("readText"), readBytes: ws("readBytes"), writeText: ws("writeText"), writeBytes: ws("writeBytes"), list: ws("list") });
 if (__WITH_WASM__) defineProperty(G, __WASM_GLOBAL__, { value: async (m, e, a) => L().callTagged("wasm", "call", [m, e, a]), writable: true, enumerable: false, configurable: true });
 return freeze({ serialize: (v) => I.JSONstringify(v === undefined ? null : v, toJson), parse: (t) => I.JSONparse(t, fromJson) });
 })(globalThis)`;
@@ -159,7 +157,8 @@ async function workspace(op, path, data) {
   if (op === "writeBytes") return call("capability", "workspace.write", [p, data]);
   return call("capability", "workspace.list", [p]);
 }
-return I.freeze({ tag, revive, call, callTagged, fetch, workspace });
+const getSecret = (name) => call("capability", "getSecret", [I.Str(name)]);
+return I.freeze({ tag, revive, call, callTagged, fetch, getSecret, workspace });
 })`;
 
 function fill(source: string, withWasm: boolean): string {
