@@ -3,6 +3,7 @@
 // content type, body size), the contract's parsing, the catalog/settings methods, static files
 // and the module delivery route against the catalog's own digests.
 
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAppServices, type AppServices } from '../services/app-services.ts';
@@ -345,6 +346,30 @@ describe('static files', () => {
     for (const p of ['/../package.json', '/%2e%2e/package.json', '/assets/%2e%2e/%2e%2e/package.json', '/.secret', '/assets/..%5c..%5cpackage.json', '/%00', '/nope.js']) {
       const res = await raw(host.port, { path: p });
       expect(res.status, p).toBe(404);
+    }
+  });
+});
+
+describe('no absolute paths cross', () => {
+  it('a damaged ledger is reported by packs.list with the data dir redacted, and the app keeps serving', async () => {
+    const dir = await fixtureDataDir();
+    try {
+      await writeFile(path.join(dir.path, 'sandbox-packs-ledger.json'), '{ not json');
+      const failures: string[] = [];
+      const created = await createAppServices({ dataDir: dir.path, onReconcileFailure: (f) => failures.push(f.code) });
+      if (!created.ok) throw new Error(created.message);
+      const own = await startWebHost({ dispatcher: created.value.dispatcher, events: created.value.events, catalog: created.value.catalog, port: 0 });
+      try {
+        const res = await raw(own.port, { method: 'POST', path: '/api/rpc/packs.list', headers: { Authorization: `Bearer ${own.token}`, 'Content-Type': 'application/json' }, body: '{}' });
+        expect(res.json()).toEqual({ ok: false, code: 'invalid-data', message: '<data dir>/sandbox-packs-ledger.json: not valid JSON' });
+        expect(res.text).not.toContain(dir.path);
+        expect(failures).toEqual(['invalid-data']);
+      } finally {
+        await own.close();
+        await created.value.dispose();
+      }
+    } finally {
+      await dir.remove();
     }
   });
 });

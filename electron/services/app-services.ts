@@ -8,7 +8,7 @@ import { realpath } from 'node:fs/promises';
 import { createDispatcher, type Dispatcher, type Handlers } from '../../shared/contract/dispatcher.ts';
 import { createEventHub, type EventHub } from '../../shared/contract/events.ts';
 import { trustCovers } from '../../shared/protocol/ledger.ts';
-import { fail, ok, type Result } from '../../shared/protocol/result.ts';
+import { fail, ok, type Failure, type Result } from '../../shared/protocol/result.ts';
 import { openCatalog, type DiscoveryCatalog } from '../catalog/catalog.ts';
 import { createNpmCompiler } from '../compiler/npm-compiler.ts';
 import { activePackNames, createInstaller } from '../install/index.ts';
@@ -28,6 +28,8 @@ export interface AppServicesOptions {
   readonly registryIndex?: string;
   /** Where bugs are reported (a throwing handler, a contract violation). */
   readonly onBug?: (where: string, error: unknown) => void;
+  /** Start-up reconcile could not run (e.g. a damaged ledger); the app still starts. */
+  readonly onReconcileFailure?: (failure: Failure) => void;
 }
 
 export interface AppServices {
@@ -44,8 +46,10 @@ export async function createAppServices(options: AppServicesOptions): Promise<Re
   const onBug = options.onBug ?? ((where, error) => console.error(`[sandbox-packs] bug in ${where}:`, error));
 
   // A managed root left half-done by a killed install is put back in line before anything reads it.
+  // A damaged ledger does not stop the app: packs.list then reports it, and discovery treats the
+  // root as managed with nothing active (activePackNames) until it is repaired.
   const reconciled = await createInstaller({ root: dataDir }).reconcile();
-  if (!reconciled.ok && reconciled.code !== 'busy') return reconciled;
+  if (!reconciled.ok && reconciled.code !== 'busy') options.onReconcileFailure?.(reconciled);
 
   const opened = await openCatalog({ root: dataDir, onlyPacks: () => activePackNames(dataDir), compiler: createNpmCompiler({ root: dataDir }) });
   if (!opened.ok) return opened;
