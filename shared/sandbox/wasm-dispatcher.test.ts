@@ -178,7 +178,7 @@ describe('createWasmDispatcher', () => {
     const [, second, third] = port.requests.map((r) => r.timeoutMs);
     expect(second).toBe(2000);
     expect(third).toBeLessThanOrEqual(1000);
-    expect(third).toBeGreaterThan(900);
+    expect(third).toBeGreaterThan(500); // 1000 minus the first call's run time, which load can stretch
   });
 
   it('never raises budgets above the host defaults', () => {
