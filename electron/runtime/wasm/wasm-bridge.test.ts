@@ -47,6 +47,37 @@ describe('dispatcher + worker pool', () => {
     expect(await d.bridge('g', 'haversineRad', [0, 0, 0, 0])).toMatchObject({ ok: false, code: 'wasm-not-declared' });
   });
 
+  it('passes f32/f64 arguments unchanged and lets WebAssembly round f32 by its own rules', async () => {
+    const ids = buildWasm({
+      funcs: [
+        { type: { params: ['f32'], results: ['f32'] }, body: [op.local_get, 0] },
+        { type: { params: ['f64'], results: ['f64'] }, body: [op.local_get, 0] },
+      ],
+      exports: [
+        { name: 'id32', kind: 'func', index: 0 },
+        { name: 'id64', kind: 'func', index: 1 },
+      ],
+    });
+    const d = createWasmDispatcher({ modules: { i: executable('i', ids, ['id32', 'id64']) } }, pool);
+    const values = async (name: string, xs: number[]) => {
+      const out = [];
+      for (const x of xs) {
+        const r = await d.bridge('i', name, [x]);
+        out.push(r.ok ? r.value : r.code);
+      }
+      return out;
+    };
+    expect(await values('id32', [1.1, 1e40, -1e40, Number.NaN, Number.NEGATIVE_INFINITY, 2 ** -149 / 4])).toEqual([
+      Math.fround(1.1),
+      Number.POSITIVE_INFINITY,
+      Number.NEGATIVE_INFINITY,
+      Number.NaN,
+      Number.NEGATIVE_INFINITY,
+      0,
+    ]);
+    expect(await values('id64', [1.1, Number.MAX_VALUE, Number.NaN])).toEqual([1.1, Number.MAX_VALUE, Number.NaN]);
+  });
+
   it('stops a runaway call at the pack’s lowered timeout, and the run continues', async () => {
     const d = createWasmDispatcher({ modules: { s: executable('s', spin, ['spin'], { callTimeoutMs: 100 }), g: executable('g', geo, ['tileX']) } }, pool);
     expect(await d.bridge('s', 'spin', [])).toEqual({ ok: false, code: 'wasm-timeout', message: '`spin` ran longer than its 100 ms limit and was stopped' });
@@ -71,7 +102,9 @@ describe('dispatcher + worker pool', () => {
     const d = createWasmDispatcher({ modules: { s: executable('s', spin, ['spin']) } }, pool);
     const before = pool.stats().replaced;
     const running = d.bridge('s', 'spin', []);
-    await new Promise((r) => setTimeout(r, 50));
+    // Wait until a worker is actually running it (a replacement worker may still be starting).
+    for (let i = 0; i < 500 && pool.stats().busy === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(pool.stats().busy).toBe(1);
     d.close();
     expect(await running).toEqual({ ok: false, code: 'timeout', message: 'the run ended before the WASM call finished' });
     expect(pool.stats().replaced).toBe(before + 1);

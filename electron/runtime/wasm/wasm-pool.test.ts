@@ -103,7 +103,8 @@ describe('WasmPool', () => {
     const controller = new AbortController();
     const running = p.call({ bytes: stateful, exportName: 'spin', args: [], timeoutMs: 5000, signal: controller.signal });
     const queued = p.call({ bytes: stateful, exportName: 'bump', args: [], timeoutMs: 5000, signal: controller.signal });
-    await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 500 && p.stats().busy === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(p.stats()).toMatchObject({ busy: 1, queued: 1 });
     controller.abort();
     const expected = { ok: false, code: 'timeout', message: 'the run ended before the WASM call finished', runMs: 0 };
     expect(await running).toEqual(expected);
