@@ -94,6 +94,7 @@ describe('install (scripts never run)', () => {
       expect(entry?.resolved).toBe(`${registry.url}@sp-fixture/sandbox-marker/-/sandbox-marker-1.0.0.tgz`);
       expect(entry?.integrity).toBe(result.value.integrity);
       expect(ledgerOf(root).packs['@sp-fixture/sandbox-marker']).toMatchObject({ status: 'active', trust: null, resolved: entry?.resolved });
+      expect(ledgerOf(root).registry).toBe(registry.url); // remembered for later calls on this root
       expect(await activePackNames(root)).toEqual(new Set(['@sp-fixture/sandbox-marker']));
     } finally {
       process.env = saved;

@@ -130,6 +130,12 @@ export function createInstaller(options: InstallerOptions = {}) {
       await undo();
       return pkg;
     }
+    if (pkg.value.name !== name) {
+      // A registry tarball may carry any name inside; a pack that claims another pack's name could
+      // pose as it to discovery, so the installed name must be the requested one.
+      await undo();
+      return fail('install-failed', `The package installed as ${name} calls itself ${pkg.value.name} in its package.json; it was removed again.`);
+    }
     const kind = classify(pkg.value, `node_modules/${name}/package.json`);
     if (!kind.ok) {
       await undo();
