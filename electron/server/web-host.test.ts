@@ -3,7 +3,7 @@
 // content type, body size), the contract's parsing, the catalog/settings methods, static files
 // and the module delivery route against the catalog's own digests.
 
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAppServices, type AppServices } from '../services/app-services.ts';
@@ -264,6 +264,38 @@ describe('code methods', () => {
       code: 'invalid-request',
       message: 'code.run: inputs.a-b: Invalid key in record; fetchHosts.0: a host is a lower-case DNS name, optionally starting with "*."',
     });
+  });
+});
+
+describe('workflow methods', () => {
+  const workflow = { nodes: [{ id: 'n1', type: 'code', code: 'return 1;', packages: [{ specifier: '@acme/geo' }] }] };
+
+  it('saves, lists and loads a workflow by name', async () => {
+    expect((await rpc('workflows.list', {})).json()).toEqual({ ok: true, value: { names: [] } });
+    expect((await rpc('workflows.save', { name: 'My flow', workflow })).json()).toEqual({ ok: true, value: { name: 'My flow' } });
+    expect((await rpc('workflows.save', { name: 'another', workflow: { nodes: [] } })).json()).toEqual({ ok: true, value: { name: 'another' } });
+    expect((await rpc('workflows.list', {})).json()).toEqual({ ok: true, value: { names: ['another', 'My flow'] } });
+    expect((await rpc('workflows.load', { name: 'My flow' })).json()).toEqual({ ok: true, value: { name: 'My flow', workflow } });
+    expect(await readFile(path.join(data.path, 'workflows', 'My flow.json'), 'utf8')).toBe(`${JSON.stringify(workflow, null, 2)}\n`);
+  });
+
+  it('refuses names that could be paths and workflows that break the format', async () => {
+    for (const name of ['../x', 'a/b', '.hidden', 'x'.repeat(65), '']) {
+      const res = await rpc('workflows.save', { name, workflow });
+      expect(res.status, name).toBe(400);
+      expect((res.json() as { code: string }).code).toBe('invalid-request');
+    }
+    const dup = await rpc('workflows.save', { name: 'dup', workflow: { nodes: [workflow.nodes[0], workflow.nodes[0]] } });
+    expect(dup.json()).toEqual({ ok: false, code: 'invalid-request', message: 'workflows.save: workflow.nodes: node ids must be unique' });
+    expect((await rpc('workflows.load', { name: 'missing' })).json()).toEqual({ ok: false, code: 'not-found', message: 'There is no saved workflow named "missing".' });
+  });
+
+  it('a hand-edited file that breaks the format is reported, not returned', async () => {
+    await writeFile(path.join(data.path, 'workflows', 'broken.json'), JSON.stringify({ nodes: [{ id: 'x', type: 'shell', code: 'rm -rf /' }] }));
+    const res = (await rpc('workflows.load', { name: 'broken' })).json() as { ok: false; code: string; message: string };
+    expect(res.ok).toBe(false);
+    expect(res.code).toBe('invalid-data');
+    expect(res.message.startsWith('broken.json: nodes.0.type: ')).toBe(true);
   });
 });
 

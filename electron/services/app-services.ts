@@ -20,6 +20,9 @@ import { packHandlers } from './pack-handlers.ts';
 import { createRedactor } from './redact.ts';
 import { settingsHandlers } from './settings-handlers.ts';
 import { createSettingsStore } from './settings-store.ts';
+import { workflowHandlers } from './workflow-handlers.ts';
+import { createWorkflowStore } from './workflow-store.ts';
+import { WorkflowSchema } from '../../shared/protocol/workflow.ts';
 
 export interface AppServicesOptions {
   /** The data directory: the managed install root, settings and saved workflows. */
@@ -83,6 +86,7 @@ export async function createAppServices(options: AppServicesOptions): Promise<Re
     ...catalogHandlers({ catalog, isTrusted }),
     ...settingsHandlers(settings),
     ...codeHandlers(runner),
+    ...workflowHandlers(createWorkflowStore(dataDir, WorkflowSchema)),
   };
 
   const dispatcher = createDispatcher(redactAll(handlers, redact), { onBug });
@@ -98,13 +102,18 @@ export async function createAppServices(options: AppServicesOptions): Promise<Re
   });
 }
 
-/** Every handler's answer (values and failure messages) passes the path redactor. */
+/**
+ * Every failure message passes the path redactor, and so does every value built from pack or
+ * install data (packs.*, catalog.*). User data (workflows, run results) is returned as it is.
+ */
 function redactAll(handlers: Handlers, redact: <T>(value: T) => T): Handlers {
   const wrapped: Record<string, unknown> = {};
   for (const [name, handler] of Object.entries(handlers) as [string, (request: unknown, context: unknown) => Promise<Result<unknown>>][]) {
+    const redactValue = name.startsWith('packs.') || name.startsWith('catalog.');
     wrapped[name] = async (request: unknown, context: unknown) => {
       const result = await handler(request, context);
-      return result.ok ? redact(result) : fail(result.code, redact(result.message));
+      if (!result.ok) return fail(result.code, redact(result.message));
+      return redactValue ? redact(result) : result;
     };
   }
   return wrapped as unknown as Handlers;

@@ -12,6 +12,8 @@ import { z } from 'zod';
 import { DeclarationListSchema } from '../protocol/declaration.ts';
 import { LIMITS } from '../protocol/limits.ts';
 import { IDENTIFIER_PATTERN, RunResultSchema } from '../protocol/run.ts';
+import { WorkflowSchema } from '../protocol/workflow.ts';
+import { EmptyRequestSchema, WorkflowNameSchema } from './schemas.ts';
 import { method } from './method.ts';
 
 const HostPatternSchema = z
@@ -41,5 +43,13 @@ export const CODE_METHODS = {
     CodeRunRequestSchema,
     z.object({ result: RunResultSchema, resolved: z.array(ResolvedPackageSchema) }),
     'Run a Code node in the sandbox with its declared packages; a guest failure is a result with ok: false, not a failed call.',
+  ),
+
+  'workflows.list': method(EmptyRequestSchema, z.object({ names: z.array(WorkflowNameSchema) }), 'Saved workflow names.'),
+  'workflows.load': method(z.object({ name: WorkflowNameSchema }).strict(), z.object({ name: WorkflowNameSchema, workflow: WorkflowSchema }), 'Load a saved workflow.'),
+  'workflows.save': method(
+    z.object({ name: WorkflowNameSchema, workflow: WorkflowSchema }).strict(),
+    z.object({ name: WorkflowNameSchema }),
+    'Save a workflow under a name (replaces one saved under the same name).',
   ),
 } as const;
