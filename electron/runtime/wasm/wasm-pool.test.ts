@@ -1,7 +1,12 @@
 // The pool against real worker threads and the real engine: instance-per-call statelessness,
 // traps, timeout-terminate-replace, aborts, the compile cache, and that disposal leaves no thread.
 
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildWasm, f64Bytes, op } from '../../../shared/packs/wasm-builder.ts';
 import { WasmModuleCache } from './module-cache.ts';
@@ -173,5 +178,29 @@ describe('WasmPool', () => {
     }
     // 3 cycles × 5 workers would show up as 15 threads; allow engine housekeeping slack.
     expect(threadCount()).toBeLessThanOrEqual(baseline + 2);
+  });
+
+  it('starts its workers under plain `node --import tsx` too (not only under vitest)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wasm-pool-node-'));
+    try {
+      const script = join(dir, 'run.mts');
+      const poolPath = fileURLToPath(new URL('./wasm-pool.ts', import.meta.url));
+      const geoPath = fileURLToPath(new URL('../../../packs/geo/wasm/geo.wasm', import.meta.url));
+      writeFileSync(
+        script,
+        [
+          `import { readFileSync } from 'node:fs';`,
+          `import { WasmPool } from ${JSON.stringify(poolPath)};`,
+          'const pool = new WasmPool({ size: 1 });',
+          `const r = await pool.call({ bytes: new Uint8Array(readFileSync(${JSON.stringify(geoPath)})), exportName: 'tileX', args: [13.4, 10], timeoutMs: 5000 });`,
+          'await pool.dispose();',
+          'console.log(JSON.stringify({ ok: r.ok, value: r.ok ? r.value : r.code }));',
+        ].join('\n'),
+      );
+      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', script], { cwd: fileURLToPath(new URL('../../..', import.meta.url)) });
+      expect(JSON.parse(stdout.trim())).toEqual({ ok: true, value: 550 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
