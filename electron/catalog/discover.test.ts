@@ -46,6 +46,11 @@ describe('discovery of the good fixture root', () => {
       expect(m.digest).toMatch(/^[0-9a-f]{64}$/);
       expect(m.hasSkill).toBe(true);
     }
+    // JS export names come from the code for the UI, but the disclosure line stays manifest-only.
+    const root = geo.modules.find((m) => m.specifier === '@acme/geo');
+    expect(root?.exports).toEqual(['haversine']);
+    expect(root?.summary).toBe('@acme/geo (js): Great-circle distance between two points, in km.');
+    expect(geo.modules.find((m) => m.specifier === '@acme/geo/extra')?.exports).toBeUndefined();
     const wasm = geo.modules.find((m) => m.kind === 'wasm');
     expect(wasm?.exports).toEqual(['add', 'scale']);
     expect(wasm?.summary).toBe('@acme/geo/simplify-wasm (wasm; exports add, scale)');

@@ -69,6 +69,20 @@ describe('analyzeJs', () => {
     });
   });
 
+  it('lists statically known export names, and none when a star re-export hides them', () => {
+    const named = run([
+      'export const a = 1, { b, c: [d, ...e] } = {};',
+      'export function f() {}',
+      'export class K {}',
+      'export default 1;',
+      'const g = 1; export { g as h, g as "not an id" };',
+      'export * as ns from "./util.js";',
+    ].join('\n'));
+    expect(named.ok && named.value.exportNames).toEqual(['K', 'a', 'b', 'd', 'default', 'e', 'f', 'h', 'ns']);
+    const star = run('export * from "./util.js"; export const x = 1;');
+    expect(star.ok && star.value.exportNames).toBeUndefined();
+  });
+
   it('leaves property keys named require alone', () => {
     expect(run('export const o = { require: 1 }; export const v = o.require;').ok).toBe(true);
   });

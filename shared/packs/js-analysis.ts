@@ -40,7 +40,14 @@ export interface JsAnalysisContext {
 export interface JsAnalysis {
   /** Every static import request exactly as written → its target. */
   readonly imports: ReadonlyMap<string, ImportTarget>;
+  /**
+   * Names the module exports, sorted, when they are statically known (no `export *`); plain
+   * identifiers only. For the UI and summaries, never for the prompt's disclosure line.
+   */
+  readonly exportNames?: readonly string[];
 }
+
+const EXPORT_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 interface Located {
   readonly start: number;
@@ -64,6 +71,9 @@ export function analyzeJs(source: string, ctx: JsAnalysisContext): Result<JsAnal
 
   const problems: { start: number; code: JsAnalysisCode; message: string }[] = [];
   const requests: { request: string; node: Located }[] = [];
+  const exportNames = new Set<string>();
+  let starExport = false;
+  for (const statement of program.body) collectExports(statement, exportNames, () => (starExport = true));
 
   full(program, (node: Node) => {
     switch (node.type) {
@@ -105,7 +115,68 @@ export function analyzeJs(source: string, ctx: JsAnalysisContext): Result<JsAnal
   problems.sort((a, b) => a.start - b.start);
   const first = problems[0];
   if (first) return fail(first.code, first.message);
-  return ok({ imports });
+  const names = [...exportNames].filter((name) => EXPORT_NAME.test(name)).sort();
+  return ok(starExport ? { imports } : { imports, exportNames: names });
+}
+
+function collectExports(statement: Node, names: Set<string>, onStar: () => void): void {
+  const node = statement as unknown as {
+    type: string;
+    exported?: { type: string; name?: string; value?: unknown } | null;
+    declaration?: { type: string; id?: { name?: string } | null; declarations?: { id: Node }[] } | null;
+    specifiers?: { exported: { type: string; name?: string; value?: unknown } }[];
+  };
+  const nameOf = (id: { type: string; name?: string; value?: unknown }): string | undefined =>
+    id.type === 'Identifier' ? id.name : typeof id.value === 'string' ? id.value : undefined;
+  if (node.type === 'ExportDefaultDeclaration') names.add('default');
+  if (node.type === 'ExportAllDeclaration') {
+    if (node.exported) {
+      const name = nameOf(node.exported);
+      if (name !== undefined) names.add(name);
+    } else onStar();
+  }
+  if (node.type !== 'ExportNamedDeclaration') return;
+  for (const specifier of node.specifiers ?? []) {
+    const name = nameOf(specifier.exported);
+    if (name !== undefined) names.add(name);
+  }
+  const declaration = node.declaration;
+  if (!declaration) return;
+  if (declaration.id?.name !== undefined) names.add(declaration.id.name);
+  for (const declarator of declaration.declarations ?? []) collectPatternNames(declarator.id, names);
+}
+
+function collectPatternNames(pattern: Node, names: Set<string>): void {
+  const node = pattern as unknown as {
+    type: string;
+    name?: string;
+    properties?: ({ type: string; value?: Node; argument?: Node })[];
+    elements?: (Node | null)[];
+    argument?: Node;
+    left?: Node;
+  };
+  switch (node.type) {
+    case 'Identifier':
+      if (node.name !== undefined) names.add(node.name);
+      break;
+    case 'ObjectPattern':
+      for (const property of node.properties ?? []) {
+        const inner = property.type === 'RestElement' ? property.argument : property.value;
+        if (inner) collectPatternNames(inner, names);
+      }
+      break;
+    case 'ArrayPattern':
+      for (const element of node.elements ?? []) if (element) collectPatternNames(element, names);
+      break;
+    case 'RestElement':
+      if (node.argument) collectPatternNames(node.argument, names);
+      break;
+    case 'AssignmentPattern':
+      if (node.left) collectPatternNames(node.left, names);
+      break;
+    default:
+      break;
+  }
 }
 
 function classify(request: string, ctx: JsAnalysisContext): Result<ImportTarget, JsAnalysisCode> {

@@ -45,7 +45,10 @@ export interface LoadedEntry {
   readonly failure?: ModuleFailure;
   readonly moduleId?: string;
   readonly digest?: string;
+  /** Exported names: WASM `as` names, or a JS module's statically known exports. */
   readonly exports?: readonly string[];
+  /** Exports the manifest declares (WASM only): the only names the disclosure line may show. */
+  readonly declaredExports?: readonly string[];
   readonly description?: string;
 }
 
@@ -182,6 +185,7 @@ export async function buildPackGraph(
       continue;
     }
     node.source = source;
+    if (analysis.value.exportNames) node.exports = analysis.value.exportNames;
     for (const [request, target] of analysis.value.imports) node.imports.set(request, keyOf(target));
     node.ownSource = {
       id: graphId,
@@ -276,6 +280,7 @@ export async function buildPackGraph(
       ...(node.failure ? { failure: node.failure } : {}),
       ...(ready ? { moduleId: ready.moduleId, digest: ready.digest } : {}),
       ...((node.exports ?? declaredExports) ? { exports: node.exports ?? declaredExports } : {}),
+      ...(declaredExports ? { declaredExports } : {}),
       ...(file.entry.description !== undefined ? { description: file.entry.description } : {}),
     });
   }

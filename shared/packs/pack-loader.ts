@@ -232,7 +232,8 @@ export async function loadPack(input: PackInput, powers: PackPowers): Promise<Pa
     summary: disclosureLine({
       specifier: module.specifier,
       kind: module.kind,
-      ...(module.exports ? { exports: module.exports } : {}),
+      // Manifest fields only: never names read from pack code.
+      ...(module.declaredExports ? { exports: module.declaredExports } : {}),
       ...(module.description !== undefined ? { description: module.description } : {}),
     }),
     ...(module.exports ? { exports: module.exports } : {}),
