@@ -10,7 +10,7 @@ import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../cli/main.ts';
 import { LedgerSchema } from '../../shared/protocol/ledger.ts';
 import { startRegistry, type TestRegistry } from '../testing/verdaccio.ts';
@@ -24,6 +24,9 @@ import { LOCK_DIR } from './root-lock.ts';
 const FIXTURES = fileURLToPath(new URL('../../fixtures/registry-packs/', import.meta.url));
 const CLI = fileURLToPath(new URL('../../scripts/sandbox-packs.mjs', import.meta.url));
 const fixture = (dir: string) => path.join(FIXTURES, dir);
+
+// Several real npm runs per test on a shared 2-core machine: give each test room.
+vi.setConfig({ testTimeout: 120_000 });
 
 let registry: TestRegistry;
 const roots: string[] = [];
