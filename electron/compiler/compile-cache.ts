@@ -1,9 +1,11 @@
 // Content-addressed cache of compiled npm modules, under the install root so it goes away with
 // it. An entry is found by a lookup name (pack, npm name, where the package was found, the
-// root's lockfile, the compiler id) and is valid only while its key — a hash over every input
-// file's content (esbuild's metafile input list), the esbuild version and the build options —
-// still matches what is on disk. Checking that costs a re-hash of the listed files and no
-// bundling, which is what makes a warm discovery cheap. Entries are parsed back with zod, their
+// compiler id) and is valid only while its key — a hash over every input file's content
+// (esbuild's metafile input list plus the used packages' package.json files), the esbuild version
+// and the build options — still matches what is on disk, and while the nearer node_modules
+// directories resolution passed over are still absent (see resolution-guard.ts). Checking that
+// costs a re-hash of the listed files and a few stats, no bundling, which is what makes a warm
+// discovery cheap; installing one pack does not invalidate the others. Entries are parsed back with zod, their
 // paths must stay inside the root, and writes are atomic (temp file + rename).
 
 import { createHash, randomBytes } from 'node:crypto';
@@ -38,6 +40,10 @@ export const CacheEntrySchema = z
     compilerId: z.string().max(300),
     key: z.string().regex(HEX64),
     inputs: z.array(CacheInputSchema).max(20_000),
+    /** node_modules directories lookup passed over; the entry is valid only while none exists. */
+    absent: z.array(RelativePathSchema).max(100_000),
+    /** Set when resolution could not be replayed (symlinked packages): the root lockfile's hash then guards the entry. */
+    lockfile: z.string().regex(HEX64).optional(),
     outcome: z.discriminatedUnion('ok', [
       z.object({ ok: z.literal(true), source: z.string(), inputsDigest: z.string().regex(HEX64), warnings: z.array(WarningSchema).max(200) }).strict(),
       z.object({ ok: z.literal(false), code: CodeSchema, message: z.string().max(4000) }).strict(),
@@ -79,6 +85,22 @@ export async function hashInputs(rootReal: string, relPaths: readonly string[]):
   return out;
 }
 
+async function exists(p: string): Promise<boolean> {
+  try {
+    await fs.lstat(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Keep only the paths that exist (package.json files are optional in a package directory). */
+export async function existing(rootReal: string, relPaths: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const rel of relPaths) if (await exists(path.join(rootReal, ...rel.split('/')))) out.push(rel);
+  return out;
+}
+
 export class CompileCache {
   readonly dir: string;
 
@@ -91,8 +113,8 @@ export class CompileCache {
     return path.join(this.dir, `${lookup}.json`);
   }
 
-  /** The stored entry if its inputs still hash to its key; undefined on any miss or damage. */
-  async read(lookup: string, keyExtra: readonly string[]): Promise<CacheEntry | undefined> {
+  /** The stored entry if its inputs still hash to its key and its resolution still holds; undefined on any miss or damage. */
+  async read(lookup: string, keyExtra: readonly string[], currentLockfile: () => Promise<string>): Promise<CacheEntry | undefined> {
     let raw: string;
     try {
       raw = await fs.readFile(this.fileFor(lookup), 'utf8');
@@ -109,8 +131,12 @@ export class CompileCache {
     if (!parsed.success) return undefined;
     const entry = parsed.data;
     const current = await hashInputs(this.rootReal, entry.inputs.map((i) => i.path));
-    if (current === undefined) return undefined;
-    return contentKey(current, keyExtra) === entry.key ? entry : undefined;
+    if (current === undefined || contentKey(current, keyExtra) !== entry.key) return undefined;
+    for (const rel of entry.absent) {
+      if (await exists(path.join(this.rootReal, ...rel.split('/')))) return undefined;
+    }
+    if (entry.lockfile !== undefined && entry.lockfile !== (await currentLockfile())) return undefined;
+    return entry;
   }
 
   async write(lookup: string, entry: CacheEntry): Promise<void> {

@@ -310,6 +310,43 @@ describe('content-addressed cache', () => {
     expect((await fs.readdir(dir)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
+  it('re-bundles when a nearer copy of a dependency appears or a package.json redirects, but not when only the lockfile changes', async () => {
+    const { req, fresh, builds } = await setup();
+    const first = await fresh().compile(req);
+    await fs.writeFile(path.join(fx.root, 'package-lock.json'), '{"lockfileVersion":3,"changed":true}');
+    const warm = fresh();
+    expect(await warm.compile(req)).toEqual(first);
+    expect(warm.stats().cacheHits).toBe(1);
+    expect(builds()).toBe(2);
+
+    // npm nests a different copy under the pack: the listed files are unchanged, resolution is not.
+    await fx.addPackage('node_modules/the-pack/node_modules/cached', { 'package.json': pkg('cached', { type: 'module' }), 'index.js': 'export const v = "nested copy";\n' });
+    const shadowed = await fresh().compile(req);
+    expect(builds()).toBe(4);
+    if (!shadowed.ok) throw new Error(shadowed.message);
+    expect(shadowed.value.source).toContain('nested copy');
+
+    // The used package's package.json now points its entry elsewhere.
+    await fx.addPackage('node_modules/the-pack/node_modules/cached', { 'package.json': pkg('cached', { type: 'module', main: 'other.js' }), 'other.js': 'export const v = "redirected";\n' });
+    const redirected = await fresh().compile(req);
+    expect(builds()).toBe(6);
+    if (!redirected.ok) throw new Error(redirected.message);
+    expect(redirected.value.source).toContain('redirected');
+  });
+
+  it('re-bundles when a nearer copy of a transitive dependency appears (the lookup of the top package is unchanged)', async () => {
+    await fx.addPackage('node_modules/top', { 'package.json': pkg('top', { type: 'module' }), 'index.js': 'export { which } from "dep";\n' });
+    await fx.addPackage('node_modules/dep', { 'package.json': pkg('dep', { type: 'module' }), 'index.js': 'export const which = "hoisted dep";\n' });
+    const packDir = await fx.addPack('the-pack', 'top');
+    const req = { packDir, packName: 'the-pack', packVersion: '1.0.0', npmName: 'top', specifier: 'the-pack' };
+    await createNpmCompiler({ root: fx.root }).compile(req);
+    await fx.addPackage('node_modules/top/node_modules/dep', { 'package.json': pkg('dep', { type: 'module' }), 'index.js': 'export const which = "nested dep";\n' });
+    const again = createNpmCompiler({ root: fx.root });
+    const result = await again.compile(req);
+    expect(again.stats()).toEqual({ bundles: 2, cacheHits: 0, probes: 1 });
+    expect(result.ok && result.value.source.includes('nested dep')).toBe(true);
+  });
+
   it('caches a skip decided after bundling (the probe is not re-run on a warm start)', async () => {
     await fx.addPackage('node_modules/throws', { 'package.json': pkg('throws', { type: 'module' }), 'index.js': 'throw new Error("nope");\n' });
     const { result: first } = await compileFrom('throws');

@@ -14,11 +14,12 @@ import { fail, formatBytes, LIMITS, ok, type ErrorCode, type PackWarning, type R
 import { COMPILER_ID, COMPILER_VERSION, ESBUILD_VERSION, NORMALIZED_OPTIONS } from './build-options.ts';
 import { bundleEntry, type EsbuildPort } from './bundle.ts';
 import { entryShape, generatedEntry, resolutionEntry } from './cjs-exports.ts';
-import { CompileCache, contentKey, hashInputs, sha256Hex, type CacheEntry } from './compile-cache.ts';
+import { CompileCache, contentKey, existing, hashInputs, sha256Hex, type CacheEntry } from './compile-cache.ts';
 import { FORBIDDEN_GLOBALS, scanForbiddenGlobals, type GlobalHit } from './global-scan.ts';
 import type { NpmCompileRequest, NpmCompileResult, NpmModuleCompiler } from '../catalog/npm-compiler-port.ts';
 import { locatePackage } from './package-locator.ts';
 import { createProbe, type ProbeFn } from './probe.ts';
+import { resolutionGuard } from './resolution-guard.ts';
 
 export type { NpmCompileRequest, NpmCompileResult, NpmModuleCompiler };
 
@@ -51,7 +52,7 @@ async function lockfileHash(rootReal: string): Promise<string> {
   try {
     return sha256Hex(await fs.readFile(path.join(rootReal, 'package-lock.json')));
   } catch {
-    return 'no-lockfile';
+    return sha256Hex('no package-lock.json');
   }
 }
 
@@ -97,7 +98,9 @@ export function createNpmCompiler(options: NpmCompilerOptions): NpmCompiler {
     const entrySource = generatedEntry(npmName, shape);
     const second = await bundleEntry(countingPort, rootReal, resolveDir, entrySource, npmName);
     if (!second.ok) return { result: second };
-    const inputPaths = Object.keys(second.value.metafile.inputs).filter((file) => !isEntryInput(file));
+    const guard = resolutionGuard(second.value.metafile);
+    const sourceFiles = Object.keys(second.value.metafile.inputs).filter((file) => !isEntryInput(file));
+    const inputPaths = [...new Set([...sourceFiles, ...(await existing(rootReal, guard.manifests))])];
     const inputs = await hashInputs(rootReal, inputPaths);
     if (inputs === undefined) return { result: fail('npm-bundle-failed', `${npmName} could not be bundled: an input file changed or left the install root while bundling.`) };
     const key = contentKey(inputs, keyExtra);
@@ -107,7 +110,8 @@ export function createNpmCompiler(options: NpmCompilerOptions): NpmCompiler {
     const outcome = result.ok
       ? { ok: true as const, source: result.value.source, inputsDigest, warnings: result.value.warnings }
       : { ok: false as const, code: result.code, message: result.message };
-    return { entry: { key, inputs, outcome }, result };
+    const lockfile = guard.replayable ? undefined : await lockfileHash(rootReal);
+    return { entry: { key, inputs, absent: guard.absent, ...(lockfile !== undefined ? { lockfile } : {}), outcome }, result };
   }
 
   /** The checks after bundling. `transient` marks an outcome that must not be cached (a probe deadline or crash). */
@@ -167,10 +171,10 @@ export function createNpmCompiler(options: NpmCompilerOptions): NpmCompiler {
       if (!located.ok) return located;
       const packReal = await fs.realpath(req.packDir);
       const lookup = sha256Hex(
-        [COMPILER_ID, `esbuild@${port.version}`, path.relative(rootReal, packReal), req.npmName, req.specifier, path.relative(rootReal, located.value.dir), await lockfileHash(rootReal)].join('\0'),
+        [COMPILER_ID, `esbuild@${port.version}`, path.relative(rootReal, packReal), req.npmName, req.specifier, path.relative(rootReal, located.value.dir)].join('\0'),
       );
       const cache = new CompileCache(rootReal);
-      const hit = await cache.read(lookup, keyExtra);
+      const hit = await cache.read(lookup, keyExtra, () => lockfileHash(rootReal));
       if (hit) {
         counts.cacheHits++;
         const o = hit.outcome;
