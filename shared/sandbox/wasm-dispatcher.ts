@@ -183,7 +183,11 @@ export function createWasmDispatcher(resolution: Pick<SandboxModuleResolutionOk,
     run.usedMs += spent;
     mod.meter.usedMs += spent;
     if (!reply.ok) {
-      if (reply.code === 'wasm-timeout' && cappedByBudget) return (run.remainingMs() <= mod.meter.remainingMs() ? run : mod.meter).timeFailure();
+      if (reply.code === 'wasm-timeout') {
+        if (cappedByBudget) return (run.remainingMs() <= mod.meter.remainingMs() ? run : mod.meter).timeFailure();
+        // The pool names the binary's export; the guest knows it by its `as` name.
+        return fail('wasm-timeout', `\`${sig.as}\` ran longer than its ${timeoutMs} ms limit and was stopped`);
+      }
       return fail(reply.code, reply.message);
     }
     const value = convertWasmResult(sig, reply.value);

@@ -79,8 +79,11 @@ describe('dispatcher + worker pool', () => {
   });
 
   it('stops a runaway call at the pack’s lowered timeout, and the run continues', async () => {
-    const d = createWasmDispatcher({ modules: { s: executable('s', spin, ['spin'], { callTimeoutMs: 100 }), g: executable('g', geo, ['tileX']) } }, pool);
-    expect(await d.bridge('s', 'spin', [])).toEqual({ ok: false, code: 'wasm-timeout', message: '`spin` ran longer than its 100 ms limit and was stopped' });
+    const s = { ...executable('s', spin, ['spin'], { callTimeoutMs: 100 }) };
+    const mapped = { ...s, wasm: { ...s.wasm!, exports: [{ ...s.wasm!.exports[0]!, as: 'loopForever' }] } };
+    const d = createWasmDispatcher({ modules: { s: mapped, g: executable('g', geo, ['tileX']) } }, pool);
+    // Named by the guest's name for it, not the binary's.
+    expect(await d.bridge('s', 'loopForever', [])).toEqual({ ok: false, code: 'wasm-timeout', message: '`loopForever` ran longer than its 100 ms limit and was stopped' });
     expect(await d.bridge('g', 'tileX', [0, 1])).toEqual({ ok: true, value: 1 });
   });
 
