@@ -115,7 +115,7 @@ describe('createWasmDispatcher', () => {
 
   it('passes traps through as tagged results', async () => {
     const d = createWasmDispatcher(resolution(wasmModule('m')), new InlinePort());
-    expect(await d.bridge('m', 'crash', [])).toEqual({ ok: false, code: 'wasm-trap', message: 'unreachable' });
+    expect(await d.bridge('m', 'crash', [])).toEqual({ ok: false, code: 'wasm-trap', message: '`crash` trapped: unreachable' });
   });
 
   it('enforces the run-wide call budget (256 by default)', async () => {

@@ -188,6 +188,7 @@ export function createWasmDispatcher(resolution: Pick<SandboxModuleResolutionOk,
         // The pool names the binary's export; the guest knows it by its `as` name.
         return fail('wasm-timeout', `\`${sig.as}\` ran longer than its ${timeoutMs} ms limit and was stopped`);
       }
+      if (reply.code === 'wasm-trap') return fail('wasm-trap', `\`${sig.as}\` trapped: ${reply.message}`);
       return fail(reply.code, reply.message);
     }
     const value = convertWasmResult(sig, reply.value);

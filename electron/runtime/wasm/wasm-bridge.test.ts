@@ -43,7 +43,7 @@ describe('dispatcher + worker pool', () => {
     expect(await d.bridge('g', 'tileX', [13.4, 10])).toEqual({ ok: true, value: 550 });
     expect(await d.bridge('g', 'tileX', [13.4, 10.5])).toEqual({ ok: false, code: 'wasm-argument', message: '`tileX` argument 2 expects an i32 (an integer), got 10.5' });
     expect(await d.bridge('g', 'assertLatitude', [45])).toEqual({ ok: true, value: undefined });
-    expect(await d.bridge('g', 'assertLatitude', [123])).toEqual({ ok: false, code: 'wasm-trap', message: 'unreachable' });
+    expect(await d.bridge('g', 'assertLatitude', [123])).toEqual({ ok: false, code: 'wasm-trap', message: '`assertLatitude` trapped: unreachable' });
     expect(await d.bridge('g', 'haversineRad', [0, 0, 0, 0])).toMatchObject({ ok: false, code: 'wasm-not-declared' });
   });
 

@@ -109,7 +109,7 @@ describe('guest → facade → kernel → dispatcher → WASM pool', () => {
         tile: 550,
         y: 0.5,
         simplified: 2,
-        trap: ['wasm-trap', 'unreachable'],
+        trap: ['wasm-trap', '`checkLatitude` trapped: unreachable'],
         badArg: ['wasm-argument', '`tileX` argument 2 expects an i32 (an integer), got 1.5'],
       },
     });
