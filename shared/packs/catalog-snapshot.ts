@@ -58,7 +58,10 @@ export class CatalogSnapshot {
     for (const pack of packs) {
       this.#packsByName.set(pack.name, pack);
       for (const summary of pack.modules) this.#bySpecifier.set(summary.specifier, summary);
-      for (const module of pack.graph?.modules.values() ?? []) this.#modules.set(module.moduleId, { module, private: pack.private });
+      for (const module of pack.graph?.modules.values() ?? []) {
+        if (this.#modules.has(module.moduleId)) throw new CatalogInvariantError(`module id ${module.moduleId} appears in two packs`);
+        this.#modules.set(module.moduleId, { module, private: pack.private });
+      }
     }
     this.#summaries = Object.freeze(packs.flatMap((p) => p.modules));
     this.#diagnostics = Object.freeze(

@@ -87,6 +87,11 @@ export const BRIDGE_GRAPH_SOURCE: GraphSource = {
   producer: { generator: WASM_FACADE_GENERATOR_VERSION },
 };
 
+/** Two modules of one pack derived the same id: the injected hash is broken. */
+export class ModuleIdCollisionError extends Error {
+  override readonly name = 'ModuleIdCollisionError';
+}
+
 /** Opaque module id: never a path, stable for the same pack, version and canonical id. */
 export function deriveModuleId(sha256: Sha256Hex, packName: string, packVersion: string, canonicalId: string): string {
   return `m_${sha256(new TextEncoder().encode(`${packName}\u0000${packVersion}\u0000${canonicalId}`)).slice(0, 24)}`;
@@ -252,6 +257,7 @@ export async function buildPackGraph(
     if (node.failure || node.source === undefined) continue;
     const imports: Record<string, string> = {};
     for (const [request, key] of node.imports) imports[request] = key === WASM_BRIDGE_MODULE_ID ? key : (nodes.get(key)?.moduleId ?? key);
+    if (modules.has(node.moduleId)) throw new ModuleIdCollisionError(`module id ${node.moduleId} derived twice in ${packName}@${packVersion}`);
     modules.set(node.moduleId, {
       moduleId: node.moduleId,
       kind: node.kind,

@@ -64,7 +64,10 @@ export interface LoadedPack {
 
 export type PackLoad = { readonly kind: 'not-a-pack' } | { readonly kind: 'pack'; readonly pack: LoadedPack };
 
-/** Does this package.json text name a sandbox pack? Cheap pre-check used before parsing fails. */
+/**
+ * An unparseable package.json is reported only when it looks like a pack's (it mentions
+ * "nodetool"); any other broken package in node_modules is not discovery's business.
+ */
 function mentionsNodetool(text: string): boolean {
   return text.includes('"nodetool"');
 }
@@ -85,7 +88,9 @@ export async function loadPack(input: PackInput, powers: PackPowers): Promise<Pa
   if (typeof json !== 'object' || json === null || !Object.hasOwn(json, 'nodetool')) return { kind: 'not-a-pack' };
 
   const rawNodetool = (json as { nodetool?: unknown }).nodetool;
-  const hasSandboxModules = typeof rawNodetool === 'object' && rawNodetool !== null && Object.hasOwn(rawNodetool, 'sandboxModules');
+  // A NodeTool package that registers nodes but ships no sandbox modules is not ours to judge.
+  const isObject = typeof rawNodetool === 'object' && rawNodetool !== null && !Array.isArray(rawNodetool);
+  if (isObject && !Object.hasOwn(rawNodetool, 'sandboxModules')) return { kind: 'not-a-pack' };
   const pkg = PackageJsonSchema.safeParse(json);
   const rawVersion = (json as { version?: unknown }).version;
   const version = pkg.success ? pkg.data.version : typeof rawVersion === 'string' ? printable(rawVersion, 64) : '';
@@ -102,7 +107,7 @@ export async function loadPack(input: PackInput, powers: PackPowers): Promise<Pa
     );
   }
   const name = pkg.data.name;
-  if (typeof rawNodetool === 'object' && rawNodetool !== null && (rawNodetool as { apiVersion?: unknown }).apiVersion !== 1) {
+  if (isObject && (rawNodetool as { apiVersion?: unknown }).apiVersion !== 1) {
     const apiVersion = (rawNodetool as { apiVersion?: unknown }).apiVersion;
     if (typeof apiVersion === 'number') {
       return rejected(name, version, 'api-version-unsupported', `nodetool.apiVersion is ${apiVersion}; this app understands apiVersion 1.`);
@@ -110,8 +115,7 @@ export async function loadPack(input: PackInput, powers: PackPowers): Promise<Pa
   }
   const manifest = NodetoolManifestSchema.safeParse(rawNodetool);
   if (!manifest.success) {
-    if (!hasSandboxModules && typeof rawNodetool === 'object' && rawNodetool !== null) return { kind: 'not-a-pack' };
-    return rejected(name, version, 'manifest-invalid', `package.json nodetool: ${formatIssues(manifest.error.issues).replace(/^/, '')}`);
+    return rejected(name, version, 'manifest-invalid', `package.json nodetool: ${formatIssues(manifest.error.issues)}`);
   }
   const entries = manifest.data.sandboxModules;
   if (entries === undefined) return { kind: 'not-a-pack' };
