@@ -21,6 +21,9 @@ export interface ClassifyContext {
 
 export type GuestFailure = { ok: false; code: string; message: string };
 
+/** Codes a guest Error may carry from the host side (the guest could forge one, mislabelling only its own failure). */
+const HOST_CODES = /^(wasm-[a-z-]+|fetch-failed|response-too-large|workspace-failed|secret-not-set|capability-denied)$/;
+
 const FRAME = /(?:\(|\s)([^\s()]+):(\d+):(\d+)\)?\s*$/;
 
 /** The first stack frame: where the error happened, in the user's terms. */
@@ -58,7 +61,10 @@ export function classifyGuestError(info: GuestErrorInfo, context: ClassifyContex
   for (const [reason, denial] of context.denials) {
     if (message === reason || message.endsWith(reason)) return { ok: false, code: denial.code, message: reason };
   }
+  // Host-side failures rethrown by the bridge library or a WASM facade carry their code.
+  const hostCode = isObject && typeof info.code === 'string' && HOST_CODES.test(info.code) ? info.code : undefined;
   const where = stack ? locate(stack, context) : undefined;
+  if (hostCode) return { ok: false, code: hostCode, message: where ? `${message} (${where})` : message };
   const label = name ? `${name}: ${message}` : `Uncaught ${message}`;
   return { ok: false, code: 'runtime-error', message: where ? `${label} (${where})` : label };
 }

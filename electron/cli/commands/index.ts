@@ -9,6 +9,8 @@ import { rebuild } from './rebuild.ts';
 import { list } from './list.ts';
 import { search } from './search.ts';
 import { serve } from './serve.ts';
+import { run } from './run.ts';
+import { validate } from './validate.ts';
 
 export const COMMANDS: readonly CliCommand[] = [
   discoverCommand,
@@ -20,4 +22,6 @@ export const COMMANDS: readonly CliCommand[] = [
   list,
   search,
   serve,
+  run,
+  validate,
 ];

@@ -6,6 +6,7 @@
 import type { SandboxModuleResolutionOk } from '../../../shared/protocol/catalog.ts';
 import { LIMITS } from '../../../shared/protocol/limits.ts';
 import type { GuestModule, KernelRunRequest, RunResult } from '../../../shared/protocol/run.ts';
+import { WASM_BRIDGE_MODULE_ID } from '../../../shared/sandbox/wasm-facade.ts';
 import { hostCapabilities, kernelGrants, type HostGrants } from './host-capabilities.ts';
 import type { SandboxHostPorts, SandboxPool } from './sandbox-pool.ts';
 
@@ -24,6 +25,8 @@ export interface RunCodeInput {
 export function kernelRequest(input: RunCodeInput): KernelRunRequest {
   const modules: Record<string, GuestModule> = {};
   for (const [id, m] of Object.entries(input.resolution.modules)) {
+    // The kernel supplies the private bridge module itself and refuses that id from a resolution.
+    if (id === WASM_BRIDGE_MODULE_ID) continue;
     modules[id] = {
       moduleId: m.moduleId,
       kind: m.kind,
