@@ -10,6 +10,14 @@ const add = buildExportsModule([{ name: 'add', params: ['i32', 'i32'], results: 
   memories: [{ min: 1, max: 2 }],
 });
 
+/** Accepted by the validator — and then the engine must compile it too (the builder cross-check). */
+function expectAccepted(bytes: Uint8Array<ArrayBuffer>, entry: Parameters<typeof validateWasmBinary>[1]) {
+  const result = validateWasmBinary(bytes, entry);
+  expect(result.ok).toBe(true);
+  expect(() => new WebAssembly.Module(bytes)).not.toThrow();
+  return result;
+}
+
 function expectFail(bytes: Uint8Array, entry: Parameters<typeof validateWasmBinary>[1], code: string, message: string) {
   const result = validateWasmBinary(bytes, entry);
   expect(result).toEqual({ ok: false, code, message });
@@ -22,7 +30,7 @@ describe('validateWasmBinary: accepted binaries', () => {
       { name: 'b-c', params: ['f32', 'f64'], results: [] },
       { name: 'c', params: [], results: ['f64'] },
     ]);
-    const result = validateWasmBinary(bytes, { memoryPagesMax: 0, exports: ['c', { wasm: 'b-c', as: 'bC' }, 'a'] });
+    const result = expectAccepted(bytes, { memoryPagesMax: 0, exports: ['c', { wasm: 'b-c', as: 'bC' }, 'a'] });
     expect(result).toEqual({
       ok: true,
       value: {
@@ -55,8 +63,7 @@ describe('validateWasmBinary: accepted binaries', () => {
       data: [{ offset: 8, bytes: [1, 2, 3] }],
       customSections: [{ name: 'name', bytes: [0, 1, 2] }],
     });
-    const result = validateWasmBinary(bytes, { memoryPagesMax: 16, exports: ['last'] });
-    expect(result.ok).toBe(true);
+    expectAccepted(bytes, { memoryPagesMax: 16, exports: ['last'] });
   });
 
   it('ignores undeclared exports that break the signature rules', () => {
@@ -64,7 +71,7 @@ describe('validateWasmBinary: accepted binaries', () => {
       { name: 'ok', params: ['i32'], results: ['i32'] },
       { name: 'wide', params: ['i64'], results: ['i64'] },
     ]);
-    expect(validateWasmBinary(bytes, { memoryPagesMax: 0, exports: ['ok'] }).ok).toBe(true);
+    expectAccepted(bytes, { memoryPagesMax: 0, exports: ['ok'] });
   });
 });
 
@@ -150,7 +157,7 @@ describe('validateWasmBinary: rejections', () => {
     // A second memory (multi-memory) is held to the same rules.
     expectFail(withMemory([{ min: 1, max: 2 }, { min: 0 }]), entry, 'wasm-memory-unbounded', 'memory 1 declares no maximum; every memory must declare one (at most 16 pages)');
     // memoryPagesMax 0 allows only a memory of maximum 0.
-    expect(validateWasmBinary(withMemory([{ min: 0, max: 0 }]), { memoryPagesMax: 0, exports: ['add'] }).ok).toBe(true);
+    expectAccepted(withMemory([{ min: 0, max: 0 }]), { memoryPagesMax: 0, exports: ['add'] });
   });
 
   it('rejects missing and non-function exports', () => {
@@ -182,7 +189,7 @@ describe('validateWasmBinary: rejections', () => {
       'wasm-export-name-invalid',
       'export name "foo-bar" is not a valid, non-reserved JavaScript identifier; map it with { "wasm": "foo-bar", "as": "someName" }',
     );
-    expect(validateWasmBinary(bytes, { memoryPagesMax: 0, exports: [{ wasm: 'foo-bar', as: 'fooBar' }] }).ok).toBe(true);
+    expectAccepted(bytes, { memoryPagesMax: 0, exports: [{ wasm: 'foo-bar', as: 'fooBar' }] });
     expectFail(bytes, { memoryPagesMax: 0, exports: [{ wasm: 'foo-bar', as: 'class' }] }, 'wasm-export-name-invalid', 'export name "class" is not a valid, non-reserved JavaScript identifier');
     expectFail(
       bytes,
