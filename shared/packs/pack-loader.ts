@@ -150,7 +150,8 @@ export async function loadPack(input: PackInput, powers: PackPowers): Promise<Pa
   const internal = normalizeInternalList(manifest.data.internal ?? []);
   if (!internal.ok) return rejected(name, version, internal.code, internal.message);
   const internalPaths = internal.value;
-  const internalSet = new Set(internalPaths);
+  // Case-folded: on a case-insensitive filesystem "A.js" and "a.js" are one file.
+  const internalFolded = new Set(internalPaths.map((p) => p.toLowerCase()));
 
   // --- files, under the pack budget ----------------------------------------------------------------
   let used = input.packageJsonBytes;
@@ -195,7 +196,7 @@ export async function loadPack(input: PackInput, powers: PackPowers): Promise<Pa
       files.push({ ...base, role: 'entry', failure: { code, message: `file "${printable(rawFile)}": ${path.message}.` } });
       continue;
     }
-    if (internalSet.has(path.value)) {
+    if (internalFolded.has(path.value.toLowerCase())) {
       return rejected(name, version, 'internal-invalid', `"${path.value}" is both in the "internal" list and the file of public entry "${plan.specifier}".`);
     }
     const cap = entry.kind === 'wasm' ? LIMITS.wasmBytes : LIMITS.authoredJsBytes;

@@ -47,7 +47,9 @@ export function resolveRelative(importerPath: string, request: string): Result<s
   const slash = importerPath.lastIndexOf('/');
   const dir = slash === -1 ? '' : importerPath.slice(0, slash + 1);
   if (request.includes('%')) return fail('encoded', `"${printable(request)}" contains percent-encoding`);
-  return normalizePackPath(dir + request);
+  const resolved = normalizePackPath(dir + request);
+  if (!resolved.ok && resolved.code === 'escape') return fail('escape', `"${printable(request)}" from "${printable(importerPath)}" climbs above the pack root`);
+  return resolved;
 }
 
 export function isRelativeRequest(request: string): boolean {
