@@ -1,0 +1,27 @@
+// The one way a component changes something in main: a react-query mutation over a contract
+// method. A tagged failure is thrown as ContractFailure so `error.failure` keeps its code, and
+// every success invalidates the cached reads (main also announces `catalog-changed`, but a
+// settings or workflow change has no such event).
+
+import { useMutation, useQueryClient, type UseMutationResult } from '@tanstack/react-query';
+import type { MethodName, RequestOf, ValueOf } from '../../shared/contract/methods.ts';
+import { ContractFailure, useContractClient } from './client-context.tsx';
+
+export function useContractMutation<M extends MethodName>(method: M): UseMutationResult<ValueOf<M>, ContractFailure, RequestOf<M>> {
+  const client = useContractClient();
+  const queries = useQueryClient();
+  return useMutation({
+    mutationFn: async (request: RequestOf<M>) => {
+      const result = await client.call(method, request);
+      if (!result.ok) throw new ContractFailure(result);
+      return result.value;
+    },
+    onSuccess: () => queries.invalidateQueries(),
+  });
+}
+
+/** A fresh id that ties install-progress events to the call that started them. */
+export function newOperationId(prefix: string): string {
+  const random = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, '0')).join('');
+  return `${prefix}-${random}`;
+}

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import * as consent from './consent-text.ts';
+
+describe('consent wording', () => {
+  it('says importing means trusting with the node\'s capabilities, in the spec\'s words', () => {
+    expect(consent.IMPORT_CONSENT).toBe(
+      "Importing a module means trusting it with that node's sandbox capabilities: its network access, its workspace, its secrets.",
+    );
+    expect(consent.SANDBOX_ONLY_CONSENT.startsWith("This pack runs inside your workflows with the node's capabilities.")).toBe(true);
+  });
+
+  it('never tells the user that no trust is needed', () => {
+    const texts = Object.values(consent).flatMap((value) =>
+      typeof value === 'string' ? [value] : typeof value === 'function' ? [String((value as (...a: unknown[]) => string)('p', '1.0.0', 2))] : Object.values(value as object),
+    );
+    for (const text of texts) {
+      expect(text).not.toMatch(/no trust|trust[- ]free|without trust|safe to (use|install)|harmless/i);
+    }
+  });
+
+  it('names the count of scripts the confirmation covers', () => {
+    expect(consent.trustConfirmation('@a/p', '1.0.0', 2)).toBe(
+      'Trust @a/p@1.0.0 and run the 2 install scripts listed above on this computer, against the files already installed? Its host code may then run with your user\'s permissions.',
+    );
+    expect(consent.trustConfirmation('p', '2.0.0', 0)).toContain('run no install scripts');
+  });
+
+  it('labels trust state by what the user decided, not by the mode alone', () => {
+    expect(consent.trustStateLabel({ installMode: 'sandbox-only', trusted: false, status: 'active' })).toBe('not trusted (sandbox-only)');
+    expect(consent.trustStateLabel({ installMode: 'register', trusted: false, status: 'needs-trust' })).toBe('needs trust');
+    expect(consent.trustStateLabel({ installMode: 'hybrid', trusted: true, status: 'active' })).toBe('trusted');
+  });
+});
