@@ -1,0 +1,43 @@
+// `sandbox-packs validate` as a real process against the real catalog of a fixture install root.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+function cli(args: string[]) {
+  const run = spawnSync(process.execPath, ['scripts/sandbox-packs.mjs', 'validate', ...args, '--root', 'fixtures/discovery/good'], { cwd: repo, encoding: 'utf8', timeout: 60_000 });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+describe('sandbox-packs validate', () => {
+  it('reports errors and warnings per node, and exits 1', () => {
+    const run = cli(['fixtures/kernel/workflows/mixed.json', '--json']);
+    expect(run.code).toBe(1);
+    const out = JSON.parse(run.stdout);
+    expect(out.ok).toBe(false);
+    const installed = out.issues.find((i: { code: string }) => i.code === 'digest-mismatch')?.message.match(/installed ([0-9a-f]{12})…/)?.[1];
+    expect(installed).toMatch(/^[0-9a-f]{12}$/);
+    expect(out.issues).toEqual([
+      { nodeId: 'unknown', severity: 'error', code: 'unknown-specifier', specifier: '@acme/nope', message: expect.stringMatching(/ Install the pack that provides it: sandbox-packs install @acme\/nope$/) },
+      { nodeId: 'undeclared', severity: 'error', code: 'import-undeclared', specifier: '@acme/geo/extra', message: 'The code imports "@acme/geo/extra", which is not in this node\'s packages declaration; add it to the declaration.' },
+      { nodeId: 'undeclared', severity: 'warning', code: 'declared-unused', specifier: '@acme/geo', message: '"@acme/geo" is declared but the code never imports it.' },
+      { nodeId: 'drift', severity: 'warning', code: 'version-mismatch', specifier: '@acme/geo', message: '"@acme/geo" was saved with @acme/geo@1.0.0; 1.2.0 is installed and will be used.' },
+      { nodeId: 'drift', severity: 'warning', code: 'digest-mismatch', specifier: '@acme/geo', message: `"@acme/geo" differs from the content the workflow was saved with (digest 000000000000…, installed ${installed}…); review @acme/geo before running.` },
+      { nodeId: 'dynamic', severity: 'error', code: 'dynamic-import', message: 'import() is not allowed in sandbox code; use a static import of a package declared on this node (line 1, column 17).' },
+    ]);
+  });
+
+  it('exits 0 when there are only warnings, and prints a readable summary', () => {
+    const run = cli(['fixtures/kernel/workflows/warnings-only.json']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('warning unused: "@acme/geo/extra" is declared but the code never imports it. [declared-unused]\n1 node(s): 0 error(s), 1 warning(s).\n');
+  });
+
+  it('exits 2 on a workflow that does not follow the schema, naming the key path', () => {
+    const run = cli(['fixtures/kernel/workflows/invalid.json']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('nodes.0.type: Invalid input: expected "code"');
+  });
+});
