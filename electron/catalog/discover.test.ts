@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -235,6 +235,9 @@ describe('discovery limits and roots (generated at test time)', () => {
     await addPack('linked-target', [js('.', 'i.js')], { 'i.js': 'export const linked = 1;' });
     await mkdir(path.join(root, 'node_modules', '@scope'), { recursive: true });
     await addPack('@scope/scoped', [js('.', 'i.js')], { 'i.js': 'export {};' });
+    await addPack('symlink-loop', [js('.', 'a.js')], {});
+    await symlink('b.js', path.join(root, 'node_modules/symlink-loop/a.js'));
+    await symlink('a.js', path.join(root, 'node_modules/symlink-loop/b.js'));
     // A pack folder that is itself a symlink (npm link): its files are contained in its real directory.
     await symlink(path.join(root, 'node_modules', 'linked-target'), path.join(root, 'node_modules', 'linked'));
   });
@@ -268,6 +271,20 @@ describe('discovery limits and roots (generated at test time)', () => {
     const d = await discoverOk(root);
     expect(pack(d, 'fifo').modules[0]?.reason).toBe('pipe.js is not a regular file.');
     expect(moduleCodes(pack(d, 'dir-entry'))).toEqual({ 'dir-entry': 'file-missing' });
+  });
+
+  it('refuses a symlink loop', async () => {
+    const p = pack(await discoverOk(root), 'symlink-loop');
+    expect(p.modules[0]).toMatchObject({ code: 'file-symlink-escape', reason: 'a.js is a symbolic link loop.' });
+  });
+
+  it('closes every file it opens', async () => {
+    const openFds = async () => (await readdir('/proc/self/fd')).length;
+    await discoverOk(root);
+    const before = await openFds();
+    for (let i = 0; i < 5; i++) await discoverOk(root);
+    await discoverOk(path.join(fixtures, 'rules'));
+    expect(await openFds()).toBe(before);
   });
 
   it('rejects an oversized package.json, finds scoped and linked packs', async () => {
