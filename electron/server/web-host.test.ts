@@ -256,6 +256,24 @@ describe('code methods', () => {
     expect(unknown).toMatchObject({ ok: false, code: 'unknown-specifier' });
   }, 60_000);
 
+  it('code.validate reports errors and warnings per node against the installed packs', async () => {
+    const workflow = {
+      nodes: [
+        { id: 'ok', type: 'code', code: 'import { haversine } from "@acme/geo";\nreturn 1;', packages: [{ specifier: '@acme/geo' }] },
+        { id: 'bad', type: 'code', code: 'import { x } from "@nobody/pack";\nreturn x;', packages: [{ specifier: '@nobody/pack' }, { specifier: '@acme/geo/extra' }] },
+      ],
+    };
+    const res = (await rpc('code.validate', { workflow })).json() as { ok: true; value: { valid: boolean; issues: { nodeId: string; severity: string; code: string }[] } };
+    expect(res.ok).toBe(true);
+    expect(res.value.valid).toBe(false);
+    expect(res.value.issues.map((i) => [i.nodeId, i.severity, i.code])).toEqual([
+      ['bad', 'error', 'unknown-specifier'],
+      ['bad', 'warning', 'declared-unused'],
+    ]);
+    const clean = (await rpc('code.validate', { workflow: { nodes: [workflow.nodes[0]] } })).json();
+    expect(clean).toEqual({ ok: true, value: { valid: true, issues: [] } });
+  });
+
   it('code.run refuses inputs that are not identifiers and hosts that are not DNS names', async () => {
     const res = await rpc('code.run', { code: 'return 1;', packages: [], inputs: { 'a-b': 1 }, fetchHosts: ['http://x'] });
     expect(res.status).toBe(400);

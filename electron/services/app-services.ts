@@ -85,7 +85,7 @@ export async function createAppServices(options: AppServicesOptions): Promise<Re
     }),
     ...catalogHandlers({ catalog, isTrusted }),
     ...settingsHandlers(settings),
-    ...codeHandlers(runner),
+    ...codeHandlers(runner, catalog),
     ...workflowHandlers(createWorkflowStore(dataDir, WorkflowSchema)),
   };
 

@@ -1,12 +1,23 @@
-// code.* over the code runner: the request was parsed by the contract; here it becomes the
-// runner's request with the host-side grants the contract allows (fetch to listed hosts only).
+// code.* over the code runner and the shared workflow validator: the request was parsed by the
+// contract; a run becomes the runner's request with the host-side grants the contract allows
+// (fetch to listed hosts only), a validation runs against the same injected catalog.
 
 import type { Handler } from '../../shared/contract/dispatcher.ts';
 import { LIMITS } from '../../shared/protocol/limits.ts';
+import type { SandboxModuleCatalog } from '../../shared/protocol/catalog.ts';
+import { ok } from '../../shared/protocol/result.ts';
+import { validateWorkflow } from '../../shared/sandbox/validate-workflow.ts';
 import type { CodeRunner } from './code-runner.ts';
 
-export function codeHandlers(runner: CodeRunner): { 'code.run': Handler<'code.run'> } {
+export function codeHandlers(
+  runner: CodeRunner,
+  catalog: Pick<SandboxModuleCatalog, 'resolveForExecution'>,
+): { 'code.run': Handler<'code.run'>; 'code.validate': Handler<'code.validate'> } {
   return {
+    'code.validate': async ({ workflow }) => {
+      const issues = validateWorkflow(workflow, catalog);
+      return ok({ valid: !issues.some((issue) => issue.severity === 'error'), issues });
+    },
     'code.run': ({ code, packages, inputs, fetchHosts, timeoutMs }) =>
       runner.run({
         code,

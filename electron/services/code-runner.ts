@@ -6,10 +6,10 @@
 import type { SandboxModuleCatalog } from '../../shared/protocol/catalog.ts';
 import type { SandboxModuleDeclaration } from '../../shared/protocol/declaration.ts';
 import { fail, ok, type Result } from '../../shared/protocol/result.ts';
-import type { KernelRunRequest, RunResult } from '../../shared/protocol/run.ts';
+import type { RunResult } from '../../shared/protocol/run.ts';
 import { createWasmDispatcher } from '../../shared/sandbox/wasm-dispatcher.ts';
-import { WASM_BRIDGE_MODULE_ID } from '../../shared/sandbox/wasm-facade.ts';
-import { hostCapabilities, kernelGrants, type HostGrants } from '../runtime/sandbox/host-capabilities.ts';
+import type { HostGrants } from '../runtime/sandbox/host-capabilities.ts';
+import { runCode } from '../runtime/sandbox/run-code.ts';
 import { SandboxPool } from '../runtime/sandbox/sandbox-pool.ts';
 import { WasmPool } from '../runtime/wasm/wasm-pool.ts';
 
@@ -49,26 +49,16 @@ export function createCodeRunner(catalog: SandboxModuleCatalog, options: { sandb
       const resolution = catalog.resolveForExecution(request.packages);
       if (!resolution.ok) return fail(resolution.code, resolution.message);
       sandbox ??= new SandboxPool({ size: options.sandboxWorkers ?? 2 });
-      const modules: KernelRunRequest['modules'] = {};
-      for (const [id, m] of Object.entries(resolution.modules)) {
-        // The kernel supplies the private bridge module itself and refuses that id from a resolution.
-        if (id === WASM_BRIDGE_MODULE_ID) continue;
-        modules[id] = { moduleId: m.moduleId, kind: m.kind, packName: m.packName, packVersion: m.packVersion, displayName: m.displayName, source: m.source, imports: { ...m.imports }, digest: m.digest };
-      }
-      const kernelRequest: KernelRunRequest = {
-        code: request.code,
-        entries: { ...resolution.entries },
-        modules,
-        inputs: { ...request.inputs },
-        grants: kernelGrants(request.grants),
-        timeoutMs: request.timeoutMs,
-      };
       const hasWasm = Object.values(resolution.modules).some((m) => m.wasm !== undefined);
       if (hasWasm) wasm ??= new WasmPool({ size: options.wasmWorkers });
       const dispatcher = hasWasm && wasm ? createWasmDispatcher(resolution, wasm) : undefined;
       try {
-        const result = await sandbox.run(kernelRequest, {
-          capability: hostCapabilities(request.grants),
+        const result = await runCode(sandbox, {
+          code: request.code,
+          resolution,
+          inputs: request.inputs,
+          grants: request.grants,
+          timeoutMs: request.timeoutMs,
           ...(dispatcher ? { wasm: { call: (id: string, name: string, args: unknown[]) => dispatcher.bridge(id, name, args) } } : {}),
         });
         const resolved = resolution.declarations.map((d) => ({ specifier: d.specifier, packName: d.packName, packVersion: d.packVersion, digest: d.digest }));

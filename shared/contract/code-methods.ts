@@ -1,5 +1,4 @@
-// The methods whose shapes come from the sandbox kernel (code.run and, once the validator lands,
-// code.validate) and from the workflow file format (workflows.*). Kept apart from methods.ts
+// The methods whose shapes come from the sandbox kernel (code.run, code.validate) and from the workflow file format (workflows.*). Kept apart from methods.ts
 // because they follow the kernel's protocol files (shared/protocol/run.ts) rather than defining
 // their own.
 //
@@ -12,7 +11,7 @@ import { z } from 'zod';
 import { DeclarationListSchema } from '../protocol/declaration.ts';
 import { LIMITS } from '../protocol/limits.ts';
 import { IDENTIFIER_PATTERN, RunResultSchema } from '../protocol/run.ts';
-import { WorkflowSchema } from '../protocol/workflow.ts';
+import { ValidationIssueSchema, WorkflowSchema } from '../protocol/workflow.ts';
 import { EmptyRequestSchema, WorkflowNameSchema } from './schemas.ts';
 import { method } from './method.ts';
 
@@ -43,6 +42,12 @@ export const CODE_METHODS = {
     CodeRunRequestSchema,
     z.object({ result: RunResultSchema, resolved: z.array(ResolvedPackageSchema) }),
     'Run a Code node in the sandbox with its declared packages; a guest failure is a result with ok: false, not a failed call.',
+  ),
+
+  'code.validate': method(
+    z.object({ workflow: WorkflowSchema }).strict(),
+    z.object({ valid: z.boolean(), issues: z.array(ValidationIssueSchema) }),
+    'Check a workflow against the installed packs before it runs; `valid` is false when any issue is an error.',
   ),
 
   'workflows.list': method(EmptyRequestSchema, z.object({ names: z.array(WorkflowNameSchema) }), 'Saved workflow names.'),
