@@ -15,7 +15,7 @@ import { measure, printTable, type BenchSection, type Stats } from './harness.ts
 const PACKS = 50;
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-async function generateRoot(): Promise<string> {
+export async function generateRoot(): Promise<string> {
   const root = await mkdtemp(path.join(os.tmpdir(), 'bench-discovery-'));
   const wasm = buildExportsModule([{ name: 'add', params: ['i32', 'i32'], results: ['i32'], body: [op.local_get, 0, op.local_get, 1, op.i32_add] }], {
     memories: [{ min: 1, max: 1 }],
