@@ -189,7 +189,9 @@ describe('catalog methods', () => {
   });
 
   it('catalog.skillDoc for an unknown pack is not-found, and a path-like name is refused by the schema', async () => {
-    expect((await rpc('catalog.skillDoc', { packName: 'nope' })).json()).toEqual({ ok: false, code: 'not-found', message: 'No pack named "nope" is installed.' });
+    const missing = await rpc('catalog.skillDoc', { packName: 'nope' });
+    expect(missing.status).toBe(200);
+    expect(missing.json()).toEqual({ ok: false, code: 'not-found', message: 'No pack named "nope" is installed.' });
     const res = await rpc('catalog.skillDoc', { packName: '../../etc' });
     expect(res.status).toBe(400);
     expect(res.json()).toEqual({ ok: false, code: 'invalid-request', message: 'catalog.skillDoc: packName: not a valid npm package name' });

@@ -4,6 +4,9 @@
 // Host, Origin and token checks of request-guards.ts before anything else looks at it.
 //
 //   POST /api/rpc/:method          JSON body = the method's request; answer = its tagged result
+//                                  (200 for every handler answer, failures included; 400 when the
+//                                  request breaks the contract; 500 for a bug; the guards' own
+//                                  refusals are 401/403/405/413/415)
 //   GET  /api/events               Server-Sent Events: the contract's events
 //   GET  /api/sandbox-modules/:id  module source by opaque id (see module-delivery.ts)
 //   GET  /*                        the built renderer (static-files.ts)
@@ -105,7 +108,9 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       return sendFailure(res, fail('invalid-request', 'The request body is not valid JSON.'));
     }
     const result = await options.dispatcher.handle(method, payload, { face: 'http' });
-    sendJson(res, result.ok ? 200 : statusFor(result.code), result);
+    // A handler's tagged failure (not-installed, busy, …) is an answer, not a transport error.
+    const status = result.ok ? 200 : result.code === 'invalid-request' ? 400 : result.code === 'internal' ? 500 : 200;
+    sendJson(res, status, result);
   }
 
   await new Promise<void>((resolve, reject) => {
