@@ -1,13 +1,13 @@
 // The one way a component changes something in main: a react-query mutation over a contract
 // method. A tagged failure is thrown as ContractFailure so `error.failure` keeps its code, and
-// every success invalidates the cached reads (main also announces `catalog-changed`, but a
+// every success invalidates the cached reads (unless the call changes nothing, like a run) (main also announces `catalog-changed`, but a
 // settings or workflow change has no such event).
 
 import { useMutation, useQueryClient, type UseMutationResult } from '@tanstack/react-query';
 import type { MethodName, RequestOf, ValueOf } from '../../shared/contract/methods.ts';
 import { ContractFailure, useContractClient } from './client-context.tsx';
 
-export function useContractMutation<M extends MethodName>(method: M): UseMutationResult<ValueOf<M>, ContractFailure, RequestOf<M>> {
+export function useContractMutation<M extends MethodName>(method: M, options: { invalidate?: boolean } = {}): UseMutationResult<ValueOf<M>, ContractFailure, RequestOf<M>> {
   const client = useContractClient();
   const queries = useQueryClient();
   return useMutation({
@@ -16,7 +16,7 @@ export function useContractMutation<M extends MethodName>(method: M): UseMutatio
       if (!result.ok) throw new ContractFailure(result);
       return result.value;
     },
-    onSuccess: () => queries.invalidateQueries(),
+    onSuccess: () => (options.invalidate === false ? undefined : queries.invalidateQueries()),
   });
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModuleSummary } from '../../../shared/contract/schemas.ts';
-import { declarationState, driftMessage, moduleBySpecifier, repin, toggleDeclaration } from './declarations.ts';
+import { declarationState, driftMessage, moduleBySpecifier, repin, stampMissing, toggleDeclaration } from './declarations.ts';
 
 const A = 'a'.repeat(64);
 const B = 'b'.repeat(64);
@@ -36,5 +36,12 @@ describe('declarations', () => {
   it('tells skipped and unavailable apart', () => {
     expect(declarationState({ specifier: '@x/geo/hash' }, modules).kind).toBe('skipped');
     expect(declarationState({ specifier: '@gone/pack' }, modules)).toEqual({ kind: 'unavailable' });
+  });
+});
+
+describe('stampMissing', () => {
+  it('stamps only unstamped declarations, so saving never hides drift', () => {
+    const list = [{ specifier: '@x/geo' }, { specifier: '@x/geo/hash' }, { specifier: '@x/geo', resolvedPackVersion: '1.0.0' }];
+    expect(stampMissing(list, modules)).toEqual([{ specifier: '@x/geo', resolvedPackVersion: '2.0.0', contentDigest: B }, { specifier: '@x/geo/hash' }, { specifier: '@x/geo', resolvedPackVersion: '1.0.0' }]);
   });
 });

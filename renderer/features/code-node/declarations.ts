@@ -54,3 +54,8 @@ export function toggleDeclaration(list: readonly SandboxModuleDeclaration[], spe
 export function repin(list: readonly SandboxModuleDeclaration[], specifier: string, modules: ReadonlyMap<string, ModuleSummary>): SandboxModuleDeclaration[] {
   return list.map((d) => (d.specifier === specifier ? pin(specifier, modules) : d));
 }
+
+/** At save: stamp declarations that carry no stamp yet; existing stamps (and their drift) stay until re-pinned. */
+export function stampMissing(list: readonly SandboxModuleDeclaration[], modules: ReadonlyMap<string, ModuleSummary>): SandboxModuleDeclaration[] {
+  return list.map((d) => (d.resolvedPackVersion === undefined && d.contentDigest === undefined ? pin(d.specifier, modules) : d));
+}

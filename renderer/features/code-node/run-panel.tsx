@@ -1,0 +1,94 @@
+// Run a Code node through code.run and show what happened: the value or the failure, the logs,
+// and the receipt — modules loaded with their digests, capability and WASM calls, and every
+// denied import or capability with its reason.
+
+import type { ValueOf } from '../../../shared/contract/methods.ts';
+import { Chip } from '../../ui/chip.tsx';
+
+type RunValue = ValueOf<'code.run'>;
+
+function show(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  try {
+    return JSON.stringify(value, null, 2);
+  } catch {
+    return String(value);
+  }
+}
+
+export function RunOutput({ run }: { run: RunValue }) {
+  const { result, resolved } = run;
+  const receipt = result.receipt;
+  return (
+    <section className="run-output" aria-label="Run result">
+      {result.ok ? (
+        <div>
+          <h4>
+            Result <Chip tone="good">ok</Chip>
+          </h4>
+          <pre className="value" aria-label="Result value">
+            {show(result.value)}
+          </pre>
+        </div>
+      ) : (
+        <div role="alert">
+          <h4>
+            Failed <Chip tone="bad">{result.code}</Chip>
+          </h4>
+          <pre className="value">{result.message}</pre>
+        </div>
+      )}
+      <h4>Logs</h4>
+      {result.logs.length === 0 ? (
+        <p className="muted small">No logs.</p>
+      ) : (
+        <pre className="logs">{result.logs.map((l) => `[${l.level}] ${l.text}`).join('\n')}</pre>
+      )}
+      <h4>Receipt</h4>
+      <dl className="receipt">
+        <dt>Time</dt>
+        <dd>{receipt.wallMs.toFixed(1)} ms</dd>
+        <dt>Modules</dt>
+        <dd>
+          {receipt.modules.length === 0
+            ? 'none'
+            : receipt.modules.map((m) => (
+                <div key={m.moduleId}>
+                  <code>{m.displayName}</code> <span className="digest">{m.digest.slice(0, 12)}…</span>
+                </div>
+              ))}
+        </dd>
+        <dt>Resolved packages</dt>
+        <dd>
+          {resolved.length === 0
+            ? 'none'
+            : resolved.map((r) => (
+                <div key={r.specifier}>
+                  <code>{r.specifier}</code> → {r.packName}@{r.packVersion}
+                </div>
+              ))}
+        </dd>
+        <dt>Calls</dt>
+        <dd>
+          {receipt.calls.length === 0
+            ? 'none'
+            : receipt.calls.map((c, i) => (
+                <div key={i}>
+                  {c.kind} <code>{c.name}</code> {c.ok ? 'ok' : `failed (${c.code ?? 'unknown'})`}
+                </div>
+              ))}
+        </dd>
+        <dt>Denied</dt>
+        <dd>
+          {receipt.denied.length === 0
+            ? 'nothing'
+            : receipt.denied.map((d, i) => (
+                <div key={i} className="warn-text">
+                  {d.kind} <code>{d.request}</code> from <code>{d.from}</code>: {d.reason} ({d.code})
+                </div>
+              ))}
+        </dd>
+      </dl>
+    </section>
+  );
+}

@@ -1,0 +1,87 @@
+// Diagnostics: every discovered pack and module with its status, code and reason, every warning,
+// and the installer's view of each pack (ledger status, which reflects start-up reconcile).
+
+import { useContractQuery } from '../../api/client-context.tsx';
+import { Chip } from '../../ui/chip.tsx';
+import { FailureText } from '../../ui/failure-text.tsx';
+import { ModuleRows } from '../package-manager/module-rows.tsx';
+
+export function DiagnosticsView() {
+  const diagnostics = useContractQuery('catalog.diagnostics', {});
+  const ledger = useContractQuery('packs.list', {});
+  if (diagnostics.isPending) return <p>Loading diagnostics…</p>;
+  if (diagnostics.isError) return <FailureText error={diagnostics.error} />;
+  const rows = diagnostics.data.packs;
+  const modules = rows.flatMap((r) => r.modules);
+  const skipped = modules.filter((m) => m.status !== 'ready').length;
+  const warnings = rows.reduce((n, r) => n + r.warnings.length, 0);
+  return (
+    <div>
+      <section className="panel" aria-labelledby="diag-h">
+        <h2 id="diag-h">Catalog</h2>
+        <p>
+          {rows.length} {rows.length === 1 ? 'pack' : 'packs'} discovered, {modules.length - skipped} modules ready, {skipped} skipped, {warnings} {warnings === 1 ? 'warning' : 'warnings'}.
+        </p>
+        {rows.length === 0 && <p className="empty">No pack was discovered in the install root.</p>}
+        <div className="cards">
+          {rows.map((row) => (
+            <article key={row.name} className="card" aria-label={`Diagnostics of ${row.name}`}>
+              <header className="card-head">
+                <h3>
+                  {row.name} <span className="version">{row.version}</span>
+                </h3>
+                <Chip tone={row.status === 'ok' ? 'good' : 'bad'}>{row.status}</Chip>
+              </header>
+              {row.status !== 'ok' && (
+                <p className="failure">
+                  {row.reason} {row.code && <code className="code-tag">{row.code}</code>}
+                </p>
+              )}
+              <ModuleRows modules={row.modules} />
+              {row.warnings.length > 0 && (
+                <ul className="issues" aria-label="Warnings">
+                  {row.warnings.map((w, i) => (
+                    <li key={i} className="issue-warning">
+                      <code className="code-tag">{w.code}</code> {w.message}
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </article>
+          ))}
+        </div>
+      </section>
+      <section className="panel" aria-labelledby="ledger-h">
+        <h2 id="ledger-h">Installer (after start-up reconcile)</h2>
+        <FailureText error={ledger.error} prefix="The install ledger could not be read:" />
+        {ledger.data && ledger.data.packs.length === 0 && <p className="empty">The ledger records no installed pack.</p>}
+        {ledger.data && ledger.data.packs.length > 0 && (
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">Pack</th>
+                <th scope="col">Version</th>
+                <th scope="col">Mode</th>
+                <th scope="col">Status</th>
+                <th scope="col">Source</th>
+                <th scope="col">Install scripts</th>
+              </tr>
+            </thead>
+            <tbody>
+              {ledger.data.packs.map((p) => (
+                <tr key={p.name}>
+                  <td>{p.name}</td>
+                  <td>{p.version}</td>
+                  <td>{p.installMode}</td>
+                  <td>{p.status}</td>
+                  <td>{p.sourceLabel}</td>
+                  <td>{p.scripts.length}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,95 @@
+// Install: a spec field, the stages as they happen, and a result that says what happened — a
+// sandbox-only pack is active, with the consent sentence; a pack that needs trust shows the
+// literal scripts and the "Trust and rebuild" action. A failure is shown only once the call has
+// answered, never from progress alone.
+
+import { useId, useState, type FormEvent } from 'react';
+import { newOperationId, useContractMutation } from '../../api/use-contract-mutation.ts';
+import { FailureText } from '../../ui/failure-text.tsx';
+import { IMPORT_CONSENT, NEEDS_TRUST_CONSENT, SANDBOX_ONLY_CONSENT } from '../consent/consent-text.ts';
+import { ScriptsList } from '../consent/scripts-list.tsx';
+import { TrustAction } from '../consent/trust-action.tsx';
+import { progressLine, STAGE_LABEL, type Phase } from './install-progress.ts';
+import { useOperationProgress } from './use-operation-progress.ts';
+import { useUiStore } from '../../state/ui-store.ts';
+
+export function InstallPanel() {
+  const [spec, setSpec] = useState('');
+  const install = useContractMutation('packs.install');
+  const { progress, track } = useOperationProgress();
+  const openDetails = useUiStore((s) => s.openDetails);
+  const specId = useId();
+  const phase: Phase | undefined = install.isPending ? 'running' : install.isSuccess ? 'succeeded' : install.isError ? 'failed' : undefined;
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const value = spec.trim();
+    if (value === '' || install.isPending) return;
+    const operationId = newOperationId('install');
+    track(operationId);
+    install.mutate({ spec: value, operationId });
+  };
+
+  const pack = install.data;
+  return (
+    <section className="panel" aria-labelledby={`${specId}-h`}>
+      <h2 id={`${specId}-h`}>Install a pack</h2>
+      <form className="install-form" onSubmit={submit}>
+        <label htmlFor={specId}>Package spec</label>
+        <div className="row">
+          <input id={specId} value={spec} onChange={(e) => setSpec(e.target.value)} placeholder="@scope/name, name@1.2.3 or a tarball URL" autoComplete="off" spellCheck={false} />
+          <button type="submit" className="primary" disabled={install.isPending || spec.trim() === ''}>
+            {install.isPending ? 'Installing…' : 'Install'}
+          </button>
+        </div>
+        <p className="muted">Installs run with install scripts disabled; nothing from the pack runs until you decide.</p>
+      </form>
+      {phase !== undefined && (
+        <div className="progress">
+          <p role="status" aria-live="polite">
+            {progressLine(progress, phase)}
+          </p>
+          <ol className="stages" aria-label="Install stages">
+            {progress.stages.map((stage, i) => (
+              <li key={stage} className={i === progress.stages.length - 1 && phase === 'running' ? 'stage-current' : 'stage-done'}>
+                {STAGE_LABEL[stage]}
+              </li>
+            ))}
+          </ol>
+        </div>
+      )}
+      <FailureText error={install.error} prefix="The install failed:" />
+      {pack && (
+        <div className="result" aria-label="Install result">
+          {pack.status === 'active' ? (
+            <>
+              <p className="ok-text">
+                <strong>
+                  Installed {pack.name}@{pack.version}
+                </strong>{' '}
+                — {pack.installMode}, active{pack.sourceLabel === 'unverified source' ? ', from an unverified source' : ''}.
+              </p>
+              <p>{SANDBOX_ONLY_CONSENT}</p>
+              <p>{IMPORT_CONSENT}</p>
+            </>
+          ) : (
+            <>
+              <p className="warn-text">
+                <strong>
+                  {pack.name}@{pack.version} needs trust
+                </strong>{' '}
+                — {pack.installMode}. It is installed but inactive.
+              </p>
+              <p>{NEEDS_TRUST_CONSENT}</p>
+              <ScriptsList scripts={pack.scripts} />
+              <TrustAction pack={pack} />
+            </>
+          )}
+          <button type="button" className="link" onClick={() => openDetails(pack.name)}>
+            Show details of {pack.name}
+          </button>
+        </div>
+      )}
+    </section>
+  );
+}

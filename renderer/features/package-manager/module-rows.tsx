@@ -1,0 +1,25 @@
+// The modules of one pack: specifier, kind, and ready or skipped with the reason the catalog
+// gave (e.g. "export `hash` takes i64") — a skipped module is never shown without its reason.
+
+import type { ModuleSummary } from '../../../shared/contract/schemas.ts';
+import { Chip } from '../../ui/chip.tsx';
+
+export function ModuleRows({ modules }: { modules: readonly ModuleSummary[] }) {
+  if (modules.length === 0) return <p className="muted">No sandbox modules (host code only).</p>;
+  return (
+    <ul className="modules" aria-label="Modules">
+      {modules.map((m) => (
+        <li key={m.specifier} className={m.status === 'ready' ? 'module' : 'module module-skipped'}>
+          <code className="specifier">{m.specifier}</code> <Chip tone="info">{m.kind}</Chip>{' '}
+          {m.status === 'ready' ? (
+            <Chip tone="good">ready</Chip>
+          ) : (
+            <>
+              <Chip tone="bad">skipped</Chip> <span className="reason">{m.reason ?? m.code ?? 'no reason given'}</span>
+            </>
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}

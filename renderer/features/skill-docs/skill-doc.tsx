@@ -1,0 +1,47 @@
+// A pack's SKILL.md for a person: the Package Manager's details and the Code node's docs toggle
+// render the same file through this component. It is third-party text, so it is rendered as
+// sanitized Markdown only — no raw HTML (react-markdown drops it; rehype-sanitize cleans what
+// remains), links open nowhere by themselves (new tab, no opener, no referrer), images are never
+// loaded (their alt text is shown instead) — and an untrusted pack's doc carries a banner.
+
+import Markdown, { type Components } from 'react-markdown';
+import rehypeSanitize from 'rehype-sanitize';
+import { useContractQuery } from '../../api/client-context.tsx';
+import { FailureText } from '../../ui/failure-text.tsx';
+import { SKILL_UNTRUSTED_BANNER } from '../consent/consent-text.ts';
+
+const components: Components = {
+  a: ({ href, children }) => (
+    <a href={href} target="_blank" rel="noopener noreferrer nofollow" title={href ? `Opens ${href} in a new window` : undefined}>
+      {children}
+    </a>
+  ),
+  img: ({ alt }) => <span className="image-placeholder">[image not loaded{alt ? `: ${alt}` : ''}]</span>,
+};
+
+export function SkillDoc({ packName }: { packName: string }) {
+  const doc = useContractQuery('catalog.skillDoc', { packName });
+  if (doc.isPending) return <p>Loading documentation…</p>;
+  if (doc.isError) {
+    const code = doc.error.failure.code;
+    const expected = code === 'not-found' || code === 'skill-missing' || code === 'skill-invalid' || code === 'skill-too-large';
+    return expected ? <p className="muted">No documentation to show: {doc.error.failure.message}</p> : <FailureText error={doc.error} />;
+  }
+  return (
+    <article className="skill-doc" aria-label={`Documentation of ${packName}`}>
+      {!doc.data.trusted && (
+        <p className="banner banner-warn" role="note">
+          {SKILL_UNTRUSTED_BANNER}
+        </p>
+      )}
+      <p className="muted">
+        {doc.data.skillName} — {doc.data.description}
+      </p>
+      <div className="markdown">
+        <Markdown rehypePlugins={[rehypeSanitize]} components={components} skipHtml>
+          {doc.data.markdown}
+        </Markdown>
+      </div>
+    </article>
+  );
+}
