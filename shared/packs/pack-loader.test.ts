@@ -50,6 +50,8 @@ describe('loadPack', () => {
     [{ name: 'p', version: '1.0.0', nodetool: 'yes' }, 'manifest-invalid', 'package.json nodetool: (root): Invalid input: expected object, received string'],
     [{ name: 'P!', version: '1.0.0', nodetool: { apiVersion: 1, sandboxModules: [] } }, 'manifest-invalid', 'package.json: name: not a valid npm package name'],
     [{ name: 'p', version: '1.0.0', nodetool: { apiVersion: 3, sandboxModules: [] } }, 'api-version-unsupported', 'nodetool.apiVersion is 3; this app understands apiVersion 1.'],
+    [{ name: 'p', version: '1.0.0\u001b[31m', nodetool: { apiVersion: 1, sandboxModules: [] } }, 'manifest-invalid', 'package.json version "1.0.0?[31m" is not a semver version.'],
+    [{ name: 'p', version: 'latest', nodetool: { apiVersion: 1, sandboxModules: [] } }, 'manifest-invalid', 'package.json version "latest" is not a semver version.'],
   ])('rejects %j', async (pkg, code, reason) => {
     const result = await load(pkg);
     expect(result.kind === 'pack' && { code: result.pack.code, reason: result.pack.reason }).toEqual({ code, reason });

@@ -62,6 +62,8 @@ export interface LoadedPack {
   readonly internalPaths: readonly string[];
 }
 
+const SEMVER_CHARS = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
+
 export type PackLoad = { readonly kind: 'not-a-pack' } | { readonly kind: 'pack'; readonly pack: LoadedPack };
 
 /**
@@ -95,7 +97,7 @@ export async function loadPack(input: PackInput, powers: PackPowers): Promise<Pa
   const rawVersion = (json as { version?: unknown }).version;
   const version = pkg.success ? pkg.data.version : typeof rawVersion === 'string' ? printable(rawVersion, 64) : '';
   if (!pkg.success) {
-    return rejected(input.folderName, version, 'manifest-invalid', `package.json: ${formatIssues(pkg.error.issues)}`);
+    return rejected(input.folderName, version, 'manifest-invalid', `package.json: ${printable(formatIssues(pkg.error.issues), 1000)}`);
   }
   if (pkg.data.name !== input.folderName) {
     // A package installed under another name could impersonate that name's specifiers.
@@ -107,6 +109,10 @@ export async function loadPack(input: PackInput, powers: PackPowers): Promise<Pa
     );
   }
   const name = pkg.data.name;
+  if (!SEMVER_CHARS.test(version)) {
+    // npm only installs semver versions; anything else did not come from a registry as-is.
+    return rejected(name, printable(version, 64), 'manifest-invalid', `package.json version "${printable(version, 64)}" is not a semver version.`);
+  }
   if (isObject && (rawNodetool as { apiVersion?: unknown }).apiVersion !== 1) {
     const apiVersion = (rawNodetool as { apiVersion?: unknown }).apiVersion;
     if (typeof apiVersion === 'number') {
@@ -115,7 +121,7 @@ export async function loadPack(input: PackInput, powers: PackPowers): Promise<Pa
   }
   const manifest = NodetoolManifestSchema.safeParse(rawNodetool);
   if (!manifest.success) {
-    return rejected(name, version, 'manifest-invalid', `package.json nodetool: ${formatIssues(manifest.error.issues)}`);
+    return rejected(name, version, 'manifest-invalid', `package.json nodetool: ${printable(formatIssues(manifest.error.issues), 1000)}`);
   }
   const entries = manifest.data.sandboxModules;
   if (entries === undefined) return { kind: 'not-a-pack' };
