@@ -16,5 +16,7 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     assetsInlineLimit: 0,
     sourcemap: false,
+    // One bundle (React, zod, acorn, the Markdown pipeline) loaded from disk or loopback.
+    chunkSizeWarningLimit: 1024,
   },
 });

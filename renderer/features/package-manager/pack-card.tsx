@@ -15,6 +15,7 @@ const STATUS_LABEL: Record<InstalledPack['status'], string> = { active: 'active'
 
 export function PackCard({ pack, modules, latest }: { pack: InstalledPack; modules: readonly ModuleSummary[]; latest?: string | undefined }) {
   const openDetails = useUiStore((s) => s.openDetails);
+  const detailsPack = useUiStore((s) => s.detailsPack);
   return (
     <article className="card" aria-labelledby={`pack-${pack.name}`}>
       <header className="card-head">
@@ -38,7 +39,7 @@ export function PackCard({ pack, modules, latest }: { pack: InstalledPack; modul
         </button>
         {(pack.status === 'needs-trust' || pack.trusted) && <TrustAction pack={pack} />}
         <UpdateAction pack={pack} latest={latest} />
-        <UninstallAction name={pack.name} />
+        <UninstallAction name={pack.name} onDone={() => detailsPack === pack.name && openDetails(undefined)} />
       </div>
     </article>
   );

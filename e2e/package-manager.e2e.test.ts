@@ -1,0 +1,205 @@
+// The person's path through the app, end to end: real Chromium, the real web host and services,
+// a real local Verdaccio with our packs published, real npm installs. Install a sandbox-only
+// pack and read its consent; see its modules and SKILL.md; select it in a Code node, save, run
+// code importing it and see the value; install a pack with a lifecycle script and see "needs
+// trust" with the script text; trust and rebuild behind the confirmation; uninstall and see the
+// affected node listed first. Each main screen is saved under e2e/artifacts/.
+
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAppServices, type AppServices } from '../electron/services/app-services.ts';
+import { startWebHost, type WebHost } from '../electron/server/web-host.ts';
+import { tempDir, type TempDir } from '../electron/server/test-support.ts';
+import { startRegistry, type TestRegistry } from '../electron/testing/verdaccio.ts';
+import { BUILD, launchChromium, REPO_ROOT, snap, watchProblems } from './support.ts';
+
+const GEO = '@nodetool-ai/sandbox-geo';
+const REGISTER = '@sp-fixture/register-pack';
+
+let registry: TestRegistry;
+let data: TempDir;
+let services: AppServices;
+let host: WebHost;
+let browser: Browser;
+let page: Page;
+let problems: string[];
+
+beforeAll(async () => {
+  registry = await startRegistry({ uplink: false });
+  await registry.publish(path.join(REPO_ROOT, 'packs/geo'));
+  for (const pack of ['script-dep-1.0.0', 'register-pack-1.0.0']) await registry.publish(path.join(REPO_ROOT, 'fixtures/registry-packs', pack));
+  data = await tempDir('e2e');
+  const created = await createAppServices({ dataDir: data.path });
+  if (!created.ok) throw new Error(created.message);
+  services = created.value;
+  const set = await services.dispatcher.handle('settings.setRegistry', { registry: registry.url }, { face: 'test' });
+  if (!set.ok) throw new Error(set.message);
+  host = await startWebHost({ dispatcher: services.dispatcher, events: services.events, catalog: services.catalog, staticDir: BUILD, port: 0 });
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  problems = watchProblems(page);
+  await page.goto(host.url);
+  await page.getByRole('heading', { name: 'Sandbox Packs' }).waitFor();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await host?.close();
+  await services?.dispose();
+  await data?.remove();
+  await registry?.stop();
+});
+
+async function screen(name: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name }).click();
+}
+
+async function install(spec: string): Promise<void> {
+  await screen('Packages');
+  await page.getByLabel('Package spec').fill(spec);
+  await page.getByRole('button', { name: 'Install', exact: true }).click();
+}
+
+describe('the Package Manager and Code node in Chromium', () => {
+  it('installs a sandbox-only pack: progress by stage, then active with the consent sentence', async () => {
+    await install(GEO);
+    const result = page.getByLabel('Install result');
+    await result.getByText(`Installed ${GEO}@0.1.0`).waitFor({ timeout: 90_000 });
+    expect(await result.textContent()).toContain("This pack runs inside your workflows with the node's capabilities.");
+    expect(await result.textContent()).toContain("Importing a module means trusting it with that node's sandbox capabilities: its network access, its workspace, its secrets.");
+    expect(await result.textContent()).not.toMatch(/no trust/i);
+    const stages = await page.getByRole('list', { name: 'Install stages' }).getByRole('listitem').allTextContents();
+    expect(stages.slice(0, 3)).toEqual(['Resolving the package', 'Fetching (install scripts disabled)', 'Reading the installed manifest']);
+    expect(await page.getByRole('status').filter({ hasText: 'Done.' }).count()).toBe(1);
+    await snap(page, '01-install-sandbox-only');
+  });
+
+  it('lists the pack with its modules and renders its SKILL.md under the untrusted banner', async () => {
+    const card = page.getByRole('article', { name: `${GEO} 0.1.0`, exact: true });
+    await card.getByText(`${GEO}/simplify-wasm`).waitFor();
+    expect(await card.getByText('sandbox-only', { exact: true }).count()).toBe(1);
+    expect(await card.getByText('not trusted (sandbox-only)').count()).toBe(1);
+    expect(await card.getByText('registry', { exact: true }).count()).toBe(1);
+    expect(await card.getByRole('list', { name: 'Modules' }).getByText('ready').count()).toBe(2);
+    await card.getByRole('button', { name: 'Details' }).click();
+    const doc = page.getByRole('article', { name: `Documentation of ${GEO}` });
+    await doc.getByRole('heading', { name: GEO, exact: true }).waitFor();
+    expect(await doc.getByRole('note').textContent()).toContain("written by the pack's author");
+    // Sanitized Markdown: rendered code blocks, no raw HTML elements, no remote images.
+    expect(await doc.locator('pre code').count()).toBeGreaterThan(0);
+    expect(await doc.locator('script, iframe, img, style').count()).toBe(0);
+    await snap(page, '02-installed-with-details');
+  });
+
+  it('selects the pack in a Code node, saves with stamped declarations, runs code importing it and shows the value', async () => {
+    await screen('Workflows');
+    await page.getByLabel('Code of node-1').fill(`import { haversine } from "${GEO}";\nreturn Math.round(haversine([52.52, 13.405], [48.8566, 2.3522]) / 1000);`);
+    // Undeclared import is flagged inline before the module is selected.
+    await page.getByText(`The code imports "${GEO}", which is not in this node's packages`).waitFor();
+    await page.getByLabel(GEO, { exact: true }).check();
+    await page.getByText('No problems found.').waitFor();
+    expect(await page.getByRole('region', { name: 'Capability preview' }).textContent()).toContain('nothing outside the sandbox: this node grants no network, workspace or secrets');
+    await page.getByLabel('Name', { exact: true }).fill('trips');
+    await page.getByRole('button', { name: 'Save workflow' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved "trips".' }).waitFor();
+    const saved = await services.dispatcher.handle('workflows.load', { name: 'trips' }, { face: 'test' });
+    expect(saved.ok).toBe(true);
+    const declaration = saved.ok ? (saved.value as { workflow: { nodes: { packages: Record<string, string>[] }[] } }).workflow.nodes[0]!.packages[0]! : {};
+    expect(declaration.specifier).toBe(GEO);
+    expect(declaration.resolvedPackVersion).toBe('0.1.0');
+    expect(declaration.contentDigest).toMatch(/^[0-9a-f]{64}$/);
+
+    await page.getByRole('button', { name: 'Run node-1' }).click();
+    const output = page.getByRole('region', { name: 'Run result' });
+    await output.waitFor({ timeout: 60_000 });
+    expect(await output.getByLabel('Result value').textContent()).toBe('877');
+    expect(await output.textContent()).toContain(`${GEO} → ${GEO}@0.1.0`);
+    await snap(page, '03-code-node-run');
+  });
+
+  it('installs a pack with a lifecycle script: needs trust, with the literal scripts', async () => {
+    await install(`${REGISTER}@1.0.0`);
+    const result = page.getByLabel('Install result');
+    await result.getByText(`${REGISTER}@1.0.0 needs trust`).waitFor({ timeout: 90_000 });
+    const scripts = await result.getByRole('list', { name: 'Install scripts' }).textContent();
+    expect(scripts).toContain('node mark.cjs postinstall');
+    expect(scripts).toContain('@sp-fixture/script-dep');
+    await snap(page, '04-needs-trust');
+  });
+
+  it('trusts and rebuilds only after an explicit confirmation, and restores focus', async () => {
+    const opener = page.getByLabel('Install result').getByRole('button', { name: 'Trust and rebuild…' });
+    await opener.click();
+    const dialog = page.getByRole('dialog', { name: `Trust ${REGISTER}?` });
+    await dialog.getByText(`Trust ${REGISTER}@1.0.0 and run the 2 install scripts listed above`).waitFor();
+    expect(await dialog.getByRole('list', { name: 'Install scripts' }).textContent()).toContain('node mark.cjs postinstall');
+    // Focus starts on Cancel and stays inside the dialog.
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.closest('dialog') !== null)).toBe(true);
+    await snap(page, '05-trust-dialog');
+    // Escape cancels without acting, and focus returns to the opener.
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Trust and rebuild…');
+    const before = await services.dispatcher.handle('packs.list', {}, { face: 'test' });
+    expect(JSON.stringify(before)).toContain('"status":"needs-trust"');
+
+    await opener.click();
+    await dialog.getByRole('button', { name: 'Trust and run scripts' }).click();
+    await page.getByText(`${REGISTER} is trusted and its scripts ran: it is active.`).waitFor({ timeout: 90_000 });
+    const card = page.getByRole('article', { name: `${REGISTER} 1.0.0`, exact: true });
+    await card.getByText('trusted', { exact: true }).waitFor();
+    expect(await card.getByText('active', { exact: true }).count()).toBe(1);
+  });
+
+  it('offers the agent allowlist: trusted packs by default, with a preview of the prompt\'s package lines', async () => {
+    await screen('Agent & settings');
+    await page.getByText('the default allows the modules of packs you trusted').waitFor();
+    const geoBox = page.getByLabel(GEO, { exact: true });
+    expect(await geoBox.isChecked()).toBe(false);
+    await page.getByText('No package lines: the agent would be told of no packages.').waitFor();
+    await geoBox.check();
+    const lines = page.getByLabel('Prompt package lines');
+    await lines.waitFor();
+    expect(await lines.textContent()).toContain(GEO);
+    await snap(page, '08-agent-settings');
+    await page.getByRole('button', { name: 'Back to the default (trusted packs only)' }).click();
+    await page.getByText('No package lines: the agent would be told of no packages.').waitFor();
+  });
+
+  it('lists the Code nodes that declare a pack before uninstalling it, then shows them as unavailable', async () => {
+    const card = page.getByRole('article', { name: `${GEO} 0.1.0`, exact: true });
+    await screen('Packages');
+    await card.getByRole('button', { name: 'Uninstall…' }).click();
+    const dialog = page.getByRole('dialog', { name: `Uninstall ${GEO}?` });
+    const affected = dialog.getByRole('list', { name: 'Affected Code nodes' });
+    await affected.waitFor();
+    expect(await affected.textContent()).toBe(`Workflow trips, node node-1: ${GEO}`);
+    await snap(page, '06-uninstall-affected');
+    await dialog.getByRole('button', { name: 'Uninstall', exact: true }).click();
+    await card.waitFor({ state: 'detached', timeout: 60_000 });
+
+    await screen('Workflows');
+    await page.getByText('unavailable', { exact: true }).waitFor();
+    expect(await page.getByText(`No installed pack provides "${GEO}"`).count()).toBe(1);
+    await snap(page, '07-workflow-unavailable');
+    await page.getByRole('button', { name: `Remove ${GEO}` }).click();
+    expect(await page.getByText('unavailable', { exact: true }).count()).toBe(0);
+  });
+
+  it('shows diagnostics, and stays usable in a narrow window', async () => {
+    await screen('Diagnostics');
+    await page.getByRole('heading', { name: 'Catalog' }).waitFor();
+    await snap(page, '09-diagnostics');
+    await page.setViewportSize({ width: 420, height: 800 });
+    await screen('Packages');
+    await page.getByRole('article', { name: `${REGISTER} 1.0.0`, exact: true }).waitFor();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await snap(page, '10-narrow-packages');
+    expect(problems).toEqual([]);
+  });
+});
