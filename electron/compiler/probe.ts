@@ -5,6 +5,7 @@
 // at run time stays authoritative.
 
 import { Worker } from 'node:worker_threads';
+import { assetUrl } from '../platform/assets.ts';
 import { LIMITS } from '../../shared/protocol/index.ts';
 import { ProbeResponseSchema, ReadySchema, type ProbeRequest, type ProbeResponse } from './probe-protocol.ts';
 
@@ -57,7 +58,7 @@ async function probeOnce(source: string, filename: string, deadlineMs: number): 
     stackBytes: LIMITS.guestStackBytes,
     outputBytes: LIMITS.consoleBytes,
   };
-  const worker = new Worker(new URL('./probe-worker-boot.mjs', import.meta.url), {
+  const worker = new Worker(assetUrl('probe-worker'), {
     resourceLimits: { stackSizeMb: 16, maxOldGenerationSizeMb: 256 },
   });
   let timer: NodeJS.Timeout | undefined;

@@ -4,12 +4,12 @@
 
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { RegistryIndexSchema, type RegistryIndex } from '../../shared/protocol/registry-index.ts';
 import { parseWith } from '../../shared/protocol/parse.ts';
 import { fail, type Result } from '../../shared/protocol/result.ts';
+import { assetPath } from '../platform/assets.ts';
 
-export const BUNDLED_INDEX = fileURLToPath(new URL('../../registry/index.json', import.meta.url));
+export const BUNDLED_INDEX = assetPath('registry-index');
 
 export async function loadRegistryIndex(source: string = BUNDLED_INDEX, cwd: string = process.cwd()): Promise<Result<RegistryIndex>> {
   let text: string;

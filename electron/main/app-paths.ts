@@ -2,12 +2,12 @@
 // Main compares every IPC sender's frame URL with this, so the paths are computed in one place.
 
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
+import { assetPath } from '../platform/assets.ts';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-export const RENDERER_INDEX = path.join(repoRoot, 'out', 'renderer', 'index.html');
-export const PRELOAD_BUNDLE = path.join(repoRoot, 'out', 'electron', 'preload.cjs');
+// Through the asset registry: the repo's out/ in dev, the staged copies in the packaged app.
+export const RENDERER_INDEX = path.join(assetPath('renderer'), 'index.html');
+export const PRELOAD_BUNDLE = assetPath('preload');
 
 /** The app page's URL without query or fragment. */
 export const APP_PAGE_URL = pathToFileURL(RENDERER_INDEX).href;

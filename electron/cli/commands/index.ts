@@ -11,6 +11,7 @@ import { search } from './search.ts';
 import { serve } from './serve.ts';
 import { run } from './run.ts';
 import { validate } from './validate.ts';
+import { firstRun } from './first-run.ts';
 
 export const COMMANDS: readonly CliCommand[] = [
   discoverCommand,
@@ -24,4 +25,5 @@ export const COMMANDS: readonly CliCommand[] = [
   serve,
   run,
   validate,
+  firstRun,
 ];

@@ -4,10 +4,10 @@
 
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createAppServices } from '../../services/app-services.ts';
 import { startWebHost } from '../../server/web-host.ts';
 import { defaultDataDir } from '../../platform/data-dir.ts';
+import { assetPath } from '../../platform/assets.ts';
 import { EXIT, UsageError, type CliCommand } from '../command.ts';
 
 const USAGE = [
@@ -22,7 +22,7 @@ const USAGE = [
 ].join('\n');
 
 /** Where `npm run web` puts the renderer build (scripts/build-renderer.mjs). */
-export const RENDERER_BUILD = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'out', 'renderer');
+export const RENDERER_BUILD = assetPath('renderer');
 
 export interface ServeArgs {
   readonly root?: string;

@@ -11,6 +11,7 @@ import { LIMITS } from '../../../shared/protocol/limits.ts';
 import { emptyReceipt, type HostCallResult, type KernelRunRequest, type RunResult } from '../../../shared/protocol/run.ts';
 import { timeoutMessage } from '../../../shared/sandbox/kernel.ts';
 import { FromWorkerSchema, type ToWorker } from './messages.ts';
+import { assetUrl } from '../../platform/assets.ts';
 
 /** Host side of a run's calls. Both must resolve with tagged results, never reject. */
 export interface SandboxHostPorts {
@@ -75,7 +76,7 @@ export class SandboxPool {
   constructor(options: SandboxPoolOptions = {}) {
     this.size = options.size ?? 2;
     this.graceMs = options.graceMs ?? 1000;
-    this.entry = options.workerEntry ?? new URL('./sandbox-worker.ts', import.meta.url);
+    this.entry = options.workerEntry ?? assetUrl('sandbox-worker');
     for (let i = 0; i < this.size; i++) this.spawn();
   }
 

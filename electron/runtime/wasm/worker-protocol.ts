@@ -3,6 +3,7 @@
 // typed, and checked by hand in the worker (which stays dependency-free, see wasm-worker.mjs).
 
 import { z } from 'zod';
+import { assetUrl } from '../../platform/assets.ts';
 
 export interface WorkerCallMessage {
   readonly type: 'call';
@@ -36,4 +37,4 @@ export const WorkerReplySchema = z.union([
 export type WorkerReply = z.infer<typeof WorkerReplySchema>;
 
 /** Where the worker entry lives. A bundler does not follow this URL: copy the file next to the bundle. */
-export const WASM_WORKER_URL = new URL('./wasm-worker.mjs', import.meta.url);
+export const WASM_WORKER_URL = assetUrl('wasm-worker');

@@ -1,0 +1,132 @@
+// First run: a fresh data directory gets the packs the app ships and an example workflow whose
+// Code node imports two of them, so the app shows something that works at once, with no network.
+//
+// The packs are installed by the real installer from the shipped tarballs (pack-tarball.ts), so
+// the ledger stays truthful: each record says it came from a local tarball ("tarball-file", shown
+// as an unverified source like any tarball), with the tarball's integrity, and npm ran with
+// scripts off — nothing executes pack code. A marker file makes this run once per data
+// directory: a user who uninstalls a seeded pack does not get it back on the next start.
+//
+// "Fresh" means no marker and no ledger: a data directory that already holds installs (from an
+// older version, or managed by hand) is left alone and only gets the marker.
+
+import { access } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { fail, ok, type Result } from '../../shared/protocol/result.ts';
+import { WorkflowSchema, type Workflow } from '../../shared/protocol/workflow.ts';
+import { createInstaller } from '../install/installer.ts';
+import { ledgerPath, readLedger } from '../install/ledger-store.ts';
+import { readJsonFile, writeJsonFileAtomic } from '../services/json-file.ts';
+import { createWorkflowStore } from '../services/workflow-store.ts';
+import { SHIPPED_PACKS, type ShippedPack } from '../platform/assets.ts';
+
+export const FIRST_RUN_FILE = 'first-run.json';
+export const EXAMPLE_WORKFLOW = 'Example - YAML and geo';
+
+const MarkerSchema = z
+  .object({
+    format: z.literal(1),
+    state: z.enum(['incomplete', 'done', 'skipped']),
+    at: z.iso.datetime(),
+    packs: z.array(z.string()),
+  })
+  .strict();
+type Marker = z.infer<typeof MarkerSchema>;
+
+/** The example's code: YAML parsed by the bridge pack, a distance by the geo pack's WASM export. */
+export const EXAMPLE_CODE = [
+  'import { load } from "@nodetool-ai/sandbox-yaml";',
+  'import { distanceMeters } from "@nodetool-ai/sandbox-geo/simplify-wasm";',
+  '',
+  'const trip = load(`',
+  'from: { name: Berlin, lat: 52.52, lon: 13.405 }',
+  'to: { name: Paris, lat: 48.8566, lon: 2.3522 }',
+  '`);',
+  'const meters = await distanceMeters(trip.from.lat, trip.from.lon, trip.to.lat, trip.to.lon);',
+  'return `${trip.from.name} → ${trip.to.name}: ${Math.round(meters / 1000)} km`;',
+  '',
+].join('\n');
+
+export const EXAMPLE: Workflow = {
+  nodes: [
+    {
+      id: 'example',
+      type: 'code',
+      code: EXAMPLE_CODE,
+      packages: [{ specifier: '@nodetool-ai/sandbox-yaml' }, { specifier: '@nodetool-ai/sandbox-geo/simplify-wasm' }],
+    },
+  ],
+};
+
+export interface FirstRunOptions {
+  readonly dataDir: string;
+  /** The shipped tarball of a pack (the staged one, or one built on demand in dev). */
+  readonly tarball: (pack: ShippedPack) => Promise<string>;
+  /** Remembered in a fresh ledger; npm never contacts it for a local tarball with bundled deps. */
+  readonly registry?: string;
+  readonly onProgress?: (message: string) => void;
+}
+
+export interface FirstRunReport {
+  /** done: seeded now. already-done / skipped: nothing to do (marker present, or not a fresh directory). */
+  readonly state: 'done' | 'already-done' | 'skipped';
+  readonly installed: readonly string[];
+  readonly workflow?: string;
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function marker(state: Marker['state'], packs: readonly string[]): Marker {
+  return { format: 1, state, at: new Date().toISOString(), packs: [...packs] };
+}
+
+/**
+ * Seeds a fresh data directory; idempotent. An interrupted run (marker "incomplete") resumes and
+ * skips the packs the ledger already holds. A pack that fails to install fails the whole call
+ * with the installer's code, and the marker stays "incomplete" so the next start tries again.
+ */
+export async function runFirstRun(options: FirstRunOptions): Promise<Result<FirstRunReport>> {
+  const { dataDir } = options;
+  const progress = options.onProgress ?? (() => {});
+  const markerFile = path.join(dataDir, FIRST_RUN_FILE);
+  const read = await readJsonFile(markerFile, MarkerSchema);
+  if (!read.ok) return fail('invalid-data', `The first-run marker is damaged (${read.message}); delete ${FIRST_RUN_FILE} in the data directory to run it again.`);
+  if (read.value && read.value.state !== 'incomplete') return ok({ state: 'already-done', installed: [] });
+  if (!read.value && (await exists(ledgerPath(dataDir)))) {
+    await writeJsonFileAtomic(markerFile, marker('skipped', []));
+    return ok({ state: 'skipped', installed: [] });
+  }
+  await writeJsonFileAtomic(markerFile, marker('incomplete', []));
+
+  const ledger = await readLedger(dataDir);
+  const present = new Set(ledger.ok && ledger.value ? Object.keys(ledger.value.packs) : []);
+  const installer = createInstaller({ root: dataDir, ...(options.registry ? { registry: options.registry } : {}), lockWaitMs: 30_000 });
+  const installed: string[] = [];
+  for (const pack of SHIPPED_PACKS) {
+    if (present.has(pack.name)) continue;
+    progress(`installing ${pack.name} from the bundled copy`);
+    const result = await installer.install(await options.tarball(pack));
+    if (!result.ok) return fail(result.code, `First run could not install ${pack.name}: ${result.message}`);
+    if (result.value.name !== pack.name) return fail('install-failed', `The bundled tarball for ${pack.name} holds ${result.value.name}.`);
+    installed.push(pack.name);
+  }
+
+  const workflows = createWorkflowStore(dataDir, WorkflowSchema);
+  const listed = await workflows.list();
+  let workflow: string | undefined;
+  if (listed.ok && !listed.value.includes(EXAMPLE_WORKFLOW)) {
+    const saved = await workflows.save(EXAMPLE_WORKFLOW, EXAMPLE);
+    if (!saved.ok) return saved;
+    workflow = EXAMPLE_WORKFLOW;
+  }
+  await writeJsonFileAtomic(markerFile, marker('done', SHIPPED_PACKS.map((p) => p.name)));
+  return ok({ state: 'done', installed, ...(workflow ? { workflow } : {}) });
+}
