@@ -157,7 +157,7 @@ describe('size cap and admission probe', () => {
   it('skips a package whose initialization throws, with the probe\'s error', async () => {
     await fx.addPackage('node_modules/throws', { 'package.json': pkg('throws', { type: 'module' }), 'index.js': 'const cfg = JSON.parse("{}");\nif (!cfg.ok) throw new TypeError("boom at init");\nexport const x = 1;\n' });
     const { result } = await compileFrom('throws');
-    expect(result).toEqual({ ok: false, code: 'npm-probe-failed', message: 'throws failed to initialize in the sandbox: TypeError: boom at init' });
+    expect(result).toEqual({ ok: false, code: 'npm-probe-failed', message: 'throws failed to initialize in the sandbox: TypeError: boom at init (in the-pack (npm throws), line 1, column 42)' });
   });
 
   it('skips a package that reaches a missing global through a lazy CommonJS wrapper (static scan cannot see it, the probe can)', async () => {
@@ -166,7 +166,7 @@ describe('size cap and admission probe', () => {
       'index.js': 'function decode(s) { return typeof atob === "function" ? atob(s) : Buffer.from(s, "base64").toString(); }\nmodule.exports = { table: decode("aGk=") };\n',
     });
     const { result } = await compileFrom('lazy');
-    expect(result.ok ? undefined : result).toEqual({ ok: false, code: 'npm-probe-failed', message: 'lazy failed to initialize in the sandbox: ReferenceError: Buffer is not defined' });
+    expect(result.ok ? undefined : result).toEqual({ ok: false, code: 'npm-probe-failed', message: 'lazy failed to initialize in the sandbox: ReferenceError: Buffer is not defined (in the-pack (npm lazy), line 1, column 620)' });
   });
 
   it('stops a package that loops forever at import time', async () => {
@@ -174,21 +174,28 @@ describe('size cap and admission probe', () => {
     const packDir = await fx.addPack('the-pack', 'spin');
     const compiler = createNpmCompiler({ root: fx.root, probe: createProbe({ deadlineMs: 300 }) });
     const result = await compiler.compile({ packDir, packName: 'the-pack', packVersion: '1.0.0', npmName: 'spin', specifier: 'the-pack' });
-    expect(result).toEqual({ ok: false, code: 'npm-probe-failed', message: 'spin failed to initialize in the sandbox: InternalError: interrupted' });
+    expect(result).toEqual({ ok: false, code: 'npm-probe-failed', message: 'spin failed to initialize in the sandbox: The code ran longer than its 300 ms time limit and was stopped.' });
     // A deadline hit may be machine load, not the module: it is never cached, the next discovery probes again.
     const again = createNpmCompiler({ root: fx.root, probe: createProbe({ deadlineMs: 300 }) });
     expect(await again.compile({ packDir, packName: 'the-pack', packVersion: '1.0.0', npmName: 'spin', specifier: 'the-pack' })).toEqual(result);
     expect(again.stats()).toEqual({ bundles: 2, cacheHits: 0, probes: 1 });
   });
 
-  it('gives the probe no capabilities: fetch and timers are absent at import time', async () => {
-    await fx.addPackage('node_modules/grabby', { 'package.json': pkg('grabby', { type: 'module' }), 'index.js': 'export const seen = [typeof fetch, typeof setTimeout, typeof process, typeof globalThis.eval, typeof globalThis.workspace, typeof globalThis.getSecret].join(",");\nif (seen !== "undefined,undefined,undefined,undefined,undefined,undefined") throw new Error(seen);\n' });
+  it('probes in a hardened context: no timers, no Node globals, no eval at import time', async () => {
+    await fx.addPackage('node_modules/grabby', { 'package.json': pkg('grabby', { type: 'module' }), 'index.js': 'export const seen = [typeof setTimeout, typeof process, typeof globalThis.eval].join(",");\nif (seen !== "undefined,undefined,undefined") throw new Error(seen);\n' });
     const { result } = await compileFrom('grabby');
     if (!result.ok) throw new Error(result.message);
     expect(result.value.warnings.map((w) => w.message)).toEqual([
       'grabby refers to process (Node), which the sandbox does not have: it checks for it first in 1 place.',
       'grabby refers to setTimeout (timers), which the sandbox does not have: it checks for it first in 1 place.',
     ]);
+  });
+
+  it('skips a package that calls a capability at import time: the probe grants none', async () => {
+    await fx.addPackage('node_modules/phones-home', { 'package.json': pkg('phones-home', { type: 'module' }), 'index.js': 'export const config = await fetch("https://example.com/config.json");\n' });
+    const { result } = await compileFrom('phones-home');
+    expect(result.ok ? undefined : result.code).toBe('npm-probe-failed');
+    expect(result.ok ? '' : result.message).toMatch(/^phones-home failed to initialize in the sandbox: .*fetch/);
   });
 });
 

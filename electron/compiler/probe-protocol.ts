@@ -7,10 +7,7 @@ export const ProbeRequestSchema = z
   .object({
     source: z.string(),
     filename: z.string().max(300),
-    deadlineMs: z.number().int().min(1).max(60_000),
-    memoryBytes: z.number().int().min(1024 * 1024),
-    stackBytes: z.number().int().min(64 * 1024),
-    outputBytes: z.number().int().min(0),
+    deadlineMs: z.number().int().min(1).max(30_000),
   })
   .strict();
 export type ProbeRequest = z.infer<typeof ProbeRequestSchema>;

@@ -1,12 +1,11 @@
-// Admission probe, host side: imports a bundle once in the real quickjs-ng engine, in a worker
-// thread, with a short deadline, the normal guest memory and stack limits and an output cap.
-// The engine's interrupt enforces the deadline; the worker is terminated after a grace period
-// for native work the interrupt cannot stop. The probe proves initialization only — the loader
-// at run time stays authoritative.
+// Admission probe, host side: imports a bundle once through the real sandbox kernel on quickjs-ng,
+// in a worker thread, with no grants, a short deadline and the normal guest limits (see
+// probe-worker.ts). The kernel's interrupt enforces the deadline; the worker is terminated after a
+// grace period for native work the interrupt cannot stop. The probe proves initialization only —
+// the loader at run time stays authoritative.
 
 import { Worker } from 'node:worker_threads';
 import { assetUrl } from '../platform/assets.ts';
-import { LIMITS } from '../../shared/protocol/index.ts';
 import { ProbeResponseSchema, ReadySchema, type ProbeRequest, type ProbeResponse } from './probe-protocol.ts';
 
 export const PROBE_DEADLINE_MS = 5_000;
@@ -50,14 +49,7 @@ export function createProbe(options: ProbeOptions = {}): ProbeFn {
 }
 
 async function probeOnce(source: string, filename: string, deadlineMs: number): Promise<ProbeResponse> {
-  const request: ProbeRequest = {
-    source,
-    filename,
-    deadlineMs,
-    memoryBytes: LIMITS.guestMemoryBytes,
-    stackBytes: LIMITS.guestStackBytes,
-    outputBytes: LIMITS.consoleBytes,
-  };
+  const request: ProbeRequest = { source, filename, deadlineMs };
   const worker = new Worker(assetUrl('probe-worker'), {
     resourceLimits: { stackSizeMb: 16, maxOldGenerationSizeMb: 256 },
   });
@@ -78,8 +70,6 @@ async function probeOnce(source: string, filename: string, deadlineMs: number): 
         }
         const parsed = ProbeResponseSchema.safeParse(raw);
         if (!parsed.success) resolve({ ok: false, error: 'the probe worker answered with an invalid message', transient: true });
-        // A deadline hit may be load on this machine rather than the module: never cache it.
-        else if (!parsed.data.ok && parsed.data.error.startsWith('InternalError: interrupted')) resolve({ ...parsed.data, transient: true });
         else resolve(parsed.data);
       });
       worker.once('error', (error) => resolve({ ok: false, error: `the probe worker failed: ${error.message}`, transient: true }));
