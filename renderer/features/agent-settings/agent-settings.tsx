@@ -26,8 +26,10 @@ export function AgentSettings() {
   const allow = effectiveAllowlist(settings.data.sessionAllowlist, packs.data?.packs ?? [], modules);
   const lines = promptLines(allow.specifiers, modules);
   const ready = modules.filter((m) => m.status === 'ready');
+  // While a change is on its way, show it (the checkbox must not bounce back until main answers).
+  const shown = setAllowlist.isPending && setAllowlist.variables && setAllowlist.variables.sessionAllowlist.length > 0 ? setAllowlist.variables.sessionAllowlist : allow.specifiers;
   const toggle = (specifier: string, on: boolean) => {
-    const next = on ? [...new Set([...allow.specifiers, specifier])] : allow.specifiers.filter((s) => s !== specifier);
+    const next = on ? [...new Set([...shown, specifier])] : shown.filter((s) => s !== specifier);
     setAllowlist.mutate({ sessionAllowlist: next });
   };
   const saveRegistry = (event: FormEvent) => {
@@ -51,7 +53,7 @@ export function AgentSettings() {
               return (
                 <li key={m.specifier} className="pick">
                   <div className="pick-row">
-                    <input type="checkbox" id={cid} checked={allow.specifiers.includes(m.specifier)} disabled={setAllowlist.isPending} onChange={(e) => toggle(m.specifier, e.target.checked)} />
+                    <input type="checkbox" id={cid} checked={shown.includes(m.specifier)} disabled={setAllowlist.isPending} onChange={(e) => toggle(m.specifier, e.target.checked)} />
                     <label htmlFor={cid}>
                       <code>{m.specifier}</code>
                     </label>

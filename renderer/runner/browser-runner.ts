@@ -1,0 +1,102 @@
+// "Run in this window": a Code node's code with the shared kernel in a Web Worker of this page.
+// It fetches the node's modules by opaque id and verifies each digest (module-source.ts), builds
+// the same kernel request the main process builds, and answers the guest's calls: WASM through the
+// shared dispatcher over the browser WASM pool (same budgets as Node), capabilities through the
+// handler the caller passes. The page has no fetch, workspace or secret of its own to lend, so the
+// default handler refuses every capability call with `capability-denied` and says to run in the
+// main process; a node with no grants behaves exactly as there.
+//
+// Only the adapters differ from Node: how a worker starts, how a module is fetched, how bytes are
+// hashed. They come in as powers.
+
+import type { Sha256HexAsync } from '../../shared/packs/digest.ts';
+import { LIMITS } from '../../shared/protocol/limits.ts';
+import { emptyReceipt, NO_GRANTS, type CapabilityGrants, type HostCallResult, type KernelRunRequest, type RunResult } from '../../shared/protocol/run.ts';
+import { createWasmDispatcher } from '../../shared/sandbox/wasm-dispatcher.ts';
+import { KernelHost, type KernelHostPorts } from './kernel-host.ts';
+import { DigestCache, loadModules, type ExpectedEntries, type ModuleSourcePowers } from './module-source.ts';
+import { BrowserWasmPool } from './wasm-pool.ts';
+import type { WorkerLike } from './worker-messages.ts';
+
+export interface BrowserRunnerPowers {
+  readonly startKernelWorker: () => WorkerLike;
+  readonly startWasmWorker: () => WorkerLike;
+  readonly engineWasmUrl: string;
+  readonly fetchPart: ModuleSourcePowers['fetchPart'];
+  readonly sha256: Sha256HexAsync;
+  /** WASM pool workers (default: the host's pool size). */
+  readonly wasmWorkers?: number;
+}
+
+export interface BrowserRunInput {
+  readonly code: string;
+  /** The node's resolution: specifier → module id and the digest it must have. */
+  readonly entries: ExpectedEntries;
+  readonly inputs?: Readonly<Record<string, unknown>>;
+  readonly grants?: CapabilityGrants;
+  readonly timeoutMs?: number;
+  /** Host side of granted capability calls; default: refused in this window. */
+  readonly capability?: KernelHostPorts['capability'];
+  /** Replaces the WASM dispatcher (the fixtures' scripted WASM answers); default: the real pool. */
+  readonly wasm?: KernelHostPorts['wasm'];
+}
+
+export async function refuseCapabilityInWindow(name: string): Promise<HostCallResult> {
+  return {
+    ok: false,
+    code: 'capability-denied',
+    message: `${name} is not available when the code runs in this window; use "Run in the main process" for nodes that use fetch, the workspace or secrets.`,
+  };
+}
+
+export class BrowserRunner {
+  readonly cache = new DigestCache();
+  readonly #powers: BrowserRunnerPowers;
+  readonly #kernel: KernelHost;
+  readonly #wasmPool: BrowserWasmPool;
+
+  constructor(powers: BrowserRunnerPowers) {
+    this.#powers = powers;
+    this.#kernel = new KernelHost({ startWorker: powers.startKernelWorker, engineWasmUrl: powers.engineWasmUrl });
+    this.#wasmPool = new BrowserWasmPool({ startWorker: powers.startWasmWorker, sha256: powers.sha256, ...(powers.wasmWorkers !== undefined ? { size: powers.wasmWorkers } : {}) });
+  }
+
+  get kernelWorkersStarted(): number {
+    return this.#kernel.started;
+  }
+
+  get wasmWorkersReplaced(): number {
+    return this.#wasmPool.replaced;
+  }
+
+  async run(input: BrowserRunInput): Promise<RunResult> {
+    const started = performance.now();
+    const loaded = await loadModules(input.entries, { fetchPart: this.#powers.fetchPart, sha256: this.#powers.sha256 }, this.cache);
+    if (!loaded.ok) return { ...loaded, logs: [], receipt: { ...emptyReceipt(), wallMs: performance.now() - started } };
+    const { entries, modules } = loaded.value;
+    const request: KernelRunRequest = {
+      code: input.code,
+      entries,
+      modules: Object.fromEntries(
+        Object.values(modules).map((m) => [m.moduleId, { moduleId: m.moduleId, kind: m.kind, packName: m.packName, packVersion: m.packVersion, displayName: m.displayName, source: m.source, imports: { ...m.imports }, digest: m.digest }]),
+      ),
+      inputs: { ...(input.inputs ?? {}) },
+      grants: input.grants ?? NO_GRANTS,
+      timeoutMs: Math.min(input.timeoutMs ?? LIMITS.guestTimeoutMs, LIMITS.guestTimeoutMs),
+    };
+    const dispatcher = createWasmDispatcher({ modules }, this.#wasmPool);
+    try {
+      return await this.#kernel.run(request, {
+        capability: input.capability ?? refuseCapabilityInWindow,
+        wasm: input.wasm ?? ((moduleId, exportName, args) => dispatcher.bridge(moduleId, exportName, args)),
+      });
+    } finally {
+      dispatcher.close();
+    }
+  }
+
+  close(): void {
+    this.#kernel.close();
+    this.#wasmPool.dispose();
+  }
+}

@@ -1,0 +1,66 @@
+// One browser WASM pool worker (a module Web Worker), the twin of electron/runtime/wasm/
+// wasm-worker.mjs: it keeps compiled modules by digest, and for every call instantiates a fresh
+// instance with an empty import object, runs one export and drops the instance, so no memory,
+// global or table state survives a call. A runaway export is stopped by the pool terminating
+// this worker. It has no imports, so a replacement starts fast.
+
+const CACHE_MAX = 64;
+const modules = new Map<string, WebAssembly.Module>();
+const scope = self as unknown as { postMessage(message: unknown): void; onmessage: ((event: MessageEvent) => void) | null };
+
+interface CallMessage {
+  readonly type: 'call';
+  readonly id: number;
+  readonly digest: string;
+  readonly exportName: string;
+  readonly args: number[];
+  readonly module?: WebAssembly.Module;
+}
+
+function isCall(msg: unknown): msg is CallMessage {
+  const m = msg as Partial<CallMessage> | null;
+  return (
+    m !== null &&
+    typeof m === 'object' &&
+    m.type === 'call' &&
+    Number.isSafeInteger(m.id) &&
+    typeof m.digest === 'string' &&
+    typeof m.exportName === 'string' &&
+    Array.isArray(m.args) &&
+    m.args.every((a) => typeof a === 'number') &&
+    (m.module === undefined || m.module instanceof WebAssembly.Module)
+  );
+}
+
+scope.onmessage = (event: MessageEvent) => {
+  const msg: unknown = event.data;
+  if (!isCall(msg)) {
+    const id = (msg as { id?: unknown } | null)?.id;
+    scope.postMessage({ type: 'result', id: typeof id === 'number' ? id : -1, ok: false, code: 'internal', message: 'malformed call message', runMs: 0 });
+    return;
+  }
+  if (msg.module) {
+    modules.delete(msg.digest);
+    modules.set(msg.digest, msg.module);
+    while (modules.size > CACHE_MAX) modules.delete(modules.keys().next().value as string);
+  }
+  const module = modules.get(msg.digest);
+  if (!module) {
+    scope.postMessage({ type: 'missing', id: msg.id });
+    return;
+  }
+  const start = performance.now();
+  try {
+    const instance = new WebAssembly.Instance(module, {});
+    const fn = instance.exports[msg.exportName];
+    if (typeof fn !== 'function') throw new TypeError(`export ${msg.exportName} is not a function`);
+    const value: unknown = (fn as (...args: number[]) => unknown)(...msg.args);
+    scope.postMessage({ type: 'result', id: msg.id, ok: true, value, runMs: performance.now() - start });
+  } catch (error) {
+    // RuntimeError: traps. RangeError: out of stack or the declared memory could not be allocated.
+    const trap = error instanceof WebAssembly.RuntimeError || error instanceof RangeError;
+    scope.postMessage({ type: 'result', id: msg.id, ok: false, code: trap ? 'wasm-trap' : 'internal', message: error instanceof Error ? error.message : String(error), runMs: performance.now() - start });
+  }
+};
+
+scope.postMessage({ type: 'ready' });
