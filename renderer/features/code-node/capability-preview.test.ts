@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { capabilityPreview } from './capability-preview.ts';
 
 describe('capability preview', () => {
-  it('gives every JS module all of the node\'s grants', () => {
+  it('gives every JS module all of the node\'s grants, and a module no pack provides nothing', () => {
     const preview = capabilityPreview([{ specifier: 'a', kind: 'js' }, { specifier: 'b', kind: undefined }], { fetch: { hosts: ['api.example.com'] }, workspace: true, secrets: ['TOKEN'] });
     const reach = ['network: fetch to api.example.com', "workspace: read and write files in the workflow's workspace", 'secrets: TOKEN'];
     expect(preview).toEqual([
       { specifier: 'a', kind: 'js', reach },
-      { specifier: 'b', kind: 'unknown', reach },
+      { specifier: 'b', kind: 'unknown', reach: ['nothing yet: no installed pack provides it, so the run refuses it'] },
     ]);
   });
 

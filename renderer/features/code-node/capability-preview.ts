@@ -26,7 +26,8 @@ export function capabilityPreview(selected: readonly { specifier: string; kind: 
   const shared = grantLines(grants);
   return selected.map(({ specifier, kind }) => {
     if (kind === 'wasm') return { specifier, kind, reach: ['numbers in, numbers out on the host, under call and time budgets; no network, workspace or secrets'] };
+    if (kind === undefined) return { specifier, kind: 'unknown', reach: ['nothing yet: no installed pack provides it, so the run refuses it'] };
     const reach = shared.length > 0 ? shared : ['nothing outside the sandbox: this node grants no network, workspace or secrets'];
-    return { specifier, kind: kind ?? 'unknown', reach };
+    return { specifier, kind, reach };
   });
 }
