@@ -1,0 +1,248 @@
+#!/usr/bin/env node
+// Proves the staged backend (scripts/bundle-backend.mjs) works on its own, the way the packaged app
+// will run it. Two parts, every failure collected, exit 1 on any:
+//
+// 1. Digests: every asset the registry (electron/platform/assets.ts) lists is in the staged
+//    asset-manifest.json, and every staged file is present with the recorded sha256.
+// 2. A headless run from a temp copy OUTSIDE the repository: the copy has no node_modules or
+//    package.json above it, no symlinks, and no file that names the repository's path; and the
+//    staged CLI runs under Node's permission model with file reads limited to the copy, the temp
+//    data directory and the inputs — so a file loaded from the repo (or its node_modules) would
+//    fail the run instead of silently working. In that copy: the first run seeds a fresh data
+//    directory offline (the registry it is given is unreachable), discovery sees every shipped
+//    pack ready, the example workflow validates, and a Code node importing the YAML bridge pack
+//    and the geo WASM entry returns the expected value with a WASM call in its receipt.
+//
+// Usage: node scripts/verify-backend-bundle.mjs [--bundle DIR] [--keep]
+
+import { createHash } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { cp, lstat, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { register } from 'tsx/esm/api';
+import { z } from 'zod';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** Nothing listens here: a first run that tried the network would fail. */
+const UNREACHABLE_REGISTRY = 'http://127.0.0.1:9/';
+const STEP_TIMEOUT_MS = 120_000;
+
+const ManifestSchema = z
+  .object({
+    format: z.literal(1),
+    builtAt: z.string(),
+    platform: z.string(),
+    entries: z.array(z.object({ file: z.string(), why: z.string(), sha256: z.string() }).strict()),
+    assets: z.array(
+      z
+        .object({
+          id: z.string(),
+          staged: z.string(),
+          unpacked: z.boolean(),
+          files: z.array(z.object({ path: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/), bytes: z.number().int().nonnegative() }).strict()).min(1),
+        })
+        .strict(),
+    ),
+  })
+  .strict();
+
+function parseArgs(argv) {
+  const args = { bundle: path.join(ROOT, 'dist', 'backend'), keep: false };
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--bundle') args.bundle = path.resolve(argv[++i] ?? '');
+    else if (argv[i] === '--keep') args.keep = true;
+    else throw new Error(`unknown option ${argv[i]}`);
+  }
+  return args;
+}
+
+async function sha256(file) {
+  return createHash('sha256').update(await readFile(file)).digest('hex');
+}
+
+async function walk(dir, base = dir) {
+  const out = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    out.push({ rel: path.relative(base, full), full, entry });
+    if (entry.isDirectory()) out.push(...(await walk(full, base)));
+  }
+  return out;
+}
+
+async function exists(file) {
+  try {
+    await lstat(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Part 1: the manifest covers the registry, and every staged file has its recorded digest. */
+async function checkDigests(bundle, assets, failures) {
+  let manifest;
+  try {
+    manifest = ManifestSchema.parse(JSON.parse(await readFile(path.join(bundle, 'asset-manifest.json'), 'utf8')));
+  } catch (error) {
+    failures.push(`asset-manifest.json is missing or malformed in ${bundle}: ${error.message.split('\n')[0]} (run scripts/bundle-backend.mjs)`);
+    return undefined;
+  }
+  const staged = new Map(manifest.assets.map((a) => [a.id, a]));
+  for (const asset of assets) {
+    const record = staged.get(asset.id);
+    if (!record) failures.push(`asset "${asset.id}" (${asset.why}) is registered but was not staged`);
+    else if (record.staged !== asset.staged) failures.push(`asset "${asset.id}" is staged at ${record.staged}, the registry says ${asset.staged}`);
+  }
+  for (const id of staged.keys()) if (!assets.some((a) => a.id === id)) failures.push(`asset-manifest.json lists "${id}", which the registry no longer has`);
+  let files = 0;
+  const check = async (rel, expected) => {
+    files++;
+    const file = path.join(bundle, ...rel.split('/'));
+    if (!(await exists(file))) failures.push(`${rel} is missing from the staged bundle`);
+    else if ((await sha256(file)) !== expected) failures.push(`${rel} does not have the sha256 recorded at bundle time`);
+  };
+  for (const entry of manifest.entries) await check(entry.file, entry.sha256);
+  for (const record of manifest.assets) for (const file of record.files) await check(file.path, file.sha256);
+  return { manifest, files };
+}
+
+/** Part 2a: the copy cannot reach the repository. */
+async function checkIsolation(copy, failures) {
+  for (let dir = path.dirname(copy); ; dir = path.dirname(dir)) {
+    for (const name of ['node_modules', 'package.json']) {
+      if (await exists(path.join(dir, name))) failures.push(`${path.join(dir, name)} exists above the temp copy; Node could resolve from it`);
+    }
+    if (path.dirname(dir) === dir) break;
+  }
+  const needle = Buffer.from(ROOT);
+  for (const { rel, full, entry } of await walk(copy)) {
+    if (entry.isSymbolicLink()) failures.push(`${rel} is a symbolic link in the staged bundle`);
+    else if (entry.isFile() && (await stat(full)).size < 8 * 1024 * 1024 && (await readFile(full)).includes(needle)) {
+      failures.push(`${rel} names the repository path ${ROOT}`);
+    }
+  }
+}
+
+function run(args, options) {
+  return new Promise((resolve) => {
+    execFile(process.execPath, args, { ...options, timeout: STEP_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr, error });
+    });
+  });
+}
+
+function jsonOf(step, result, failures) {
+  try {
+    return JSON.parse(result.stdout);
+  } catch {
+    failures.push(`${step}: exit ${result.code}, no JSON on stdout. stderr: ${result.stderr.trim().split('\n').slice(-4).join(' | ')}`);
+    return undefined;
+  }
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  register();
+  const { ASSETS, SHIPPED_PACKS } = await import('../electron/platform/assets.ts');
+  const { EXAMPLE_CODE, EXAMPLE_WORKFLOW } = await import('../electron/first-run/first-run.ts');
+  const failures = [];
+  const started = performance.now();
+  const timings = [];
+  const timed = async (name, fn) => {
+    const t = performance.now();
+    try {
+      return await fn();
+    } finally {
+      timings.push(`${name} ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    }
+  };
+
+  const digests = await timed('digests', () => checkDigests(args.bundle, ASSETS, failures));
+  if (!digests) return finish(failures, timings, started);
+
+  const temp = await mkdtemp(path.join(os.tmpdir(), 'sp-verify-'));
+  try {
+    const copy = path.join(temp, 'backend');
+    const data = path.join(temp, 'data');
+    const inputs = path.join(temp, 'inputs');
+    await cp(args.bundle, copy, { recursive: true, verbatimSymlinks: true });
+    await checkIsolation(copy, failures);
+    await mkdir(inputs);
+    const codeFile = path.join(inputs, 'example.js');
+    await writeFile(codeFile, EXAMPLE_CODE);
+
+    // A clean environment: nothing that points Node or npm back at the repository.
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? temp, TMPDIR: os.tmpdir(), LANG: 'C.UTF-8' };
+    const cli = path.join(copy, 'cli.mjs');
+    // Reads limited to the copy, the data directory and the inputs. Workers and child processes are
+    // needed (sandbox/WASM/probe workers; npm for installs, esbuild's binary for the compiler).
+    const permission = [
+      '--experimental-permission',
+      `--allow-fs-read=${copy}${path.sep}`,
+      `--allow-fs-read=${data}${path.sep}`,
+      `--allow-fs-read=${inputs}${path.sep}`,
+      `--allow-fs-write=${data}${path.sep}`,
+      '--allow-worker',
+      '--allow-child-process',
+      '--no-warnings',
+    ];
+    const staged = (argv) => run([...permission, cli, ...argv], { cwd: inputs, env });
+
+    // npm (a child process) creates the data directory's files; create it first so the
+    // permission-limited CLI may read and write inside it.
+    await mkdir(data);
+    const seeded = await timed('first-run', () => staged(['first-run', '--root', data, '--registry', UNREACHABLE_REGISTRY, '--json']));
+    const report = jsonOf('first-run', seeded, failures);
+    if (report) {
+      const expected = SHIPPED_PACKS.map((p) => p.name).sort();
+      if (report.state !== 'done') failures.push(`first-run: state ${report.state}, expected done`);
+      if (JSON.stringify([...(report.installed ?? [])].sort()) !== JSON.stringify(expected)) failures.push(`first-run installed ${JSON.stringify(report.installed)}, expected ${JSON.stringify(expected)}`);
+      if (report.workflow !== EXAMPLE_WORKFLOW) failures.push(`first-run saved workflow ${JSON.stringify(report.workflow)}, expected ${JSON.stringify(EXAMPLE_WORKFLOW)}`);
+    }
+    const again = jsonOf('first-run (again)', await timed('first-run again', () => staged(['first-run', '--root', data, '--json'])), failures);
+    if (again && again.state !== 'already-done') failures.push(`a second first-run answered ${again.state}, expected already-done`);
+
+    const discovered = jsonOf('discover', await timed('discover', () => staged(['discover', '--root', data, '--json'])), failures);
+    if (discovered) {
+      for (const pack of SHIPPED_PACKS) {
+        const found = discovered.packs?.find((p) => p.name === pack.name);
+        if (!found) failures.push(`discover: shipped pack ${pack.name} was not discovered`);
+        else for (const m of found.modules ?? []) if (m.status !== 'ready') failures.push(`discover: ${m.specifier} is ${m.status}${m.reason ? ` (${m.reason})` : ''}`);
+      }
+    }
+
+    const workflowFile = path.join(data, 'workflows', `${EXAMPLE_WORKFLOW}.json`);
+    const validated = await timed('validate', () => staged(['validate', workflowFile, '--root', data, '--json']));
+    const validation = jsonOf('validate', validated, failures);
+    if (validation && (validation.ok !== true || validated.code !== 0)) failures.push(`validate: the example workflow has issues: ${JSON.stringify(validation.issues)}`);
+
+    const ran = await timed('run', () => staged(['run', codeFile, '--root', data, '--package', '@nodetool-ai/sandbox-yaml', '--package', '@nodetool-ai/sandbox-geo/simplify-wasm', '--json']));
+    const result = jsonOf('run', ran, failures);
+    if (result) {
+      if (result.ok !== true) failures.push(`run: ${result.code}: ${result.message}`);
+      else if (result.value !== 'Berlin → Paris: 877 km') failures.push(`run returned ${JSON.stringify(result.value)}, expected "Berlin → Paris: 877 km"`);
+      const wasmCalls = (result.receipt?.calls ?? []).filter((c) => c.kind === 'wasm' && c.ok);
+      if (result.ok && wasmCalls.length !== 1) failures.push(`run: expected one successful WASM call in the receipt, got ${JSON.stringify(result.receipt?.calls)}`);
+    }
+  } finally {
+    if (args.keep) console.log(`kept ${temp}`);
+    else await rm(temp, { recursive: true, force: true });
+  }
+  return finish(failures, timings, started, digests.files);
+}
+
+function finish(failures, timings, started, files = 0) {
+  const total = ((performance.now() - started) / 1000).toFixed(1);
+  if (failures.length) {
+    console.error(`verify-backend-bundle: ${failures.length} failure(s) (${total} s; ${timings.join(', ')}):`);
+    for (const failure of failures) console.error(`  - ${failure}`);
+    process.exitCode = 1;
+  } else {
+    console.log(`verify-backend-bundle: ok — ${files} staged files match their digests; the copy outside the repo seeded, discovered, validated and ran (${total} s; ${timings.join(', ')})`);
+  }
+}
+
+await main();
