@@ -11,12 +11,17 @@
 //   X-Sandbox-Module-Digest: <digest>       the same, for clients that verify before evaluating
 //   X-Sandbox-Module-Dependencies: a,b,c    module ids this module imports (comma-separated; ids
 //                                           contain only [A-Za-z0-9_-], empty when none)
+//   X-Sandbox-Module-Graph: <json>          URI-encoded DeliveredModuleInfo (shared/protocol/
+//                                           delivery.ts): the module's graph sources, import map
+//                                           and WASM exports, so a browser can recompute the digest
+// `?part=wasm` answers a WASM entry's binary (application/wasm) under the same id and digest.
 // Caching is keyed by digest: addressed as `?digest=<current digest>` the answer is immutable;
 // without it the client must revalidate (If-None-Match → 304); with a digest that is no longer
 // current the answer is 409 `stale-digest`, never the new source under an old name.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DeliveryPrincipal, SandboxModuleCatalog } from '../../shared/protocol/catalog.ts';
+import { DELIVERY_GRAPH_HEADER, DELIVERY_PARTS, type DeliveryPart } from '../../shared/protocol/delivery.ts';
 import { fail } from '../../shared/protocol/result.ts';
 import { BASE_HEADERS, sendFailure } from './responses.ts';
 
@@ -41,7 +46,9 @@ export async function deliverModule(
   if (wanted !== null && !DIGEST_PATTERN.test(wanted)) {
     return sendFailure(res, fail('invalid-request', 'digest: a digest is 64 lower-case hex characters (sha256)'));
   }
-  const delivery = await catalog.authorizeDelivery(rawId, principal);
+  const rawPart = query.get('part') ?? 'source';
+  if (!(DELIVERY_PARTS as readonly string[]).includes(rawPart)) return sendFailure(res, fail('invalid-request', `part: a module part is one of ${DELIVERY_PARTS.join(', ')}`));
+  const delivery = await catalog.authorizeDelivery(rawId, principal, rawPart as DeliveryPart);
   if (!delivery.ok) {
     return sendFailure(res, fail(delivery.code, delivery.message), delivery.code === 'forbidden' ? 403 : 404);
   }
@@ -54,6 +61,7 @@ export async function deliverModule(
     ETag: etag,
     'X-Sandbox-Module-Digest': delivery.digest,
     'X-Sandbox-Module-Dependencies': delivery.dependencies.join(','),
+    ...(delivery.graph ? { [DELIVERY_GRAPH_HEADER]: encodeURIComponent(JSON.stringify(delivery.graph)) } : {}),
     // private: the answer needed the session token; a shared cache must never keep it.
     'Cache-Control': wanted !== null ? 'private, max-age=31536000, immutable' : 'private, no-cache',
   };

@@ -23,6 +23,15 @@ export const CONTENT_SECURITY_POLICY = [
   "object-src 'none'",
 ].join('; ');
 
+/**
+ * The browser runner's worker scripts (Vite names them `assets/<name>-worker-<hash>.js`) compile
+ * WebAssembly: quickjs-ng and the packs' WASM. A dedicated worker takes its policy from its own
+ * script's response, so only these get 'wasm-unsafe-eval' (WebAssembly compilation, not JS eval);
+ * the page keeps the policy above and compiles nothing.
+ */
+export const WORKER_CONTENT_SECURITY_POLICY = ["default-src 'none'", "script-src 'self' 'wasm-unsafe-eval'", "connect-src 'self'"].join('; ');
+export const WORKER_SCRIPT_PATTERN = /^assets\/[a-z0-9-]*-worker-[A-Za-z0-9_-]+\.js$/;
+
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -78,7 +87,7 @@ export async function serveStatic(req: IncomingMessage, res: ServerResponse, roo
     ...BASE_HEADERS,
     'Content-Type': type,
     'Content-Length': String(info.size),
-    'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+    'Content-Security-Policy': WORKER_SCRIPT_PATTERN.test(relative) ? WORKER_CONTENT_SECURITY_POLICY : CONTENT_SECURITY_POLICY,
     // Vite's hashed assets never change under one name; the page itself must be revalidated.
     'Cache-Control': relative.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
   });

@@ -6,8 +6,9 @@
 // worker that dies fails its call with `internal` and is replaced; if workers keep dying before
 // they are ready the pool stops respawning and fails calls instead.
 //
-// Compiled modules are keyed by the sha256 of their bytes (computed here with the injected hash),
-// checked again against the host-wide binary rules first. `dispose()` fails what is pending and
+// Modules are keyed by the sha256 of their bytes (computed here with the injected hash) and
+// checked again against the host-wide binary rules; the workers compile them (the page compiles no
+// WebAssembly, so its CSP stays without 'wasm-unsafe-eval'). `dispose()` fails what is pending and
 // terminates every worker.
 
 import { validateWasmBinary } from '../../shared/packs/wasm-binary.ts';
@@ -39,7 +40,7 @@ interface Job {
   readonly id: number;
   readonly request: WasmPoolRequest;
   readonly digest: string;
-  readonly module: WebAssembly.Module;
+  readonly bytes: Uint8Array;
   readonly resolve: (reply: WasmPoolReply) => void;
   readonly onAbort: () => void;
   slot?: Slot;
@@ -63,7 +64,7 @@ export class BrowserWasmPool implements WasmPoolPort {
   readonly #slots = new Set<Slot>();
   readonly #queue: Job[] = [];
   readonly #digests = new WeakMap<Uint8Array, Promise<string>>();
-  readonly #compiled = new Map<string, Promise<Result<WebAssembly.Module>>>();
+  readonly #checked = new Map<string, Result<Uint8Array>>();
   #nextId = 1;
   #startFailures = 0;
   #broken: string | undefined;
@@ -80,13 +81,13 @@ export class BrowserWasmPool implements WasmPoolPort {
   async call(request: WasmPoolRequest): Promise<WasmPoolReply> {
     if (this.#disposed) return reply('internal', 'the WASM pool has been shut down', 0);
     if (request.signal?.aborted) return aborted();
-    const compiled = await this.#compile(request.bytes);
+    const compiled = await this.#check(request.bytes);
     if (!compiled.ok) return { ...compiled, runMs: 0 };
     if (this.#disposed) return reply('internal', 'the WASM pool has been shut down', 0);
     if (this.#broken) return reply('internal', this.#broken, 0);
     if (request.signal?.aborted) return aborted();
     return new Promise<WasmPoolReply>((resolve) => {
-      const job: Job = { id: this.#nextId++, request, digest: compiled.digest, module: compiled.value, resolve, settled: false, onAbort: () => this.#abortJob(job) };
+      const job: Job = { id: this.#nextId++, request, digest: compiled.digest, bytes: compiled.value, resolve, settled: false, onAbort: () => this.#abortJob(job) };
       request.signal?.addEventListener('abort', job.onAbort, { once: true });
       this.#queue.push(job);
       this.#pump();
@@ -107,29 +108,22 @@ export class BrowserWasmPool implements WasmPoolPort {
     }
   }
 
-  async #compile(bytes: Uint8Array): Promise<Result<WebAssembly.Module> & { digest: string }> {
+  async #check(bytes: Uint8Array): Promise<Result<Uint8Array> & { digest: string }> {
     let digestPromise = this.#digests.get(bytes);
     if (!digestPromise) {
       digestPromise = this.#options.sha256(bytes);
       this.#digests.set(bytes, digestPromise);
     }
     const digest = await digestPromise;
-    let entry = this.#compiled.get(digest);
-    if (entry) this.#compiled.delete(digest);
+    let entry = this.#checked.get(digest);
+    if (entry) this.#checked.delete(digest);
     else {
-      entry = (async () => {
-        const checked = validateWasmBinary(bytes, { memoryPagesMax: LIMITS.wasmMemoryPagesCeiling, exports: [] });
-        if (!checked.ok) return checked;
-        try {
-          return ok(await WebAssembly.compile(bytes.slice()));
-        } catch (error) {
-          return fail('wasm-invalid', `the engine could not compile the module: ${error instanceof Error ? error.message : String(error)}`);
-        }
-      })();
+      const checked = validateWasmBinary(bytes, { memoryPagesMax: LIMITS.wasmMemoryPagesCeiling, exports: [] });
+      entry = checked.ok ? ok(bytes.slice()) : checked;
     }
-    this.#compiled.set(digest, entry);
-    while (this.#compiled.size > 64) this.#compiled.delete(this.#compiled.keys().next().value as string);
-    return { ...(await entry), digest };
+    this.#checked.set(digest, entry);
+    while (this.#checked.size > 64) this.#checked.delete(this.#checked.keys().next().value as string);
+    return { ...entry, digest };
   }
 
   #spawn(): void {
@@ -202,7 +196,7 @@ export class BrowserWasmPool implements WasmPoolPort {
 
   #post(slot: Slot, job: Job, withModule: boolean): void {
     slot.known.add(job.digest);
-    slot.worker.postMessage({ type: 'call', id: job.id, digest: job.digest, exportName: job.request.exportName, args: [...job.request.args], ...(withModule ? { module: job.module } : {}) });
+    slot.worker.postMessage({ type: 'call', id: job.id, digest: job.digest, exportName: job.request.exportName, args: [...job.request.args], ...(withModule ? { bytes: job.bytes.slice().buffer } : {}) });
   }
 
   #abortJob(job: Job): void {

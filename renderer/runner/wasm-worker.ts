@@ -1,11 +1,12 @@
 // One browser WASM pool worker (a module Web Worker), the twin of electron/runtime/wasm/
-// wasm-worker.mjs: it keeps compiled modules by digest, and for every call instantiates a fresh
+// wasm-worker.mjs: it compiles the (already validated) bytes it is sent — the page itself compiles
+// no WebAssembly, so its CSP needs no 'wasm-unsafe-eval' — keeps compiled modules by digest, and for every call instantiates a fresh
 // instance with an empty import object, runs one export and drops the instance, so no memory,
 // global or table state survives a call. A runaway export is stopped by the pool terminating
 // this worker. It has no imports, so a replacement starts fast.
 
 const CACHE_MAX = 64;
-const modules = new Map<string, WebAssembly.Module>();
+const modules = new Map<string, Promise<WebAssembly.Module>>();
 const scope = self as unknown as { postMessage(message: unknown): void; onmessage: ((event: MessageEvent) => void) | null };
 
 interface CallMessage {
@@ -14,7 +15,7 @@ interface CallMessage {
   readonly digest: string;
   readonly exportName: string;
   readonly args: number[];
-  readonly module?: WebAssembly.Module;
+  readonly bytes?: ArrayBuffer;
 }
 
 function isCall(msg: unknown): msg is CallMessage {
@@ -28,27 +29,36 @@ function isCall(msg: unknown): msg is CallMessage {
     typeof m.exportName === 'string' &&
     Array.isArray(m.args) &&
     m.args.every((a) => typeof a === 'number') &&
-    (m.module === undefined || m.module instanceof WebAssembly.Module)
+    (m.bytes === undefined || m.bytes instanceof ArrayBuffer)
   );
 }
 
-scope.onmessage = (event: MessageEvent) => {
+scope.onmessage = async (event: MessageEvent) => {
   const msg: unknown = event.data;
   if (!isCall(msg)) {
     const id = (msg as { id?: unknown } | null)?.id;
     scope.postMessage({ type: 'result', id: typeof id === 'number' ? id : -1, ok: false, code: 'internal', message: 'malformed call message', runMs: 0 });
     return;
   }
-  if (msg.module) {
+  if (msg.bytes) {
     modules.delete(msg.digest);
-    modules.set(msg.digest, msg.module);
+    modules.set(msg.digest, WebAssembly.compile(msg.bytes));
     while (modules.size > CACHE_MAX) modules.delete(modules.keys().next().value as string);
   }
-  const module = modules.get(msg.digest);
-  if (!module) {
+  const compiling = modules.get(msg.digest);
+  if (!compiling) {
     scope.postMessage({ type: 'missing', id: msg.id });
     return;
   }
+  let module: WebAssembly.Module;
+  try {
+    module = await compiling;
+  } catch (error) {
+    modules.delete(msg.digest);
+    scope.postMessage({ type: 'result', id: msg.id, ok: false, code: 'internal', message: `the engine could not compile the module: ${error instanceof Error ? error.message : String(error)}`, runMs: 0 });
+    return;
+  }
+  // Compilation is not charged to the call, as on Node (where the host compiles).
   const start = performance.now();
   try {
     const instance = new WebAssembly.Instance(module, {});

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { ErrorCode } from './codes.ts';
 import type { SandboxModuleDeclaration } from './declaration.ts';
+import type { DeliveredGraphSource, DeliveredModuleInfo, DeliveryPart } from './delivery.ts';
 import type { WasmBudgets, WasmScalarType } from './manifest.ts';
 import type { Failure } from './result.ts';
 
@@ -109,6 +110,8 @@ export interface ExecutableModule {
   /** Module-graph digest of this module (covers its transitive sources). */
   readonly digest: string;
   readonly wasm?: ExecutableWasm;
+  /** This module's own graph sources (ids, kinds, producers), so delivery can let a browser recompute `digest`. */
+  readonly graphSources?: readonly DeliveredGraphSource[];
 }
 
 export interface ResolvedDeclaration {
@@ -149,6 +152,8 @@ export interface AuthorizedSandboxModuleDelivery {
   readonly body: string | Uint8Array;
   readonly digest: string;
   readonly dependencies: readonly string[];
+  /** What the browser needs to recompute the digest and mount the module (see delivery.ts). */
+  readonly graph?: DeliveredModuleInfo;
 }
 
 export type SandboxModuleDelivery = AuthorizedSandboxModuleDelivery | Failure<'not-found' | 'forbidden'>;
@@ -156,6 +161,7 @@ export type SandboxModuleDelivery = AuthorizedSandboxModuleDelivery | Failure<'n
 export interface SandboxModuleCatalog {
   summaries(): readonly SandboxModuleSummary[];
   resolveForExecution(declarations: readonly SandboxModuleDeclaration[]): SandboxModuleResolution;
-  authorizeDelivery(moduleId: string, principal: DeliveryPrincipal): Promise<SandboxModuleDelivery>;
+  /** `part` 'wasm' asks for a WASM entry's binary instead of its facade source. */
+  authorizeDelivery(moduleId: string, principal: DeliveryPrincipal, part?: DeliveryPart): Promise<SandboxModuleDelivery>;
   diagnostics(): readonly SandboxPackStatus[];
 }

@@ -1,0 +1,61 @@
+// The browser fixture runner page: the e2e parity suite and the browser bench open it from the web
+// host and hand it one fixture case at a time (the fixture file's data, as the Node runners read
+// it). It runs the case with the real browser runner — module delivery by opaque id, digest
+// checks, the kernel in a Web Worker, the WASM pool on Web Workers — and gives the RunResult back;
+// the Node side judges it with the same `fixtureProblems` as the Node runs. The host side a case
+// scripts (capability answers, scripted WASM answers) is the same `fixtureAnswer` as on Node.
+
+import { FixtureFileSchema, fixtureAnswer, fixtureRequest } from '../../../shared/sandbox/kernel-fixture.ts';
+import type { RunResult } from '../../../shared/protocol/run.ts';
+import { BrowserRunner } from '../browser-runner.ts';
+import { pagePowers } from '../browser-powers.ts';
+import type { ExpectedEntries } from '../module-source.ts';
+
+export interface ParityApi {
+  /** Runs case `caseName` of `fixture`; `entries` maps each declared specifier to its delivered id and digest. */
+  runCase(fixture: unknown, caseName: string, entries: ExpectedEntries): Promise<RunResult>;
+  /** Runs code against the delivered modules with this window's own (refusing) capability policy. */
+  runCode(code: string, entries: ExpectedEntries, timeoutMs?: number): Promise<RunResult>;
+  stats(): { cachedModules: number; kernelWorkersStarted: number; wasmWorkersReplaced: number };
+}
+
+const token = /(?:^#|&)token=([A-Za-z0-9_-]{1,256})(?:&|$)/.exec(location.hash)?.[1];
+history.replaceState(null, '', location.pathname + location.search);
+const status = document.getElementById('status') as HTMLElement;
+
+if (token === undefined) {
+  status.textContent = 'no token';
+} else {
+  const runner = new BrowserRunner(pagePowers(location.origin, token));
+  window.addEventListener('pagehide', () => runner.close());
+  const api: ParityApi = {
+    async runCase(fixture, caseName, entries) {
+      const file = FixtureFileSchema.parse(fixture);
+      const testCase = file.cases.find((c) => c.name === caseName);
+      if (!testCase) throw new Error(`no case ${caseName}`);
+      const request = fixtureRequest(file, testCase);
+      const declared: Record<string, { moduleId: string; digest: string }> = {};
+      for (const specifier of Object.keys(request.entries)) {
+        const entry = entries[specifier];
+        if (!entry) throw new Error(`no delivered entry for ${specifier}`);
+        declared[specifier] = entry;
+      }
+      const scriptsWasm = Object.keys(testCase.hostAnswers ?? {}).some((key) => key.startsWith('wasm:'));
+      return runner.run({
+        code: request.code,
+        entries: declared,
+        inputs: request.inputs,
+        grants: request.grants,
+        timeoutMs: request.timeoutMs,
+        capability: async (name) => fixtureAnswer(testCase, name),
+        ...(scriptsWasm ? { wasm: async (_moduleId: string, exportName: string) => fixtureAnswer(testCase, `wasm:${exportName}`) } : {}),
+      });
+    },
+    runCode(code, entries, timeoutMs) {
+      return runner.run({ code, entries, ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
+    },
+    stats: () => ({ cachedModules: runner.cache.size, kernelWorkersStarted: runner.kernelWorkersStarted, wasmWorkersReplaced: runner.wasmWorkersReplaced }),
+  };
+  (window as unknown as { sandboxParity: ParityApi }).sandboxParity = api;
+  status.textContent = 'ready';
+}
