@@ -19,6 +19,7 @@ import { isInside } from './package-locator.ts';
 export const CACHE_DIR = path.join('.sandbox-cache', 'compiler');
 
 const HEX64 = /^[0-9a-f]{64}$/;
+const HASH_BATCH = 32;
 const CodeSchema = z.enum(ERROR_CODE_LIST as [ErrorCode, ...ErrorCode[]]);
 
 /** A root-relative POSIX path that cannot climb out of the root or name a device. */
@@ -68,19 +69,30 @@ export function contentKey(inputs: readonly CacheInput[], extra: readonly string
 
 /** Hash the files of a metafile input list (root-relative paths, as esbuild reports them). */
 export async function hashInputs(rootReal: string, relPaths: readonly string[]): Promise<CacheInput[] | undefined> {
-  const out: CacheInput[] = [];
+  const posixPaths: string[] = [];
   for (const rel of relPaths) {
     const posix = rel.split(path.sep).join('/');
     if (!RelativePathSchema.safeParse(posix).success) return undefined;
-    const abs = path.join(rootReal, ...posix.split('/'));
-    if (!isInside(rootReal, abs)) return undefined;
-    let bytes: Buffer;
-    try {
-      bytes = await fs.readFile(abs);
-    } catch {
-      return undefined;
+    if (!isInside(rootReal, path.join(rootReal, ...posix.split('/')))) return undefined;
+    posixPaths.push(posix);
+  }
+  // Reads in small parallel batches: a warm start is mostly this, and files are independent.
+  const out: CacheInput[] = [];
+  for (let i = 0; i < posixPaths.length; i += HASH_BATCH) {
+    const batch = posixPaths.slice(i, i + HASH_BATCH);
+    const hashed = await Promise.all(
+      batch.map(async (posix) => {
+        try {
+          return { path: posix, sha256: sha256Hex(await fs.readFile(path.join(rootReal, ...posix.split('/')))) };
+        } catch {
+          return undefined;
+        }
+      }),
+    );
+    for (const h of hashed) {
+      if (h === undefined) return undefined;
+      out.push(h);
     }
-    out.push({ path: posix, sha256: sha256Hex(bytes) });
   }
   return out;
 }
@@ -132,9 +144,8 @@ export class CompileCache {
     const entry = parsed.data;
     const current = await hashInputs(this.rootReal, entry.inputs.map((i) => i.path));
     if (current === undefined || contentKey(current, keyExtra) !== entry.key) return undefined;
-    for (const rel of entry.absent) {
-      if (await exists(path.join(this.rootReal, ...rel.split('/')))) return undefined;
-    }
+    const present = await Promise.all(entry.absent.map((rel) => exists(path.join(this.rootReal, ...rel.split('/')))));
+    if (present.includes(true)) return undefined;
     if (entry.lockfile !== undefined && entry.lockfile !== (await currentLockfile())) return undefined;
     return entry;
   }
