@@ -106,6 +106,7 @@ describe('authorizeDelivery', () => {
       body: module?.source,
       digest: module?.digest,
       dependencies: [...new Set(Object.values(module?.imports ?? {}))].sort(),
+      graph: expect.objectContaining({ moduleId: id, imports: module?.imports }),
     });
     expect((await catalog.authorizeDelivery(WASM_BRIDGE_MODULE_ID, { kind: 'browser' })).ok).toBe(true);
     expect(await catalog.authorizeDelivery('m_000000000000000000000000', { kind: 'main' })).toEqual({

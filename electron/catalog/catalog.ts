@@ -10,6 +10,7 @@
 // Skill bodies and absolute paths never appear in summaries() or diagnostics(); the UI asks for a
 // pack's SKILL.md through skillDoc(), a separate, Node-side call.
 
+import type { DeliveryPart } from '../../shared/protocol/delivery.ts';
 import type { DeliveryPrincipal, SandboxModuleCatalog, SandboxModuleDelivery, SandboxModuleResolution, SandboxModuleSummary, SandboxPackStatus } from '../../shared/protocol/catalog.ts';
 import type { SandboxModuleDeclaration } from '../../shared/protocol/declaration.ts';
 import { ok, type Result } from '../../shared/protocol/result.ts';
@@ -69,7 +70,7 @@ export async function openCatalog(options: CatalogOptions): Promise<Result<Disco
     summaries: (): readonly SandboxModuleSummary[] => current.summaries(),
     diagnostics: (): readonly SandboxPackStatus[] => current.diagnostics(),
     resolveForExecution: (declarations: readonly SandboxModuleDeclaration[]): SandboxModuleResolution => current.resolveForExecution(declarations),
-    authorizeDelivery: async (moduleId: string, principal: DeliveryPrincipal): Promise<SandboxModuleDelivery> => current.deliver(moduleId, principal),
+    authorizeDelivery: async (moduleId: string, principal: DeliveryPrincipal, part?: DeliveryPart): Promise<SandboxModuleDelivery> => current.deliver(moduleId, principal, part),
     skillDoc: (packName: string) => current.skill(packName),
     snapshot: () => current,
     reload(): Promise<Result<ReloadReport, 'root-unreadable'>> {

@@ -19,6 +19,7 @@ import type {
   SandboxPackStatus,
 } from '../protocol/catalog.ts';
 import { DeclarationListSchema } from '../protocol/declaration.ts';
+import type { DeliveredModuleInfo, DeliveryPart } from '../protocol/delivery.ts';
 import { formatIssues } from '../protocol/parse.ts';
 import { fail, ok, type Result } from '../protocol/result.ts';
 import { WASM_BRIDGE_MODULE_ID, wasmBridgeModuleSource } from '../sandbox/wasm-facade.ts';
@@ -161,20 +162,36 @@ export class CatalogSnapshot {
     };
   }
 
-  deliver(moduleId: string, principal: DeliveryPrincipal): SandboxModuleDelivery {
+  /** A module's source (or, with `part` 'wasm', a WASM entry's binary) and what a browser needs to verify it. */
+  deliver(moduleId: string, principal: DeliveryPrincipal, part: DeliveryPart = 'source'): SandboxModuleDelivery {
     const record = typeof moduleId === 'string' ? this.#modules.get(moduleId) : undefined;
     if (!record) return fail('not-found', `No module with id "${printable(String(moduleId), 64)}" is in the catalog.`);
     if (record.private && principal.kind !== 'main') {
       return fail('forbidden', `${record.module.displayName} belongs to a private pack and is not delivered to the browser.`);
     }
     const { module } = record;
+    if (part === 'wasm' && !module.wasm) return fail('not-found', `${module.displayName} is not a WASM module; it has no binary to deliver.`);
+    const graph: DeliveredModuleInfo = {
+      moduleId: module.moduleId,
+      kind: module.kind,
+      packName: module.packName,
+      packVersion: module.packVersion,
+      displayName: module.displayName,
+      imports: { ...module.imports },
+      sources: module.graphSources ? [...module.graphSources] : [{ id: module.moduleId, kind: 'wasm-bridge', producer: { ...BRIDGE_GRAPH_SOURCE.producer }, content: 'source' }],
+      ...(module.wasm
+        ? { wasm: { exports: module.wasm.exports.map((e) => ({ wasm: e.wasm, as: e.as })), memoryPagesMax: module.wasm.memoryPagesMax, budgets: { ...module.wasm.budgets } } }
+        : {}),
+    };
     const delivery: AuthorizedSandboxModuleDelivery = {
       ok: true,
       moduleId: module.moduleId,
-      mediaType: 'text/javascript',
-      body: module.source,
+      mediaType: part === 'wasm' ? 'application/wasm' : 'text/javascript',
+      body: part === 'wasm' && module.wasm ? module.wasm.bytes : module.source,
       digest: module.digest,
-      dependencies: [...new Set(Object.values(module.imports))].sort(),
+      // The private bridge is never fetched: the kernel supplies it, and the facade's digest covers it.
+      dependencies: [...new Set(Object.values(module.imports))].filter((id) => id !== WASM_BRIDGE_MODULE_ID).sort(),
+      graph,
     };
     return delivery;
   }

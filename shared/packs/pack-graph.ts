@@ -5,6 +5,7 @@
 
 import type { ErrorCode } from '../protocol/codes.ts';
 import type { ExecutableModule, ExecutableWasm, ModuleKind, PackWarning } from '../protocol/catalog.ts';
+import type { DeliveredGraphSource } from '../protocol/delivery.ts';
 import { LIMITS, formatBytes } from '../protocol/limits.ts';
 import type { SandboxModuleEntry } from '../protocol/manifest.ts';
 import { fail, ok, type Result } from '../protocol/result.ts';
@@ -86,6 +87,12 @@ export const BRIDGE_GRAPH_SOURCE: GraphSource = {
   content: wasmBridgeModuleSource(),
   producer: { generator: WASM_FACADE_GENERATOR_VERSION },
 };
+
+/** A graph source as delivery describes it: its content is the module's body, its WASM part, or the bridge text. */
+function deliveredSource(source: GraphSource): DeliveredGraphSource {
+  const content = source.kind === 'wasm-binary' ? 'wasm' : source.kind === 'wasm-bridge' ? 'bridge' : 'source';
+  return { id: source.id, kind: source.kind, ...(source.producer ? { producer: { ...source.producer } } : {}), content };
+}
 
 /** Two modules of one pack derived the same id: the injected hash is broken. */
 export class ModuleIdCollisionError extends Error {
@@ -269,6 +276,7 @@ export async function buildPackGraph(
       imports,
       digest: moduleGraphDigest(closureSources(node.key), powers.sha256),
       ...(node.wasm ? { wasm: node.wasm } : {}),
+      ...(node.ownSource ? { graphSources: [node.ownSource, ...node.extraSources].map(deliveredSource) } : {}),
     });
   }
 
