@@ -15,6 +15,7 @@
 
 import { createHash } from 'node:crypto';
 import { cp, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { register } from 'tsx/esm/api';
@@ -107,14 +108,13 @@ export function uncoveredReferences(text, registeredFiles) {
   return problems;
 }
 
-let builtins;
+const builtins = new Set(builtinModules);
 function isBuiltin(spec) {
   return builtins.has(spec.split('/')[0]) || builtins.has(spec);
 }
 
 async function main() {
   const args = parseArgs(process.argv.slice(2));
-  builtins = new Set((await import('node:module')).builtinModules);
   register();
   const { ASSETS } = await import('../electron/platform/assets.ts');
   const { buildPackTarball } = await import('../electron/first-run/pack-tarball.ts');

@@ -7,6 +7,11 @@ import { shippedTarball } from './shipped-tarballs.ts';
 
 export { EXAMPLE, EXAMPLE_CODE, EXAMPLE_WORKFLOW, FIRST_RUN_FILE, type FirstRunReport } from './first-run.ts';
 
+/** A failed first run does not stop the app: it says why and tries again on the next start. */
+export async function reportFirstRun(result: Result<FirstRunReport>, err: (text: string) => void): Promise<void> {
+  if (!result.ok) err(`The shipped packs could not be set up (${result.code}): ${result.message} The app starts without them; the next start tries again.`);
+}
+
 export function seedDataDir(dataDir: string, options: { registry?: string; onProgress?: (message: string) => void } = {}): Promise<Result<FirstRunReport>> {
   return runFirstRun({ dataDir, tarball: shippedTarball, ...options });
 }

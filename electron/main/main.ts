@@ -4,6 +4,7 @@
 
 import { app, BrowserWindow, session } from 'electron';
 import { defaultDataDir } from '../platform/data-dir.ts';
+import { reportFirstRun, seedDataDir } from '../first-run/index.ts';
 import { createAppServices, type AppServices } from '../services/app-services.ts';
 import { bindContractToIpc } from './ipc.ts';
 import { createAppWindow, hardenSession } from './window.ts';
@@ -17,7 +18,9 @@ let unbind: (() => void) | undefined;
 
 async function start(): Promise<void> {
   hardenSession(session.defaultSession);
-  const created = await createAppServices({ dataDir: defaultDataDir() });
+  const dataDir = defaultDataDir();
+  await reportFirstRun(await seedDataDir(dataDir, { onProgress: (m) => console.log(m) }), (m) => console.error(m));
+  const created = await createAppServices({ dataDir });
   if (!created.ok) {
     console.error(`Sandbox Packs could not start: ${created.code}: ${created.message}`);
     app.exit(1);

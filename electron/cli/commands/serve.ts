@@ -8,6 +8,7 @@ import { createAppServices } from '../../services/app-services.ts';
 import { startWebHost } from '../../server/web-host.ts';
 import { defaultDataDir } from '../../platform/data-dir.ts';
 import { assetPath } from '../../platform/assets.ts';
+import { reportFirstRun, seedDataDir } from '../../first-run/index.ts';
 import { EXIT, UsageError, type CliCommand } from '../command.ts';
 
 const USAGE = [
@@ -19,6 +20,8 @@ const USAGE = [
   'Options:',
   '  --root DIR  data directory / install root (default: the app data directory, or SANDBOX_PACKS_ROOT)',
   '  --port N    port to listen on (default 0: a free port)',
+  '',
+  'The default data directory is seeded with the shipped packs and an example workflow on first start.',
 ].join('\n');
 
 /** Where `npm run web` puts the renderer build (scripts/build-renderer.mjs). */
@@ -57,6 +60,9 @@ export const serve: CliCommand = {
   async run(args, io) {
     const parsed = parseServeArgs(args);
     const dataDir = parsed.root !== undefined ? path.resolve(io.cwd, parsed.root) : defaultDataDir(io.env);
+    // The app's own data directory gets the shipped packs and the example on its first start; a
+    // root given with --root is the caller's to manage (`sandbox-packs first-run` seeds one).
+    if (parsed.root === undefined) await reportFirstRun(await seedDataDir(dataDir, { onProgress: (m) => io.out(m) }), io.err);
     const services = await createAppServices({ dataDir, onBug: (where, error) => io.err(`bug in ${where}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`) });
     if (!services.ok) {
       io.err(`${services.code}: ${services.message}`);

@@ -1,0 +1,39 @@
+// The bundle's coverage check: the rule that makes "an asset the code loads that is not registered
+// fails the build" true. Fed the shapes esbuild emits for each kind of load.
+
+import { describe, expect, it } from 'vitest';
+// @ts-expect-error -- a plain .mjs build script without type declarations
+import { uncoveredReferences } from './bundle-backend.mjs';
+
+const check = (text: string, registered: string[] = ['emscripten-module.wasm']): string[] => (uncoveredReferences as (t: string, r: Set<string>) => string[])(text, new Set(registered));
+
+describe('bundle coverage check', () => {
+  it('accepts a registered file loaded relative to the bundle', () => {
+    expect(check('O = new URL("emscripten-module.wasm", import.meta.url).href;')).toEqual([]);
+    expect(check("new URL('./emscripten-module.wasm', import.meta.url)")).toEqual([]);
+  });
+
+  it('fails a file loaded relative to the bundle that is not registered', () => {
+    expect(check('new Worker(new URL("./sandbox-worker.ts", import.meta.url))')).toEqual([
+      'new URL("./sandbox-worker.ts", import.meta.url) is not a registered asset',
+    ]);
+  });
+
+  it('fails any other use of the bundle\'s location', () => {
+    expect(check('const here = path.dirname(fileURLToPath(import.meta.url));')).toEqual(['unregistered data reference: import.meta.url));']);
+    expect(check('const p = import.meta.resolve("left-pad/data.json");')).toEqual(['unregistered data reference: import.meta.resolve("left-pad/data.json");']);
+  });
+
+  it('accepts the registry base and the dev-only tsx bootstrap, exactly', () => {
+    expect(check('var SANDBOX_PACKS_ASSET_BASE2 = import.meta.url;')).toEqual([]);
+    expect(check('const tsx = import.meta.resolve("tsx/esm/api");')).toEqual([]);
+    expect(check('var OTHER_BASE = import.meta.url;')).toEqual(['unregistered data reference: import.meta.url;']);
+  });
+
+  it('fails a run-time import of a package that is neither bundled nor staged', () => {
+    expect(check('import * as esbuild from "esbuild";\nimport { app } from "electron";\nimport fs from "node:fs";\nimport path from "path";')).toEqual([]);
+    expect(check('import sharp from "sharp";')).toEqual(['the bundle imports "sharp" at run time, which is neither bundled nor a registered asset']);
+    expect(check('const m = await import("@scope/native");')).toEqual(['the bundle imports "@scope/native" at run time, which is neither bundled nor a registered asset']);
+    expect(check('var x = require("bufferutil");')).toEqual(['the bundle imports "bufferutil" at run time, which is neither bundled nor a registered asset']);
+  });
+});
