@@ -151,7 +151,9 @@ export async function loadModules(expected: ExpectedEntries, powers: ModuleSourc
     return list;
   };
   const computed = new Map<string, string>();
-  for (const [id, module] of pending) {
+  // Dependencies were queued after their importers: checking in reverse order names the module
+  // whose own content changed, not the first importer whose closure it spoils.
+  for (const [id, module] of [...pending].reverse()) {
     let digest: string;
     try {
       digest = await powers.sha256(canonicalGraphBytes(closure(id)));

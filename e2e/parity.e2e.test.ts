@@ -1,0 +1,141 @@
+// Browser runner parity: every kernel contract fixture file (enumerated from fixtures/kernel at run
+// time) runs in Debian Chromium through the real browser runner — modules delivered by the real web
+// host by opaque id, digests recomputed with crypto.subtle, the kernel in a Web Worker, WASM on the
+// browser pool — and each result is judged by the same `fixtureProblems` as the Node runs. Then the
+// refusals: a tampered body, a tampered dependency and a digest the node did not expect are refused
+// before anything runs.
+
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from 'vite';
+import type { Browser, Page } from 'playwright-core';
+import { createAppServices, type AppServices } from '../electron/services/app-services.ts';
+import { startWebHost, type WebHost } from '../electron/server/web-host.ts';
+import { tempDir, type TempDir } from '../electron/server/test-support.ts';
+import { loadFixtureDir } from '../electron/runtime/sandbox/fixture-dir.ts';
+import { fixtureProblems } from '../shared/sandbox/kernel-fixture.ts';
+import type { RunResult } from '../shared/protocol/run.ts';
+import { fixtureDelivery, type FixtureDelivery } from './parity-catalog.ts';
+import { launchChromium, REPO_ROOT, watchProblems } from './support.ts';
+
+const PARITY_BUILD = path.join(REPO_ROOT, 'out/parity');
+const files = loadFixtureDir();
+
+interface Served {
+  readonly host: WebHost;
+  readonly delivery: FixtureDelivery;
+  readonly page: Page;
+  readonly problems: string[];
+}
+
+let data: TempDir;
+let services: AppServices;
+let browser: Browser;
+const hosts: WebHost[] = [];
+
+async function serve(tamper?: ReadonlyMap<string, string>): Promise<Served> {
+  const delivery = fixtureDelivery(files, tamper ? { tamper } : {});
+  const host = await startWebHost({ dispatcher: services.dispatcher, events: services.events, catalog: delivery.catalog, staticDir: PARITY_BUILD, port: 0 });
+  hosts.push(host);
+  const page = await browser.newPage();
+  const problems = watchProblems(page);
+  await page.goto(host.url);
+  await page.waitForFunction(() => document.getElementById('status')?.textContent === 'ready');
+  return { host, delivery, page, problems };
+}
+
+function runCase(served: Served, fileName: string, caseName: string): Promise<RunResult> {
+  const fixture = files.get(fileName);
+  const entries = served.delivery.entries(fileName);
+  return served.page.evaluate(
+    ({ fixture, caseName, entries }) => (window as unknown as { sandboxParity: { runCase(f: unknown, c: string, e: unknown): Promise<RunResult> } }).sandboxParity.runCase(fixture, caseName, entries),
+    { fixture, caseName, entries },
+  );
+}
+
+function runCode(served: Served, code: string, entries: Record<string, { moduleId: string; digest: string }>): Promise<RunResult> {
+  return served.page.evaluate(
+    ({ code, entries }) => (window as unknown as { sandboxParity: { runCode(c: string, e: unknown): Promise<RunResult> } }).sandboxParity.runCode(code, entries),
+    { code, entries },
+  );
+}
+
+let main: Served;
+
+beforeAll(async () => {
+  await build({ configFile: path.join(REPO_ROOT, 'renderer/runner/parity/vite.config.ts'), logLevel: 'warn' });
+  data = await tempDir('parity-data');
+  const created = await createAppServices({ dataDir: data.path });
+  if (!created.ok) throw new Error(created.message);
+  services = created.value;
+  browser = await launchChromium();
+  main = await serve();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  for (const host of hosts) await host.close();
+  await services?.dispose();
+  await data?.remove();
+});
+
+describe('kernel contract fixtures in Chromium (browser runner)', () => {
+  for (const [fileName, file] of files) {
+    describe(fileName, () => {
+      for (const testCase of file.cases) {
+        it(`${testCase.name}: ${testCase.why}`, async () => {
+          const result = await runCase(main, fileName, testCase.name);
+          expect(fixtureProblems(testCase, result)).toEqual([]);
+        });
+      }
+    });
+  }
+
+  it('ran without page errors or CSP violations, and cached verified modules by digest', async () => {
+    expect(main.problems).toEqual([]);
+    const stats = await main.page.evaluate(() => (window as unknown as { sandboxParity: { stats(): { cachedModules: number } } }).sandboxParity.stats());
+    expect(stats.cachedModules).toBeGreaterThan(0);
+  });
+});
+
+describe('digest verification in the browser', () => {
+  const fileName = 'contract.json';
+  const geo = 'import { dist } from "@acme/geo";\nreturn dist({ x: 0, y: 0 }, { x: 3, y: 4 });';
+  const geoEntry = () => ({ '@acme/geo': main.delivery.entries(fileName)['@acme/geo'] as { moduleId: string; digest: string } });
+
+  it('runs the untampered module', async () => {
+    const result = await runCode(main, geo, geoEntry());
+    expect(result).toMatchObject({ ok: true, value: 5 });
+  });
+
+  it('refuses a tampered entry body served under its digest', async () => {
+    const honest = fixtureDelivery(files);
+    const id = honest.deliveryId(fileName, 'js:geo');
+    const served = await serve(new Map([[id, 'export function dist() { return 666; }\n']]));
+    const result = await runCode(served, geo, { '@acme/geo': honest.entries(fileName)['@acme/geo'] as { moduleId: string; digest: string } });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.code).toBe('digest-mismatch');
+    expect(result.message).toMatch(/^Module @acme\/geo \(f_[0-9a-f]{32}\) was refused: what was delivered hashes to [0-9a-f]{12}…, not to its digest [0-9a-f]{12}…\. Nothing was run; reload the page or run in the main process\.$/);
+    expect(result.receipt.modules).toEqual([]);
+    await served.page.close();
+  });
+
+  it('refuses a tampered dependency (the entry body is intact)', async () => {
+    const honest = fixtureDelivery(files);
+    const dep = honest.deliveryId(fileName, 'js:geo/lib/math.js');
+    const served = await serve(new Map([[dep, 'export const sq = (x) => 666;\n']]));
+    const result = await runCode(served, geo, { '@acme/geo': honest.entries(fileName)['@acme/geo'] as { moduleId: string; digest: string } });
+    expect(result).toMatchObject({ ok: false, code: 'digest-mismatch' });
+    if (!result.ok) expect(result.message).toContain('Module @acme/geo internal lib/math.js');
+    await served.page.close();
+  });
+
+  it('refuses a module whose digest is not the one the node expects, even when it is served honestly', async () => {
+    const entry = geoEntry()['@acme/geo'];
+    const wrong = { moduleId: entry.moduleId, digest: entry.digest.replace(/^./, (c) => (c === '0' ? '1' : '0')) };
+    // Asked with ?digest= the host answers stale-digest; the runner reports the host's sentence.
+    const result = await runCode(main, geo, { '@acme/geo': wrong });
+    expect(result).toMatchObject({ ok: false, code: 'stale-digest' });
+  });
+});
