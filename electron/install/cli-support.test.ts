@@ -21,7 +21,7 @@ describe('installer CLI', () => {
     expect(text.code).toBe(0);
     expect(text.out).toContain('★ @nodetool-ai/sandbox-zip@1.0.0');
     const json = await run(['search', 'geo', '--json']);
-    expect(JSON.parse(json.out)).toMatchObject({ ok: true, results: [{ name: '@nodetool-ai/geo', recommended: false }] });
+    expect(JSON.parse(json.out)).toMatchObject({ ok: true, results: [{ name: '@nodetool-ai/sandbox-geo', recommended: false }] });
   });
 
   it('searches an index file given with --index, and reports a broken one with the key path', async () => {

@@ -10,7 +10,7 @@ describe('registry index', () => {
     const parsed = parseWith(RegistryIndexSchema, bundled, 'registry/index.json');
     if (!parsed.ok) throw new Error(parsed.message);
     expect(parsed.value.packs.map((p) => p.name).sort()).toEqual([
-      '@nodetool-ai/geo',
+      '@nodetool-ai/sandbox-geo',
       '@nodetool-ai/sandbox-csv',
       '@nodetool-ai/sandbox-diff',
       '@nodetool-ai/sandbox-html',
@@ -24,8 +24,8 @@ describe('registry index', () => {
     const parsed = parseWith(RegistryIndexSchema, bundled, 'registry/index.json');
     if (!parsed.ok) throw new Error(parsed.message);
     expect(searchIndex(parsed.value, 'CSV').map((e) => e.name)).toEqual(['@nodetool-ai/sandbox-csv']);
-    expect(searchIndex(parsed.value, 'wasm simplify').map((e) => e.name)).toEqual(['@nodetool-ai/geo']);
-    expect(searchIndex(parsed.value, 'parse').map((e) => e.name)).toEqual(['@nodetool-ai/sandbox-csv', '@nodetool-ai/sandbox-html', '@nodetool-ai/sandbox-xml', '@nodetool-ai/sandbox-yaml']);
+    expect(searchIndex(parsed.value, 'wasm simplify').map((e) => e.name)).toEqual(['@nodetool-ai/sandbox-geo']);
+    expect(searchIndex(parsed.value, 'parse').map((e) => e.name)).toEqual(['@nodetool-ai/sandbox-csv', '@nodetool-ai/sandbox-xml', '@nodetool-ai/sandbox-yaml', '@nodetool-ai/sandbox-html']);
     expect(searchIndex(parsed.value, 'nothing-like-this')).toEqual([]);
     expect(searchIndex(parsed.value, '')).toHaveLength(7);
   });
