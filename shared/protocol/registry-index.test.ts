@@ -10,9 +10,9 @@ describe('registry index', () => {
     const parsed = parseWith(RegistryIndexSchema, bundled, 'registry/index.json');
     if (!parsed.ok) throw new Error(parsed.message);
     expect(parsed.value.packs.map((p) => p.name).sort()).toEqual([
-      '@nodetool-ai/sandbox-geo',
       '@nodetool-ai/sandbox-csv',
       '@nodetool-ai/sandbox-diff',
+      '@nodetool-ai/sandbox-geo',
       '@nodetool-ai/sandbox-html',
       '@nodetool-ai/sandbox-xml',
       '@nodetool-ai/sandbox-yaml',
