@@ -2,11 +2,16 @@
 // host and hand it one fixture case at a time (the fixture file's data, as the Node runners read
 // it). It runs the case with the real browser runner — module delivery by opaque id, digest
 // checks, the kernel in a Web Worker, the WASM pool on Web Workers — and gives the RunResult back;
-// the Node side judges it with the same `fixtureProblems` as the Node runs. The host side a case
+// the Node side judges it with the same `fixtureProblems` as the Node runs. `runNode` is the Code
+// node's "Run in this window" path against the host's real catalog. The host side a case
 // scripts (capability answers, scripted WASM answers) is the same `fixtureAnswer` as on Node.
 
 import { FixtureFileSchema, fixtureAnswer, fixtureRequest } from '../../../shared/sandbox/kernel-fixture.ts';
 import type { RunResult } from '../../../shared/protocol/run.ts';
+import type { RequestOf } from '../../../shared/contract/methods.ts';
+import type { Result } from '../../../shared/protocol/result.ts';
+import { createHttpClient } from '../../api/http-client.ts';
+import { runNodeInWindow, type CodeRunValue } from '../run-node-in-window.ts';
 import { BrowserRunner } from '../browser-runner.ts';
 import { pagePowers } from '../browser-powers.ts';
 import type { ExpectedEntries } from '../module-source.ts';
@@ -16,6 +21,8 @@ export interface ParityApi {
   runCase(fixture: unknown, caseName: string, entries: ExpectedEntries): Promise<RunResult>;
   /** Runs code against the delivered modules with this window's own (refusing) capability policy. */
   runCode(code: string, entries: ExpectedEntries, timeoutMs?: number): Promise<RunResult>;
+  /** "Run in this window" for a Code node against the host's real catalog, as the Code node button does. */
+  runNode(node: RequestOf<'code.run'>): Promise<Result<CodeRunValue>>;
   stats(): { cachedModules: number; kernelWorkersStarted: number; wasmWorkersReplaced: number };
 }
 
@@ -27,7 +34,11 @@ if (token === undefined) {
   status.textContent = 'no token';
 } else {
   const runner = new BrowserRunner(pagePowers(location.origin, token));
-  window.addEventListener('pagehide', () => runner.close());
+  const client = createHttpClient(location.origin, token);
+  window.addEventListener('pagehide', () => {
+    runner.close();
+    client.close();
+  });
   const api: ParityApi = {
     async runCase(fixture, caseName, entries) {
       const file = FixtureFileSchema.parse(fixture);
@@ -54,6 +65,7 @@ if (token === undefined) {
     runCode(code, entries, timeoutMs) {
       return runner.run({ code, entries, ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
     },
+    runNode: (node) => runNodeInWindow(client, runner, node),
     stats: () => ({ cachedModules: runner.cache.size, kernelWorkersStarted: runner.kernelWorkersStarted, wasmWorkersReplaced: runner.wasmWorkersReplaced }),
   };
   (window as unknown as { sandboxParity: ParityApi }).sandboxParity = api;
