@@ -43,8 +43,21 @@ const CODE_ENTRIES = [
   { out: 'cli', entry: 'electron/platform/cli-bundle-entry.ts', why: 'the sandbox-packs CLI' },
 ];
 
-/** Externals the bundle may import: Electron itself (provided by the runtime) and esbuild (staged). */
-const EXTERNALS = ['electron', 'esbuild'];
+/** Externals the bundle may import: Electron itself (provided by the runtime). */
+const EXTERNALS = ['electron'];
+
+/**
+ * `esbuild` is not bundled (its API spawns its binary by a path relative to itself) and not left
+ * as a bare import either (hoisted above our code, it would read ESBUILD_BINARY_PATH too early and
+ * find its binary inside the asar archive): every import of it goes to esbuild-runtime.ts, which
+ * loads the staged API and binary through the asset registry.
+ */
+const esbuildThroughRegistry = {
+  name: 'esbuild-through-registry',
+  setup(build) {
+    build.onResolve({ filter: /^esbuild$/ }, () => ({ path: path.join(ROOT, 'electron/platform/esbuild-runtime.ts') }));
+  },
+};
 
 /**
  * `import.meta` uses the coverage check accepts besides registered `new URL(<file>, import.meta.url)`.
@@ -158,6 +171,7 @@ async function main() {
     format: 'esm',
     target: 'node20',
     external: EXTERNALS,
+    plugins: [esbuildThroughRegistry],
     define: { __SANDBOX_PACKS_BUNDLE__: 'true' },
     // Bundled CommonJS dependencies call require() for Node builtins; ESM output has none of its own.
     banner: { js: "import { createRequire as __spCreateRequire } from 'node:module'; const require = __spCreateRequire(import.meta.url);" },

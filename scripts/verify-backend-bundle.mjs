@@ -120,6 +120,7 @@ async function checkIsolation(copy, failures) {
   const needle = Buffer.from(ROOT);
   for (const { rel, full, entry } of await walk(copy)) {
     if (entry.isSymbolicLink()) failures.push(`${rel} is a symbolic link in the staged bundle`);
+    else if (entry.isDirectory() && entry.name === 'node_modules') failures.push(`${rel} is a node_modules folder: the staged bundle loads its dependencies by registered path only`);
     else if (entry.isFile() && (await stat(full)).size < 8 * 1024 * 1024 && (await readFile(full)).includes(needle)) {
       failures.push(`${rel} names the repository path ${ROOT}`);
     }

@@ -110,12 +110,13 @@ export const ASSETS = [
   },
   {
     id: 'esbuild',
-    why: 'the compiler\'s esbuild JS API (kept external: it spawns the platform binary below)',
+    why: 'the compiler\'s esbuild JS API (loaded by esbuild-runtime.ts: it spawns the platform binary below)',
     stage: 'dir',
     dev: { pkg: 'esbuild', file: '.' },
     // Not bin/: on this layout it is a second copy of the platform binary.
     files: ['package.json', 'lib/main.js'],
-    staged: 'node_modules/esbuild',
+    // Not under node_modules: nothing resolves it by name; esbuild-runtime.ts loads it by this path.
+    staged: 'vendor/esbuild',
     unpacked: true,
   },
   {
@@ -124,7 +125,7 @@ export const ASSETS = [
     stage: 'dir',
     dev: { pkg: binary.pkg, file: '.' },
     files: ['package.json', binary.file],
-    staged: `node_modules/${binary.pkg}`,
+    staged: `vendor/${binary.pkg}`,
     unpacked: true,
   },
   {
