@@ -55,8 +55,13 @@ async function inMain(node: RequestOf<'code.run'>): Promise<Run> {
   return (await response.json()) as Run;
 }
 
-function inWindow(node: RequestOf<'code.run'>): Promise<Run> {
-  return page.evaluate((n) => (window as unknown as { sandboxParity: { runNode(n: unknown): Promise<Run> } }).sandboxParity.runNode(n), node);
+async function inWindow(node: RequestOf<'code.run'>): Promise<Run> {
+  // Through JSON: playwright's serializable-type check recurses too deep on the contract's types.
+  const text: string = await page.evaluate(
+    async (n: string) => JSON.stringify(await (window as unknown as { sandboxParity: { runNode(n: unknown): Promise<unknown> } }).sandboxParity.runNode(JSON.parse(n))),
+    JSON.stringify(node),
+  );
+  return JSON.parse(text) as Run;
 }
 
 /** Everything but wall time. */
