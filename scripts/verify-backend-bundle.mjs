@@ -11,12 +11,13 @@
 //    fail the run instead of silently working. In that copy: the first run seeds a fresh data
 //    directory offline (the registry it is given is unreachable), discovery sees every shipped
 //    pack ready, the example workflow validates, and a Code node importing the YAML bridge pack
-//    and the geo WASM entry returns the expected value with a WASM call in its receipt.
+//    and the geo WASM entry returns the expected value with a WASM call in its receipt. Last, the
+//    staged `serve` serves the staged renderer and runs the saved example over the HTTP contract.
 //
 // Usage: node scripts/verify-backend-bundle.mjs [--bundle DIR] [--keep]
 
 import { createHash } from 'node:crypto';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { cp, lstat, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -135,6 +136,66 @@ function run(args, options) {
   });
 }
 
+/**
+ * The web face of the staged bundle (what `npm run web` shows): the staged renderer is served, and
+ * the saved example workflow loads and runs over the HTTP contract with the launch's token.
+ */
+async function checkServe(argv, options, data, failures) {
+  const child = spawn(process.execPath, [...argv, 'serve', '--root', data, '--port', '0'], { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  try {
+    const url = await new Promise((resolve) => {
+      let out = '';
+      const timer = setTimeout(() => resolve(undefined), STEP_TIMEOUT_MS);
+      child.stdout.on('data', (chunk) => {
+        out += chunk;
+        const match = /Open (http:\/\/127\.0\.0\.1:\d+)\/#token=([\w-]+)/.exec(out);
+        if (match) {
+          clearTimeout(timer);
+          resolve({ origin: match[1], token: match[2] });
+        }
+      });
+      child.once('exit', () => {
+        clearTimeout(timer);
+        resolve(undefined);
+      });
+    });
+    if (!url) {
+      failures.push(`serve: no address printed. stderr: ${stderr.trim().split('\n').slice(-4).join(' | ')}`);
+      return;
+    }
+    const page = await fetch(`${url.origin}/`);
+    const html = await page.text();
+    const script = /<script type="module"[^>]*src="\.?\/?([^"]+)"/.exec(html);
+    if (page.status !== 200 || !script) failures.push(`serve: GET / answered ${page.status} without the renderer's module script`);
+    else {
+      const asset = await fetch(`${url.origin}/${script[1]}`);
+      if (asset.status !== 200) failures.push(`serve: the renderer script ${script[1]} answered ${asset.status}`);
+    }
+    const rpc = async (method, body) => {
+      const response = await fetch(`${url.origin}/api/rpc/${method}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${url.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return response.json();
+    };
+    const { EXAMPLE_WORKFLOW } = await import('../electron/first-run/first-run.ts');
+    const loaded = await rpc('workflows.load', { name: EXAMPLE_WORKFLOW });
+    const node = loaded?.ok ? loaded.value.workflow.nodes[0] : undefined;
+    if (!node) failures.push(`serve: workflows.load answered ${JSON.stringify(loaded).slice(0, 300)}`);
+    else {
+      const ran = await rpc('code.run', { code: node.code, packages: node.packages });
+      if (!(ran?.ok && ran.value.result.ok && ran.value.result.value === 'Berlin → Paris: 877 km')) failures.push(`serve: code.run of the example answered ${JSON.stringify(ran).slice(0, 300)}`);
+    }
+  } finally {
+    child.kill('SIGINT');
+    await exited;
+  }
+}
+
 function jsonOf(step, result, failures) {
   try {
     return JSON.parse(result.stdout);
@@ -228,6 +289,8 @@ async function main() {
       const wasmCalls = (result.receipt?.calls ?? []).filter((c) => c.kind === 'wasm' && c.ok);
       if (result.ok && wasmCalls.length !== 1) failures.push(`run: expected one successful WASM call in the receipt, got ${JSON.stringify(result.receipt?.calls)}`);
     }
+
+    await timed('serve', () => checkServe([...permission, cli], { cwd: inputs, env }, data, failures));
   } finally {
     if (args.keep) console.log(`kept ${temp}`);
     else await rm(temp, { recursive: true, force: true });
