@@ -12,7 +12,8 @@ import { moduleGraphDigest, type GraphSource } from '../shared/packs/digest.ts';
 import type { AuthorizedSandboxModuleDelivery, SandboxModuleDelivery } from '../shared/protocol/catalog.ts';
 import type { DeliveredModuleInfo, DeliveryPart } from '../shared/protocol/delivery.ts';
 import { fail } from '../shared/protocol/result.ts';
-import type { FixtureFile } from '../shared/sandbox/kernel-fixture.ts';
+import { fixtureExecutableModules, type FixtureFile } from '../shared/sandbox/kernel-fixture.ts';
+import { BRIDGE_GRAPH_SOURCE } from '../shared/packs/pack-graph.ts';
 import { WASM_BRIDGE_MODULE_ID } from '../shared/sandbox/wasm-facade.ts';
 import type { DeliveryCatalog } from '../electron/server/module-delivery.ts';
 
@@ -34,13 +35,21 @@ export interface FixtureDeliveryOptions {
 export function fixtureDelivery(files: ReadonlyMap<string, FixtureFile>, options: FixtureDeliveryOptions = {}): FixtureDelivery {
   const deliveryId = (fileName: string, moduleId: string) => `f_${sha256Hex(new TextEncoder().encode(`${fileName}\u0000${moduleId}`)).slice(0, 32)}`;
   const records = new Map<string, AuthorizedSandboxModuleDelivery>();
+  const binaries = new Map<string, Uint8Array>();
   const entryIds = new Map<string, Record<string, { moduleId: string; digest: string }>>();
   for (const [fileName, file] of files) {
-    const own = (moduleId: string): GraphSource[] => {
-      const module = file.modules[moduleId];
+    const executable = fixtureExecutableModules(file);
+    // A WASM module with a binary adds it and the bridge to its graph, as pack-graph.ts does.
+    const own = (moduleId: string): (GraphSource & { part: 'source' | 'wasm' | 'bridge' })[] => {
+      const module = executable[moduleId];
       if (!module) throw new Error(`${fileName}: ${moduleId} is imported but not defined`);
-      const sources: GraphSource[] = [{ id: `fixture:${fileName}/${moduleId}`, kind: module.kind === 'wasm' ? 'wasm-facade' : 'js', content: module.source }];
-      return sources;
+      const id = `fixture:${fileName}/${moduleId}`;
+      if (!module.wasm) return [{ id, kind: module.kind === 'wasm' ? 'wasm-facade' : 'js', content: module.source, part: 'source' }];
+      return [
+        { id, kind: 'wasm-facade', content: module.source, producer: { ...BRIDGE_GRAPH_SOURCE.producer }, part: 'source' },
+        { id: `${id}#wasm`, kind: 'wasm-binary', content: module.wasm.bytes, part: 'wasm' },
+        { ...BRIDGE_GRAPH_SOURCE, part: 'bridge' },
+      ];
     };
     const deps = (moduleId: string) => [...new Set(Object.values(file.modules[moduleId]?.imports ?? {}))].filter((id) => id !== WASM_BRIDGE_MODULE_ID);
     const closure = (root: string): GraphSource[] => {
@@ -57,15 +66,20 @@ export function fixtureDelivery(files: ReadonlyMap<string, FixtureFile>, options
       return [...out.values()];
     };
     for (const module of Object.values(file.modules)) {
-      const graph: DeliveredModuleInfo = {
+      const graph: { -readonly [K in keyof DeliveredModuleInfo]: DeliveredModuleInfo[K] } = {
         moduleId: module.moduleId,
         kind: module.kind,
         packName: module.packName,
         packVersion: module.packVersion,
         displayName: module.displayName,
         imports: { ...module.imports },
-        sources: own(module.moduleId).map((s) => ({ id: s.id, kind: s.kind, content: 'source' as const })),
+        sources: own(module.moduleId).map((s) => ({ id: s.id, kind: s.kind, ...(s.producer ? { producer: { ...s.producer } } : {}), content: s.part })),
       };
+      const wasm = executable[module.moduleId]?.wasm;
+      if (wasm) {
+        graph.wasm = { exports: wasm.exports.map((e) => ({ wasm: e.wasm, as: e.as })), memoryPagesMax: wasm.memoryPagesMax, budgets: { ...wasm.budgets } };
+        binaries.set(deliveryId(fileName, module.moduleId), wasm.bytes);
+      }
       const id = deliveryId(fileName, module.moduleId);
       records.set(id, {
         ok: true,
@@ -88,8 +102,11 @@ export function fixtureDelivery(files: ReadonlyMap<string, FixtureFile>, options
     catalog: {
       async authorizeDelivery(moduleId: string, _principal: unknown, part?: DeliveryPart): Promise<SandboxModuleDelivery> {
         const record = records.get(moduleId);
-        if (!record || part === 'wasm') return fail('not-found', `No module with id "${moduleId}" is in the fixture catalog.`);
-        return record;
+        if (!record) return fail('not-found', `No module with id "${moduleId}" is in the fixture catalog.`);
+        if (part !== 'wasm') return record;
+        const bytes = binaries.get(moduleId);
+        if (!bytes) return fail('not-found', `${record.graph?.displayName ?? moduleId} is not a WASM module with a binary.`);
+        return { ...record, mediaType: 'application/wasm', body: bytes };
       },
     },
     entries: (fileName) => entryIds.get(fileName) ?? {},

@@ -4,6 +4,9 @@
 // runs the same files in Chromium, so loading, denial and hardening hold on both.
 
 import { z } from 'zod';
+import { validateWasmBinary } from '../packs/wasm-binary.ts';
+import type { ExecutableModule } from '../protocol/catalog.ts';
+import { WasmBudgetsSchema } from '../protocol/manifest.ts';
 import { CapabilityGrantsSchema, GuestModuleSchema, NO_GRANTS, type HostCallResult, type KernelRunRequest, type RunResult } from '../protocol/run.ts';
 
 export const FixtureExpectSchema = z.union([
@@ -42,15 +45,54 @@ export const FixtureCaseSchema = z
   .strict();
 export type FixtureCase = z.infer<typeof FixtureCaseSchema>;
 
+/**
+ * A WASM module's host side, for fixtures whose WASM calls really run (conversions, traps,
+ * budgets, timeouts) instead of being scripted with `hostAnswers`. The module's `source` in
+ * `modules` must be the generated facade for these exports.
+ */
+export const FixtureWasmSchema = z
+  .object({
+    bytesBase64: z.string(),
+    exports: z.array(z.union([z.string(), z.object({ wasm: z.string(), as: z.string() }).strict()])),
+    memoryPagesMax: z.number().int().min(0),
+    budgets: WasmBudgetsSchema.optional(),
+  })
+  .strict();
+export type FixtureWasm = z.infer<typeof FixtureWasmSchema>;
+
 export const FixtureFileSchema = z
   .object({
     description: z.string(),
     entries: z.record(z.string(), z.string()),
     modules: z.record(z.string(), GuestModuleSchema),
+    /** Real WASM binaries by module id (see FixtureWasmSchema). */
+    wasm: z.record(z.string(), FixtureWasmSchema).optional(),
     cases: z.array(FixtureCaseSchema).min(1),
   })
   .strict();
 export type FixtureFile = z.infer<typeof FixtureFileSchema>;
+
+/** The executable modules of a fixture file, with validated WASM where the file ships bytes. */
+export function fixtureExecutableModules(file: FixtureFile): Record<string, ExecutableModule> {
+  const out: Record<string, ExecutableModule> = {};
+  for (const [id, module] of Object.entries(file.modules)) {
+    const wasm = file.wasm?.[id];
+    if (!wasm) {
+      out[id] = module;
+      continue;
+    }
+    const bytes = Uint8Array.from(atob(wasm.bytesBase64), (c) => c.charCodeAt(0));
+    const validated = validateWasmBinary(bytes, { memoryPagesMax: wasm.memoryPagesMax, exports: wasm.exports });
+    if (!validated.ok) throw new Error(`fixture WASM ${id}: ${validated.message}`);
+    out[id] = { ...module, wasm: { bytes, exports: validated.value.exports, memoryPagesMax: wasm.memoryPagesMax, budgets: wasm.budgets ?? {} } };
+  }
+  return out;
+}
+
+/** True when the case scripts its WASM answers (then no real WASM runs). */
+export function scriptsWasm(testCase: FixtureCase): boolean {
+  return Object.keys(testCase.hostAnswers ?? {}).some((key) => key.startsWith('wasm:'));
+}
 
 /** The kernel request for one case of a fixture file. */
 export function fixtureRequest(file: FixtureFile, testCase: FixtureCase): KernelRunRequest {

@@ -6,7 +6,7 @@
 // node's "Run in this window" path against the host's real catalog. The host side a case
 // scripts (capability answers, scripted WASM answers) is the same `fixtureAnswer` as on Node.
 
-import { FixtureFileSchema, fixtureAnswer, fixtureRequest } from '../../../shared/sandbox/kernel-fixture.ts';
+import { FixtureFileSchema, fixtureAnswer, fixtureRequest, scriptsWasm } from '../../../shared/sandbox/kernel-fixture.ts';
 import type { RunResult } from '../../../shared/protocol/run.ts';
 import type { RequestOf } from '../../../shared/contract/methods.ts';
 import type { Result } from '../../../shared/protocol/result.ts';
@@ -51,7 +51,6 @@ if (token === undefined) {
         if (!entry) throw new Error(`no delivered entry for ${specifier}`);
         declared[specifier] = entry;
       }
-      const scriptsWasm = Object.keys(testCase.hostAnswers ?? {}).some((key) => key.startsWith('wasm:'));
       return runner.run({
         code: request.code,
         entries: declared,
@@ -59,7 +58,7 @@ if (token === undefined) {
         grants: request.grants,
         timeoutMs: request.timeoutMs,
         capability: async (name) => fixtureAnswer(testCase, name),
-        ...(scriptsWasm ? { wasm: async (_moduleId: string, exportName: string) => fixtureAnswer(testCase, `wasm:${exportName}`) } : {}),
+        ...(scriptsWasm(testCase) ? { wasm: async (_moduleId: string, exportName: string) => fixtureAnswer(testCase, `wasm:${exportName}`) } : {}),
       });
     },
     runCode(code, entries, timeoutMs) {
