@@ -242,7 +242,8 @@ async function main() {
     // Reads limited to the copy, the data directory and the inputs. Workers and child processes are
     // needed (sandbox/WASM/probe workers; npm for installs, esbuild's binary for the compiler).
     const permission = [
-      '--experimental-permission',
+      // Node 20 spells it --experimental-permission; later versions made it --permission.
+      process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission',
       `--allow-fs-read=${copy}${path.sep}`,
       `--allow-fs-read=${data}${path.sep}`,
       `--allow-fs-read=${inputs}${path.sep}`,
