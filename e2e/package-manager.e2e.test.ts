@@ -5,6 +5,7 @@
 // trust" with the script text; trust and rebuild behind the confirmation; uninstall and see the
 // affected node listed first. Each main screen is saved under e2e/artifacts/.
 
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +17,8 @@ import { BUILD, launchChromium, REPO_ROOT, snap, watchProblems } from './support
 
 const GEO = '@nodetool-ai/sandbox-geo';
 const REGISTER = '@sp-fixture/register-pack';
+const EVOLVING = '@sp-fixture/evolving';
+const FIXTURES = path.join(REPO_ROOT, 'fixtures/registry-packs');
 
 let registry: TestRegistry;
 let data: TempDir;
@@ -28,7 +31,7 @@ let problems: string[];
 beforeAll(async () => {
   registry = await startRegistry({ uplink: false });
   await registry.publish(path.join(REPO_ROOT, 'packs/geo'));
-  for (const pack of ['script-dep-1.0.0', 'register-pack-1.0.0']) await registry.publish(path.join(REPO_ROOT, 'fixtures/registry-packs', pack));
+  for (const pack of ['script-dep-1.0.0', 'register-pack-1.0.0', 'evolving-1.0.0', 'evolving-2.0.0']) await registry.publish(path.join(FIXTURES, pack));
   data = await tempDir('e2e');
   const created = await createAppServices({ dataDir: data.path });
   if (!created.ok) throw new Error(created.message);
@@ -116,6 +119,18 @@ describe('the Package Manager and Code node in Chromium', () => {
     expect(await output.getByLabel('Result value').textContent()).toBe('877');
     expect(await output.textContent()).toContain(`${GEO} → ${GEO}@0.1.0`);
     await snap(page, '03-code-node-run');
+
+    // An import the node does not declare: flagged inline, and the run's receipt shows it denied.
+    const code = page.getByLabel('Code of node-1');
+    const saved1 = await code.inputValue();
+    await code.fill(`import { clamp } from "${GEO}/simplify-wasm";\nreturn await clamp(5, 0, 1);`);
+    await page.getByText(`The code imports "${GEO}/simplify-wasm", which is not in this node's packages`).waitFor();
+    await page.getByRole('button', { name: 'Run node-1' }).click();
+    await output.getByText('import-denied', { exact: true }).first().waitFor({ timeout: 60_000 });
+    const denied = await output.locator('dt:has-text("Denied") + dd').textContent();
+    expect(denied).toContain(`import ${GEO}/simplify-wasm from`);
+    await snap(page, '03b-code-node-denied');
+    await code.fill(saved1);
   });
 
   it('installs a pack with a lifecycle script: needs trust, with the literal scripts', async () => {
@@ -153,6 +168,48 @@ describe('the Package Manager and Code node in Chromium', () => {
     const card = page.getByRole('article', { name: `${REGISTER} 1.0.0`, exact: true });
     await card.getByText('trusted', { exact: true }).waitFor();
     expect(await card.getByText('active', { exact: true }).count()).toBe(1);
+  });
+
+  it('shows an integrity mismatch on rebuild as such, with what to do', async () => {
+    await registry.replaceTarball(REGISTER, '1.0.0', path.join(FIXTURES, 'register-pack-1.0.0-tampered'));
+    const card = page.getByRole('article', { name: `${REGISTER} 1.0.0`, exact: true });
+    try {
+      // The artifact on disk and npm's cache are gone, so a rebuild must fetch again — and gets other bytes.
+      await rm(path.join(data.path, 'node_modules', REGISTER), { recursive: true, force: true });
+      await rm(path.join(data.path, '.npm-cache'), { recursive: true, force: true });
+      await screen('Packages');
+      await card.getByRole('button', { name: 'Rebuild…' }).click();
+      await page.getByRole('dialog', { name: `Rebuild ${REGISTER}?` }).getByRole('button', { name: 'Run scripts again' }).click();
+      const alert = card.getByRole('alert');
+      await alert.waitFor({ timeout: 90_000 });
+      const text = await alert.textContent();
+      expect(text).toContain(`Integrity mismatch: The registry served a different artifact for ${REGISTER}@1.0.0 than the one first installed`);
+      expect(text).toContain('Nothing was run. The files are not the exact artifact you were shown');
+      await card.getByText('inactive: needs rebuild').waitFor();
+      await snap(page, '06a-integrity-mismatch');
+    } finally {
+      await registry.replaceTarball(REGISTER, '1.0.0', path.join(FIXTURES, 'register-pack-1.0.0'));
+    }
+  });
+
+  it('updates a pack showing the version change first and the digest change after', async () => {
+    await install(`${EVOLVING}@1.0.0`);
+    await page.getByLabel('Install result').getByText(`Installed ${EVOLVING}@1.0.0`).waitFor({ timeout: 90_000 });
+    const card = page.getByRole('article', { name: `${EVOLVING} 1.0.0`, exact: true });
+    await card.getByRole('button', { name: 'Update…' }).click();
+    const dialog = page.getByRole('dialog', { name: `Update ${EVOLVING}?` });
+    await dialog.getByLabel('Target version or tag (empty: latest)').fill('2.0.0');
+    expect(await dialog.textContent()).toContain('Version: 1.0.0 → 2.0.0');
+    expect(await dialog.textContent()).toContain(`No saved workflow declares ${EVOLVING}.`);
+    await dialog.getByRole('button', { name: 'Update', exact: true }).click();
+    const result = page.getByRole('status').filter({ hasText: `Updated ${EVOLVING}: 1.0.0 → 2.0.0 (needs your trust).` });
+    await result.waitFor({ timeout: 90_000 });
+    await result.getByText(/→ not loaded$/).waitFor();
+    const digests = await result.getByRole('list', { name: 'Digest changes' }).textContent();
+    // 2.0.0 became hybrid: inactive until trusted, so its module is not loaded yet.
+    expect(digests).toMatch(new RegExp(`^${EVOLVING}: [0-9a-f]{12}… → not loaded$`));
+    expect(await result.textContent()).toContain("The new version's modules load once you trust it");
+    await snap(page, '06b-update');
   });
 
   it('offers the agent allowlist: trusted packs by default, with a preview of the prompt\'s package lines', async () => {

@@ -1,6 +1,6 @@
 // The one way a component changes something in main: a react-query mutation over a contract
 // method. A tagged failure is thrown as ContractFailure so `error.failure` keeps its code, and
-// every success invalidates the cached reads (unless the call changes nothing, like a run) (main also announces `catalog-changed`, but a
+// every answer invalidates the cached reads (unless the call changes nothing, like a run) (main also announces `catalog-changed`, but a
 // settings or workflow change has no such event).
 
 import { useMutation, useQueryClient, type UseMutationResult } from '@tanstack/react-query';
@@ -16,7 +16,8 @@ export function useContractMutation<M extends MethodName>(method: M, options: { 
       if (!result.ok) throw new ContractFailure(result);
       return result.value;
     },
-    onSuccess: () => (options.invalidate === false ? undefined : queries.invalidateQueries()),
+    // A failed call may have changed state too (a refused rebuild leaves the pack needs-rebuild).
+    onSettled: () => (options.invalidate === false ? undefined : queries.invalidateQueries()),
   });
 }
 

@@ -23,17 +23,20 @@ function digestChanges(before: readonly ModuleSummary[], after: readonly ModuleS
   return specifiers.map((specifier) => ({ specifier, before: find(before, specifier), after: find(after, specifier) }));
 }
 
-const short = (digest: string | undefined) => (digest === undefined ? 'none' : `${digest.slice(0, 12)}…`);
+const short = (digest: string | undefined) => (digest === undefined ? 'not loaded' : `${digest.slice(0, 12)}…`);
 
 export function UpdateAction({ pack, latest }: { pack: InstalledPack; latest?: string | undefined }) {
   const [open, setOpen] = useState(false);
   const [target, setTarget] = useState(latest ?? '');
   const [before, setBefore] = useState<ModuleSummary[]>([]);
+  const [doneAt, setDoneAt] = useState(0);
   const summaries = useContractQuery('catalog.summaries', {});
   const update = useContractMutation('packs.update');
   const targetId = useId();
   const ownModules = (summaries.data?.modules ?? []).filter((m) => m.packName === pack.name);
-  const changes = update.isSuccess ? digestChanges(before, ownModules) : [];
+  // Digests after the update only from a catalog read that arrived after it finished.
+  const fresh = summaries.dataUpdatedAt > doneAt;
+  const changes = update.isSuccess && fresh ? digestChanges(before, ownModules) : [];
   return (
     <>
       <button type="button" onClick={() => { update.reset(); setOpen(true); }}>
@@ -45,6 +48,8 @@ export function UpdateAction({ pack, latest }: { pack: InstalledPack; latest?: s
           <p>
             Updated {pack.name}: {before[0]?.packVersion ?? 'previous'} → {update.data.version} ({update.data.status === 'active' ? 'active' : 'needs your trust'}).
           </p>
+          {!fresh && <p className="muted small">Reading the new module digests…</p>}
+          {fresh && update.data.status !== 'active' && <p className="muted small">The new version's modules load once you trust it, so their digests show then.</p>}
           <ul aria-label="Digest changes">
             {changes.map((c) => (
               <li key={c.specifier}>
@@ -70,7 +75,10 @@ export function UpdateAction({ pack, latest }: { pack: InstalledPack; latest?: s
                 onClick={() => {
                   setBefore(ownModules);
                   const to = target.trim();
-                  update.mutate({ name: pack.name, operationId: newOperationId('update'), ...(to ? { to } : {}) }, { onSettled: () => setOpen(false) });
+                  update.mutate({ name: pack.name, operationId: newOperationId('update'), ...(to ? { to } : {}) }, { onSettled: () => setOpen(false), onSuccess: () => {
+                    setDoneAt(Date.now());
+                    void summaries.refetch();
+                  } });
                 }}
               >
                 {update.isPending ? 'Updating…' : 'Update'}

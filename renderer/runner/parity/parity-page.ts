@@ -23,6 +23,8 @@ export interface ParityApi {
   runCode(code: string, entries: ExpectedEntries, timeoutMs?: number): Promise<RunResult>;
   /** "Run in this window" for a Code node against the host's real catalog, as the Code node button does. */
   runNode(node: RequestOf<'code.run'>): Promise<Result<CodeRunValue>>;
+  /** Wall times (ms) of `runs` back-to-back runs of one case, measured in the page (for the bench). */
+  timeCase(fixture: unknown, caseName: string, entries: ExpectedEntries, runs: number): Promise<number[]>;
   stats(): { cachedModules: number; kernelWorkersStarted: number; wasmWorkersReplaced: number };
 }
 
@@ -63,6 +65,16 @@ if (token === undefined) {
     },
     runCode(code, entries, timeoutMs) {
       return runner.run({ code, entries, ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
+    },
+    async timeCase(fixture, caseName, entries, runs) {
+      const samples: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        const start = performance.now();
+        const result = await api.runCase(fixture, caseName, entries);
+        samples.push(performance.now() - start);
+        if (i === 0 && !result.ok) throw new Error(`${caseName} failed in the bench: ${result.code} ${result.message}`);
+      }
+      return samples;
     },
     runNode: (node) => runNodeInWindow(client, runner, node),
     stats: () => ({ cachedModules: runner.cache.size, kernelWorkersStarted: runner.kernelWorkersStarted, wasmWorkersReplaced: runner.wasmWorkersReplaced }),
