@@ -6,6 +6,7 @@ import { compilerSection } from './compiler.ts';
 import { discoverySection } from './discovery.ts';
 import { kernelBench } from './kernel.ts';
 import { webHostSection } from './web-host.ts';
+import { browserSection } from './browser.ts';
 
 export const SECTIONS: readonly BenchSection[] = [
   wasmSection,
@@ -14,4 +15,5 @@ export const SECTIONS: readonly BenchSection[] = [
   kernelBench,
   discoverySection,
   webHostSection,
+  browserSection,
 ];
