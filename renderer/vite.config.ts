@@ -19,4 +19,7 @@ export default defineConfig({
     // One bundle (React, zod, acorn, the Markdown pipeline) loaded from disk or loopback.
     chunkSizeWarningLimit: 1024,
   },
+  // The browser runner's workers (renderer/runner/) are ES modules: the engine loads its
+  // Emscripten glue with a dynamic import, which a classic (iife) worker bundle cannot hold.
+  worker: { format: 'es' },
 });

@@ -8,7 +8,7 @@ import { PRELOAD_GLOBAL, type PreloadBridge } from '../../shared/contract/ipc-ch
 import { createHttpClient } from './http-client.ts';
 import { createPreloadClient } from './preload-client.ts';
 
-const TOKEN_KEY = 'sandbox-packs-token';
+export const TOKEN_KEY = 'sandbox-packs-token';
 
 function isBridge(value: unknown): value is PreloadBridge {
   return typeof value === 'object' && value !== null && typeof (value as PreloadBridge).invoke === 'function' && typeof (value as PreloadBridge).onEvent === 'function';

@@ -13,6 +13,7 @@ import { GrantsEditor } from './grants-editor.tsx';
 import { PackagePicker } from './package-picker.tsx';
 import { RunOutput } from './run-panel.tsx';
 import { validateNode } from './validate-node.ts';
+import { RunInWindow } from '../../runner/run-in-window.tsx';
 
 export function CodeNodeEditor({ node, modules, byId }: { node: CodeNode; modules: readonly ModuleSummary[]; byId: ReadonlyMap<string, ModuleSummary> }) {
   const updateNode = useDraftStore((s) => s.updateNode);
@@ -58,6 +59,7 @@ export function CodeNodeEditor({ node, modules, byId }: { node: CodeNode; module
           </div>
           <FailureText error={run.error} prefix="The run could not start:" />
           {run.data && <RunOutput run={run.data} />}
+          <RunInWindow nodeId={node.id} request={{ code: node.code, packages: node.packages, ...(node.grants?.fetch?.hosts.length ? { fetchHosts: node.grants.fetch.hosts } : {}) }} />
         </div>
         <div className="node-side">
           <PackagePicker nodeId={node.id} modules={modules} byId={byId} packages={node.packages} onChange={(packages) => updateNode(node.id, (n) => ({ ...n, packages }))} />

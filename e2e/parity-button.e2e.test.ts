@@ -1,0 +1,89 @@
+// The Code node's two Run buttons in the real app (the renderer build served by the web host, an
+// installed pack with JS and WASM entries): "Run node-1" goes through code.run in the main
+// process, "Run in this window (node-1)" through this page's browser runner; both show the same
+// value, modules and calls, and the page stays free of CSP violations while the workers compile
+// WebAssembly.
+
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { createAppServices, type AppServices } from '../electron/services/app-services.ts';
+import { startWebHost, type WebHost } from '../electron/server/web-host.ts';
+import { fixtureDataDir, type TempDir } from '../electron/server/test-support.ts';
+import { BUILD, launchChromium, REPO_ROOT, snap, watchProblems } from './support.ts';
+
+let data: TempDir;
+let services: AppServices;
+let host: WebHost;
+let browser: Browser;
+let page: Page;
+let problems: string[];
+
+beforeAll(async () => {
+  data = await fixtureDataDir(path.join(REPO_ROOT, 'fixtures/discovery/good/node_modules/@acme/geo'));
+  const created = await createAppServices({ dataDir: data.path });
+  if (!created.ok) throw new Error(created.message);
+  services = created.value;
+  host = await startWebHost({ dispatcher: services.dispatcher, events: services.events, catalog: services.catalog, staticDir: BUILD, port: 0 });
+  browser = await launchChromium();
+  page = await browser.newPage();
+  problems = watchProblems(page);
+  await page.goto(host.url);
+  await page.getByRole('heading', { name: 'Sandbox Packs' }).waitFor();
+  await page.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name: 'Workflows' }).click();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await host?.close();
+  await services?.dispose();
+  await data?.remove();
+});
+
+async function bothRuns(code: string): Promise<{ main: string; here: string; mainText: string; hereText: string }> {
+  await page.getByLabel('Code of node-1').fill(code);
+  await page.getByRole('button', { name: 'Run node-1', exact: true }).click();
+  const mainOutput = page.getByRole('region', { name: 'Run result' }).first();
+  await mainOutput.waitFor({ timeout: 60_000 });
+  const window = page.getByRole('region', { name: 'In this window: node-1' });
+  await window.getByRole('button', { name: 'Run in this window (node-1)' }).click();
+  const hereOutput = window.getByRole('region', { name: 'Run result' });
+  await hereOutput.waitFor({ timeout: 60_000 });
+  await page.getByRole('button', { name: 'Run in this window (node-1)' }).and(page.locator(':not([disabled])')).waitFor();
+  await page.getByRole('button', { name: 'Run node-1', exact: true }).and(page.locator(':not([disabled])')).waitFor();
+  const strip = (text: string | null) => (text ?? '').replace(/Time[\d.]+ ms/, 'Time');
+  return {
+    main: (await mainOutput.getByLabel('Result value').textContent()) ?? '',
+    here: (await hereOutput.getByLabel('Result value').textContent()) ?? '',
+    mainText: strip(await page.getByRole('region', { name: 'Run result' }).first().textContent()),
+    hereText: strip(await hereOutput.textContent()),
+  };
+}
+
+describe('Run in this window next to Run in the main process', () => {
+  it('gives the same result for a node importing a JS entry and a WASM entry', async () => {
+    await page.getByLabel('@acme/geo', { exact: true }).check();
+    await page.getByLabel('@acme/geo/simplify-wasm', { exact: true }).check();
+    const runs = await bothRuns('import { haversine } from "@acme/geo";\nimport { add, scale } from "@acme/geo/simplify-wasm";\nconsole.log("both");\nreturn [Math.round(haversine({ lat: 0, lon: 0 }, { lat: 0, lon: 1 })), await add(40, 2), await scale(0.1, 3)];');
+    expect(JSON.parse(runs.main)).toEqual([111, 42, 0.30000000000000004]);
+    expect(runs.here).toBe(runs.main);
+    expect(runs.hereText).toBe(runs.mainText);
+    await snap(page, 'parity-run-in-window');
+  });
+
+  it('shows the same denial for an undeclared import', async () => {
+    await page.getByLabel('@acme/geo/simplify-wasm', { exact: true }).uncheck();
+    await page.getByLabel('Code of node-1').fill('import { add } from "@acme/geo/simplify-wasm";\nreturn await add(1, 2);');
+    await page.getByRole('button', { name: 'Run node-1', exact: true }).click();
+    const window = page.getByRole('region', { name: 'In this window: node-1' });
+    await window.getByRole('button', { name: 'Run in this window (node-1)' }).click();
+    await window.getByText('import-denied', { exact: true }).first().waitFor({ timeout: 60_000 });
+    await page.getByRole('region', { name: 'Run result' }).first().getByText('import-denied', { exact: true }).first().waitFor({ timeout: 60_000 });
+    const denied = (region: ReturnType<Page['getByRole']>) => region.locator('dt:has-text("Denied") + dd').textContent();
+    expect(await denied(window.getByRole('region', { name: 'Run result' }))).toBe(await denied(page.getByRole('region', { name: 'Run result' }).first()));
+  });
+
+  it('ran without page errors or CSP violations', () => {
+    expect(problems).toEqual([]);
+  });
+});

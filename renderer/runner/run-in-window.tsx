@@ -1,0 +1,47 @@
+// The "Run in this window" button for a Code node, mounted next to the node's main-process Run
+// button. It runs the same request as code.run, in this page's browser runner, and shows the
+// answer with the same RunOutput, so the two results can be compared line by line. Capabilities
+// (fetch) are not lent by this window: a node that uses them is refused here with a sentence.
+
+import { useState } from 'react';
+import type { RequestOf } from '../../shared/contract/methods.ts';
+import type { Failure } from '../../shared/protocol/result.ts';
+import { useContractClient } from '../api/client-context.tsx';
+import { RunOutput } from '../features/code-node/run-panel.tsx';
+import { runNodeInWindow, type CodeRunValue } from './run-node-in-window.ts';
+import { windowRunner, windowRunnerUnavailable } from './window-runner.ts';
+
+export function RunInWindow({ nodeId, request }: { nodeId: string; request: RequestOf<'code.run'> }) {
+  const client = useContractClient();
+  const [pending, setPending] = useState(false);
+  const [outcome, setOutcome] = useState<{ ok: true; value: CodeRunValue } | Failure | undefined>(undefined);
+  const unavailable = windowRunnerUnavailable();
+
+  async function run(): Promise<void> {
+    setPending(true);
+    try {
+      setOutcome(await runNodeInWindow(client, windowRunner(), request));
+    } catch (error) {
+      setOutcome({ ok: false, code: 'internal', message: `The run in this window failed: ${error instanceof Error ? error.message : String(error)}` });
+    } finally {
+      setPending(false);
+    }
+  }
+
+  return (
+    <section className="run-in-window" aria-label={`In this window: ${nodeId}`}>
+      <div className="actions">
+        <button type="button" disabled={pending || unavailable !== undefined} title={unavailable} onClick={() => void run()}>
+          {pending ? 'Running in this window…' : `Run in this window (${nodeId})`}
+        </button>
+        {unavailable !== undefined && <span className="muted small">{unavailable}</span>}
+      </div>
+      {outcome && !outcome.ok && (
+        <p role="alert" className="warn-text">
+          The run in this window could not start: {outcome.message} ({outcome.code})
+        </p>
+      )}
+      {outcome?.ok && <RunOutput run={outcome.value} />}
+    </section>
+  );
+}
