@@ -66,6 +66,12 @@ async function install(spec: string): Promise<void> {
 
 describe('the Package Manager and Code node in Chromium', () => {
   it('installs a sandbox-only pack: progress by stage, then active with the consent sentence', async () => {
+    // The Packages tabs follow the tabs pattern: arrow keys move between them.
+    await page.getByRole('tab', { name: 'Installed' }).focus();
+    await page.keyboard.press('ArrowRight');
+    expect(await page.getByRole('tab', { name: 'Available' }).getAttribute('aria-selected')).toBe('true');
+    await page.keyboard.press('ArrowLeft');
+    expect(await page.getByRole('tab', { name: 'Installed' }).getAttribute('aria-selected')).toBe('true');
     await install(GEO);
     const result = page.getByLabel('Install result');
     await result.getByText(`Installed ${GEO}@0.1.0`).waitFor({ timeout: 90_000 });
@@ -113,7 +119,7 @@ describe('the Package Manager and Code node in Chromium', () => {
     expect(declaration.resolvedPackVersion).toBe('0.1.0');
     expect(declaration.contentDigest).toMatch(/^[0-9a-f]{64}$/);
 
-    await page.getByRole('button', { name: 'Run node-1' }).click();
+    await page.getByRole('button', { name: 'Run node-1', exact: true }).click();
     const output = page.getByRole('region', { name: 'Run result' });
     await output.waitFor({ timeout: 60_000 });
     expect(await output.getByLabel('Result value').textContent()).toBe('877');
@@ -125,11 +131,20 @@ describe('the Package Manager and Code node in Chromium', () => {
     const saved1 = await code.inputValue();
     await code.fill(`import { clamp } from "${GEO}/simplify-wasm";\nreturn await clamp(5, 0, 1);`);
     await page.getByText(`The code imports "${GEO}/simplify-wasm", which is not in this node's packages`).waitFor();
-    await page.getByRole('button', { name: 'Run node-1' }).click();
+    await page.getByRole('button', { name: 'Run node-1', exact: true }).click();
     await output.getByText('import-denied', { exact: true }).first().waitFor({ timeout: 60_000 });
     const denied = await output.locator('dt:has-text("Denied") + dd').textContent();
     expect(denied).toContain(`import ${GEO}/simplify-wasm from`);
     await snap(page, '03b-code-node-denied');
+    await code.fill(saved1);
+
+    // Keyboard: Tab indents inside the editor; Esc then Tab moves on.
+    await code.press('End');
+    await code.press('Tab');
+    expect((await code.inputValue()).endsWith('  ')).toBe(true);
+    await code.press('Escape');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.tagName)).not.toBe('TEXTAREA');
     await code.fill(saved1);
   });
 

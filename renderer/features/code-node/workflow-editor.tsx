@@ -80,7 +80,7 @@ export function WorkflowEditor() {
           </div>
         </div>
         {draft.name !== '' && !nameCheck.success && <p className="warn-text small">{nameCheck.error.issues[0]?.message}</p>}
-        {saved && <p role="status" className="ok-text">{saved}</p>}
+        {saved && !draft.dirty && <p role="status" className="ok-text">{saved}</p>}
         {openError && <p role="alert" className="failure">{openError}</p>}
         <FailureText error={save.error} prefix="Saving failed:" />
         <FailureText error={summaries.error} />
