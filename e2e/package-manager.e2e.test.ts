@@ -272,6 +272,10 @@ describe('the Package Manager and Code node in Chromium', () => {
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(overflow).toBeLessThanOrEqual(0);
     await snap(page, '10-narrow-packages');
+    await screen('Workflows');
+    await page.getByLabel('Code of node-1').waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+    await snap(page, '11-narrow-workflows');
     expect(problems).toEqual([]);
   });
 });

@@ -91,10 +91,22 @@ describe('kernel contract fixtures in Chromium (browser runner)', () => {
     });
   }
 
-  it('ran without page errors or CSP violations, and cached verified modules by digest', async () => {
+  it('ran without page errors or CSP violations, cached verified modules by digest, and replaced the WASM worker a timeout stopped', async () => {
     expect(main.problems).toEqual([]);
-    const stats = await main.page.evaluate(() => (window as unknown as { sandboxParity: { stats(): { cachedModules: number } } }).sandboxParity.stats());
+    const stats = await main.page.evaluate(() => (window as unknown as { sandboxParity: { stats(): { cachedModules: number; wasmWorkersReplaced: number } } }).sandboxParity.stats());
     expect(stats.cachedModules).toBeGreaterThan(0);
+    expect(stats.wasmWorkersReplaced).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('the browser kernel worker\'s outer watchdog', () => {
+  it('terminates a worker wedged in one native call at deadline + grace, replaces it, and keeps serving', async () => {
+    const probe = await main.page.evaluate(() =>
+      (window as unknown as { sandboxParity: { watchdogProbe(): Promise<{ wedged: RunResult; after: RunResult; workersBefore: number; workersAfter: number }> } }).sandboxParity.watchdogProbe(),
+    );
+    expect(probe.wedged).toMatchObject({ ok: false, code: 'timeout', message: 'The code ran longer than its 20 ms time limit and was stopped.' });
+    expect(probe.workersAfter).toBe(probe.workersBefore + 1);
+    expect(probe.after).toMatchObject({ ok: true, value: 'still serving' });
   });
 });
 

@@ -26,6 +26,8 @@ export interface BrowserRunnerPowers {
   readonly sha256: Sha256HexAsync;
   /** WASM pool workers (default: the host's pool size). */
   readonly wasmWorkers?: number;
+  /** Time past a run's deadline before the kernel worker is terminated (default 1000 ms). */
+  readonly kernelGraceMs?: number;
 }
 
 export interface BrowserRunInput {
@@ -57,7 +59,7 @@ export class BrowserRunner {
 
   constructor(powers: BrowserRunnerPowers) {
     this.#powers = powers;
-    this.#kernel = new KernelHost({ startWorker: powers.startKernelWorker, engineWasmUrl: powers.engineWasmUrl });
+    this.#kernel = new KernelHost({ startWorker: powers.startKernelWorker, engineWasmUrl: powers.engineWasmUrl, ...(powers.kernelGraceMs !== undefined ? { graceMs: powers.kernelGraceMs } : {}) });
     this.#wasmPool = new BrowserWasmPool({ startWorker: powers.startWasmWorker, sha256: powers.sha256, ...(powers.wasmWorkers !== undefined ? { size: powers.wasmWorkers } : {}) });
   }
 

@@ -4,8 +4,8 @@
 import type { ModuleSummary } from '../../../shared/contract/schemas.ts';
 import { Chip } from '../../ui/chip.tsx';
 
-export function ModuleRows({ modules }: { modules: readonly ModuleSummary[] }) {
-  if (modules.length === 0) return <p className="muted">No sandbox modules (host code only).</p>;
+export function ModuleRows({ modules, emptyText = 'No sandbox modules (host code only).' }: { modules: readonly ModuleSummary[]; emptyText?: string }) {
+  if (modules.length === 0) return <p className="muted">{emptyText}</p>;
   return (
     <ul className="modules" aria-label="Modules">
       {modules.map((m) => (

@@ -32,7 +32,7 @@ export function PackCard({ pack, modules, latest }: { pack: InstalledPack; modul
         </div>
       </header>
       <p className="muted small">{INSTALL_MODE_HELP[pack.installMode]}</p>
-      <ModuleRows modules={modules} />
+      <ModuleRows modules={modules} emptyText={pack.status !== 'active' && pack.installMode !== 'register' ? 'Its sandbox modules are not loaded while the pack is inactive.' : undefined} />
       <div className="actions">
         <button type="button" onClick={() => openDetails(pack.name)}>
           Details

@@ -25,6 +25,11 @@ export interface ParityApi {
   runNode(node: RequestOf<'code.run'>): Promise<Result<CodeRunValue>>;
   /** Wall times (ms) of `runs` back-to-back runs of one case, measured in the page (for the bench). */
   timeCase(fixture: unknown, caseName: string, entries: ExpectedEntries, runs: number): Promise<number[]>;
+  /**
+   * The outer watchdog: code wedged in one native call (which the interrupt handler cannot stop)
+   * on a runner with 1 ms of grace, then a plain run on the same runner.
+   */
+  watchdogProbe(): Promise<{ wedged: RunResult; after: RunResult; workersBefore: number; workersAfter: number }>;
   stats(): { cachedModules: number; kernelWorkersStarted: number; wasmWorkersReplaced: number };
 }
 
@@ -75,6 +80,19 @@ if (token === undefined) {
         if (i === 0 && !result.ok) throw new Error(`${caseName} failed in the bench: ${result.code} ${result.message}`);
       }
       return samples;
+    },
+    async watchdogProbe() {
+      const strict = new BrowserRunner({ ...pagePowers(location.origin, token), kernelGraceMs: 1, wasmWorkers: 1 });
+      try {
+        await strict.run({ code: 'return 1;', entries: {} });
+        const workersBefore = strict.kernelWorkersStarted;
+        const wedged = await strict.run({ code: 'const big = new Array(2e6).fill("abcdefgh");\nreturn JSON.stringify(big).length;', entries: {}, timeoutMs: 20 });
+        const workersAfter = strict.kernelWorkersStarted;
+        const after = await strict.run({ code: 'return "still serving";', entries: {} });
+        return { wedged, after, workersBefore, workersAfter };
+      } finally {
+        strict.close();
+      }
     },
     runNode: (node) => runNodeInWindow(client, runner, node),
     stats: () => ({ cachedModules: runner.cache.size, kernelWorkersStarted: runner.kernelWorkersStarted, wasmWorkersReplaced: runner.wasmWorkersReplaced }),
