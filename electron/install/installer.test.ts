@@ -205,6 +205,18 @@ describe('trust and rebuild', () => {
       '@sp-fixture/register-pack@1.0.0': true,
       '@sp-fixture/script-dep@1.0.0': true,
     });
+
+    // The scripts wrote into the pack's own folder. A later rebuild that must fetch the artifact
+    // again compares the fresh extraction with the artifact as installed, not with what the
+    // scripts left behind, so it verifies and runs them again.
+    const built = ledgerOf(root).packs['@sp-fixture/register-pack']?.closure[0];
+    expect(built?.builtDigest).toMatch(/^[0-9a-f]{64}$/);
+    expect(built?.builtDigest).not.toBe(built?.treeDigest);
+    await rm(path.join(root, 'node_modules/@sp-fixture/register-pack'), { recursive: true, force: true });
+    const again = await installer.rebuild('@sp-fixture/register-pack');
+    expect(again).toMatchObject({ ok: true, value: { status: 'active', refetched: true } });
+    expect(markers(root)).toContain('node_modules/@sp-fixture/register-pack/MARKER-@sp-fixture__register-pack-postinstall');
+    expect(ledgerOf(root).packs['@sp-fixture/register-pack']?.closure[0]?.treeDigest).toBe(built?.treeDigest);
   });
 
   it('refuses to run anything when a refetch gets different bytes for the same version', async () => {

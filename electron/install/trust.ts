@@ -27,13 +27,18 @@ export interface RebuildOutcome extends InstallOutcome {
   readonly note?: string;
 }
 
-/** Is this closure entry on disk exactly as recorded? */
-async function intact(root: string, entry: ClosureEntry): Promise<boolean> {
+/**
+ * Is this closure entry on disk as recorded: either the artifact as installed with scripts off,
+ * or (when `built` is allowed) the state the trusted scripts left it in? A fresh extraction can
+ * only ever equal the former, so after a refetch `built` is not accepted.
+ */
+async function intact(root: string, entry: ClosureEntry, built: boolean): Promise<boolean> {
   const dir = path.join(root, entry.path);
   if (!existsSync(path.join(dir, 'package.json'))) return false;
   const pkg = await readInstalledPackageJson(root, entry.path);
   if (!pkg.ok || pkg.value.name !== entry.name || pkg.value.version !== entry.version) return false;
-  return (await treeDigest(dir)) === entry.treeDigest;
+  const digest = await treeDigest(dir);
+  return digest === entry.treeDigest || (built && entry.builtDigest !== undefined && digest === entry.builtDigest);
 }
 
 async function save(ctx: OpContext, ledger: Ledger, record: PackRecord): Promise<Ledger> {
@@ -64,7 +69,7 @@ export async function rebuildLocked(ctx: OpContext, ledger: Ledger, name: string
 
   ctx.progress({ stage: 'classifying', message: 'checking the artifact on disk against the install' });
   const broken: ClosureEntry[] = [];
-  for (const entry of record.closure) if (!(await intact(ctx.root, entry))) broken.push(entry);
+  for (const entry of record.closure) if (!(await intact(ctx.root, entry, true))) broken.push(entry);
 
   let refetched = false;
   if (broken.length > 0) {
@@ -82,7 +87,7 @@ export async function rebuildLocked(ctx: OpContext, ledger: Ledger, name: string
       return npmFailure(run, `restoring ${name} from the lockfile`);
     }
     for (const entry of broken) {
-      if (!(await intact(ctx.root, entry))) {
+      if (!(await intact(ctx.root, entry, false))) {
         await save(ctx, ledger, inactive);
         return fail('integrity-mismatch', `${entry.name}@${entry.version} on disk still differs from what was first installed after it was fetched again; nothing was run.`);
       }
@@ -100,9 +105,10 @@ export async function rebuildLocked(ctx: OpContext, ledger: Ledger, name: string
       return fail('rebuild-failed', `The install scripts of ${name}@${record.version} failed: ${npmErrorSummary(run)}`);
     }
   }
-  // Scripts may write into their package directories: what is on disk now is the trusted state.
+  // Scripts may write into their package directories: record what they left as the built state,
+  // and keep the artifact's own digest, which is what a later refetch must reproduce.
   const closure: ClosureEntry[] = [];
-  for (const entry of record.closure) closure.push({ ...entry, treeDigest: await treeDigest(path.join(ctx.root, entry.path)) });
+  for (const entry of record.closure) closure.push({ ...entry, builtDigest: await treeDigest(path.join(ctx.root, entry.path)) });
   const active: PackRecord = { ...record, closure, status: 'active' };
   await save(ctx, ledgerNow, active);
   ctx.progress({ stage: 'done', message: `${name}@${record.version} active` });

@@ -45,8 +45,10 @@ export const ClosureEntrySchema = z
     resolved: z.string().max(4096).optional(),
     integrity: IntegritySchema.optional(),
     hasInstallScript: z.boolean(),
-    /** sha256 over the package directory's files (nested node_modules excluded), as last verified. */
+    /** sha256 over the package directory's files (nested node_modules excluded), as installed with scripts off. */
     treeDigest: z.string().regex(/^[0-9a-f]{64}$/),
+    /** The same digest after the trusted install scripts ran (scripts may write into their package). */
+    builtDigest: z.string().regex(/^[0-9a-f]{64}$/).optional(),
   })
   .strict();
 export type ClosureEntry = z.infer<typeof ClosureEntrySchema>;
