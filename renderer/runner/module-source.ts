@@ -103,21 +103,27 @@ export async function loadModules(expected: ExpectedEntries, powers: ModuleSourc
     if (!DELIVERY_ID.test(entry.moduleId) || !DIGEST.test(entry.digest)) return fail('invalid-data', `${specifier}: the node's resolution names no valid module id and digest.`);
     queue.push({ deliveryId: entry.moduleId, digest: entry.digest });
   }
+  // One wave per import depth: cache hits are taken at once, the rest fetched in parallel.
   while (queue.length) {
-    const { deliveryId, digest } = queue.shift() as { deliveryId: string; digest: string | undefined };
-    if (verified.has(deliveryId) || pending.has(deliveryId)) continue;
-    const hit = digest !== undefined ? cache.get(digest) : undefined;
-    if (hit && hit.deliveryId === deliveryId) {
-      verified.set(deliveryId, hit);
-      cached++;
-      for (const dep of hit.dependencies) queue.push({ deliveryId: dep.deliveryId, digest: dep.digest });
-      continue;
+    const wave = new Map<string, string | undefined>();
+    for (const { deliveryId, digest } of queue.splice(0)) {
+      if (verified.has(deliveryId) || pending.has(deliveryId)) continue;
+      const hit = digest !== undefined ? cache.get(digest) : undefined;
+      if (hit && hit.deliveryId === deliveryId) {
+        verified.set(deliveryId, hit);
+        cached++;
+        for (const dep of hit.dependencies) queue.push({ deliveryId: dep.deliveryId, digest: dep.digest });
+        continue;
+      }
+      if (!wave.has(deliveryId) || digest !== undefined) wave.set(deliveryId, digest);
     }
-    const got = await fetchOne(deliveryId, digest, powers);
-    if (!got.ok) return got;
-    fetched++;
-    pending.set(deliveryId, got.value);
-    for (const dep of got.value.dependencyIds) queue.push({ deliveryId: dep, digest: undefined });
+    const answers = await Promise.all([...wave].map(([deliveryId, digest]) => fetchOne(deliveryId, digest, powers)));
+    for (const got of answers) {
+      if (!got.ok) return got;
+      fetched++;
+      pending.set(got.value.deliveryId, got.value);
+      for (const dep of got.value.dependencyIds) queue.push({ deliveryId: dep, digest: undefined });
+    }
   }
 
   // Recompute every fetched module's digest over its closure (fetched and cached modules alike).

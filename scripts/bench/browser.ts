@@ -83,7 +83,20 @@ export const browserSection: BenchSection = {
         rows.push(node, inBrowser);
         pairs.push([inBrowser, node]);
       }
+      // What the cache saves: fetching and verifying a case's modules from the web host, cold.
+      const coldRows: Stats[] = [];
+      for (const [fileName, caseName] of CASES) {
+        const entries = delivery.entries(fileName);
+        const declared = files.get(fileName)?.cases.find((c) => c.name === caseName)?.declare ?? Object.keys(entries);
+        const wanted = Object.fromEntries(declared.map((s) => [s, entries[s]]));
+        const samples = await page.evaluate(
+          ({ wanted, runs }) => (window as unknown as { sandboxParity: { timeColdLoad(e: unknown, r: number): Promise<number[]> } }).sandboxParity.timeColdLoad(wanted, runs),
+          { wanted, runs: Math.min(RUNS, 50) + 3 },
+        );
+        coldRows.push(stats(`fetch+verify ${caseName} (${declared.length} entr${declared.length === 1 ? 'y' : 'ies'})`, samples.slice(3)));
+      }
       printTable('browser: one invocation of a contract fixture, Chromium browser runner vs Node worker pool', rows);
+      printTable('browser: modules fetched from the web host and digest-verified with crypto.subtle, empty cache', coldRows);
       for (const [ours, anchor] of pairs) printRatio(`${ours.label.slice(7)} browser/node`, ours, anchor);
       await page.close();
     } finally {

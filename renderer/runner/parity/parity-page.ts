@@ -14,7 +14,7 @@ import { createHttpClient } from '../../api/http-client.ts';
 import { runNodeInWindow, type CodeRunValue } from '../run-node-in-window.ts';
 import { BrowserRunner } from '../browser-runner.ts';
 import { pagePowers } from '../browser-powers.ts';
-import type { ExpectedEntries } from '../module-source.ts';
+import { DigestCache, loadModules, type ExpectedEntries } from '../module-source.ts';
 
 export interface ParityApi {
   /** Runs case `caseName` of `fixture`; `entries` maps each declared specifier to its delivered id and digest. */
@@ -30,6 +30,8 @@ export interface ParityApi {
    * on a runner with 1 ms of grace, then a plain run on the same runner.
    */
   watchdogProbe(): Promise<{ wedged: RunResult; after: RunResult; workersBefore: number; workersAfter: number }>;
+  /** Wall times (ms) of fetching and verifying `entries` with an empty cache each time (for the bench). */
+  timeColdLoad(entries: ExpectedEntries, runs: number): Promise<number[]>;
   stats(): { cachedModules: number; kernelWorkersStarted: number; wasmWorkersReplaced: number };
 }
 
@@ -93,6 +95,17 @@ if (token === undefined) {
       } finally {
         strict.close();
       }
+    },
+    async timeColdLoad(entries, runs) {
+      const powers = pagePowers(location.origin, token);
+      const samples: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        const start = performance.now();
+        const loaded = await loadModules(entries, powers, new DigestCache());
+        samples.push(performance.now() - start);
+        if (!loaded.ok) throw new Error(`cold load failed: ${loaded.code} ${loaded.message}`);
+      }
+      return samples;
     },
     runNode: (node) => runNodeInWindow(client, runner, node),
     stats: () => ({ cachedModules: runner.cache.size, kernelWorkersStarted: runner.kernelWorkersStarted, wasmWorkersReplaced: runner.wasmWorkersReplaced }),
