@@ -152,6 +152,7 @@ export async function runKernel(request: KernelRunRequest, powers: KernelPowers)
   const owned: QuickJSHandle[] = [];
   let outcome: Outcome;
   let healthy = true;
+  let hostStackOverflow = false;
   try {
     runtime = powers.engine.newRuntime();
     runtime.setMemoryLimit(LIMITS.guestMemoryBytes);
@@ -160,9 +161,17 @@ export async function runKernel(request: KernelRunRequest, powers: KernelPowers)
     outcome = await evaluate(ctx, runtime, request, entry.value, graph, withWasm, state, owned, powers);
   } catch (error) {
     healthy = false;
-    outcome = { ok: false, code: 'sandbox-crashed', message: `The sandbox engine failed: ${error instanceof Error ? error.message : String(error)}` };
+    // The host's own stack can run out inside the engine before the guest stack limit trips (a
+    // browser Web Worker's stack is smaller than a Node worker's, measured): that is still the
+    // guest recursing too deeply. The engine was unwound mid-call, so freeing its runtime would
+    // trip its own assertions (measured: an abort); it is retired whole instead.
+    hostStackOverflow = error instanceof RangeError && /maximum call stack/i.test(error.message);
+    outcome = hostStackOverflow
+      ? { ok: false, code: 'stack-overflow', message: 'The code recursed too deeply and was stopped.' }
+      : { ok: false, code: 'sandbox-crashed', message: `The sandbox engine failed: ${error instanceof Error ? error.message : String(error)}` };
   }
   state.closed = true;
+  if (hostStackOverflow) return finish(outcome, false);
   try {
     for (const deferred of state.deferreds) deferred.dispose();
     state.deferreds.clear();
