@@ -108,6 +108,16 @@ describe('the browser kernel worker\'s outer watchdog', () => {
     expect(probe.workersAfter).toBe(probe.workersBefore + 1);
     expect(probe.after).toMatchObject({ ok: true, value: 'still serving' });
   });
+
+  it('stops respawning a kernel worker whose engine cannot start, and answers sandbox-crashed', async () => {
+    const served = await serve();
+    const probe = await served.page.evaluate(() =>
+      (window as unknown as { sandboxParity: { brokenEngineProbe(): Promise<{ result: RunResult; workersStarted: number }> } }).sandboxParity.brokenEngineProbe(),
+    );
+    expect(probe.workersStarted).toBe(3);
+    expect(probe.result).toMatchObject({ ok: false, code: 'sandbox-crashed', message: expect.stringMatching(/^The sandbox cannot start in this window: the sandbox engine could not start: /) });
+    await served.page.close();
+  });
 });
 
 describe('digest verification in the browser', () => {

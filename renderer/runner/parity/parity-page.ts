@@ -32,6 +32,8 @@ export interface ParityApi {
   watchdogProbe(): Promise<{ wedged: RunResult; after: RunResult; workersBefore: number; workersAfter: number }>;
   /** Wall times (ms) of fetching and verifying `entries` with an empty cache each time (for the bench). */
   timeColdLoad(entries: ExpectedEntries, runs: number): Promise<number[]>;
+  /** A runner whose engine cannot load: the host must stop respawning and answer, not loop. */
+  brokenEngineProbe(): Promise<{ result: RunResult; workersStarted: number }>;
   stats(): { cachedModules: number; kernelWorkersStarted: number; wasmWorkersReplaced: number };
 }
 
@@ -106,6 +108,15 @@ if (token === undefined) {
         if (!loaded.ok) throw new Error(`cold load failed: ${loaded.code} ${loaded.message}`);
       }
       return samples;
+    },
+    async brokenEngineProbe() {
+      const broken = new BrowserRunner({ ...pagePowers(location.origin, token), engineWasmUrl: new URL('./assets/no-such-engine.wasm', location.href).href, wasmWorkers: 1 });
+      try {
+        const result = await broken.run({ code: 'return 1;', entries: {} });
+        return { result, workersStarted: broken.kernelWorkersStarted };
+      } finally {
+        broken.close();
+      }
     },
     runNode: (node) => runNodeInWindow(client, runner, node),
     stats: () => ({ cachedModules: runner.cache.size, kernelWorkersStarted: runner.kernelWorkersStarted, wasmWorkersReplaced: runner.wasmWorkersReplaced }),
