@@ -29,8 +29,36 @@ export interface TaggedBytes {
   readonly __sandboxBytes: string;
 }
 
-/** JSON replacer: Uint8Array (and other views) → tagged base64. */
+/**
+ * Numbers JSON cannot carry (NaN, ±Infinity, -0) cross the bridge tagged, so an f64 WASM result
+ * or argument keeps its value instead of turning into null or 0.
+ */
+export interface TaggedNumber {
+  readonly __sandboxNumber: 'NaN' | 'Infinity' | '-Infinity' | '-0';
+}
+
+export function tagNumber(value: number): TaggedNumber | undefined {
+  if (Number.isNaN(value)) return { __sandboxNumber: 'NaN' };
+  if (value === Infinity) return { __sandboxNumber: 'Infinity' };
+  if (value === -Infinity) return { __sandboxNumber: '-Infinity' };
+  if (Object.is(value, -0)) return { __sandboxNumber: '-0' };
+  return undefined;
+}
+
+/** The number a tag stands for, or undefined when `value` is not exactly a number tag. */
+export function reviveNumber(value: unknown): number | undefined {
+  if (value === null || typeof value !== 'object' || Object.keys(value).length !== 1) return undefined;
+  const tag = (value as { __sandboxNumber?: unknown }).__sandboxNumber;
+  if (tag === 'NaN') return Number.NaN;
+  if (tag === 'Infinity') return Infinity;
+  if (tag === '-Infinity') return -Infinity;
+  if (tag === '-0') return -0;
+  return undefined;
+}
+
+/** JSON replacer for host→guest values: bytes → tagged base64, non-JSON numbers → number tags. */
 export function bytesReplacer(_key: string, value: unknown): unknown {
+  if (typeof value === 'number') return tagNumber(value) ?? value;
   if (value instanceof Uint8Array) return { __sandboxBytes: encodeBase64(value) } satisfies TaggedBytes;
   if (ArrayBuffer.isView(value)) return { __sandboxBytes: encodeBase64(new Uint8Array(value.buffer, value.byteOffset, value.byteLength)) } satisfies TaggedBytes;
   return value;

@@ -31,7 +31,7 @@ const O = Object, defineProperty = O.defineProperty, freeze = O.freeze, getProto
 const host = G[__HOST_CALL__], hostLog = G[__HOST_LOG__], hostLibrary = G[__HOST_LIBRARY__];
 delete G[__HOST_CALL__]; delete G[__HOST_LOG__]; delete G[__HOST_LIBRARY__];
 const I = freeze({ host, JSONparse: JSON.parse, JSONstringify: JSON.stringify, isView: ArrayBuffer.isView, U8: Uint8Array, AB: ArrayBuffer,
-  slice: ArrayBuffer.prototype.slice, apply: Reflect.apply, keys: O.keys, freeze, fromCharCode: String.fromCharCode, Err: Error, Str: String,
+  slice: ArrayBuffer.prototype.slice, apply: Reflect.apply, keys: O.keys, hasOwn: O.hasOwn, freeze, fromCharCode: String.fromCharCode, Err: Error, Str: String,
   unescape, encodeURIComponent });
 delete G.eval;
 for (const n of ["setTimeout", "setInterval", "setImmediate", "clearTimeout", "clearInterval", "clearImmediate"]) delete G[n];
@@ -47,7 +47,8 @@ let lib;
 const L = () => lib || (lib = hostLibrary(I));
 const isBytes = (v) => I.isView(v) || v instanceof I.AB;
 const toJson = (_k, v) => (isBytes(v) ? L().tag(v) : v);
-const fromJson = (_k, v) => (v !== null && typeof v === "object" && typeof v.__sandboxBytes === "string" ? L().revive(v) : v);
+const NUM = { NaN: NaN, Infinity: Infinity, "-Infinity": -Infinity, "-0": -0 };
+const fromJson = (_k, v) => (v !== null && typeof v === "object" ? (typeof v.__sandboxBytes === "string" ? L().revive(v) : typeof v.__sandboxNumber === "string" && I.keys(v).length === 1 && I.hasOwn(NUM, v.__sandboxNumber) ? NUM[v.__sandboxNumber] : v) : v);
 const constant = (name, value) => defineProperty(G, name, { value: freeze(value), ...lock });
 const show = (v) => {
   if (typeof v === "string") return v;
@@ -112,10 +113,13 @@ function utf8decode(b) {
 }
 const tag = (v) => ({ __sandboxBytes: b64encode(I.isView(v) ? new I.U8(v.buffer, v.byteOffset, v.byteLength) : new I.U8(v)) });
 const revive = (v) => (I.keys(v).length === 1 ? b64decode(v.__sandboxBytes) : v);
-const fromJson = (_k, v) => (v !== null && typeof v === "object" && typeof v.__sandboxBytes === "string" ? revive(v) : v);
+const NUM = { NaN: NaN, Infinity: Infinity, "-Infinity": -Infinity, "-0": -0 };
+const fromJson = (_k, v) => (v !== null && typeof v === "object" ? (typeof v.__sandboxBytes === "string" ? revive(v) : typeof v.__sandboxNumber === "string" && I.keys(v).length === 1 && I.hasOwn(NUM, v.__sandboxNumber) ? NUM[v.__sandboxNumber] : v) : v);
+const numberTag = (v) => (v !== v ? "NaN" : v === Infinity ? "Infinity" : v === -Infinity ? "-Infinity" : v === 0 && 1 / v < 0 ? "-0" : undefined);
 function encodeArgs(args) {
   const buffers = [];
   const json = I.JSONstringify(args, (_k, v) => {
+    if (typeof v === "number") { const t = numberTag(v); return t === undefined ? v : { __sandboxNumber: t }; }
     if (I.isView(v)) { buffers[buffers.length] = I.apply(I.slice, v.buffer, [v.byteOffset, v.byteOffset + v.byteLength]); return { __sandboxBuffer: buffers.length - 1 }; }
     if (v instanceof I.AB) { buffers[buffers.length] = I.apply(I.slice, v, [0]); return { __sandboxBuffer: buffers.length - 1 }; }
     return v;

@@ -15,7 +15,7 @@
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { LIMITS } from '../protocol/limits.ts';
 import type { HostCallResult, KernelRunRequest, ReceiptCall, ReceiptDenial, RunLog, RunReceipt, RunResult } from '../protocol/run.ts';
-import { bytesReplacer } from './base64.ts';
+import { bytesReplacer, reviveNumber } from './base64.ts';
 import { buildEntryModule, ENTRY_MODULE_NAME, type EntryModule } from './entry-transform.ts';
 import { HOST_CALL_GLOBAL, HOST_LIBRARY_GLOBAL, HOST_LOG_GLOBAL, LIBRARY_SCRIPT_NAME, PRELUDE_SCRIPT_NAME, guestLibrarySource, guestPreludeSource } from './guest-prelude.ts';
 import { decideImport, type LoaderGraph } from './loader-policy.ts';
@@ -119,6 +119,8 @@ function readArgs(ctx: QuickJSContext, jsonHandle: QuickJSHandle | undefined, bu
       if (value !== null && typeof value === 'object' && typeof (value as { __sandboxBuffer?: unknown }).__sandboxBuffer === 'number') {
         return buffers[(value as { __sandboxBuffer: number }).__sandboxBuffer];
       }
+      const number = reviveNumber(value);
+      if (number !== undefined) return number;
       return value;
     });
     return Array.isArray(parsed) ? parsed : undefined;
