@@ -265,6 +265,8 @@ describe('the Package Manager and Code node in Chromium', () => {
   it('shows diagnostics, and stays usable in a narrow window', async () => {
     await screen('Diagnostics');
     await page.getByRole('heading', { name: 'Catalog' }).waitFor();
+    await page.getByRole('heading', { name: 'Start-up reconcile', exact: true }).waitFor();
+    await page.getByText('The install tree and the ledger agreed; nothing needed fixing.').waitFor();
     await snap(page, '09-diagnostics');
     await page.setViewportSize({ width: 420, height: 800 });
     await screen('Packages');

@@ -171,8 +171,9 @@ describe('catalog methods', () => {
     expect(res.text).not.toContain(data.path);
   });
 
-  it('catalog.diagnostics has one row per pack, without paths', async () => {
-    const body = (await rpc('catalog.diagnostics', {})).json() as { ok: true; value: { packs: { name: string; status: string }[] } };
+  it('catalog.diagnostics has one row per pack, without paths, and the start-up reconcile report', async () => {
+    const body = (await rpc('catalog.diagnostics', {})).json() as { ok: true; value: { packs: { name: string; status: string }[]; reconcile: unknown } };
+    expect(body.value.reconcile).toEqual({ ok: true, fixed: [], missing: [] });
     expect(body.value.packs.map((p) => [p.name, p.status])).toEqual(
       expect.arrayContaining([
         ['@acme/geo', 'ok'],
@@ -416,6 +417,10 @@ describe('no absolute paths cross', () => {
         expect(res.json()).toEqual({ ok: false, code: 'invalid-data', message: '<data dir>/sandbox-packs-ledger.json: not valid JSON' });
         expect(res.text).not.toContain(dir.path);
         expect(failures).toEqual(['invalid-data']);
+        // Diagnostics carry the start-up reconcile's failure, redacted the same way.
+        const diag = await raw(own.port, { method: 'POST', path: '/api/rpc/catalog.diagnostics', headers: { Authorization: `Bearer ${own.token}`, 'Content-Type': 'application/json' }, body: '{}' });
+        expect((diag.json() as { value: { reconcile: unknown } }).value.reconcile).toEqual({ ok: false, code: 'invalid-data', message: '<data dir>/sandbox-packs-ledger.json: not valid JSON' });
+        expect(diag.text).not.toContain(dir.path);
       } finally {
         await own.close();
         await created.value.dispose();

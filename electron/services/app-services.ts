@@ -7,6 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import { realpath } from 'node:fs/promises';
 import { createDispatcher, type Dispatcher, type Handlers } from '../../shared/contract/dispatcher.ts';
 import { createEventHub, type EventHub } from '../../shared/contract/events.ts';
+import type { ReconcileSummary } from '../../shared/contract/schemas.ts';
 import { trustCovers } from '../../shared/protocol/ledger.ts';
 import { fail, ok, type Failure, type Result } from '../../shared/protocol/result.ts';
 import { openCatalog, type DiscoveryCatalog } from '../catalog/catalog.ts';
@@ -53,6 +54,9 @@ export async function createAppServices(options: AppServicesOptions): Promise<Re
   // root as managed with nothing active (activePackNames) until it is repaired.
   const reconciled = await createInstaller({ root: dataDir }).reconcile();
   if (!reconciled.ok && reconciled.code !== 'busy') options.onReconcileFailure?.(reconciled);
+  const reconcile: ReconcileSummary = reconciled.ok
+    ? { ok: true, fixed: [...reconciled.value.fixed], missing: [...reconciled.value.missing] }
+    : { ok: false, code: reconciled.code, message: reconciled.message };
 
   const opened = await openCatalog({ root: dataDir, onlyPacks: () => activePackNames(dataDir), compiler: createNpmCompiler({ root: dataDir }) });
   if (!opened.ok) return opened;
@@ -83,7 +87,7 @@ export async function createAppServices(options: AppServicesOptions): Promise<Re
       },
       ...(options.registryIndex ? { registryIndex: options.registryIndex } : {}),
     }),
-    ...catalogHandlers({ catalog, isTrusted }),
+    ...catalogHandlers({ catalog, isTrusted, reconcile }),
     ...settingsHandlers(settings),
     ...codeHandlers(runner, catalog),
     ...workflowHandlers(createWorkflowStore(dataDir, WorkflowSchema)),

@@ -3,7 +3,7 @@
 // with whether the user trusted that pack so the UI can frame untrusted text as such.
 
 import type { Handler } from '../../shared/contract/dispatcher.ts';
-import type { ModuleSummary, PackStatusRow } from '../../shared/contract/schemas.ts';
+import type { ModuleSummary, PackStatusRow, ReconcileSummary } from '../../shared/contract/schemas.ts';
 import { fail, ok } from '../../shared/protocol/result.ts';
 import type { DiscoveryCatalog } from '../catalog/catalog.ts';
 
@@ -11,6 +11,8 @@ export interface CatalogHandlerDeps {
   readonly catalog: DiscoveryCatalog;
   /** Whether the user's consent covers the installed artifact of this pack. */
   readonly isTrusted: (packName: string) => Promise<boolean>;
+  /** What start-up reconcile of a managed root found; null where it did not run. */
+  readonly reconcile: ReconcileSummary | null;
 }
 
 export function catalogHandlers(deps: CatalogHandlerDeps): {
@@ -21,7 +23,7 @@ export function catalogHandlers(deps: CatalogHandlerDeps): {
   const { catalog } = deps;
   return {
     'catalog.summaries': async () => ok({ modules: catalog.summaries() as ModuleSummary[] }),
-    'catalog.diagnostics': async () => ok({ packs: catalog.diagnostics() as PackStatusRow[] }),
+    'catalog.diagnostics': async () => ok({ packs: catalog.diagnostics() as PackStatusRow[], reconcile: deps.reconcile }),
     'catalog.skillDoc': async ({ packName }) => {
       const pack = catalog.diagnostics().find((row) => row.name === packName);
       const skill = catalog.skillDoc(packName);

@@ -11,6 +11,7 @@ import {
   EmptyRequestSchema,
   ModuleSummarySchema,
   PackStatusSchema,
+  ReconcileSummarySchema,
   RegistryUrlSchema,
   SessionAllowlistSchema,
   SettingsSchema,
@@ -45,7 +46,11 @@ export const CONTRACT = {
   'packs.rebuild': method(PackNameRequest, InstalledPackSchema, 'Run a trusted pack\'s install scripts again.'),
 
   'catalog.summaries': method(EmptyRequestSchema, z.object({ modules: z.array(ModuleSummarySchema) }), 'Every discovered module with its one-line summary.'),
-  'catalog.diagnostics': method(EmptyRequestSchema, z.object({ packs: z.array(PackStatusSchema) }), 'One row per pack: status, warnings, modules.'),
+  'catalog.diagnostics': method(
+    EmptyRequestSchema,
+    z.object({ packs: z.array(PackStatusSchema), reconcile: ReconcileSummarySchema.nullable() }),
+    'One row per pack: status, warnings, modules; and what start-up reconcile fixed (null where none ran).',
+  ),
   'catalog.skillDoc': method(
     z.object({ packName: PackageNameSchema }).strict(),
     SkillDocSchema,

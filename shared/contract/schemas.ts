@@ -44,6 +44,13 @@ export const PackStatusSchema = z.object({
 });
 export type PackStatusRow = z.infer<typeof PackStatusSchema>;
 
+/** What the installer's start-up reconcile of the data directory found and fixed. */
+export const ReconcileSummarySchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), fixed: z.array(Text(2000)).max(256), missing: z.array(Text(2000)).max(256) }).strict(),
+  z.object({ ok: z.literal(false), code: ErrorCodeSchema, message: Text(2000) }).strict(),
+]);
+export type ReconcileSummary = z.infer<typeof ReconcileSummarySchema>;
+
 /** The body of a pack's SKILL.md, with what the UI needs to frame it (untrusted → banner). */
 export const SkillDocSchema = z.object({
   packName: PackageNameSchema,

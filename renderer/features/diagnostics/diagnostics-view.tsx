@@ -5,6 +5,7 @@ import { useContractQuery } from '../../api/client-context.tsx';
 import { Chip } from '../../ui/chip.tsx';
 import { FailureText } from '../../ui/failure-text.tsx';
 import { ModuleRows } from '../package-manager/module-rows.tsx';
+import type { ReconcileSummary } from '../../../shared/contract/schemas.ts';
 
 export function DiagnosticsView() {
   const diagnostics = useContractQuery('catalog.diagnostics', {});
@@ -51,6 +52,10 @@ export function DiagnosticsView() {
           ))}
         </div>
       </section>
+      <section className="panel" aria-labelledby="reconcile-h">
+        <h2 id="reconcile-h">Start-up reconcile</h2>
+        <ReconcileReport report={diagnostics.data.reconcile} />
+      </section>
       <section className="panel" aria-labelledby="ledger-h">
         <h2 id="ledger-h">Installer (after start-up reconcile)</h2>
         <FailureText error={ledger.error} prefix="The install ledger could not be read:" />
@@ -83,5 +88,32 @@ export function DiagnosticsView() {
         )}
       </section>
     </div>
+  );
+}
+
+/** What the installer fixed when the app started: leftovers of an interrupted install, missing packs. */
+function ReconcileReport({ report }: { report: ReconcileSummary | null }) {
+  if (report === null) return <p className="empty">This install root is not managed by the installer, so nothing was reconciled.</p>;
+  if (!report.ok) {
+    return (
+      <p className="failure">
+        Reconcile could not run: {report.message} <code className="code-tag">{report.code}</code>
+      </p>
+    );
+  }
+  if (report.fixed.length === 0 && report.missing.length === 0) return <p>The install tree and the ledger agreed; nothing needed fixing.</p>;
+  return (
+    <ul className="issues" aria-label="Reconcile results">
+      {report.fixed.map((line, i) => (
+        <li key={`f${i}`}>
+          <Chip tone="good">fixed</Chip> {line}
+        </li>
+      ))}
+      {report.missing.map((line, i) => (
+        <li key={`m${i}`} className="issue-warning">
+          <Chip tone="bad">missing</Chip> {line}
+        </li>
+      ))}
+    </ul>
   );
 }
