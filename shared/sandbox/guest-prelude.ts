@@ -127,7 +127,8 @@ function encodeArgs(args) {
   return [json === undefined ? "[]" : json, buffers];
 }
 async function callTagged(kind, name, args) {
-  const where = new I.Err().stack;
+  // A stack capture is costly here and only capability denials name their caller: WASM calls skip it.
+  const where = kind === "capability" ? new I.Err().stack : "";
   const [json, buffers] = encodeArgs(args);
   return I.JSONparse(await I.host(kind, name, json, buffers, where), fromJson);
 }
