@@ -124,7 +124,7 @@ function encodeArgs(args) {
     if (v instanceof I.AB) { buffers[buffers.length] = I.apply(I.slice, v, [0]); return { __sandboxBuffer: buffers.length - 1 }; }
     return v;
   });
-  return [json === undefined ? "[]" : json, buffers];
+  return [json === undefined ? "[]" : json, buffers.length === 0 ? undefined : buffers];
 }
 async function callTagged(kind, name, args) {
   // A stack capture is costly here and only capability denials name their caller: WASM calls skip it.

@@ -139,7 +139,14 @@ function readArgs(ctx: QuickJSContext, jsonHandle: QuickJSHandle | undefined, bu
     }
   }
   try {
-    const parsed: unknown = JSON.parse(ctx.getString(jsonHandle), (_key, value: unknown) => {
+    const text = ctx.getString(jsonHandle);
+    // The reviver only acts on `__sandbox…` tags; text without that name (and without escapes
+    // that could spell it) parses the same without one, and a reviver is the slower path.
+    if (!text.includes('__sandbox') && !text.includes('\\')) {
+      const plain: unknown = JSON.parse(text);
+      return Array.isArray(plain) ? plain : undefined;
+    }
+    const parsed: unknown = JSON.parse(text, (_key, value: unknown) => {
       if (value !== null && typeof value === 'object' && typeof (value as { __sandboxBuffer?: unknown }).__sandboxBuffer === 'number') {
         return buffers[(value as { __sandboxBuffer: number }).__sandboxBuffer];
       }
