@@ -16,7 +16,7 @@
 import type { ErrorCode } from '../protocol/codes.ts';
 import { fail, type Result } from '../protocol/result.ts';
 import type { WasmPoolReply, WasmPoolRequest } from './wasm-dispatcher.ts';
-import { WasmWorkerReplySchema } from './wasm-worker-reply.ts';
+import { parseWasmWorkerReply } from './wasm-worker-reply.ts';
 
 /** The part of a worker the core uses; the adapter wires the worker's events to `WasmPoolWorkerHooks`. */
 export interface WasmPoolWorker {
@@ -180,13 +180,12 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
 
   #onMessage(slot: Slot<M, W>, raw: unknown): void {
     if (slot.retired) return;
-    const parsed = WasmWorkerReplySchema.safeParse(raw);
-    if (!parsed.success) {
+    const msg = parseWasmWorkerReply(raw);
+    if (!msg) {
       if (slot.job) this.#settle(slot.job, reply('internal', 'the WASM worker sent a malformed reply', 0));
       this.#replace(slot);
       return;
     }
-    const msg = parsed.data;
     if (msg.type === 'ready') {
       slot.ready = true;
       this.#startFailures = 0;

@@ -10,7 +10,7 @@ import { Worker } from 'node:worker_threads';
 import { LIMITS } from '../../../shared/protocol/limits.ts';
 import { emptyReceipt, type HostCallResult, type KernelRunRequest, type RunResult } from '../../../shared/protocol/run.ts';
 import { timeoutMessage } from '../../../shared/sandbox/kernel.ts';
-import { FromWorkerSchema, type ToWorker } from './messages.ts';
+import { parseFromWorker, type ToWorker } from './messages.ts';
 import { assetUrl } from '../../platform/assets.ts';
 
 /** Host side of a run's calls. Both must resolve with tagged results, never reject. */
@@ -124,12 +124,11 @@ export class SandboxPool {
   }
 
   private onMessage(slot: Slot, raw: unknown): void {
-    const parsed = FromWorkerSchema.safeParse(raw);
-    if (!parsed.success) {
+    const message = parseFromWorker(raw);
+    if (!message) {
       this.fail(slot, 'sandbox-crashed', 'The sandbox worker sent a malformed message.');
       return;
     }
-    const message = parsed.data;
     if (message.type === 'ready') {
       slot.ready = true;
       this.bootFailures = 0;

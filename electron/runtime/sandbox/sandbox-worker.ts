@@ -10,7 +10,7 @@ import { parentPort } from 'node:worker_threads';
 import { loadQuickJsNg } from '../../../shared/sandbox/engine.ts';
 import { runKernel } from '../../../shared/sandbox/kernel.ts';
 import type { HostCallResult } from '../../../shared/protocol/run.ts';
-import { ToWorkerSchema, type FromWorker } from './messages.ts';
+import { parseToWorker, type FromWorker } from './messages.ts';
 
 const port = parentPort;
 if (!port) throw new Error('sandbox-worker.ts must run as a worker thread');
@@ -24,9 +24,8 @@ function post(message: FromWorker): void {
 }
 
 port.on('message', (raw: unknown) => {
-  const parsed = ToWorkerSchema.safeParse(raw);
-  if (!parsed.success) return;
-  const message = parsed.data;
+  const message = parseToWorker(raw);
+  if (!message) return;
   if (message.type === 'host-result') {
     const resolve = waiting.get(message.callId);
     waiting.delete(message.callId);

@@ -1,0 +1,42 @@
+// The hand-written fast paths for hot worker messages must agree with the zod schemas on every
+// shape: same acceptance, same parsed value. Each case is checked against the schema itself.
+
+import { isDeepStrictEqual } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { FromWorkerSchema, ToWorkerSchema, parseFromWorker, parseToWorker } from './messages.ts';
+import { WasmWorkerReplySchema, parseWasmWorkerReply } from '../../../shared/sandbox/wasm-worker-reply.ts';
+
+const VALUES: unknown[] = [0, 1, -1, 1.5, Number.NaN, Infinity, -0, 2 ** 53, '1', null, undefined, true, [], {}];
+
+function mismatches(parse: (raw: unknown) => unknown, schema: { safeParse: (raw: unknown) => { success: boolean; data?: unknown } }, cases: unknown[]): unknown[] {
+  return cases.filter((raw) => {
+    const expected = schema.safeParse(raw);
+    return !isDeepStrictEqual(parse(raw), expected.success ? expected.data : undefined);
+  });
+}
+
+describe('worker message fast paths', () => {
+  it('parseFromWorker agrees with FromWorkerSchema', () => {
+    const cases: unknown[] = [{ type: 'ready' }, { type: 'done' }, null, []];
+    for (const runId of VALUES) for (const kind of ['wasm', 'capability', 'x']) for (const name of ['m', 3]) for (const args of [[], ['tileX', [1, 2]], 'x', { 0: 1 }]) {
+      cases.push({ type: 'host-call', runId, callId: 2, kind, name, args }, { type: 'host-call', runId: 1, callId: runId, kind, name, args, extra: 1 });
+    }
+    expect(mismatches(parseFromWorker, FromWorkerSchema, cases)).toEqual([]);
+    expect(parseFromWorker({ type: 'host-call', runId: 1, callId: 2, kind: 'wasm', name: 'm', args: ['f', [1]], extra: 1 })).toEqual({ type: 'host-call', runId: 1, callId: 2, kind: 'wasm', name: 'm', args: ['f', [1]] });
+  });
+
+  it('parseToWorker agrees with ToWorkerSchema', () => {
+    const results: unknown[] = [{ ok: true, value: 1 }, { ok: true }, { ok: true, value: undefined }, { ok: false, code: 'c', message: 'm' }, { ok: false, code: 1, message: 'm' }, { ok: 'true', value: 1 }, [], null, { ok: true, value: { a: [1] }, x: 2 }, { ok: false, code: 'c', message: 'm', x: 1 }];
+    const cases: unknown[] = [];
+    for (const runId of VALUES) for (const result of results) cases.push({ type: 'host-result', runId, callId: 2, result }, { type: 'host-result', runId: 1, callId: runId, result });
+    expect(mismatches(parseToWorker, ToWorkerSchema, cases)).toEqual([]);
+  });
+
+  it('parseWasmWorkerReply agrees with WasmWorkerReplySchema', () => {
+    const cases: unknown[] = [{ type: 'ready' }, { type: 'missing', id: 1 }, { type: 'result', id: 1, ok: true, runMs: 0 }];
+    for (const id of VALUES) for (const value of VALUES) for (const runMs of [0, 1.2, -1, Number.NaN, Infinity, '1']) for (const ok of [true, false]) {
+      cases.push({ type: 'result', id, ok, value, runMs }, { type: 'result', id, ok, value, runMs, x: 1 });
+    }
+    expect(mismatches(parseWasmWorkerReply, WasmWorkerReplySchema, cases)).toEqual([]);
+  });
+});
