@@ -8,7 +8,7 @@
 // `tamper` makes the catalog serve a changed body under the unchanged digest, for the refusal tests.
 
 import { createHash } from 'node:crypto';
-import { moduleGraphDigest, type GraphSource } from '../shared/packs/digest.ts';
+import { graphClosure, moduleGraphDigest, type GraphSource } from '../shared/packs/digest.ts';
 import type { AuthorizedSandboxModuleDelivery, SandboxModuleDelivery } from '../shared/protocol/catalog.ts';
 import type { DeliveredModuleInfo, DeliveryPart } from '../shared/protocol/delivery.ts';
 import { fail } from '../shared/protocol/result.ts';
@@ -52,19 +52,7 @@ export function fixtureDelivery(files: ReadonlyMap<string, FixtureFile>, options
       ];
     };
     const deps = (moduleId: string) => [...new Set(Object.values(file.modules[moduleId]?.imports ?? {}))].filter((id) => id !== WASM_BRIDGE_MODULE_ID);
-    const closure = (root: string): GraphSource[] => {
-      const out = new Map<string, GraphSource>();
-      const seen = new Set<string>();
-      const stack = [root];
-      while (stack.length) {
-        const id = stack.pop() as string;
-        if (seen.has(id)) continue;
-        seen.add(id);
-        for (const s of own(id)) out.set(s.id, s);
-        stack.push(...deps(id));
-      }
-      return [...out.values()];
-    };
+    const closure = (root: string): GraphSource[] => graphClosure(root, own, deps);
     for (const module of Object.values(file.modules)) {
       const graph: { -readonly [K in keyof DeliveredModuleInfo]: DeliveredModuleInfo[K] } = {
         moduleId: module.moduleId,

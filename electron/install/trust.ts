@@ -17,7 +17,7 @@ import { readLockfile } from './npm-root.ts';
 import { npmErrorSummary } from './npm-runner.ts';
 import { verifyRefetch } from './refetch.ts';
 import { npm, npmFailure, npmInstall, syncScriptPolicy, type OpContext } from './root-ops.ts';
-import type { InstallOutcome } from './installer.ts';
+import { outcomeOf, type InstallOutcome } from './installer.ts';
 
 export interface RebuildOutcome extends InstallOutcome {
   /** name@version of each package whose scripts ran. */
@@ -51,7 +51,7 @@ export async function rebuildLocked(ctx: OpContext, ledger: Ledger, name: string
   const record = ledger.packs[name];
   if (!record) return fail('not-installed', `No pack named ${name} is installed.`);
   if (record.installMode === 'sandbox-only') {
-    return ok({ ...outcome(record), scriptsRun: [], refetched: false, note: 'Sandbox-only packs never run install scripts.' });
+    return ok({ ...outcomeOf(record), scriptsRun: [], refetched: false, note: 'Sandbox-only packs never run install scripts.' });
   }
   if (!trustCovers(record)) {
     return fail('trust-required', `${name}@${record.version} needs your trust first: run \`trust ${name} --dry-run\` to see what would run, then \`trust ${name}\`.`);
@@ -112,18 +112,5 @@ export async function rebuildLocked(ctx: OpContext, ledger: Ledger, name: string
   const active: PackRecord = { ...record, closure, status: 'active' };
   await save(ctx, ledgerNow, active);
   ctx.progress({ stage: 'done', message: `${name}@${record.version} active` });
-  return ok({ ...outcome(active), scriptsRun: targets, refetched });
-}
-
-function outcome(record: PackRecord): InstallOutcome {
-  return {
-    name: record.name,
-    version: record.version,
-    installMode: record.installMode,
-    status: record.status,
-    integrity: record.integrity,
-    resolved: record.resolved,
-    sourceLabel: record.sourceLabel,
-    scripts: record.scripts,
-  };
+  return ok({ ...outcomeOf(active), scriptsRun: targets, refetched });
 }

@@ -8,7 +8,7 @@
 // the header digest of a dependency is only used after it, too, has been recomputed. The cache
 // is keyed by digest and filled only with verified modules. I/O (fetch, hash) is injected.
 
-import { canonicalGraphBytes, type GraphSource, type Sha256HexAsync } from '../../shared/packs/digest.ts';
+import { canonicalGraphBytes, graphClosure, type GraphSource, type Sha256HexAsync } from '../../shared/packs/digest.ts';
 import { validateWasmBinary } from '../../shared/packs/wasm-binary.ts';
 import type { ExecutableModule } from '../../shared/protocol/catalog.ts';
 import type { ErrorCode } from '../../shared/protocol/codes.ts';
@@ -142,17 +142,7 @@ export async function loadModules(expected: ExpectedEntries, powers: ModuleSourc
   const closure = (root: string): GraphSource[] => {
     const memo = sourcesOf.get(root);
     if (memo) return memo;
-    const out = new Map<string, GraphSource>();
-    const seen = new Set<string>();
-    const stack = [root];
-    while (stack.length) {
-      const id = stack.pop() as string;
-      if (seen.has(id)) continue;
-      seen.add(id);
-      for (const s of ownSources(id)) out.set(s.id, s);
-      stack.push(...depsOf(id));
-    }
-    const list = [...out.values()];
+    const list = graphClosure(root, ownSources, depsOf);
     sourcesOf.set(root, list);
     return list;
   };

@@ -19,6 +19,24 @@ export interface GraphSource {
 
 export const GRAPH_DIGEST_FORMAT = 'sandbox-packs-graph-digest/1';
 
+/**
+ * Every graph source of `root` and the modules it reaches, each once: the input of a module's
+ * graph digest wherever it is recomputed (delivery verification in the browser, test fixtures).
+ */
+export function graphClosure(root: string, ownSources: (id: string) => readonly GraphSource[], dependencies: (id: string) => readonly string[]): GraphSource[] {
+  const out = new Map<string, GraphSource>();
+  const seen = new Set<string>();
+  const stack = [root];
+  while (stack.length) {
+    const id = stack.pop() as string;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    for (const s of ownSources(id)) out.set(s.id, s);
+    stack.push(...dependencies(id));
+  }
+  return [...out.values()];
+}
+
 export type Sha256Hex = (bytes: Uint8Array) => string;
 export type Sha256HexAsync = (bytes: Uint8Array) => Promise<string>;
 
