@@ -73,7 +73,7 @@ describe('first run', () => {
     const workflow = await createWorkflowStore(dataDir, WorkflowSchema).load(EXAMPLE_WORKFLOW);
     if (!workflow.ok) throw new Error(workflow.message);
     expect(validateWorkflow(workflow.value, catalog.value)).toEqual([]);
-    const runner = createCodeRunner(catalog.value, { sandboxWorkers: 1, wasmWorkers: 1 });
+    const runner = createCodeRunner(catalog.value, { sandboxWorkers: 1, wasmLanes: 1 });
     try {
       const node = workflow.value.nodes[0]!;
       const run = await runner.run({ code: node.code, packages: node.packages, inputs: {}, grants: {}, timeoutMs: 10_000 });

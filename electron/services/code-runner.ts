@@ -1,17 +1,18 @@
 // Runs one Code node for the contract's `code.run`: resolve its declarations through the injected
-// catalog, hand the kernel exactly the resolved sources, answer its WASM calls through a per-run
-// dispatcher over the shared WASM pool, and its capability calls through the host handlers for
-// what this run was granted. The pools start on the first run and are owned (and closed) here.
+// catalog, hand the kernel exactly the resolved sources, and the run's WASM as a plan (compiled
+// once per process here; the sandbox worker's own dispatcher and lanes answer the calls, see
+// runtime/wasm/wasm-plan.ts), and answer its capability calls through the host handlers for what
+// this run was granted. The sandbox pool starts on the first run and is owned (and closed) here.
 
 import type { SandboxModuleCatalog } from '../../shared/protocol/catalog.ts';
 import type { SandboxModuleDeclaration } from '../../shared/protocol/declaration.ts';
 import { fail, ok, type Result } from '../../shared/protocol/result.ts';
 import type { RunResult } from '../../shared/protocol/run.ts';
-import { createWasmDispatcher } from '../../shared/sandbox/wasm-dispatcher.ts';
 import type { HostGrants } from '../runtime/sandbox/host-capabilities.ts';
 import { runCode } from '../runtime/sandbox/run-code.ts';
 import { SandboxPool } from '../runtime/sandbox/sandbox-pool.ts';
-import { WasmPool } from '../runtime/wasm/wasm-pool.ts';
+import { WasmModuleCache } from '../runtime/wasm/module-cache.ts';
+import { buildWasmPlan } from '../runtime/wasm/wasm-plan.ts';
 
 export interface CodeRunRequest {
   readonly code: string;
@@ -38,9 +39,16 @@ export interface CodeRunner {
   close(): Promise<void>;
 }
 
-export function createCodeRunner(catalog: SandboxModuleCatalog, options: { sandboxWorkers?: number; wasmWorkers?: number } = {}): CodeRunner {
+export interface CodeRunnerOptions {
+  /** Sandbox worker threads (default 2). */
+  readonly sandboxWorkers?: number;
+  /** WASM lanes per sandbox worker (default: the per-run WASM concurrency budget, 2). */
+  readonly wasmLanes?: number;
+}
+
+export function createCodeRunner(catalog: SandboxModuleCatalog, options: CodeRunnerOptions = {}): CodeRunner {
   let sandbox: SandboxPool | undefined;
-  let wasm: WasmPool | undefined;
+  const compiled = new WasmModuleCache();
   let closed = false;
 
   return {
@@ -48,30 +56,24 @@ export function createCodeRunner(catalog: SandboxModuleCatalog, options: { sandb
       if (closed) return fail('internal', 'The app is shutting down; the run was not started.');
       const resolution = catalog.resolveForExecution(request.packages);
       if (!resolution.ok) return fail(resolution.code, resolution.message);
-      sandbox ??= new SandboxPool({ size: options.sandboxWorkers ?? 2 });
+      sandbox ??= new SandboxPool({ size: options.sandboxWorkers ?? 2, ...(options.wasmLanes !== undefined ? { wasmLanes: options.wasmLanes } : {}) });
       const hasWasm = Object.values(resolution.modules).some((m) => m.wasm !== undefined);
-      if (hasWasm) wasm ??= new WasmPool({ size: options.wasmWorkers });
-      const dispatcher = hasWasm && wasm ? createWasmDispatcher(resolution, wasm) : undefined;
-      try {
-        const result = await runCode(sandbox, {
-          code: request.code,
-          resolution,
-          inputs: request.inputs,
-          grants: request.grants,
-          timeoutMs: request.timeoutMs,
-          ...(dispatcher ? { wasm: { call: (id: string, name: string, args: unknown[]) => dispatcher.bridge(id, name, args) } } : {}),
-        });
-        const resolved = resolution.declarations.map((d) => ({ specifier: d.specifier, packName: d.packName, packVersion: d.packVersion, digest: d.digest }));
-        return ok({ result, resolved });
-      } finally {
-        dispatcher?.close();
-      }
+      const plan = hasWasm ? await buildWasmPlan(resolution, compiled) : undefined;
+      const result = await runCode(sandbox, {
+        code: request.code,
+        resolution,
+        inputs: request.inputs,
+        grants: request.grants,
+        timeoutMs: request.timeoutMs,
+        ...(plan ? { wasm: { plan } } : {}),
+      });
+      const resolved = resolution.declarations.map((d) => ({ specifier: d.specifier, packName: d.packName, packVersion: d.packVersion, digest: d.digest }));
+      return ok({ result, resolved });
     },
     async close() {
       closed = true;
-      await Promise.all([sandbox?.close(), wasm?.dispose()]);
+      await sandbox?.close();
       sandbox = undefined;
-      wasm = undefined;
     },
   };
 }

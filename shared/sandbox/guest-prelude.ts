@@ -14,12 +14,22 @@
 // and are revived here; the host always resolves with a tagged result, and the library turns a
 // failure into a normal guest Error carrying `code`.
 
+import { LIMITS } from '../protocol/limits.ts';
 import { WASM_BRIDGE_GLOBAL } from './wasm-facade.ts';
 
 /** Globals the host defines before the core runs; the core deletes them. */
 export const HOST_CALL_GLOBAL = '__sandboxHostCall';
 export const HOST_LOG_GLOBAL = '__sandboxHostLog';
 export const HOST_LIBRARY_GLOBAL = '__sandboxHostLibrary';
+/**
+ * The WASM fast path: `(moduleId, exportName, ...numbers)` → a call id. The host answers later
+ * through the core's `deliver(id, answer)`: a number, `undefined` (a void export) or a tagged
+ * result as JSON text (a failure, or a scripted non-scalar answer). Scalar calls are the hot
+ * path of the WASM bridge, and skipping JSON, the bridge library and a host-made promise is most
+ * of their cost (measured); anything that is not a plain list of numbers takes the general bridge
+ * instead, so the host sees and rejects it exactly as before.
+ */
+export const HOST_WASM_GLOBAL = '__sandboxHostWasm';
 
 /** The names the core and library are evaluated under; their frames are skipped when naming a caller. */
 export const PRELUDE_SCRIPT_NAME = 'sandbox:prelude';
@@ -28,9 +38,9 @@ export const LIBRARY_SCRIPT_NAME = 'sandbox:bridge';
 const CORE = String.raw`(function (G) {
 "use strict";
 const O = Object, defineProperty = O.defineProperty, freeze = O.freeze, getProto = O.getPrototypeOf;
-const host = G[__HOST_CALL__], hostLog = G[__HOST_LOG__], hostLibrary = G[__HOST_LIBRARY__];
-delete G[__HOST_CALL__]; delete G[__HOST_LOG__]; delete G[__HOST_LIBRARY__];
-const I = freeze({ host, JSONparse: JSON.parse, JSONstringify: JSON.stringify, isView: ArrayBuffer.isView, U8: Uint8Array, AB: ArrayBuffer,
+const host = G[__HOST_CALL__], hostLog = G[__HOST_LOG__], hostLibrary = G[__HOST_LIBRARY__], hostWasm = G[__HOST_WASM__];
+delete G[__HOST_CALL__]; delete G[__HOST_LOG__]; delete G[__HOST_LIBRARY__]; delete G[__HOST_WASM__];
+const I = freeze({ host, isArray: Array.isArray, Promise, JSONparse: JSON.parse, JSONstringify: JSON.stringify, isView: ArrayBuffer.isView, U8: Uint8Array, AB: ArrayBuffer,
   slice: ArrayBuffer.prototype.slice, apply: Reflect.apply, keys: O.keys, hasOwn: O.hasOwn, freeze, fromCharCode: String.fromCharCode, Err: Error, Str: String,
   unescape, encodeURIComponent });
 delete G.eval;
@@ -62,8 +72,30 @@ const ws = (op) => async (p, d) => L().workspace(op, p, d);
 constant("fetch", via("fetch"));
 constant("getSecret", via("getSecret"));
 constant("workspace", { readText: ws("readText"), readBytes: ws("readBytes"), writeText: ws("writeText"), writeBytes: ws("writeBytes"), list: ws("list") });
-if (__WITH_WASM__) defineProperty(G, __WASM_GLOBAL__, { value: async (m, e, a) => L().callTagged("wasm", "call", [m, e, a]), writable: true, enumerable: false, configurable: true });
-return freeze({ serialize: (v) => I.JSONstringify(v === undefined ? null : v, toJson), parse: (t) => I.JSONparse(t, fromJson) });
+// The WASM bridge (the facades' only way out): a promise of the export's value, or a rejection
+// with an Error carrying the host's \`code\`. Plain number lists take the fast path below.
+const waiting = O.create(null);
+const failure = (result) => { const error = new I.Err(result.message); error.code = result.code; return error; };
+const deliver = (id, r) => {
+  const settle = waiting[id];
+  if (settle === undefined) return;
+  delete waiting[id];
+  if (typeof r !== "string") { settle[0](r); return; }
+  const result = I.JSONparse(r, fromJson);
+  if (result.ok === true) settle[0](result.value); else settle[1](failure(result));
+};
+const slowWasm = async (m, e, a) => L().call("wasm", "call", [m, e, a]);
+const wasmCall = (m, e, a) => {
+  if (typeof m === "string" && typeof e === "string" && I.isArray(a) && a.length <= __WASM_MAX_PARAMS__) {
+    const list = [m, e], n = a.length;
+    let plain = true;
+    for (let i = 0; i < n; i++) { const x = a[i]; if (typeof x !== "number") { plain = false; break; } list[i + 2] = x; }
+    if (plain) return new I.Promise((resolve, reject) => { waiting[I.apply(hostWasm, undefined, list)] = [resolve, reject]; });
+  }
+  return slowWasm(m, e, a);
+};
+if (__WITH_WASM__) defineProperty(G, __WASM_GLOBAL__, { value: wasmCall, writable: true, enumerable: false, configurable: true });
+return freeze({ serialize: (v) => I.JSONstringify(v === undefined ? null : v, toJson), parse: (t) => I.JSONparse(t, fromJson), deliver });
 })(globalThis)`;
 
 const LIBRARY = String.raw`(function (I) {
@@ -171,6 +203,8 @@ function fill(source: string, withWasm: boolean): string {
     .replaceAll('__HOST_CALL__', JSON.stringify(HOST_CALL_GLOBAL))
     .replaceAll('__HOST_LOG__', JSON.stringify(HOST_LOG_GLOBAL))
     .replaceAll('__HOST_LIBRARY__', JSON.stringify(HOST_LIBRARY_GLOBAL))
+    .replaceAll('__HOST_WASM__', JSON.stringify(HOST_WASM_GLOBAL))
+    .replaceAll('__WASM_MAX_PARAMS__', String(LIMITS.wasmMaxParams))
     .replaceAll('__WASM_GLOBAL__', JSON.stringify(WASM_BRIDGE_GLOBAL))
     .replaceAll('__WITH_WASM__', withWasm ? 'true' : 'false');
 }

@@ -17,7 +17,7 @@ import { LIMITS } from '../protocol/limits.ts';
 import type { HostCallResult, KernelRunRequest, ReceiptCall, ReceiptDenial, RunLog, RunReceipt, RunResult } from '../protocol/run.ts';
 import { bytesReplacer, reviveNumber } from './base64.ts';
 import { buildEntryModule, ENTRY_MODULE_NAME, type EntryModule } from './entry-transform.ts';
-import { HOST_CALL_GLOBAL, HOST_LIBRARY_GLOBAL, HOST_LOG_GLOBAL, LIBRARY_SCRIPT_NAME, PRELUDE_SCRIPT_NAME, guestLibrarySource, guestPreludeSource } from './guest-prelude.ts';
+import { HOST_CALL_GLOBAL, HOST_LIBRARY_GLOBAL, HOST_LOG_GLOBAL, HOST_WASM_GLOBAL, LIBRARY_SCRIPT_NAME, PRELUDE_SCRIPT_NAME, guestLibrarySource, guestPreludeSource } from './guest-prelude.ts';
 import { decideImport, type LoaderGraph } from './loader-policy.ts';
 import { classifyGuestError, type GuestErrorInfo } from './guest-errors.ts';
 import { WASM_BRIDGE_MODULE_ID, wasmBridgeModuleSource } from './wasm-facade.ts';
@@ -32,7 +32,17 @@ export interface KernelPowers {
    * Grants are checked by the kernel before this is called; handlers check their own parameters.
    */
   readonly hostCall: (kind: 'capability' | 'wasm', name: string, args: readonly unknown[]) => Promise<HostCallResult>;
+  /**
+   * Optional: block the thread for at most `ms` until a host call in flight may have been
+   * answered, delivering what arrived (its promises settle in the microtasks that follow); true
+   * when something was delivered. Called only while the guest has nothing to run, so a host whose
+   * answers can be awaited on a futex (the Node worker's WASM lanes) skips an event-loop wake-up.
+   */
+  readonly block?: (ms: number) => boolean;
 }
+
+/** The longest the job loop blocks at a time; past it, timers (a lane's call timeout) get to run. */
+const BLOCK_SLICE_MS = 1;
 
 export interface KernelOutcome {
   readonly result: RunResult;
@@ -247,23 +257,8 @@ async function evaluate(
   ctx.setProp(ctx.global, HOST_LOG_GLOBAL, hostLog);
   hostLog.dispose();
 
-  const hostCall = ctx.newFunction(HOST_CALL_GLOBAL, (kindHandle, nameHandle, jsonHandle, buffersHandle, whereHandle) => {
-    const live = ctx;
-    const deferred = live.newPromise();
-    state.deferreds.add(deferred);
-    const kind = kindHandle && live.typeof(kindHandle) === 'string' ? live.getString(kindHandle) : '';
-    const name = nameHandle && live.typeof(nameHandle) === 'string' ? live.getString(nameHandle) : '';
-    const where = whereHandle && live.typeof(whereHandle) === 'string' ? live.getString(whereHandle) : '';
-    const args = readArgs(live, jsonHandle, buffersHandle);
-    const settle = (result: HostCallResult) => {
-      if (state.closed || !live.alive) return;
-      const text = live.newString(JSON.stringify(result, bytesReplacer));
-      deferred.resolve(text);
-      text.dispose();
-      deferred.dispose();
-      state.deferreds.delete(deferred);
-    };
-    const answer = dispatch(kind, name, args, where);
+  /** Keep a host call's answer in flight until it has been handed to the guest; wake the job loop then. */
+  const track = (answer: Promise<HostCallResult>, settle: (result: HostCallResult) => void): void => {
     const tracked: Promise<void> = answer
       .then(settle, (error: unknown) => settle({ ok: false, code: 'internal', message: `The host failed: ${error instanceof Error ? error.message : String(error)}` }))
       .finally(() => {
@@ -271,10 +266,72 @@ async function evaluate(
         state.wake(false);
       });
     state.inflight.add(tracked);
+  };
+
+  /** Answer one guest host call: a promise handle now, settled with `encode(result)` later. */
+  const answerWith = (answer: Promise<HostCallResult>, encode: (live: QuickJSContext, result: HostCallResult) => QuickJSHandle): QuickJSHandle => {
+    const live = ctx;
+    const deferred = live.newPromise();
+    state.deferreds.add(deferred);
+    track(answer, (result) => {
+      if (state.closed || !live.alive) return;
+      const value = encode(live, result);
+      deferred.resolve(value);
+      value.dispose();
+      deferred.dispose();
+      state.deferreds.delete(deferred);
+    });
     return deferred.handle;
+  };
+  const asTaggedJson = (live: QuickJSContext, result: HostCallResult): QuickJSHandle => live.newString(JSON.stringify(result, bytesReplacer));
+
+  const hostCall = ctx.newFunction(HOST_CALL_GLOBAL, (kindHandle, nameHandle, jsonHandle, buffersHandle, whereHandle) => {
+    const live = ctx;
+    const kind = kindHandle && live.typeof(kindHandle) === 'string' ? live.getString(kindHandle) : '';
+    const name = nameHandle && live.typeof(nameHandle) === 'string' ? live.getString(nameHandle) : '';
+    const where = whereHandle && live.typeof(whereHandle) === 'string' ? live.getString(whereHandle) : '';
+    const args = readArgs(live, jsonHandle, buffersHandle);
+    return answerWith(dispatch(kind, name, args, where), asTaggedJson);
   });
   ctx.setProp(ctx.global, HOST_CALL_GLOBAL, hostCall);
   hostCall.dispose();
+
+  // The WASM fast path (see HOST_WASM_GLOBAL): numbers in, a call id back at once, and later a
+  // number or `undefined` delivered through the core's `deliver`. The same dispatch and checks as
+  // the general bridge; only the marshaling differs. `deliver` is read once the core has run.
+  let deliver: QuickJSHandle | undefined;
+  let nextWasmCall = 1;
+  if (withWasm) {
+    const hostWasm = ctx.newFunction(HOST_WASM_GLOBAL, (moduleHandle, exportHandle, ...argHandles) => {
+      const live = ctx;
+      const moduleId = moduleHandle && live.typeof(moduleHandle) === 'string' ? live.getString(moduleHandle) : undefined;
+      const exportName = exportHandle && live.typeof(exportHandle) === 'string' ? live.getString(exportHandle) : undefined;
+      const numbers: number[] = [];
+      for (const handle of argHandles) {
+        if (live.typeof(handle) !== 'number') {
+          numbers.length = 0;
+          break;
+        }
+        numbers.push(live.getNumber(handle));
+      }
+      const args = numbers.length === argHandles.length ? [moduleId, exportName, numbers] : undefined;
+      const id = nextWasmCall++;
+      const settle = (result: HostCallResult) => {
+        if (state.closed || !live.alive || !deliver) return;
+        const idHandle = live.newNumber(id);
+        const value = result.ok && typeof result.value === 'number' ? live.newNumber(result.value) : result.ok && result.value === undefined ? live.undefined : asTaggedJson(live, result);
+        const delivered = live.callFunction(deliver, live.undefined, idHandle, value);
+        idHandle.dispose();
+        if (value !== live.undefined) value.dispose();
+        if (delivered.error) delivered.error.dispose();
+        else delivered.value.dispose();
+      };
+      track(dispatch('wasm', 'call', args, ''), settle);
+      return live.newNumber(id);
+    });
+    ctx.setProp(ctx.global, HOST_WASM_GLOBAL, hostWasm);
+    hostWasm.dispose();
+  }
 
   // The bridge library is compiled on first use only (see guest-prelude.ts); the core calls this
   // once with the intrinsics it captured before any guest code ran.
@@ -310,11 +367,13 @@ async function evaluate(
     if (kind === 'wasm') {
       const [moduleId, exportName, wasmArgs] = args;
       const module = typeof moduleId === 'string' && Object.hasOwn(graph.modules, moduleId) ? graph.modules[moduleId] : undefined;
-      if (!module || module.kind !== 'wasm' || typeof exportName !== 'string' || !Array.isArray(wasmArgs)) {
+      if (!module || module.kind !== 'wasm') {
         state.calls.push({ kind: 'wasm', name: String(moduleId), ok: false, code: 'wasm-not-declared' });
         return Promise.resolve({ ok: false, code: 'wasm-not-declared', message: `WASM module ${JSON.stringify(String(moduleId))} is not part of this run's declared packages.` });
       }
-      return record('wasm', `${module.displayName}#${exportName}`, powers.hostCall('wasm', moduleId as string, [exportName, wasmArgs]));
+      // The export and the arguments are the dispatcher's to check (it names what is wrong).
+      const label = typeof exportName === 'string' && exportName.length <= 128 ? exportName : '?';
+      return record('wasm', `${module.displayName}#${label}`, powers.hostCall('wasm', moduleId as string, [exportName, wasmArgs]));
     }
     return Promise.resolve({ ok: false, code: 'invalid-data', message: `Unknown bridge call ${JSON.stringify(kind)}.` });
   }
@@ -337,7 +396,8 @@ async function evaluate(
   owned.push(helpers);
   const serialize = ctx.getProp(helpers, 'serialize');
   const parse = ctx.getProp(helpers, 'parse');
-  owned.push(serialize, parse);
+  deliver = ctx.getProp(helpers, 'deliver');
+  owned.push(serialize, parse, deliver);
 
   // The deadline covers everything guest-controlled (inputs, modules, the node's code); the
   // prelude above is ours and runs before the clock starts.
@@ -438,6 +498,7 @@ async function evaluate(
       const remaining = deadline - powers.now();
       if (remaining <= 0) return { ok: false, code: 'timeout', message: timeoutMessage(request.timeoutMs) };
       deadlineTimer ??= setTimeout(() => state.expire(), remaining);
+      powers.block?.(Math.min(remaining, BLOCK_SLICE_MS));
       const expired = await state.wait();
       if (expired) return { ok: false, code: 'timeout', message: timeoutMessage(request.timeoutMs) };
     }

@@ -14,7 +14,7 @@
 // best-effort, each call's timeout is capped by what is left of it after the time reserved by
 // calls already in flight; a call stopped by that cap fails as `wasm-budget-time`.
 
-import type { ExecutableWasm, SandboxModuleResolutionOk, WasmExportSignature } from '../protocol/catalog.ts';
+import type { ExecutableModule, ExecutableWasm, WasmExportSignature } from '../protocol/catalog.ts';
 import type { ErrorCode } from '../protocol/codes.ts';
 import { LIMITS } from '../protocol/limits.ts';
 import type { WasmBudgets } from '../protocol/manifest.ts';
@@ -132,7 +132,10 @@ export interface WasmDispatcher {
 }
 
 /** Build the dispatcher for one run from its resolution; only its WASM modules are served. */
-export function createWasmDispatcher(resolution: Pick<SandboxModuleResolutionOk, 'modules'>, pool: WasmPoolPort, options: WasmDispatcherOptions = {}): WasmDispatcher {
+/** What the dispatcher reads of a resolution's modules. */
+export type DispatcherModules = Readonly<Record<string, Pick<ExecutableModule, 'moduleId' | 'kind' | 'displayName' | 'wasm'>>>;
+
+export function createWasmDispatcher(resolution: { readonly modules: DispatcherModules }, pool: WasmPoolPort, options: WasmDispatcherOptions = {}): WasmDispatcher {
   const run = new BudgetMeter(effectiveBudgets(options.budgets), 'this run');
   const modules = new Map<string, DeclaredModule>();
   for (const mod of Object.values(resolution.modules)) {

@@ -1,5 +1,5 @@
-// The facade generator: one async export per declared WASM export, calling the bridge by the
-// guest-visible name; names validation would reject can never reach generated source.
+// The facade generator: one export per declared WASM export (a plain function returning the
+// bridge's promise), calling the bridge by the guest-visible name; names validation would reject can never reach generated source.
 
 import { parse } from 'acorn';
 import { describe, expect, it } from 'vitest';

@@ -47,8 +47,12 @@ export interface WasmPoolTimers {
 export interface WasmPoolCoreOptions<M, W extends WasmPoolWorker> {
   readonly size: number;
   readonly startWorker: (hooks: WasmPoolWorkerHooks) => W;
-  /** Hashes and checks the bytes (and may compile them); a failure is the call's answer. */
-  readonly prepare: (bytes: Uint8Array) => Promise<Result<PreparedWasmModule<M>>>;
+  /**
+   * Hashes and checks the bytes (and may compile them); a failure is the call's answer. A
+   * synchronous answer lets `call` post to a free worker before it returns (no microtask turn),
+   * which a caller that then blocks for the reply relies on.
+   */
+  readonly prepare: (bytes: Uint8Array) => Result<PreparedWasmModule<M>> | Promise<Result<PreparedWasmModule<M>>>;
   /** The fields that carry a module in a call message (`{ module }` on Node, `{ bytes }` in a page). */
   readonly moduleFields: (module: M) => Record<string, unknown>;
   /** Defaults to the global timers; tests pass their own clock. */
@@ -72,7 +76,6 @@ interface Job<M, W extends WasmPoolWorker> {
   readonly digest: string;
   readonly module: M;
   readonly resolve: (reply: WasmPoolReply) => void;
-  readonly onAbort: () => void;
   slot?: Slot<M, W>;
   timer?: unknown;
   settled: boolean;
@@ -101,6 +104,7 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
   readonly #slots = new Set<Slot<M, W>>();
   readonly #queue: Job<M, W>[] = [];
   readonly #exiting = new Set<Promise<unknown>>();
+  readonly #aborters = new WeakMap<AbortSignal, Set<Job<M, W>>>();
   #nextId = 1;
   #started = 0;
   #replaced = 0;
@@ -115,14 +119,18 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
     for (let i = 0; i < this.size; i++) this.#spawn();
   }
 
-  async call(request: WasmPoolRequest): Promise<WasmPoolReply> {
-    if (this.#disposed) return reply('internal', 'the WASM pool has been shut down', 0);
-    if (request.signal?.aborted) return aborted();
-    const prepared = await this.#options.prepare(request.bytes);
-    if (!prepared.ok) return { ...prepared, runMs: 0 };
-    if (this.#disposed) return reply('internal', 'the WASM pool has been shut down', 0);
-    if (this.#broken) return reply('internal', this.#broken, 0);
-    if (request.signal?.aborted) return aborted();
+  call(request: WasmPoolRequest): Promise<WasmPoolReply> {
+    if (this.#disposed) return Promise.resolve(reply('internal', 'the WASM pool has been shut down', 0));
+    if (request.signal?.aborted) return Promise.resolve(aborted());
+    const prepared = this.#options.prepare(request.bytes);
+    return prepared instanceof Promise ? prepared.then((p) => this.#enqueue(request, p)) : this.#enqueue(request, prepared);
+  }
+
+  #enqueue(request: WasmPoolRequest, prepared: Result<PreparedWasmModule<M>>): Promise<WasmPoolReply> {
+    if (!prepared.ok) return Promise.resolve({ ...prepared, runMs: 0 });
+    if (this.#disposed) return Promise.resolve(reply('internal', 'the WASM pool has been shut down', 0));
+    if (this.#broken) return Promise.resolve(reply('internal', this.#broken, 0));
+    if (request.signal?.aborted) return Promise.resolve(aborted());
 
     return new Promise<WasmPoolReply>((resolve) => {
       const job: Job<M, W> = {
@@ -132,9 +140,8 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
         module: prepared.value.module,
         resolve,
         settled: false,
-        onAbort: () => this.#abortJob(job),
       };
-      request.signal?.addEventListener('abort', job.onAbort, { once: true });
+      if (request.signal) this.#watch(request.signal, job);
       this.#queue.push(job);
       this.#pump();
     });
@@ -245,6 +252,22 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
     });
   }
 
+  /**
+   * One abort listener per signal, not per call: a run's dispatcher passes the same signal with
+   * every call, and adding and removing an EventTarget listener per call was a measurable part of
+   * a call's host-side cost.
+   */
+  #watch(signal: AbortSignal, job: Job<M, W>): void {
+    let jobs = this.#aborters.get(signal);
+    if (!jobs) {
+      const live = new Set<Job<M, W>>();
+      jobs = live;
+      this.#aborters.set(signal, live);
+      signal.addEventListener('abort', () => { for (const j of [...live]) this.#abortJob(j); }, { once: true });
+    }
+    jobs.add(job);
+  }
+
   #abortJob(job: Job<M, W>): void {
     if (job.settled) return;
     const at = this.#queue.indexOf(job);
@@ -259,7 +282,7 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
     if (job.settled) return;
     job.settled = true;
     if (job.timer !== undefined) this.#timers.clearTimeout(job.timer);
-    job.request.signal?.removeEventListener('abort', job.onAbort);
+    if (job.request.signal) this.#aborters.get(job.request.signal)?.delete(job);
     if (job.slot && job.slot.job === job) job.slot.job = undefined;
     job.resolve(result);
   }

@@ -185,7 +185,7 @@ export const run: CliCommand = {
       ...(workspace !== undefined ? { workspace: { dir: workspace } } : {}),
       ...(args.secrets.length ? { secrets: Object.fromEntries(args.secrets.map((name) => [name, io.env[name]])) } : {}),
     };
-    const runner = createCodeRunner(catalog.value, { sandboxWorkers: 1, wasmWorkers: 1 });
+    const runner = createCodeRunner(catalog.value, { sandboxWorkers: 1, wasmLanes: 1 });
     try {
       const outcome = await runner.run({ code, packages, inputs: args.inputs, grants, timeoutMs: args.timeoutMs });
       const result: RunResult = outcome.ok ? outcome.value.result : { ok: false, code: outcome.code, message: outcome.message, logs: [], receipt: { wallMs: 0, modules: [], calls: [], denied: [] } };

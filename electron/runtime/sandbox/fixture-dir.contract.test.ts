@@ -1,23 +1,24 @@
 // Every kernel contract fixture file in fixtures/kernel (enumerated at run time, like the browser
 // parity suite in e2e/parity.e2e.test.ts) through the Node path the app uses: the sandbox worker
-// pool, and for files that ship WASM binaries the real dispatcher over the real WASM pool. A file
-// added to the directory runs here and in Chromium with no other change.
+// pool, and for files that ship WASM binaries a plan compiled here and answered by the sandbox
+// worker's own dispatcher and WASM lanes. Cases that script their WASM answers go through a
+// main-thread port instead. A file added to the directory runs here and in Chromium with no
+// other change.
 import { afterAll, describe, expect, it } from 'vitest';
-import { createWasmDispatcher } from '../../../shared/sandbox/wasm-dispatcher.ts';
 import { fixtureAnswer, fixtureExecutableModules, fixtureProblems, fixtureRequest, scriptsWasm } from '../../../shared/sandbox/kernel-fixture.ts';
-import { WasmPool } from '../wasm/wasm-pool.ts';
+import { WasmModuleCache } from '../wasm/module-cache.ts';
+import { buildWasmPlan } from '../wasm/wasm-plan.ts';
 import { loadFixtureDir } from './fixture-dir.ts';
 import { SandboxPool } from './sandbox-pool.ts';
 
 const files = loadFixtureDir();
 const pool = new SandboxPool({ size: 2 });
-const wasmPool = new WasmPool({ size: 2 });
+const compiled = new WasmModuleCache();
 afterAll(async () => {
   await pool.close();
-  await wasmPool.dispose();
 });
 
-describe('kernel contract fixture directory (worker pool, WASM pool)', () => {
+describe('kernel contract fixture directory (worker pool, WASM lanes)', () => {
   it('holds the contract and WASM fixture files', () => {
     expect([...files.keys()]).toEqual(expect.arrayContaining(['contract.json', 'wasm.json']));
   });
@@ -26,18 +27,11 @@ describe('kernel contract fixture directory (worker pool, WASM pool)', () => {
     describe(fileName, () => {
       for (const testCase of file.cases) {
         it(`${testCase.name}: ${testCase.why}`, async () => {
-          const dispatcher = createWasmDispatcher({ modules }, wasmPool);
-          try {
-            const result = await pool.run(fixtureRequest(file, testCase), {
-              capability: async (name) => fixtureAnswer(testCase, name),
-              wasm: {
-                call: async (moduleId, exportName, args) => (scriptsWasm(testCase) ? fixtureAnswer(testCase, `wasm:${exportName}`) : dispatcher.bridge(moduleId, exportName, args)),
-              },
-            });
-            expect(fixtureProblems(testCase, result)).toEqual([]);
-          } finally {
-            dispatcher.close();
-          }
+          const wasm = scriptsWasm(testCase)
+            ? { call: async (_moduleId: string, exportName: string) => fixtureAnswer(testCase, `wasm:${exportName}`) }
+            : { plan: await buildWasmPlan({ modules }, compiled) };
+          const result = await pool.run(fixtureRequest(file, testCase), { capability: async (name) => fixtureAnswer(testCase, name), wasm });
+          expect(fixtureProblems(testCase, result)).toEqual([]);
         });
       }
     });

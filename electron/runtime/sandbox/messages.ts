@@ -3,7 +3,9 @@
 // and the worker never acts on a malformed request.
 
 import { z } from 'zod';
+import { LIMITS } from '../../../shared/protocol/limits.ts';
 import { KernelRunRequestSchema, RunResultSchema } from '../../../shared/protocol/run.ts';
+import { WasmPlanSchema } from '../wasm/wasm-plan.ts';
 
 const HostCallResultSchema = z.union([
   z.object({ ok: z.literal(true), value: z.unknown() }),
@@ -11,10 +13,14 @@ const HostCallResultSchema = z.union([
 ]);
 
 export const ToWorkerSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('run'), runId: z.number().int(), request: KernelRunRequestSchema }),
+  z.object({ type: z.literal('run'), runId: z.number().int(), request: KernelRunRequestSchema, wasm: WasmPlanSchema.optional() }),
   z.object({ type: z.literal('host-result'), runId: z.number().int(), callId: z.number().int(), result: HostCallResultSchema }),
 ]);
 export type ToWorker = z.infer<typeof ToWorkerSchema>;
+
+/** What a sandbox worker is started with. */
+export const SandboxWorkerDataSchema = z.object({ wasmLanes: z.number().int().min(1).max(LIMITS.wasmPoolSize) }).strict();
+export type SandboxWorkerData = z.infer<typeof SandboxWorkerDataSchema>;
 
 export const FromWorkerSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),

@@ -10,15 +10,25 @@ import { Worker } from 'node:worker_threads';
 import { LIMITS } from '../../../shared/protocol/limits.ts';
 import { emptyReceipt, type HostCallResult, type KernelRunRequest, type RunResult } from '../../../shared/protocol/run.ts';
 import { timeoutMessage } from '../../../shared/sandbox/kernel.ts';
-import { parseFromWorker, type ToWorker } from './messages.ts';
+import { parseFromWorker, type SandboxWorkerData, type ToWorker } from './messages.ts';
+import type { WasmPlan } from '../wasm/wasm-plan.ts';
 import { assetUrl } from '../../platform/assets.ts';
 
-/** Host side of a run's calls. Both must resolve with tagged results, never reject. */
+/** WASM answered on the main thread, by a port (the kernel contract fixtures script answers so). */
+export interface SandboxWasmPort {
+  /** `exportName` and `args` are as the guest passed them: the port checks them (the dispatcher does). */
+  call(moduleId: string, exportName: unknown, args: unknown): Promise<HostCallResult>;
+}
+
+/** WASM answered inside the sandbox worker, by its own dispatcher and lanes (see wasm-plan.ts). */
+export interface SandboxWasmPlan {
+  readonly plan: WasmPlan;
+}
+
+/** Host side of a run's calls. Ports must resolve with tagged results, never reject. */
 export interface SandboxHostPorts {
   readonly capability?: (name: string, args: readonly unknown[]) => Promise<HostCallResult>;
-  readonly wasm?: {
-    call(moduleId: string, exportName: string, args: unknown[]): Promise<HostCallResult>;
-  };
+  readonly wasm?: SandboxWasmPort | SandboxWasmPlan;
 }
 
 export interface SandboxPoolOptions {
@@ -33,6 +43,8 @@ export interface SandboxPoolOptions {
    * `.js` entry and passes its URL here; it then starts directly.
    */
   readonly workerEntry?: URL;
+  /** WASM lanes each worker starts on its first run with WASM (default: the per-run concurrency budget). */
+  readonly wasmLanes?: number;
 }
 
 interface Job {
@@ -70,6 +82,7 @@ export class SandboxPool {
   private readonly size: number;
   private readonly graceMs: number;
   private readonly entry: URL;
+  private readonly wasmLanes: number;
   /** Workers started over the pool's life, replacements included (for tests and diagnostics). */
   started = 0;
 
@@ -77,6 +90,7 @@ export class SandboxPool {
     this.size = options.size ?? 2;
     this.graceMs = options.graceMs ?? 1000;
     this.entry = options.workerEntry ?? assetUrl('sandbox-worker');
+    this.wasmLanes = Math.max(1, Math.floor(options.wasmLanes ?? LIMITS.wasmConcurrency));
     for (let i = 0; i < this.size; i++) this.spawn();
   }
 
@@ -107,9 +121,10 @@ export class SandboxPool {
 
   private spawn(): void {
     const resourceLimits = { stackSizeMb: 16, maxOldGenerationSizeMb: 256 };
+    const workerData: SandboxWorkerData = { wasmLanes: this.wasmLanes };
     const worker = this.entry.pathname.endsWith('.ts')
-      ? new Worker(tsBootstrap(this.entry), { eval: true, resourceLimits })
-      : new Worker(this.entry, { resourceLimits });
+      ? new Worker(tsBootstrap(this.entry), { eval: true, resourceLimits, workerData })
+      : new Worker(this.entry, { resourceLimits, workerData });
     this.started++;
     const slot: Slot = { worker, ready: false, job: undefined, watchdog: undefined, retired: false };
     this.slots.add(slot);
@@ -158,9 +173,8 @@ export class SandboxPool {
         if (!job.ports.capability) return { ok: false, code: 'capability-denied', message: `${name} is not available to this run.` };
         return await job.ports.capability(name, args);
       }
-      if (!job.ports.wasm) return { ok: false, code: 'wasm-not-declared', message: 'This run has no WASM host.' };
+      if (!job.ports.wasm || !('call' in job.ports.wasm)) return { ok: false, code: 'wasm-not-declared', message: 'This run has no WASM host.' };
       const [exportName, wasmArgs] = args;
-      if (typeof exportName !== 'string' || !Array.isArray(wasmArgs)) return { ok: false, code: 'wasm-argument', message: 'A WASM call arrived malformed.' };
       return await job.ports.wasm.call(name, exportName, wasmArgs);
     } catch (error) {
       return { ok: false, code: 'internal', message: `The host failed to answer ${name}: ${error instanceof Error ? error.message : String(error)}` };
@@ -181,7 +195,8 @@ export class SandboxPool {
       // Counted from dispatch, not from queueing: waiting for a free worker is not guest time.
       const limit = Math.min(job.request.timeoutMs, LIMITS.guestTimeoutMs);
       slot.watchdog = setTimeout(() => this.fail(slot, 'timeout', timeoutMessage(job.request.timeoutMs)), limit + this.graceMs);
-      const message: ToWorker = { type: 'run', runId: job.runId, request: job.request };
+      const wasm = job.ports.wasm;
+      const message: ToWorker = wasm && 'plan' in wasm ? { type: 'run', runId: job.runId, request: job.request, wasm: wasm.plan } : { type: 'run', runId: job.runId, request: job.request };
       slot.worker.postMessage(message);
     }
   }

@@ -1,20 +1,24 @@
 // Entry of one sandbox worker thread. It compiles quickjs-ng once, then runs one invocation at a
-// time with the shared kernel; capability and WASM calls are forwarded to the main thread, which
-// owns the handlers. Workers exist because a guest's deep recursion on the main thread overflows
+// time with the shared kernel. Capability calls are forwarded to the main thread, which owns the
+// handlers; WASM calls of a run that comes with a plan are answered here, by the run's dispatcher
+// over this worker's own WASM lanes (wasm-plan.ts), and otherwise forwarded too. Workers exist because a guest's deep recursion on the main thread overflows
 // the host stack (measured): here the stack is sized by `resourceLimits.stackSizeMb`.
 //
 // Bundling: the pool starts this file by URL relative to the pool module (see sandbox-pool.ts);
 // a bundler must emit it as its own entry and the pool's `workerEntry` option points at it.
 
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { loadQuickJsNg } from '../../../shared/sandbox/engine.ts';
 import { runKernel } from '../../../shared/sandbox/kernel.ts';
 import type { HostCallResult } from '../../../shared/protocol/run.ts';
-import { parseToWorker, type FromWorker } from './messages.ts';
+import { parseToWorker, SandboxWorkerDataSchema, type FromWorker } from './messages.ts';
+import { WasmLanes } from '../wasm/wasm-plan.ts';
 
 const port = parentPort;
 if (!port) throw new Error('sandbox-worker.ts must run as a worker thread');
 
+const data = SandboxWorkerDataSchema.safeParse(workerData);
+const lanes = new WasmLanes(data.success ? data.data.wasmLanes : undefined);
 const engine = await loadQuickJsNg();
 const waiting = new Map<number, (result: HostCallResult) => void>();
 let nextCallId = 1;
@@ -33,16 +37,25 @@ port.on('message', (raw: unknown) => {
     return;
   }
   const { runId, request } = message;
+  const dispatcher = message.wasm ? lanes.dispatcherFor(message.wasm) : undefined;
   void runKernel(request, {
     engine,
     now: () => performance.now(),
-    hostCall: (kind, name, args) =>
-      new Promise<HostCallResult>((resolve) => {
+    hostCall: (kind, name, args) => {
+      if (kind === 'wasm' && dispatcher) return dispatcher.bridge(name, args[0], args[1]);
+      return new Promise<HostCallResult>((resolve) => {
         const callId = nextCallId++;
         waiting.set(callId, resolve);
         post({ type: 'host-call', runId, callId, kind, name, args: [...args] });
-      }),
+      });
+    },
+    // Nothing but WASM in flight: wait for a lane's reply on a futex rather than an event-loop turn.
+    block: (ms) => waiting.size === 0 && lanes.busy && lanes.block(ms),
   }).then((outcome) => {
+    // Calls still running on a lane are stopped (their lane is replaced) before the next run, and
+    // main-thread calls still unanswered are forgotten (their answers would find no run).
+    dispatcher?.close();
+    waiting.clear();
     post({ type: 'done', runId, result: outcome.result, healthy: outcome.healthy });
   });
 });

@@ -1,6 +1,7 @@
 // End to end on the real parts: the geo pack discovered from an install root, resolved by the
 // catalog, evaluated by the QuickJS kernel in a sandbox worker, its WASM calls answered by the
-// per-run dispatcher over the WASM worker pool. Also the spec's "finds the binding anyway" case:
+// per-run dispatcher over that worker's WASM lanes (the app's route, from a compiled plan); the
+// same runs through a main-thread dispatcher and pool give the same answers. Also the spec's "finds the binding anyway" case:
 // a pack that captures the temporary bridge binding during module evaluation and hands it to
 // user code gains nothing beyond the run's declared WASM surface.
 
@@ -14,6 +15,8 @@ import { createWasmDispatcher } from '../../../shared/sandbox/wasm-dispatcher.ts
 import { WASM_BRIDGE_MODULE_ID } from '../../../shared/sandbox/wasm-facade.ts';
 import { openCatalog, type DiscoveryCatalog } from '../../catalog/catalog.ts';
 import { SandboxPool } from '../sandbox/sandbox-pool.ts';
+import { WasmModuleCache } from './module-cache.ts';
+import { buildWasmPlan } from './wasm-plan.ts';
 import { WasmPool } from './wasm-pool.ts';
 
 const GEO = '@nodetool-ai/sandbox-geo';
@@ -21,6 +24,9 @@ let root: string;
 let catalog: DiscoveryCatalog;
 const sandbox = new SandboxPool({ size: 1 });
 const wasm = new WasmPool({ size: 2 });
+const compiled = new WasmModuleCache();
+const ROUTES = ['lanes', 'main'] as const;
+type Route = (typeof ROUTES)[number];
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'wasm-guest-'));
@@ -61,7 +67,7 @@ function resolve(...specifiers: string[]): SandboxModuleResolutionOk {
   return resolution;
 }
 
-async function run(code: string, resolution: SandboxModuleResolutionOk) {
+async function run(code: string, resolution: SandboxModuleResolutionOk, route: Route) {
   const request: KernelRunRequest = {
     code,
     entries: { ...resolution.entries },
@@ -76,6 +82,7 @@ async function run(code: string, resolution: SandboxModuleResolutionOk) {
     grants: NO_GRANTS,
     timeoutMs: 10_000,
   };
+  if (route === 'lanes') return { result: await sandbox.run(request, { wasm: { plan: await buildWasmPlan(resolution, compiled) } }), usage: undefined };
   const dispatcher = createWasmDispatcher(resolution, wasm);
   try {
     return { result: await sandbox.run(request, { wasm: { call: (id, name, args) => dispatcher.bridge(id, name, args) } }), usage: dispatcher.usage() };
@@ -84,7 +91,7 @@ async function run(code: string, resolution: SandboxModuleResolutionOk) {
   }
 }
 
-describe('guest → facade → kernel → dispatcher → WASM pool', () => {
+describe.each(ROUTES)('guest → facade → kernel → dispatcher → WASM (%s)', (route) => {
   it('runs the geo pack: JS entry with its WASM sibling, and the WASM entry directly', async () => {
     const { result, usage } = await run(
       [
@@ -100,6 +107,7 @@ describe('guest → facade → kernel → dispatcher → WASM pool', () => {
         '  simplified: (await simplifyForZoom([[0, 0], [0.5, 0.0001], [1, 0]], 3)).length, trap, badArg };',
       ].join('\n'),
       resolve(GEO, `${GEO}/simplify-wasm`),
+      route,
     );
     expect(result).toMatchObject({
       ok: true,
@@ -113,7 +121,11 @@ describe('guest → facade → kernel → dispatcher → WASM pool', () => {
         badArg: ['wasm-argument', '`tileX` argument 2 expects an i32 (an integer), got 1.5'],
       },
     });
-    expect(usage.calls).toBe(5); // the bad-argument call never reached the pool and costs nothing
+    // The bad-argument call never reached a worker and cost no budget; the receipt still lists it.
+    if (usage) expect(usage.calls).toBe(5);
+    const calls = result.receipt.calls.filter((c) => c.kind === 'wasm');
+    expect(calls).toHaveLength(6);
+    expect(calls.filter((c) => !c.ok).map((c) => c.code)).toEqual(['wasm-trap', 'wasm-argument']);
   });
 
   it('a leaked bridge binding reaches only the declared surface', async () => {
@@ -125,13 +137,16 @@ describe('guest → facade → kernel → dispatcher → WASM pool', () => {
       [
         'import { leaked } from "evil-pack";',
         'const out = { type: typeof leaked, global: typeof globalThis.__sandboxPacksWasmBridge };',
-        `out.declared = await leaked(${JSON.stringify(wasmId)}, "clamp", [5, 0, 1]);`,
-        `out.notExported = await leaked(${JSON.stringify(wasmId)}, "haversineRad", [0, 0, 0, 0]);`,
-        `out.otherModule = await leaked(${JSON.stringify(undeclaredId)}, "tileX", [0, 1]);`,
-        `out.badArgs = await leaked(${JSON.stringify(wasmId)}, "clamp", ["5", 0, 1]);`,
+        'const attempt = async (...a) => { try { return { ok: true, value: await leaked(...a) }; } catch (e) { return { ok: false, code: e.code, message: e.message }; } };',
+        `out.declared = await attempt(${JSON.stringify(wasmId)}, "clamp", [5, 0, 1]);`,
+        `out.notExported = await attempt(${JSON.stringify(wasmId)}, "haversineRad", [0, 0, 0, 0]);`,
+        `out.otherModule = await attempt(${JSON.stringify(undeclaredId)}, "tileX", [0, 1]);`,
+        `out.badArgs = await attempt(${JSON.stringify(wasmId)}, "clamp", ["5", 0, 1]);`,
+        `out.forged = await attempt(${JSON.stringify(wasmId)}, "clamp", { length: 3, 0: 5, 1: 0, 2: 1 });`,
         'return out;',
       ].join('\n'),
       resolution,
+      route,
     );
     expect(result).toMatchObject({
       ok: true,
@@ -142,6 +157,7 @@ describe('guest → facade → kernel → dispatcher → WASM pool', () => {
         notExported: { ok: false, code: 'wasm-not-declared', message: '`haversineRad` is not an export of `evil-pack/math`' },
         otherModule: { ok: false, code: 'wasm-not-declared' },
         badArgs: { ok: false, code: 'wasm-argument', message: '`clamp` argument 1 expects a number, got a string' },
+        forged: { ok: false, code: 'wasm-argument', message: '`clamp` was called without an argument list' },
       },
     });
   });

@@ -8,9 +8,19 @@
 // Instance per call: every call instantiates the cached module with an empty import object,
 // runs one export and drops the instance, so no global, memory or table state survives a call.
 
-import { parentPort } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 
 const CACHE_MAX = 64;
+/** Lane mode: the shared signal's layout (see WasmLanes in wasm-plan.ts) and the spin before a wait. */
+const REPLIES = 0;
+const HOST_SLEEPING = 1;
+/**
+ * How long an idle lane spins before it sleeps. A guest's loop calls again within ~0.1 ms, and
+ * waking a sleeping thread costs the caller a futex wake-up, which in a VM is an expensive
+ * cross-CPU interrupt (measured: ~10 µs more per call); so a lane stays awake across a burst,
+ * burning at most this much CPU after its last call.
+ */
+const SPIN_MS = 0.5;
 /** digest → WebAssembly.Module (structured-cloned from the host once per worker). */
 const modules = new Map();
 
@@ -39,32 +49,61 @@ function errorMessage(error) {
   return String(error);
 }
 
-parentPort.on('message', (msg) => {
+/** One inbound message → its reply. */
+function handle(msg) {
   if (!isCall(msg)) {
-    parentPort.postMessage({ type: 'result', id: typeof msg?.id === 'number' ? msg.id : -1, ok: false, code: 'internal', message: 'malformed call message', runMs: 0 });
-    return;
+    return { type: 'result', id: typeof msg?.id === 'number' ? msg.id : -1, ok: false, code: 'internal', message: 'malformed call message', runMs: 0 };
   }
   if (msg.module) remember(msg.digest, msg.module);
   const module = modules.get(msg.digest);
-  if (!module) {
-    parentPort.postMessage({ type: 'missing', id: msg.id });
-    return;
-  }
+  if (!module) return { type: 'missing', id: msg.id };
   const start = performance.now();
-  let reply;
   try {
     const instance = new WebAssembly.Instance(module, {});
     const fn = instance.exports[msg.exportName];
     if (typeof fn !== 'function') throw new TypeError(`export ${msg.exportName} is not a function`);
     const value = fn(...msg.args);
-    reply = { type: 'result', id: msg.id, ok: true, value, runMs: performance.now() - start };
+    return { type: 'result', id: msg.id, ok: true, value, runMs: performance.now() - start };
   } catch (error) {
     // RuntimeError: traps (unreachable, divide by zero, out of bounds). RangeError: the engine
     // ran out of stack or could not allocate the declared memory. Both are the module's doing.
     const trap = error instanceof WebAssembly.RuntimeError || error instanceof RangeError;
-    reply = { type: 'result', id: msg.id, ok: false, code: trap ? 'wasm-trap' : 'internal', message: errorMessage(error), runMs: performance.now() - start };
+    return { type: 'result', id: msg.id, ok: false, code: trap ? 'wasm-trap' : 'internal', message: errorMessage(error), runMs: performance.now() - start };
   }
-  parentPort.postMessage(reply);
-});
+}
 
-parentPort.postMessage({ type: 'ready' });
+const lane = workerData && typeof workerData === 'object' && workerData.lane ? workerData.lane : undefined;
+if (lane) {
+  // Lane mode (a sandbox worker's own lane, see wasm-plan.ts): messages travel on `lane.port`, and
+  // each side also bumps a counter in shared memory, so the other can wait on it with Atomics
+  // instead of an event-loop turn. `signal[2 * slot]` counts calls posted to this lane and
+  // `signal[2 * slot + 1]` says it sleeps; `signal[0]` counts replies from every lane of the
+  // sandbox worker and `signal[1]` says that worker sleeps. This thread has nothing else to do, so
+  // it blocks between calls; terminate() still stops it, mid-wait or mid-call.
+  const { port, slot } = lane;
+  const signal = new Int32Array(lane.signal);
+  const calls = slot * 2, sleeping = slot * 2 + 1;
+  const reply = (message) => {
+    port.postMessage(message);
+    Atomics.add(signal, REPLIES, 1);
+    // A wake-up through the futex is the expensive part of a round trip here (measured); skip it
+    // while the host is spinning, which it says through its flag (see WasmLanes.block).
+    if (Atomics.load(signal, HOST_SLEEPING) === 1) Atomics.notify(signal, REPLIES);
+  };
+  let seen = Atomics.load(signal, calls);
+  reply({ type: 'ready' });
+  for (;;) {
+    // Calls come in bursts (a guest's loop): spin a little before sleeping on the futex. The flag
+    // is set before the wait re-checks the counter, so a call posted meanwhile is never missed.
+    const until = performance.now() + SPIN_MS;
+    for (let i = 1; Atomics.load(signal, calls) === seen; i++) if ((i & 255) === 0 && performance.now() > until) break;
+    Atomics.store(signal, sleeping, 1);
+    Atomics.wait(signal, calls, seen);
+    Atomics.store(signal, sleeping, 0);
+    seen = Atomics.load(signal, calls);
+    for (let next = receiveMessageOnPort(port); next; next = receiveMessageOnPort(port)) reply(handle(next.message));
+  }
+} else {
+  parentPort.on('message', (msg) => parentPort.postMessage(handle(msg)));
+  parentPort.postMessage({ type: 'ready' });
+}

@@ -1,0 +1,218 @@
+// A run's WASM, as it travels to the sandbox worker that runs it. A guest's WASM call is answered
+// inside that worker: the per-run dispatcher (the same engine-neutral checks and budgets as
+// everywhere, shared/sandbox/wasm-dispatcher.ts) runs next to the kernel, and calls go straight to
+// the worker's own WASM lanes — no hop through the main thread. Measured: that hop pair cost more
+// than the rest of a guest-visible call; one direct round trip is what a scalar call needs.
+//
+// Trust is unchanged. The dispatcher is host code outside the guest engine, like the kernel's
+// capability checks in the same thread; it is built only from this plan, which the main thread
+// builds only from the catalog's resolution, so a run can reach exactly its declared modules.
+// Compile once per process still holds: the main thread compiles each binary once (its shared
+// `WasmModuleCache`) and the plan carries the compiled `WebAssembly.Module`, which a worker
+// receives by structured clone without compiling again.
+//
+// Lanes: each sandbox worker owns `LIMITS.wasmConcurrency` WASM workers (started on its first run
+// with WASM, reused across runs), so the process holds sandbox workers × lanes of them (2 × 2 = 4
+// by default, the spec's pool size) and a run never queues behind another run's WASM. A timed-out
+// lane is terminated and replaced by the shared pool core; lanes end with their sandbox worker.
+
+import { z } from 'zod';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import type { SandboxModuleResolutionOk } from '../../../shared/protocol/catalog.ts';
+import { ERROR_CODE_LIST, type ErrorCode } from '../../../shared/protocol/codes.ts';
+import { LIMITS } from '../../../shared/protocol/limits.ts';
+import { WASM_VALUE_TYPES, WasmBudgetsSchema } from '../../../shared/protocol/manifest.ts';
+import { fail, ok, type Result } from '../../../shared/protocol/result.ts';
+import { createWasmDispatcher, type DispatcherModules, type WasmDispatcher } from '../../../shared/sandbox/wasm-dispatcher.ts';
+import { WasmPoolCore, type WasmPoolWorker, type WasmPoolWorkerHooks } from '../../../shared/sandbox/wasm-pool-core.ts';
+import type { CompiledModule, WasmModuleCache } from './module-cache.ts';
+import { WASM_WORKER_URL } from './worker-protocol.ts';
+
+const WasmExportSignatureSchema = z
+  .object({
+    wasm: z.string().min(1).max(128),
+    as: z.string().min(1).max(128),
+    params: z.array(z.enum(WASM_VALUE_TYPES)).max(LIMITS.wasmMaxParams),
+    results: z.array(z.enum(WASM_VALUE_TYPES)).max(LIMITS.wasmMaxResults),
+  })
+  .strict();
+
+/** A compiled module, or why the engine could not compile it (answered per call, as before). */
+const CompiledSchema = z.union([
+  z.object({ ok: z.literal(true), digest: z.string().regex(/^[0-9a-f]{64}$/), module: z.instanceof(WebAssembly.Module) }).strict(),
+  z.object({ ok: z.literal(false), code: z.enum(ERROR_CODE_LIST as [ErrorCode, ...ErrorCode[]]), message: z.string() }).strict(),
+]);
+
+export const WasmPlanModuleSchema = z
+  .object({
+    moduleId: z.string().min(1),
+    displayName: z.string(),
+    exports: z.array(WasmExportSignatureSchema),
+    memoryPagesMax: z.number().int().min(0).max(LIMITS.wasmMemoryPagesCeiling),
+    budgets: WasmBudgetsSchema,
+    compiled: CompiledSchema,
+  })
+  .strict();
+
+export const WasmPlanSchema = z.object({ modules: z.array(WasmPlanModuleSchema) }).strict();
+export type WasmPlan = z.infer<typeof WasmPlanSchema>;
+
+/** On the main thread: the run's WASM modules, each compiled once per process through `cache`. */
+export async function buildWasmPlan(resolution: Pick<SandboxModuleResolutionOk, 'modules'>, cache: WasmModuleCache): Promise<WasmPlan> {
+  const modules: WasmPlan['modules'] = [];
+  for (const mod of Object.values(resolution.modules)) {
+    if (mod.kind !== 'wasm' || !mod.wasm) continue;
+    const compiled = await cache.get(mod.wasm.bytes);
+    modules.push({
+      moduleId: mod.moduleId,
+      displayName: mod.displayName,
+      exports: mod.wasm.exports.map((e) => ({ wasm: e.wasm, as: e.as, params: [...e.params], results: [...e.results] })),
+      memoryPagesMax: mod.wasm.memoryPagesMax,
+      budgets: { ...mod.wasm.budgets },
+      compiled: compiled.ok ? { ok: true, digest: compiled.value.digest, module: compiled.value.module } : { ok: false, code: compiled.code, message: compiled.message },
+    });
+  }
+  return { modules };
+}
+
+/**
+ * A sandbox worker's signal buffer, in Int32 cells: [0] counts replies from any lane, [1] is 1
+ * while this worker sleeps on [0]; lane slot s (1…LANE_SLOTS) has its call counter at [2s] and
+ * its own sleeping flag at [2s+1]. A replacement lane takes the next slot, round robin.
+ */
+const REPLIES = 0;
+const HOST_SLEEPING = 1;
+const LANE_SLOTS = 31;
+/** How long `block` spins on the reply counter before sleeping on it. */
+const SPIN_MS = 0.1;
+
+/** One lane as the pool core sees it: calls go down its port, and wake it through the signal. */
+interface Lane extends WasmPoolWorker {
+  readonly port: MessagePort;
+  readonly hooks: WasmPoolWorkerHooks;
+}
+
+/**
+ * In a sandbox worker: its WASM lanes, and a dispatcher per run over them. The scheduling
+ * (timeouts that terminate and replace a lane, aborts, start failures) is the shared pool core's;
+ * this adds the transport: a MessageChannel per lane plus a shared counter each side bumps and
+ * `Atomics.notify`s (see wasm-worker.mjs), so `block()` can wait for a reply on a futex.
+ *
+ * The worker never needs a binary's bytes: the dispatcher hands each module's `bytes` to the pool
+ * only as its identity, and the lanes' `prepare` maps that identity to the module the main
+ * thread compiled. `prepare` answers synchronously, so a call is posted to a free lane before the
+ * guest's host call returns.
+ */
+export class WasmLanes {
+  readonly #size: number;
+  readonly #entry: URL;
+  readonly #planned = new WeakMap<Uint8Array, Result<CompiledModule>>();
+  readonly #signal = new Int32Array(new SharedArrayBuffer(2 * (LANE_SLOTS + 1) * Int32Array.BYTES_PER_ELEMENT));
+  readonly #lanes = new Set<Lane>();
+  #starts = 0;
+  #core: WasmPoolCore<WebAssembly.Module, Lane> | undefined;
+
+  constructor(size: number = LIMITS.wasmConcurrency, entry: URL = WASM_WORKER_URL) {
+    this.#size = size;
+    this.#entry = entry;
+  }
+
+  /** The dispatcher for one run; close it when the run ends. */
+  dispatcherFor(plan: WasmPlan): WasmDispatcher {
+    this.#core ??= new WasmPoolCore<WebAssembly.Module, Lane>({
+      size: this.#size,
+      startWorker: (hooks) => this.#start(hooks),
+      prepare: (bytes) => this.#planned.get(bytes) ?? fail('wasm-not-declared', 'that WASM module is not part of this run'),
+      moduleFields: (module) => ({ module }),
+    });
+    const modules: Record<string, DispatcherModules[string]> = {};
+    for (const m of plan.modules) {
+      const identity = new Uint8Array(0);
+      this.#planned.set(identity, m.compiled.ok ? ok({ digest: m.compiled.digest, module: m.compiled.module }) : fail(m.compiled.code, m.compiled.message));
+      modules[m.moduleId] = { moduleId: m.moduleId, kind: 'wasm', displayName: m.displayName, wasm: { bytes: identity, exports: m.exports, memoryPagesMax: m.memoryPagesMax, budgets: m.budgets } };
+    }
+    return createWasmDispatcher({ modules }, this.#core);
+  }
+
+  /** True while a lane holds a call (posted, not yet answered). */
+  get busy(): boolean {
+    return (this.#core?.stats().busy ?? 0) > 0;
+  }
+
+  /**
+   * Block this thread until a lane replies or `ms` pass, then deliver every reply waiting (their
+   * promises settle in the microtasks that follow). For a caller with nothing else to do: its
+   * event loop, timers included, does not run meanwhile. Returns whether anything was delivered.
+   */
+  block(ms: number): boolean {
+    const signal = this.#signal;
+    const seen = Atomics.load(signal, REPLIES);
+    if (this.#drain()) return true;
+    const start = performance.now();
+    const spinUntil = start + Math.min(ms, SPIN_MS);
+    for (let i = 1; Atomics.load(signal, REPLIES) === seen; i++) if ((i & 255) === 0 && performance.now() > spinUntil) break;
+    const left = ms - (performance.now() - start);
+    if (Atomics.load(signal, REPLIES) === seen && left > 0) {
+      // The flag goes up before the wait re-checks the counter, so a reply posted meanwhile is
+      // either seen by the wait or notified by its lane.
+      Atomics.store(signal, HOST_SLEEPING, 1);
+      Atomics.wait(signal, REPLIES, seen, left);
+      Atomics.store(signal, HOST_SLEEPING, 0);
+    }
+    return this.#drain();
+  }
+
+  /** Lanes alive now (0 until the first run with WASM). */
+  get workers(): number {
+    return this.#core?.stats().workers ?? 0;
+  }
+
+  dispose(): Promise<void> {
+    return this.#core?.dispose() ?? Promise.resolve();
+  }
+
+  #drain(): boolean {
+    let delivered = false;
+    for (const lane of [...this.#lanes]) {
+      for (let next = receiveMessageOnPort(lane.port); next; next = receiveMessageOnPort(lane.port)) {
+        delivered = true;
+        lane.hooks.message(next.message);
+      }
+    }
+    return delivered;
+  }
+
+  #start(hooks: WasmPoolWorkerHooks): Lane {
+    const slot = 1 + (this.#starts++ % LANE_SLOTS);
+    const calls = 2 * slot;
+    const sleeping = calls + 1;
+    const signal = this.#signal;
+    const { port1, port2 } = new MessageChannel();
+    const worker = new Worker(this.#entry, {
+      execArgv: [],
+      resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 },
+      workerData: { lane: { port: port2, signal: signal.buffer, slot } },
+      transferList: [port2],
+    });
+    const lane: Lane = {
+      port: port1,
+      hooks,
+      postMessage(message: unknown) {
+        port1.postMessage(message);
+        Atomics.add(signal, calls, 1);
+        if (Atomics.load(signal, sleeping) === 1) Atomics.notify(signal, calls);
+      },
+      terminate: () => worker.terminate(),
+    };
+    this.#lanes.add(lane);
+    port1.on('message', (raw: unknown) => hooks.message(raw));
+    const gone = (why: string) => {
+      if (!this.#lanes.delete(lane)) return;
+      port1.close();
+      hooks.failed(why);
+    };
+    worker.on('error', (error) => gone(`the WASM worker failed: ${error.message}`));
+    worker.on('exit', (code) => gone(`the WASM worker stopped unexpectedly (exit code ${code})`));
+    return lane;
+  }
+}
