@@ -1,0 +1,209 @@
+// A run's WASM plan and a sandbox worker's WASM lanes, against real worker threads and the real
+// engine: the plan compiles once per process and survives the structured clone a run message
+// takes; the lanes keep no state between calls, answer through `block()` without an event-loop
+// turn, replace a lane whose call timed out (the next call works), stop calls a closed dispatcher
+// leaves running, and leave no thread behind. Then the same through the sandbox pool: lanes start
+// on a worker's first WASM run and end with the pool.
+
+import { readFileSync } from 'node:fs';
+import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildWasm, op } from '../../../shared/packs/wasm-builder.ts';
+import { validateWasmBinary } from '../../../shared/packs/wasm-binary.ts';
+import type { ExecutableModule } from '../../../shared/protocol/catalog.ts';
+import { NO_GRANTS } from '../../../shared/protocol/run.ts';
+import { generateWasmFacade, WASM_BRIDGE_MODULE_ID, WASM_BRIDGE_SPECIFIER } from '../../../shared/sandbox/wasm-facade.ts';
+import { ToWorkerSchema } from '../sandbox/messages.ts';
+import { SandboxPool } from '../sandbox/sandbox-pool.ts';
+import { WasmModuleCache } from './module-cache.ts';
+import { buildWasmPlan, WasmLanes, WasmPlanSchema, type WasmPlan } from './wasm-plan.ts';
+
+const bytes = buildWasm({
+  funcs: [
+    // bump(): ++counter — 1 on every call if no instance state survives.
+    { type: { params: [], results: ['i32'] }, body: [op.global_get, 0, op.i32_const, 1, op.i32_add, op.global_set, 0, op.global_get, 0] },
+    // spin(): loop forever
+    { type: { params: [], results: [] }, body: [op.loop, op.blocktype_empty, op.br, 0, op.end] },
+    // add(a, b)
+    { type: { params: ['i32', 'i32'], results: ['i32'] }, body: [op.local_get, 0, op.local_get, 1, op.i32_add] },
+  ],
+  globals: [{ type: 'i32', mutable: true, init: [op.i32_const, 0] }],
+  exports: ['bump', 'spin', 'add'].map((name, index) => ({ name, kind: 'func' as const, index })),
+});
+
+function resolution(budgets: Record<string, number> = {}): { modules: Record<string, ExecutableModule> } {
+  const validated = validateWasmBinary(bytes, { memoryPagesMax: 0, exports: ['bump', 'spin', 'add'] });
+  if (!validated.ok) throw new Error(validated.message);
+  const source = generateWasmFacade({ moduleId: 'wasm:t', exports: validated.value.exports });
+  return {
+    modules: {
+      'wasm:t': {
+        moduleId: 'wasm:t',
+        kind: 'wasm',
+        packName: '@t/wasm',
+        packVersion: '1.0.0',
+        displayName: '@t/wasm',
+        source,
+        imports: { [WASM_BRIDGE_SPECIFIER]: WASM_BRIDGE_MODULE_ID },
+        digest: 'd'.repeat(64),
+        wasm: { bytes, exports: validated.value.exports, memoryPagesMax: 0, budgets },
+      },
+    },
+  };
+}
+
+function threadCount(): number {
+  return Number(/^Threads:\s+(\d+)/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]);
+}
+
+async function until(check: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const owned: { dispose(): Promise<void> }[] = [];
+afterEach(async () => {
+  await Promise.all(owned.splice(0).map((o) => o.dispose()));
+});
+
+function lanes(size = 2): WasmLanes {
+  const l = new WasmLanes(size);
+  owned.push(l);
+  return l;
+}
+
+describe('buildWasmPlan', () => {
+  it('compiles each binary once per process and survives the structured clone of a run message', async () => {
+    const cache = new WasmModuleCache();
+    const a = await buildWasmPlan(resolution(), cache);
+    const b = await buildWasmPlan(resolution({ calls: 3 }), cache);
+    expect(cache.size).toBe(1);
+    expect(a.modules[0]?.compiled.ok && b.modules[0]?.compiled.ok && a.modules[0].compiled.module === b.modules[0].compiled.module).toBe(true);
+    expect(b.modules[0]?.budgets).toEqual({ calls: 3 });
+    const { port1, port2 } = new MessageChannel();
+    port1.postMessage({ type: 'run', runId: 1, request: { code: '1', entries: {}, modules: {}, inputs: {}, grants: NO_GRANTS, timeoutMs: 1000 }, wasm: a });
+    const received = receiveMessageOnPort(port2)?.message;
+    port1.close();
+    const parsed = ToWorkerSchema.safeParse(received);
+    expect(parsed.success).toBe(true);
+    expect(parsed.success && parsed.data.type === 'run' && parsed.data.wasm?.modules[0]?.compiled.ok && parsed.data.wasm.modules[0].compiled.module instanceof WebAssembly.Module).toBe(true);
+  });
+
+  it('refuses a plan whose module is not a compiled WebAssembly.Module', () => {
+    const forged = { modules: [{ moduleId: 'm', displayName: 'm', exports: [], memoryPagesMax: 0, budgets: {}, compiled: { ok: true, digest: 'a'.repeat(64), module: bytes } }] };
+    expect(WasmPlanSchema.safeParse(forged).success).toBe(false);
+  });
+
+  it('carries a compile failure to the calls, not to the run', async () => {
+    const cache = new WasmModuleCache();
+    const broken = resolution();
+    const mod = broken.modules['wasm:t'] as ExecutableModule & { wasm: NonNullable<ExecutableModule['wasm']> };
+    broken.modules['wasm:t'] = { ...mod, wasm: { ...mod.wasm, bytes: new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1]) } };
+    const plan = await buildWasmPlan(broken, cache);
+    expect(plan.modules[0]?.compiled).toMatchObject({ ok: false, code: 'wasm-invalid' });
+    const dispatcher = lanes().dispatcherFor(plan);
+    expect(await dispatcher.bridge('wasm:t', 'add', [1, 2])).toMatchObject({ ok: false, code: 'wasm-invalid' });
+    dispatcher.close();
+  });
+});
+
+describe('WasmLanes', () => {
+  async function plan(budgets: Record<string, number> = {}): Promise<WasmPlan> {
+    return buildWasmPlan(resolution(budgets), new WasmModuleCache());
+  }
+
+  it('runs calls with an instance per call: a mutable global never survives', async () => {
+    const l = lanes(1);
+    const dispatcher = l.dispatcherFor(await plan());
+    const bumps = [];
+    for (let i = 0; i < 5; i++) bumps.push(await dispatcher.bridge('wasm:t', 'bump', []));
+    expect(bumps).toEqual(Array.from({ length: 5 }, () => ({ ok: true, value: 1 })));
+    expect(await dispatcher.bridge('wasm:t', 'add', [2, 40])).toEqual({ ok: true, value: 42 });
+    dispatcher.close();
+  });
+
+  it('block() delivers a reply without an event-loop turn', async () => {
+    const l = lanes(1);
+    const dispatcher = l.dispatcherFor(await plan());
+    await dispatcher.bridge('wasm:t', 'add', [0, 0]); // the lane is up
+    let settled = false;
+    const answer = dispatcher.bridge('wasm:t', 'add', [1, 2]).then((r) => {
+      settled = true;
+      return r;
+    });
+    expect(l.busy).toBe(true);
+    // Only synchronous blocking and microtasks from here: no timer, no I/O callback can run.
+    let delivered = false;
+    for (let i = 0; i < 1000 && !delivered; i++) delivered = l.block(50);
+    expect(delivered).toBe(true);
+    for (let i = 0; i < 10 && !settled; i++) await Promise.resolve();
+    expect(settled).toBe(true);
+    expect(await answer).toEqual({ ok: true, value: 3 });
+    expect(l.busy).toBe(false);
+    expect(l.block(1)).toBe(false); // nothing in flight: nothing to deliver
+    dispatcher.close();
+  });
+
+  it('terminates and replaces a lane whose call timed out; the next call works', async () => {
+    const l = lanes(1);
+    const dispatcher = l.dispatcherFor(await plan({ callTimeoutMs: 100 }));
+    expect(await dispatcher.bridge('wasm:t', 'add', [1, 1])).toEqual({ ok: true, value: 2 });
+    expect(await dispatcher.bridge('wasm:t', 'spin', [])).toMatchObject({ ok: false, code: 'wasm-timeout' });
+    expect(await dispatcher.bridge('wasm:t', 'add', [2, 2])).toEqual({ ok: true, value: 4 });
+    expect(l.workers).toBe(1);
+    dispatcher.close();
+  });
+
+  it('a closed dispatcher stops its running call; dispose leaves no thread', async () => {
+    const before = threadCount();
+    const l = new WasmLanes(2);
+    const dispatcher = l.dispatcherFor(await plan());
+    await dispatcher.bridge('wasm:t', 'add', [1, 1]);
+    await until(() => l.workers === 2);
+    expect(threadCount()).toBeGreaterThanOrEqual(before + 2);
+    const running = dispatcher.bridge('wasm:t', 'spin', []);
+    dispatcher.close();
+    expect(await running).toMatchObject({ ok: false, code: 'timeout' });
+    expect(await dispatcher.bridge('wasm:t', 'add', [1, 1])).toMatchObject({ ok: false, code: 'wasm-not-declared' });
+    await l.dispose();
+    await until(() => threadCount() <= before);
+  });
+});
+
+describe('a sandbox worker with WASM lanes', () => {
+  it('starts lanes on its first WASM run, answers the guest through them, and ends them with the pool', async () => {
+    const before = threadCount();
+    const pool = new SandboxPool({ size: 1, wasmLanes: 2 });
+    owned.push({ dispose: () => pool.close() });
+    const res = resolution({ callTimeoutMs: 200 });
+    const { wasm: _bytes, ...guest } = res.modules['wasm:t'] as ExecutableModule;
+    const request = (code: string) => ({
+      code,
+      entries: { '@t/wasm': 'wasm:t' },
+      modules: { 'wasm:t': guest },
+      inputs: {},
+      grants: NO_GRANTS,
+      timeoutMs: 5000,
+    });
+    const plain = await pool.run({ ...request('return 1;'), entries: {}, modules: {} });
+    expect(plain).toMatchObject({ ok: true, value: 1 });
+    const withoutLanes = threadCount();
+    const plan = await buildWasmPlan(res, new WasmModuleCache());
+    const code = [
+      'import { add, bump, spin } from "@t/wasm";',
+      'let timedOut;',
+      'try { await spin(); } catch (e) { timedOut = e.code; }',
+      'return [await add(20, 22), await bump(), await bump(), timedOut, await add(1, 2)];',
+    ].join('\n');
+    const first = await pool.run(request(code), { wasm: { plan } });
+    expect(first).toMatchObject({ ok: true, value: [42, 1, 1, 'wasm-timeout', 3] });
+    await until(() => threadCount() >= withoutLanes + 2);
+    const second = await pool.run(request('import { add } from "@t/wasm";\nreturn await add(2, 3);'), { wasm: { plan } });
+    expect(second).toMatchObject({ ok: true, value: 5 });
+    await pool.close();
+    await until(() => threadCount() <= before);
+  });
+});
