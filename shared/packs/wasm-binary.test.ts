@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { buildExportsModule, buildWasm, f64Bytes, op, sleb, uleb, type BuilderValType } from './wasm-builder.ts';
-import { isGuestExportName, validateWasmBinary } from './wasm-binary.ts';
+import { instantiatesQuietly, isGuestExportName, validateWasmBinary } from './wasm-binary.ts';
 
 const add = buildExportsModule([{ name: 'add', params: ['i32', 'i32'], results: ['i32'], body: [op.local_get, 0, op.local_get, 1, op.i32_add] }], {
   memories: [{ min: 1, max: 2 }],
@@ -39,6 +39,7 @@ describe('validateWasmBinary: accepted binaries', () => {
           { wasm: 'b-c', as: 'bC', params: ['f32', 'f64'], results: [] },
           { wasm: 'a', as: 'a', params: ['i32'], results: ['i32'] },
         ],
+        instantiation: { start: false, memoryPages: 0, tableElements: 0 },
       },
     });
   });
@@ -63,7 +64,23 @@ describe('validateWasmBinary: accepted binaries', () => {
       data: [{ offset: 8, bytes: [1, 2, 3] }],
       customSections: [{ name: 'name', bytes: [0, 1, 2] }],
     });
-    expectAccepted(bytes, { memoryPagesMax: 16, exports: ['last'] });
+    const accepted = expectAccepted(bytes, { memoryPagesMax: 16, exports: ['last'] });
+    expect(accepted.ok && accepted.value.instantiation).toEqual({ start: true, memoryPages: 1, tableElements: 0 });
+    // A start function runs code at instantiation: no instance of it may be made ahead of a call.
+    expect(accepted.ok && instantiatesQuietly(accepted.value.instantiation)).toBe(false);
+  });
+
+  it('says when a module instantiates quietly (no start function, a small allocation)', () => {
+    const quiet = (memories: { min: number; max: number }[], tables: { min: number; max: number }[] = []) => {
+      const bytes = buildWasm({ funcs: [{ type: { params: [], results: [] }, body: [] }], memories, tables, exports: [{ name: 'f', kind: 'func', index: 0 }] });
+      const accepted = expectAccepted(bytes, { memoryPagesMax: 64, exports: ['f'] });
+      return accepted.ok && instantiatesQuietly(accepted.value.instantiation);
+    };
+    expect(quiet([])).toBe(true);
+    expect(quiet([{ min: 16, max: 64 }])).toBe(true);
+    expect(quiet([{ min: 17, max: 64 }])).toBe(false);
+    expect(quiet([], [{ min: 10_000, max: 10_000 }])).toBe(true);
+    expect(quiet([], [{ min: 10_001, max: 20_000 }])).toBe(false);
   });
 
   it('ignores undeclared exports that break the signature rules', () => {

@@ -31,6 +31,29 @@ export interface WasmBinaryEntry {
 export interface ValidatedWasmBinary {
   /** The declared exports' signatures, in manifest declaration order. */
   readonly exports: WasmExportSignature[];
+  /** What instantiating the module does besides allocating (see `instantiatesQuietly`). */
+  readonly instantiation: WasmInstantiation;
+}
+
+/** What happens when the module is instantiated, as far as the binary says. */
+export interface WasmInstantiation {
+  /** A start function runs (guest code, at instantiation). */
+  readonly start: boolean;
+  /** Linear memory pages allocated up front, over all memories. */
+  readonly memoryPages: number;
+  /** Table elements allocated up front, over all tables. */
+  readonly tableElements: number;
+}
+
+/**
+ * True when a fresh instance can be made before its call without anyone being able to tell:
+ * no start function (so no code runs) and a small up-front allocation (at most 16 pages of memory
+ * and 10,000 table elements). Such an instance, never used before its one call, is exactly the one
+ * the call would have made itself; a WASM worker may keep one ready to take instantiation off a
+ * call's path.
+ */
+export function instantiatesQuietly(i: WasmInstantiation): boolean {
+  return !i.start && i.memoryPages <= 16 && i.tableElements <= 10_000;
 }
 
 const SCALARS: ReadonlySet<string> = new Set<WasmScalarType>(['i32', 'f32', 'f64']);
@@ -68,6 +91,7 @@ interface ParsedModule {
   readonly types: readonly FuncType[];
   readonly funcTypes: readonly number[];
   readonly exports: ReadonlyMap<string, ExportEntry>;
+  readonly instantiation: WasmInstantiation;
 }
 
 /** Canonical order of the known non-custom sections (tag sits between memory and global). */
@@ -93,6 +117,9 @@ function parseModule(bytes: Uint8Array, pagesAllowed: number, manifestPages: num
   const exports = new Map<string, ExportEntry>();
   let tableCount = 0;
   let memoryCount = 0;
+  let hasStart = false;
+  let memoryPages = 0;
+  let tableElements = 0;
   let globalCount = 0;
   let tagCount = 0;
   let codeCount: number | undefined;
@@ -167,6 +194,7 @@ function parseModule(bytes: Uint8Array, pagesAllowed: number, manifestPages: num
           readValType(r, `table ${i}`);
           const limits = readLimits(r, `table ${i}`);
           if (limits.shared || limits.is64) throw new WasmReject('wasm-unsupported', `table ${i} uses shared or 64-bit limits, which v1 does not support`);
+          tableElements += limits.min;
         }
         tableCount += n;
         break;
@@ -175,6 +203,7 @@ function parseModule(bytes: Uint8Array, pagesAllowed: number, manifestPages: num
         const n = r.count('memories');
         for (let i = 0; i < n; i++) {
           const limits = readLimits(r, `memory ${i}`);
+          memoryPages += limits.min;
           if (limits.shared) throw new WasmReject('wasm-memory-shared', `memory ${i} is shared; v1 does not allow shared memory`);
           if (limits.is64) throw new WasmReject('wasm-unsupported', `memory ${i} uses 64-bit addressing (memory64), which v1 does not allow`);
           if (limits.max === undefined) {
@@ -231,6 +260,7 @@ function parseModule(bytes: Uint8Array, pagesAllowed: number, manifestPages: num
         if (f >= funcTypes.length) invalid(`the start function ${f} does not exist`);
         const t = types[funcTypes[f] as number] as FuncType;
         if (t.params.length || t.results.length) invalid('the start function must take and return nothing');
+        hasStart = true;
         break;
       }
       case 10: {
@@ -246,7 +276,7 @@ function parseModule(bytes: Uint8Array, pagesAllowed: number, manifestPages: num
   if ((codeCount ?? 0) !== funcTypes.length) {
     invalid(`the module declares ${funcTypes.length} functions but has ${codeCount ?? 0} function bodies`);
   }
-  return { types, funcTypes, exports };
+  return { types, funcTypes, exports, instantiation: { start: hasStart, memoryPages, tableElements } };
 }
 
 function describeSignatureProblem(exp: string, type: FuncType): string | undefined {
@@ -309,5 +339,5 @@ export function validateWasmBinary(bytes: Uint8Array, entry: WasmBinaryEntry): R
       results: type.results as WasmScalarType[],
     });
   }
-  return ok({ exports: signatures });
+  return ok({ exports: signatures, instantiation: parsed.instantiation });
 }

@@ -37,6 +37,12 @@ export interface WasmPoolWorkerHooks {
 export interface PreparedWasmModule<M> {
   readonly digest: string;
   readonly module: M;
+  /**
+   * The worker may instantiate the module ahead of its next call (the binary runs no code at
+   * instantiation and allocates little, see `instantiatesQuietly`): instance per call still
+   * holds, since every instance serves exactly one call and is fresh when it does.
+   */
+  readonly spare?: boolean;
 }
 
 export interface WasmPoolTimers {
@@ -75,6 +81,7 @@ interface Job<M, W extends WasmPoolWorker> {
   readonly request: WasmPoolRequest;
   readonly digest: string;
   readonly module: M;
+  readonly spare: boolean;
   readonly resolve: (reply: WasmPoolReply) => void;
   slot?: Slot<M, W>;
   timer?: unknown;
@@ -138,6 +145,7 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
         request,
         digest: prepared.value.digest,
         module: prepared.value.module,
+        spare: prepared.value.spare === true,
         resolve,
         settled: false,
       };
@@ -248,6 +256,7 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
       digest: job.digest,
       exportName: job.request.exportName,
       args: [...job.request.args],
+      ...(job.spare ? { spare: true } : {}),
       ...(withModule ? this.#options.moduleFields(job.module) : {}),
     });
   }

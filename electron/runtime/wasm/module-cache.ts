@@ -8,11 +8,13 @@
 
 import { createHash } from 'node:crypto';
 import { LIMITS, fail, ok, type Result } from '../../../shared/protocol/index.ts';
-import { validateWasmBinary } from '../../../shared/packs/wasm-binary.ts';
+import { instantiatesQuietly, validateWasmBinary } from '../../../shared/packs/wasm-binary.ts';
 
 export interface CompiledModule {
   readonly digest: string;
   readonly module: WebAssembly.Module;
+  /** A worker may keep a fresh instance ready for the next call (`instantiatesQuietly`). */
+  readonly spare: boolean;
 }
 
 export class WasmModuleCache {
@@ -52,7 +54,7 @@ export class WasmModuleCache {
     if (!checked.ok) return checked;
     try {
       // Copy into a plain ArrayBuffer: the caller's view may sit on a larger or shared buffer.
-      return ok({ digest, module: await WebAssembly.compile(bytes.slice()) });
+      return ok({ digest, module: await WebAssembly.compile(bytes.slice()), spare: instantiatesQuietly(checked.value.instantiation) });
     } catch (error) {
       return fail('wasm-invalid', `the engine could not compile the module: ${error instanceof Error ? error.message : String(error)}`);
     }

@@ -39,7 +39,7 @@ const WasmExportSignatureSchema = z
 
 /** A compiled module, or why the engine could not compile it (answered per call, as before). */
 const CompiledSchema = z.union([
-  z.object({ ok: z.literal(true), digest: z.string().regex(/^[0-9a-f]{64}$/), module: z.instanceof(WebAssembly.Module) }).strict(),
+  z.object({ ok: z.literal(true), digest: z.string().regex(/^[0-9a-f]{64}$/), module: z.instanceof(WebAssembly.Module), spare: z.boolean() }).strict(),
   z.object({ ok: z.literal(false), code: z.enum(ERROR_CODE_LIST as [ErrorCode, ...ErrorCode[]]), message: z.string() }).strict(),
 ]);
 
@@ -69,7 +69,7 @@ export async function buildWasmPlan(resolution: Pick<SandboxModuleResolutionOk, 
       exports: mod.wasm.exports.map((e) => ({ wasm: e.wasm, as: e.as, params: [...e.params], results: [...e.results] })),
       memoryPagesMax: mod.wasm.memoryPagesMax,
       budgets: { ...mod.wasm.budgets },
-      compiled: compiled.ok ? { ok: true, digest: compiled.value.digest, module: compiled.value.module } : { ok: false, code: compiled.code, message: compiled.message },
+      compiled: compiled.ok ? { ok: true, digest: compiled.value.digest, module: compiled.value.module, spare: compiled.value.spare } : { ok: false, code: compiled.code, message: compiled.message },
     });
   }
   return { modules };
@@ -128,7 +128,7 @@ export class WasmLanes {
     const modules: Record<string, DispatcherModules[string]> = {};
     for (const m of plan.modules) {
       const identity = new Uint8Array(0);
-      this.#planned.set(identity, m.compiled.ok ? ok({ digest: m.compiled.digest, module: m.compiled.module }) : fail(m.compiled.code, m.compiled.message));
+      this.#planned.set(identity, m.compiled.ok ? ok({ digest: m.compiled.digest, module: m.compiled.module, spare: m.compiled.spare }) : fail(m.compiled.code, m.compiled.message));
       modules[m.moduleId] = { moduleId: m.moduleId, kind: 'wasm', displayName: m.displayName, wasm: { bytes: identity, exports: m.exports, memoryPagesMax: m.memoryPagesMax, budgets: m.budgets } };
     }
     return createWasmDispatcher({ modules }, this.#core);

@@ -65,7 +65,12 @@ describe('WasmPool', () => {
   });
 
   it('keeps no state between calls: a mutable global and linear memory start fresh every call', async () => {
-    const p = pool(1); // one worker, so every call lands on the same thread and cached module
+    // The module instantiates quietly, so the worker keeps a fresh instance ready between calls:
+    // each one still serves exactly one call.
+    const cache = new WasmModuleCache();
+    const compiled = await cache.get(stateful);
+    expect(compiled.ok && compiled.value.spare).toBe(true);
+    const p = pool(1, cache); // one worker, so every call lands on the same thread and cached module
     const bumps = [];
     for (let i = 0; i < 5; i++) bumps.push(await call(p, 'bump'));
     expect(bumps.map((r) => (r.ok ? r.value : r.code))).toEqual([1, 1, 1, 1, 1]);

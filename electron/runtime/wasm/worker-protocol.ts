@@ -13,6 +13,8 @@ export interface WorkerCallMessage {
   readonly module?: WebAssembly.Module;
   readonly exportName: string;
   readonly args: readonly number[];
+  /** After this call, keep a fresh instance of the module ready for the next one. */
+  readonly spare?: boolean;
 }
 
 /** Where the worker entry lives. A bundler does not follow this URL: copy the file next to the bundle. */
