@@ -72,8 +72,13 @@ const ws = (op) => async (p, d) => L().workspace(op, p, d);
 constant("fetch", via("fetch"));
 constant("getSecret", via("getSecret"));
 constant("workspace", { readText: ws("readText"), readBytes: ws("readBytes"), writeText: ws("writeText"), writeBytes: ws("writeBytes"), list: ws("list") });
-// The WASM bridge (the facades' only way out): a promise of the export's value, or a rejection
-// with an Error carrying the host's \`code\`. Plain number lists take the fast path below.
+__WASM_PART__
+return freeze({ serialize: (v) => I.JSONstringify(v === undefined ? null : v, toJson), parse: (t) => I.JSONparse(t, fromJson), deliver });
+})(globalThis)`;
+
+/** The WASM bridge, in the core of runs that have WASM modules only (compiling it costs every run). */
+const WASM_PART = String.raw`// The WASM bridge (the facades' only way out): a promise of the export's value, or a rejection
+// with an Error carrying the host's code. Plain number lists take the fast path below.
 const waiting = O.create(null);
 const failure = (result) => { const error = new I.Err(result.message); error.code = result.code; return error; };
 const deliver = (id, r) => {
@@ -94,9 +99,8 @@ const wasmCall = (m, e, a) => {
   }
   return slowWasm(m, e, a);
 };
-if (__WITH_WASM__) defineProperty(G, __WASM_GLOBAL__, { value: wasmCall, writable: true, enumerable: false, configurable: true });
-return freeze({ serialize: (v) => I.JSONstringify(v === undefined ? null : v, toJson), parse: (t) => I.JSONparse(t, fromJson), deliver });
-})(globalThis)`;
+defineProperty(G, __WASM_GLOBAL__, { value: wasmCall, writable: true, enumerable: false, configurable: true });
+`;
 
 const LIBRARY = String.raw`(function (I) {
 "use strict";
@@ -200,13 +204,13 @@ return I.freeze({ tag, revive, call, callTagged, fetch, getSecret, workspace });
 
 function fill(source: string, withWasm: boolean): string {
   return source
+    .replace('__WASM_PART__', () => (withWasm ? WASM_PART : 'const deliver = undefined;'))
     .replaceAll('__HOST_CALL__', JSON.stringify(HOST_CALL_GLOBAL))
     .replaceAll('__HOST_LOG__', JSON.stringify(HOST_LOG_GLOBAL))
     .replaceAll('__HOST_LIBRARY__', JSON.stringify(HOST_LIBRARY_GLOBAL))
     .replaceAll('__HOST_WASM__', JSON.stringify(HOST_WASM_GLOBAL))
     .replaceAll('__WASM_MAX_PARAMS__', String(LIMITS.wasmMaxParams))
-    .replaceAll('__WASM_GLOBAL__', JSON.stringify(WASM_BRIDGE_GLOBAL))
-    .replaceAll('__WITH_WASM__', withWasm ? 'true' : 'false');
+    .replaceAll('__WASM_GLOBAL__', JSON.stringify(WASM_BRIDGE_GLOBAL));
 }
 
 const CORE_PLAIN = fill(CORE, false);

@@ -268,14 +268,16 @@ async function evaluate(
     state.inflight.add(tracked);
   };
 
-  /** Answer one guest host call: a promise handle now, settled with `encode(result)` later. */
-  const answerWith = (answer: Promise<HostCallResult>, encode: (live: QuickJSContext, result: HostCallResult) => QuickJSHandle): QuickJSHandle => {
+  const asTaggedJson = (live: QuickJSContext, result: HostCallResult): QuickJSHandle => live.newString(JSON.stringify(result, bytesReplacer));
+
+  /** Answer one general host call: a promise handle now, resolved with the tagged result as JSON later. */
+  const answerWith = (answer: Promise<HostCallResult>): QuickJSHandle => {
     const live = ctx;
     const deferred = live.newPromise();
     state.deferreds.add(deferred);
     track(answer, (result) => {
       if (state.closed || !live.alive) return;
-      const value = encode(live, result);
+      const value = asTaggedJson(live, result);
       deferred.resolve(value);
       value.dispose();
       deferred.dispose();
@@ -283,7 +285,6 @@ async function evaluate(
     });
     return deferred.handle;
   };
-  const asTaggedJson = (live: QuickJSContext, result: HostCallResult): QuickJSHandle => live.newString(JSON.stringify(result, bytesReplacer));
 
   const hostCall = ctx.newFunction(HOST_CALL_GLOBAL, (kindHandle, nameHandle, jsonHandle, buffersHandle, whereHandle) => {
     const live = ctx;
@@ -291,7 +292,7 @@ async function evaluate(
     const name = nameHandle && live.typeof(nameHandle) === 'string' ? live.getString(nameHandle) : '';
     const where = whereHandle && live.typeof(whereHandle) === 'string' ? live.getString(whereHandle) : '';
     const args = readArgs(live, jsonHandle, buffersHandle);
-    return answerWith(dispatch(kind, name, args, where), asTaggedJson);
+    return answerWith(dispatch(kind, name, args, where));
   });
   ctx.setProp(ctx.global, HOST_CALL_GLOBAL, hostCall);
   hostCall.dispose();

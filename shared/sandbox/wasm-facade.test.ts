@@ -1,5 +1,5 @@
-// The facade generator: one export per declared WASM export (a plain function returning the
-// bridge's promise), calling the bridge by the guest-visible name; names validation would reject can never reach generated source.
+// The facade generator: one async export per declared WASM export, calling the bridge by the
+// guest-visible name; names validation would reject can never reach generated source.
 
 import { parse } from 'acorn';
 import { describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ describe('generateWasmFacade', () => {
     const exported = program.body.flatMap((n) => (n.type === 'ExportNamedDeclaration' && n.declaration?.type === 'FunctionDeclaration' ? [n.declaration.id.name] : []));
     expect(exported).toEqual(['distance', 'tileX']);
     expect(source).toContain('const id = "m_1\\"2";');
-    expect(source).toContain('return callWasm(id, "distance", args);');
+    expect(source).toContain('export async function distance(...args) { return await callWasm(id, "distance", args); }');
   });
 
   it.each(['class', 'then', 'foo-bar', '1x', '__proto__'])('refuses the export name %j', (name) => {

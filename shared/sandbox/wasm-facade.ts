@@ -1,6 +1,6 @@
 // The guest-side face of a host WASM module. `import { simplify } from "@acme/geo/simplify-wasm"`
-// resolves to a facade generated here: one named export per declared WASM export, each returning
-// the promise of a call through the private bridge module. The bridge module reads a temporary global binding that the
+// resolves to a facade generated here: one named async export per declared WASM export, each
+// awaiting a call through the private bridge module. The bridge module reads a temporary global binding that the
 // kernel installs before modules evaluate and removes before the user's code starts.
 //
 // Hiding the binding is not the boundary: the host dispatcher serves only the run's declared WASM
@@ -24,9 +24,11 @@ export const WASM_BRIDGE_GLOBAL = '__sandboxPacksWasmBridge';
 /**
  * Source of the private bridge module. It captures the binding once, when it evaluates. The
  * binding (the guest prelude's bridge) resolves with the export's value or rejects with an Error
- * carrying the host's \`code\`, and never throws; so \`callWasm\` and the facade's exports are plain
- * functions returning its promise. (Version 1 wrapped both in async functions; measured in
- * quickjs-ng, the two extra async frames cost more than the rest of a guest-side call.)
+ * carrying the host's `code`, and never throws; so `callWasm` is a plain function returning its
+ * promise, and each facade export is one async frame that awaits it. (Version 1 unwrapped a tagged
+ * result in an async `callWasm` and returned its promise from the export: in quickjs-ng those
+ * frames cost more than the rest of a guest-side call, measured; `return await` is the cheaper
+ * way for an async function to hand back a promise's value.)
  */
 export function wasmBridgeModuleSource(): string {
   return [
@@ -49,11 +51,11 @@ export function generateWasmFacade(input: WasmFacadeInput): string {
   const lines = [`import { callWasm } from ${JSON.stringify(WASM_BRIDGE_SPECIFIER)};`, `const id = ${JSON.stringify(input.moduleId)};`];
   for (const exp of input.exports) {
     // The same rule binary validation applies: an identifier that is also not reserved, so the
-    // generated `export function <name>` always parses.
+    // generated `export async function <name>` always parses.
     if (!isGuestExportName(exp.as)) {
       throw new TypeError(`generateWasmFacade: export name ${JSON.stringify(exp.as)} is not a valid non-reserved identifier; binary validation must reject it first`);
     }
-    lines.push(`export function ${exp.as}(...args) { return callWasm(id, ${JSON.stringify(exp.as)}, args); }`);
+    lines.push(`export async function ${exp.as}(...args) { return await callWasm(id, ${JSON.stringify(exp.as)}, args); }`);
   }
   lines.push('');
   return lines.join('\n');
