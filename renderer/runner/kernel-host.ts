@@ -12,7 +12,8 @@ import { FromKernelWorkerSchema, type ToKernelWorker, type WorkerLike } from './
 
 export interface KernelHostPorts {
   readonly capability: (name: string, args: readonly unknown[]) => Promise<HostCallResult>;
-  readonly wasm: (moduleId: string, exportName: string, args: unknown[]) => Promise<HostCallResult>;
+  /** `exportName` and `args` arrive as the guest passed them: the port checks them (the dispatcher does). */
+  readonly wasm: (moduleId: string, exportName: unknown, args: unknown) => Promise<HostCallResult>;
 }
 
 export interface KernelHostOptions {
@@ -107,7 +108,7 @@ export class KernelHost {
     const job = this.#job;
     if (!job || message.runId !== job.runId) return;
     if (message.type === 'host-call') {
-      const answer = message.kind === 'wasm' ? job.ports.wasm(message.name, String(message.args[0]), Array.isArray(message.args[1]) ? message.args[1] : []) : job.ports.capability(message.name, message.args);
+      const answer = message.kind === 'wasm' ? job.ports.wasm(message.name, message.args[0], message.args[1]) : job.ports.capability(message.name, message.args);
       void answer
         .catch((error: unknown): HostCallResult => ({ ok: false, code: 'internal', message: `The host failed: ${error instanceof Error ? error.message : String(error)}` }))
         .then((result) => {

@@ -3,8 +3,10 @@
 // a giant allocation, a pathological regex) cannot be interrupted; the pool terminates such a
 // worker at deadline + grace. A worker that dies, runs out of heap or reports an unhealthy engine
 // is retired and a replacement starts at once, so the pool size stays constant and the process
-// never goes down with a guest. Capability and WASM calls from the guest arrive here and are
-// answered by the host ports the caller passes with each run.
+// never goes down with a guest. Capability calls from the guest arrive here and are answered by
+// the host ports the caller passes with each run; a run's WASM comes either as a plan, answered in
+// the worker by its own dispatcher and WASM lanes (the app's route, wasm-plan.ts), or as a port
+// answered here (the kernel contract fixtures script WASM answers that way).
 
 import { Worker } from 'node:worker_threads';
 import { LIMITS } from '../../../shared/protocol/limits.ts';

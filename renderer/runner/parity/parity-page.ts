@@ -69,7 +69,7 @@ if (token === undefined) {
         grants: request.grants,
         timeoutMs: request.timeoutMs,
         capability: async (name) => fixtureAnswer(testCase, name),
-        ...(scriptsWasm(testCase) ? { wasm: async (_moduleId: string, exportName: string) => fixtureAnswer(testCase, `wasm:${exportName}`) } : {}),
+        ...(scriptsWasm(testCase) ? { wasm: async (_moduleId: string, exportName: unknown) => fixtureAnswer(testCase, `wasm:${String(exportName)}`) } : {}),
       });
     },
     runCode(code, entries, timeoutMs) {
