@@ -15,6 +15,7 @@ export function AgentSettings() {
   const setAllowlist = useContractMutation('settings.setSessionAllowlist');
   const setRegistry = useContractMutation('settings.setRegistry');
   const [registry, setRegistryText] = useState('');
+  const [chosen, setChosen] = useState<readonly string[] | undefined>(undefined);
   const id = useId();
   useEffect(() => {
     if (settings.data) setRegistryText(settings.data.registry);
@@ -26,11 +27,14 @@ export function AgentSettings() {
   const allow = effectiveAllowlist(settings.data.sessionAllowlist, packs.data?.packs ?? [], modules);
   const lines = promptLines(allow.specifiers, modules);
   const ready = modules.filter((m) => m.status === 'ready');
-  // While a change is on its way, show it (the checkbox must not bounce back until main answers).
-  const shown = setAllowlist.isPending && setAllowlist.variables && setAllowlist.variables.sessionAllowlist.length > 0 ? setAllowlist.variables.sessionAllowlist : allow.specifiers;
+  // While a change is on its way, show it: set in the click's own render (the mutation's state
+  // reaches React a tick later, and a controlled checkbox would bounce back meanwhile) and kept
+  // until main has answered and the settings are read again.
+  const shown = chosen ?? allow.specifiers;
   const toggle = (specifier: string, on: boolean) => {
     const next = on ? [...new Set([...shown, specifier])] : shown.filter((s) => s !== specifier);
-    setAllowlist.mutate({ sessionAllowlist: next });
+    setChosen(next);
+    setAllowlist.mutate({ sessionAllowlist: next }, { onSettled: () => setChosen(undefined) });
   };
   const saveRegistry = (event: FormEvent) => {
     event.preventDefault();
