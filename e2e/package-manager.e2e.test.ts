@@ -9,9 +9,9 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAppServices, type AppServices } from '../electron/services/app-services.ts';
-import { startWebHost, type WebHost } from '../electron/server/web-host.ts';
-import { tempDir, type TempDir } from '../electron/server/test-support.ts';
+import type { AppServices } from '../electron/services/app-services.ts';
+import type { WebHost } from '../electron/server/web-host.ts';
+import { tempDir, type TempDir, startAppHost } from '../electron/server/test-support.ts';
 import { startRegistry, type TestRegistry } from '../electron/testing/verdaccio.ts';
 import { BUILD, launchChromium, REPO_ROOT, snap, watchProblems } from './support.ts';
 
@@ -33,12 +33,9 @@ beforeAll(async () => {
   await registry.publish(path.join(REPO_ROOT, 'packs/geo'));
   for (const pack of ['script-dep-1.0.0', 'register-pack-1.0.0', 'evolving-1.0.0', 'evolving-2.0.0']) await registry.publish(path.join(FIXTURES, pack));
   data = await tempDir('e2e');
-  const created = await createAppServices({ dataDir: data.path });
-  if (!created.ok) throw new Error(created.message);
-  services = created.value;
+  ({ services, host } = await startAppHost(data.path, BUILD));
   const set = await services.dispatcher.handle('settings.setRegistry', { registry: registry.url }, { face: 'test' });
   if (!set.ok) throw new Error(set.message);
-  host = await startWebHost({ dispatcher: services.dispatcher, events: services.events, catalog: services.catalog, staticDir: BUILD, port: 0 });
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   problems = watchProblems(page);

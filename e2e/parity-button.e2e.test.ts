@@ -7,9 +7,9 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { createAppServices, type AppServices } from '../electron/services/app-services.ts';
-import { startWebHost, type WebHost } from '../electron/server/web-host.ts';
-import { fixtureDataDir, type TempDir } from '../electron/server/test-support.ts';
+import type { AppServices } from '../electron/services/app-services.ts';
+import type { WebHost } from '../electron/server/web-host.ts';
+import { fixtureDataDir, type TempDir, startAppHost } from '../electron/server/test-support.ts';
 import { BUILD, launchChromium, REPO_ROOT, snap, watchProblems } from './support.ts';
 
 let data: TempDir;
@@ -21,10 +21,7 @@ let problems: string[];
 
 beforeAll(async () => {
   data = await fixtureDataDir(path.join(REPO_ROOT, 'fixtures/discovery/good/node_modules/@acme/geo'));
-  const created = await createAppServices({ dataDir: data.path });
-  if (!created.ok) throw new Error(created.message);
-  services = created.value;
-  host = await startWebHost({ dispatcher: services.dispatcher, events: services.events, catalog: services.catalog, staticDir: BUILD, port: 0 });
+  ({ services, host } = await startAppHost(data.path, BUILD));
   browser = await launchChromium();
   page = await browser.newPage();
   problems = watchProblems(page);

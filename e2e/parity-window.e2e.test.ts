@@ -10,9 +10,9 @@ import { build } from 'vite';
 import type { Browser, Page } from 'playwright-core';
 import type { RequestOf, ValueOf } from '../shared/contract/methods.ts';
 import type { Result } from '../shared/protocol/result.ts';
-import { createAppServices, type AppServices } from '../electron/services/app-services.ts';
-import { startWebHost, type WebHost } from '../electron/server/web-host.ts';
-import { fixtureDataDir, type TempDir } from '../electron/server/test-support.ts';
+import type { AppServices } from '../electron/services/app-services.ts';
+import type { WebHost } from '../electron/server/web-host.ts';
+import { fixtureDataDir, type TempDir, startAppHost } from '../electron/server/test-support.ts';
 import { launchChromium, REPO_ROOT, watchProblems } from './support.ts';
 
 const GEO = path.join(REPO_ROOT, 'fixtures/discovery/good/node_modules/@acme/geo');
@@ -28,10 +28,7 @@ let problems: string[];
 beforeAll(async () => {
   await build({ configFile: path.join(REPO_ROOT, 'renderer/runner/parity/vite.config.ts'), logLevel: 'warn' });
   data = await fixtureDataDir(GEO);
-  const created = await createAppServices({ dataDir: data.path });
-  if (!created.ok) throw new Error(created.message);
-  services = created.value;
-  host = await startWebHost({ dispatcher: services.dispatcher, events: services.events, catalog: services.catalog, staticDir: path.join(REPO_ROOT, 'out/parity'), port: 0 });
+  ({ services, host } = await startAppHost(data.path, path.join(REPO_ROOT, 'out/parity')));
   browser = await launchChromium();
   page = await browser.newPage();
   problems = watchProblems(page);

@@ -6,9 +6,9 @@
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAppServices, type AppServices } from '../electron/services/app-services.ts';
-import { startWebHost, type WebHost } from '../electron/server/web-host.ts';
-import { fixtureDataDir, type TempDir } from '../electron/server/test-support.ts';
+import type { AppServices } from '../electron/services/app-services.ts';
+import type { WebHost } from '../electron/server/web-host.ts';
+import { fixtureDataDir, type TempDir, startAppHost } from '../electron/server/test-support.ts';
 import { BUILD, launchChromium, REPO_ROOT } from './support.ts';
 
 let data: TempDir;
@@ -18,10 +18,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   data = await fixtureDataDir(path.join(REPO_ROOT, 'fixtures/discovery/good/node_modules/@acme/geo'));
-  const created = await createAppServices({ dataDir: data.path });
-  if (!created.ok) throw new Error(created.message);
-  services = created.value;
-  host = await startWebHost({ dispatcher: services.dispatcher, events: services.events, catalog: services.catalog, staticDir: BUILD, port: 0 });
+  ({ services, host } = await startAppHost(data.path, BUILD));
   browser = await launchChromium();
 });
 

@@ -53,6 +53,13 @@ export function parseInstallArgs(args: readonly string[], io: CliIo, booleans: r
   return { positional, root, ...(registry ? { registry: registry.endsWith('/') ? registry : `${registry}/` } : {}), json: flags.has('json'), flags, values };
 }
 
+/** The one positional argument an install command takes (a spec, a pack name); a usage error otherwise. */
+export function onlyPositional(args: InstallCliArgs, what: string): string {
+  const [one, ...extra] = args.positional;
+  if (!one || extra.length) throw new UsageError(`Give exactly one ${what}.`);
+  return one;
+}
+
 export function installerFor(args: InstallCliArgs): Installer {
   return createInstaller({ root: args.root, ...(args.registry ? { registry: args.registry } : {}) });
 }

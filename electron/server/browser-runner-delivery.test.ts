@@ -4,10 +4,10 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeliveredModuleInfoSchema } from '../../shared/protocol/delivery.ts';
-import { createAppServices, type AppServices } from '../services/app-services.ts';
+import type { AppServices } from '../services/app-services.ts';
 import { CONTENT_SECURITY_POLICY, WORKER_CONTENT_SECURITY_POLICY } from './static-files.ts';
-import { fixtureDataDir, raw, REPO_ROOT, staticBuild, type TempDir } from './test-support.ts';
-import { startWebHost, type WebHost } from './web-host.ts';
+import { fixtureDataDir, raw, REPO_ROOT, staticBuild, type TempDir, startAppHost } from './test-support.ts';
+import type { WebHost } from './web-host.ts';
 
 const GEO = path.join(REPO_ROOT, 'fixtures/discovery/good/node_modules/@acme/geo');
 
@@ -23,10 +23,7 @@ beforeAll(async () => {
   await writeFile(path.join(site.path, 'assets', 'kernel-worker-Ab_1.js'), 'self.postMessage(1);\n');
   await mkdir(path.join(site.path, 'assets', 'nested'));
   await writeFile(path.join(site.path, 'assets', 'nested', 'kernel-worker-Ab_1.js'), '1;\n');
-  const created = await createAppServices({ dataDir: data.path });
-  if (!created.ok) throw new Error(created.message);
-  services = created.value;
-  host = await startWebHost({ dispatcher: services.dispatcher, events: services.events, catalog: services.catalog, staticDir: site.path, port: 0 });
+  ({ services, host } = await startAppHost(data.path, site.path));
   auth = { Authorization: `Bearer ${host.token}` };
 });
 

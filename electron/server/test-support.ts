@@ -7,6 +7,8 @@ import { request } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createAppServices, type AppServices } from '../services/app-services.ts';
+import { startWebHost, type WebHost } from './web-host.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -29,6 +31,18 @@ export async function fixtureDataDir(...packDirs: string[]): Promise<TempDir> {
     await cp(pack, path.join(dir.path, 'node_modules', inNodeModules), { recursive: true, verbatimSymlinks: true });
   }
   return dir;
+}
+
+/**
+ * The app's services over `dataDir`, behind a web host on a free port serving `staticDir`: what
+ * every web-host suite starts from. The caller closes the host, then disposes the services.
+ */
+export async function startAppHost(dataDir: string, staticDir: string): Promise<{ services: AppServices; host: WebHost }> {
+  const created = await createAppServices({ dataDir });
+  if (!created.ok) throw new Error(created.message);
+  const services = created.value;
+  const host = await startWebHost({ dispatcher: services.dispatcher, events: services.events, catalog: services.catalog, staticDir, port: 0 });
+  return { services, host };
 }
 
 /** A minimal renderer build: index.html plus one asset, the shape Vite emits. */

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAppServices, type AppServices } from '../services/app-services.ts';
 import { startWebHost, type WebHost } from './web-host.ts';
 import { CONTENT_SECURITY_POLICY } from './static-files.ts';
-import { fixtureDataDir, raw, REPO_ROOT, staticBuild, type TempDir } from './test-support.ts';
+import { fixtureDataDir, raw, REPO_ROOT, staticBuild, type TempDir, startAppHost } from './test-support.ts';
 
 const GOOD = path.join(REPO_ROOT, 'fixtures/discovery/good/node_modules/@acme/geo');
 const PRIVATE = path.join(REPO_ROOT, 'fixtures/discovery/rules/node_modules/private-pack');
@@ -23,10 +23,7 @@ let auth: Record<string, string>;
 beforeAll(async () => {
   data = await fixtureDataDir(GOOD, PRIVATE);
   site = await staticBuild();
-  const created = await createAppServices({ dataDir: data.path });
-  if (!created.ok) throw new Error(created.message);
-  services = created.value;
-  host = await startWebHost({ dispatcher: services.dispatcher, events: services.events, catalog: services.catalog, staticDir: site.path, port: 0 });
+  ({ services, host } = await startAppHost(data.path, site.path));
   auth = { Authorization: `Bearer ${host.token}` };
 });
 

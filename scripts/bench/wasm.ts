@@ -129,10 +129,10 @@ async function guestVisible(pool: WasmPool, runs: number, calls: number, viaMain
     // Timed where the guest lives: the run's wall time as the kernel reports it in its receipt
     // (the main thread's own noise — scheduling the run, parsing its result — is not the guest's).
     const once = async (n: number) => {
-      const dispatcher = createWasmDispatcher(resolution, pool);
-      const wasm = viaMain ? { call: (id: string, name: unknown, args: unknown) => dispatcher.bridge(id, name, args) } : { plan: await buildWasmPlan(resolution, cache) };
+      const dispatcher = viaMain ? createWasmDispatcher(resolution, pool) : undefined;
+      const wasm = dispatcher ? { call: (id: string, name: unknown, args: unknown) => dispatcher.bridge(id, name, args) } : { plan: await buildWasmPlan(resolution, cache) };
       const result = await sandbox.run(request(n), { wasm });
-      dispatcher.close();
+      dispatcher?.close();
       if (!result.ok || result.value !== 550 * n) throw new Error(`guest bench run failed: ${JSON.stringify(result)}`);
       return result.receipt.wallMs;
     };

@@ -1,7 +1,7 @@
 // `sandbox-packs install SPEC`: npm install with scripts off, classify the installed artifact,
 // record it; sandbox-only packs are active at once, others wait for `trust`.
-import { EXIT, UsageError, type CliCommand } from '../command.ts';
-import { COMMON_USAGE, finish, installerFor, parseInstallArgs, progressLine, reconcileFirst } from '../../install/cli-support.ts';
+import { EXIT, type CliCommand } from '../command.ts';
+import { COMMON_USAGE, finish, installerFor, onlyPositional, parseInstallArgs, progressLine, reconcileFirst } from '../../install/cli-support.ts';
 
 export const install: CliCommand = {
   name: 'install',
@@ -9,8 +9,7 @@ export const install: CliCommand = {
   usage: `Usage: sandbox-packs install SPEC [--root DIR] [--registry URL] [--json]\n\nSPEC: name, name@version, name@tag, a local .tgz, or an https tarball URL (labelled "unverified source").\nGit specs are not supported.\n${COMMON_USAGE}`,
   async run(argv, io) {
     const args = parseInstallArgs(argv, io);
-    const [spec, ...extra] = args.positional;
-    if (!spec || extra.length) throw new UsageError('Give exactly one package spec.');
+    const spec = onlyPositional(args, 'package spec');
     const installer = installerFor(args);
     await reconcileFirst(installer, io);
     const result = await installer.install(spec, { onProgress: progressLine(io) });

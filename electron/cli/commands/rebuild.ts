@@ -1,7 +1,7 @@
 // `sandbox-packs rebuild NAME`: run a trusted pack's install scripts again against the artifact
 // on disk (or a refetched copy whose integrity matches the first install).
-import { UsageError, type CliCommand } from '../command.ts';
-import { COMMON_USAGE, finish, installerFor, parseInstallArgs, progressLine, reconcileFirst } from '../../install/cli-support.ts';
+import type { CliCommand } from '../command.ts';
+import { COMMON_USAGE, finish, installerFor, onlyPositional, parseInstallArgs, progressLine, reconcileFirst } from '../../install/cli-support.ts';
 
 export const rebuild: CliCommand = {
   name: 'rebuild',
@@ -9,8 +9,7 @@ export const rebuild: CliCommand = {
   usage: `Usage: sandbox-packs rebuild NAME [--root DIR] [--json]\n${COMMON_USAGE}`,
   async run(argv, io) {
     const args = parseInstallArgs(argv, io);
-    const [name, ...extra] = args.positional;
-    if (!name || extra.length) throw new UsageError('Give exactly one pack name.');
+    const name = onlyPositional(args, 'pack name');
     const installer = installerFor(args);
     await reconcileFirst(installer, io);
     const result = await installer.rebuild(name, { onProgress: progressLine(io) });

@@ -1,5 +1,5 @@
 // `sandbox-packs search TERM`: search a registry index (bundled default, or --index FILE/URL).
-import { type CliCommand } from '../command.ts';
+import type { CliCommand } from '../command.ts';
 import { finish, parseInstallArgs } from '../../install/cli-support.ts';
 import { loadRegistryIndex } from '../../install/registry-search.ts';
 import { searchIndex } from '../../../shared/protocol/registry-index.ts';

@@ -1,7 +1,7 @@
 // `sandbox-packs trust NAME [--dry-run]`: consent to the exact installed artifact (name, version,
 // integrity) and run its install scripts; --dry-run prints the literal scripts first.
-import { UsageError, type CliCommand } from '../command.ts';
-import { COMMON_USAGE, finish, installerFor, parseInstallArgs, progressLine, reconcileFirst } from '../../install/cli-support.ts';
+import type { CliCommand } from '../command.ts';
+import { COMMON_USAGE, finish, installerFor, onlyPositional, parseInstallArgs, progressLine, reconcileFirst } from '../../install/cli-support.ts';
 
 export const trust: CliCommand = {
   name: 'trust',
@@ -9,8 +9,7 @@ export const trust: CliCommand = {
   usage: `Usage: sandbox-packs trust NAME [--dry-run] [--root DIR] [--json]\n${COMMON_USAGE}`,
   async run(argv, io) {
     const args = parseInstallArgs(argv, io, ['dry-run']);
-    const [name, ...extra] = args.positional;
-    if (!name || extra.length) throw new UsageError('Give exactly one pack name.');
+    const name = onlyPositional(args, 'pack name');
     const installer = installerFor(args);
     if (args.flags.has('dry-run')) {
       return finish(io, args, await installer.trustDryRun(name), (o) => {

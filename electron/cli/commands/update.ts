@@ -1,7 +1,7 @@
 // `sandbox-packs update NAME [--to VERSION]`: install another version, re-classified like a new
 // install; consent does not carry over to a different artifact.
-import { UsageError, type CliCommand } from '../command.ts';
-import { COMMON_USAGE, finish, installerFor, parseInstallArgs, progressLine, reconcileFirst } from '../../install/cli-support.ts';
+import type { CliCommand } from '../command.ts';
+import { COMMON_USAGE, finish, installerFor, onlyPositional, parseInstallArgs, progressLine, reconcileFirst } from '../../install/cli-support.ts';
 
 export const update: CliCommand = {
   name: 'update',
@@ -9,8 +9,7 @@ export const update: CliCommand = {
   usage: `Usage: sandbox-packs update NAME [--to VERSION] [--root DIR] [--registry URL] [--json]\n${COMMON_USAGE}`,
   async run(argv, io) {
     const args = parseInstallArgs(argv, io, [], ['to']);
-    const [name, ...extra] = args.positional;
-    if (!name || extra.length) throw new UsageError('Give exactly one pack name.');
+    const name = onlyPositional(args, 'pack name');
     const installer = installerFor(args);
     await reconcileFirst(installer, io);
     const to = args.values.get('to');

@@ -26,7 +26,7 @@ import { fail, ok, type Result } from '../../../shared/protocol/result.ts';
 import { createWasmDispatcher, type DispatcherModules, type WasmDispatcher } from '../../../shared/sandbox/wasm-dispatcher.ts';
 import { WasmPoolCore, type WasmPoolWorker, type WasmPoolWorkerHooks } from '../../../shared/sandbox/wasm-pool-core.ts';
 import type { CompiledModule, WasmModuleCache } from './module-cache.ts';
-import { WASM_WORKER_URL } from './worker-protocol.ts';
+import { WASM_WORKER_OPTIONS, WASM_WORKER_URL } from './worker-protocol.ts';
 
 const WasmExportSignatureSchema = z
   .object({
@@ -189,8 +189,7 @@ export class WasmLanes {
     const signal = this.#signal;
     const { port1, port2 } = new MessageChannel();
     const worker = new Worker(this.#entry, {
-      execArgv: [],
-      resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 },
+      ...WASM_WORKER_OPTIONS,
       workerData: { lane: { port: port2, signal: signal.buffer, slot } },
       transferList: [port2],
     });

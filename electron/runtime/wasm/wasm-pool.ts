@@ -14,7 +14,7 @@ import { LIMITS } from '../../../shared/protocol/index.ts';
 import type { WasmPoolPort, WasmPoolReply, WasmPoolRequest } from '../../../shared/sandbox/wasm-dispatcher.ts';
 import { WasmPoolCore, type WasmPoolCoreStats, type WasmPoolWorkerHooks } from '../../../shared/sandbox/wasm-pool-core.ts';
 import { WasmModuleCache } from './module-cache.ts';
-import { WASM_WORKER_URL, type WorkerCallMessage } from './worker-protocol.ts';
+import { WASM_WORKER_OPTIONS, WASM_WORKER_URL, type WorkerCallMessage } from './worker-protocol.ts';
 
 export interface WasmPoolOptions {
   /** Number of workers (default 4). */
@@ -67,13 +67,7 @@ export class WasmPool implements WasmPoolPort {
 }
 
 function startNodeWorker(entry: URL, hooks: WasmPoolWorkerHooks): Worker {
-  const worker = new Worker(entry, {
-    // No inherited loaders or flags: the entry is plain ESM and starts fastest bare.
-    execArgv: [],
-    // WASM memories are external to the JS heap (and bounded by validation); this caps the
-    // worker's own JS heap, which only ever holds a call's few numbers.
-    resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 },
-  });
+  const worker = new Worker(entry, WASM_WORKER_OPTIONS);
   worker.on('message', (raw: unknown) => hooks.message(raw));
   worker.on('error', (error) => hooks.failed(`the WASM worker failed: ${error.message}`));
   worker.on('exit', (code) => hooks.failed(`the WASM worker stopped unexpectedly (exit code ${code})`));

@@ -8,7 +8,7 @@
 // Instance per call: every call instantiates the cached module with an empty import object,
 // runs one export and drops the instance, so no global, memory or table state survives a call.
 
-import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
+import { MessagePort, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 
 const CACHE_MAX = 64;
 /** Lane mode: the shared signal's layout (see WasmLanes in wasm-plan.ts) and the spin before a wait. */
@@ -95,7 +95,21 @@ function handle(msg) {
   }
 }
 
-const lane = workerData && typeof workerData === 'object' && workerData.lane ? workerData.lane : undefined;
+/** Lane mode's start-up data, checked by hand like every inbound message (see wasm-plan.ts). */
+function isLane(lane) {
+  return (
+    lane !== null &&
+    typeof lane === 'object' &&
+    lane.port instanceof MessagePort &&
+    lane.signal instanceof SharedArrayBuffer &&
+    Number.isSafeInteger(lane.slot) &&
+    lane.slot >= 1 &&
+    (lane.slot * 2 + 1) * Int32Array.BYTES_PER_ELEMENT < lane.signal.byteLength
+  );
+}
+
+const lane = workerData && typeof workerData === 'object' && workerData.lane !== undefined ? workerData.lane : undefined;
+if (lane !== undefined && !isLane(lane)) throw new TypeError('wasm-worker: malformed lane start-up data');
 if (lane) {
   // Lane mode (a sandbox worker's own lane, see wasm-plan.ts): messages travel on `lane.port`, and
   // each side also bumps a counter in shared memory, so the other can wait on it with Atomics

@@ -3,6 +3,7 @@
 // that runs pack code; the pool core parses each from `unknown` with the schema it shares with
 // the browser pool (shared/sandbox/wasm-worker-reply.ts).
 
+import type { WorkerOptions } from 'node:worker_threads';
 import { assetUrl } from '../../platform/assets.ts';
 
 export interface WorkerCallMessage {
@@ -16,6 +17,15 @@ export interface WorkerCallMessage {
   /** After this call, keep a fresh instance of the module ready for the next one. */
   readonly spare?: boolean;
 }
+
+/** How every WASM worker starts, in a pool or as a sandbox worker's lane. */
+export const WASM_WORKER_OPTIONS: Readonly<Pick<WorkerOptions, 'execArgv' | 'resourceLimits'>> = {
+  // No inherited loaders or flags: the entry is plain ESM and starts fastest bare.
+  execArgv: [],
+  // WASM memories are external to the JS heap (and bounded by validation); this caps the
+  // worker's own JS heap, which only ever holds a call's few numbers.
+  resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 },
+};
 
 /** Where the worker entry lives. A bundler does not follow this URL: copy the file next to the bundle. */
 export const WASM_WORKER_URL = assetUrl('wasm-worker');
