@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createProbe } from './probe.ts';
 
 const probe = createProbe({ deadlineMs: 2_000 });
+afterAll(() => probe.close());
 
 describe('admission probe (real quickjs-ng in a worker)', () => {
   it('imports a module and lists its exports', async () => {
@@ -47,5 +48,30 @@ describe('admission probe (real quickjs-ng in a worker)', () => {
   it('stops a memory bomb at the guest memory limit', async () => {
     const result = await probe('const a = []; for (;;) a.push(new Array(1e6).fill(1));\nexport const x = a;', 'm.js');
     expect(result).toEqual({ ok: false, error: 'The code used more than the 64 MB sandbox memory limit and was stopped.' });
+  });
+
+  it('keeps one worker for consecutive probes, each in a fresh engine', async () => {
+    const own = createProbe({ deadlineMs: 2_000, concurrency: 1 });
+    try {
+      expect(await own('globalThis.leaked = 1;\nObject.prototype.polluted = 1;\nexport const a = 1;', 'first.js')).toMatchObject({ ok: true, exports: ['a'] });
+      // The second module would throw if anything of the first were still there.
+      const second = await own('if ("leaked" in globalThis || ({}).polluted !== undefined) throw new Error("state leaked");\nexport const b = 2;', 'second.js');
+      expect(second).toMatchObject({ ok: true, exports: ['b'] });
+      await own('export const c = 3;', 'third.js');
+      expect(own.workersStarted).toBe(1);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('keeps using a worker after a module ran out of time inside it', async () => {
+    const own = createProbe({ deadlineMs: 200, concurrency: 1 });
+    try {
+      expect(await own('for (;;) {}\nexport const x = 1;', 'loop.js')).toEqual({ ok: false, error: 'The code ran longer than its 200 ms time limit and was stopped.', transient: true });
+      expect(await own('export const b = 2;', 'b.js')).toMatchObject({ ok: true, exports: ['b'] });
+      expect(own.workersStarted).toBe(1);
+    } finally {
+      await own.close();
+    }
   });
 });

@@ -3,6 +3,13 @@
 // probe-worker.ts). The kernel's interrupt enforces the deadline; the worker is terminated after a
 // grace period for native work the interrupt cannot stop. The probe proves initialization only —
 // the loader at run time stays authoritative.
+//
+// Booting a worker (its module graph, the engine's WASM) costs far more than probing a typical
+// bundle, so a worker that answered is kept for the next probe: the probes of one discovery share
+// one worker per concurrent slot. Each probe still gets a fresh engine inside the worker
+// (probe-worker.ts), so nothing a module leaves behind reaches the next one. A worker that timed
+// out, crashed or answered out of protocol is terminated, never reused; an idle worker is
+// terminated after IDLE_MS and never keeps the process alive.
 
 import { Worker } from 'node:worker_threads';
 import { assetUrl } from '../platform/assets.ts';
@@ -11,21 +18,38 @@ import { ProbeResponseSchema, ReadySchema, type ProbeRequest, type ProbeResponse
 export const PROBE_DEADLINE_MS = 5_000;
 const TERMINATE_GRACE_MS = 3_000;
 const BOOT_TIMEOUT_MS = 60_000;
+/** How long a worker waits for another probe before it is terminated (a discovery probes in bursts). */
+const IDLE_MS = 2_000;
 
 export interface ProbeOptions {
   readonly deadlineMs?: number;
-  /** Probes running at once (each is a worker thread); discovery asks for many together. */
+  /** Probes running at once (each on its own worker thread); discovery asks for many together. */
   readonly concurrency?: number;
 }
 
 /** Runs the admission probe. Expected failures come back as `{ ok: false, error }`. */
 export type ProbeFn = (source: string, filename: string) => Promise<ProbeResponse>;
 
-export function createProbe(options: ProbeOptions = {}): ProbeFn {
+export interface Probe extends ProbeFn {
+  /** Workers started since creation: how tests and the bench see that one worker serves many probes. */
+  readonly workersStarted: number;
+  /** Terminates the idle workers now (a running probe keeps its worker until it answers). */
+  close(): Promise<void>;
+}
+
+interface IdleWorker {
+  readonly worker: Worker;
+  readonly timer: NodeJS.Timeout;
+}
+
+export function createProbe(options: ProbeOptions = {}): Probe {
   const deadlineMs = options.deadlineMs ?? PROBE_DEADLINE_MS;
   const limit = Math.max(1, options.concurrency ?? 2);
   let running = 0;
+  let started = 0;
   const waiting: Array<() => void> = [];
+  const idle: IdleWorker[] = [];
+
   const acquire = async (): Promise<void> => {
     if (running < limit) {
       running++;
@@ -38,45 +62,105 @@ export function createProbe(options: ProbeOptions = {}): ProbeFn {
     if (next) next();
     else running--;
   };
-  return async (source, filename) => {
+
+  const park = (worker: Worker): void => {
+    worker.unref();
+    const timer = setTimeout(() => {
+      const at = idle.findIndex((entry) => entry.worker === worker);
+      if (at !== -1) idle.splice(at, 1);
+      void worker.terminate();
+    }, IDLE_MS);
+    timer.unref();
+    idle.push({ worker, timer });
+  };
+
+  /** A ready worker: an idle one, or a new one once its engine has loaded (boot is not part of any deadline). */
+  const take = async (): Promise<Worker | ProbeResponse> => {
+    const reused = idle.pop();
+    if (reused) {
+      clearTimeout(reused.timer);
+      reused.worker.ref();
+      return reused.worker;
+    }
+    started++;
+    const worker = new Worker(assetUrl('probe-worker'), { resourceLimits: { stackSizeMb: 16, maxOldGenerationSizeMb: 256 } });
+    const booted = await new Promise<true | ProbeResponse>((resolve) => {
+      const timer = setTimeout(() => resolve({ ok: false, error: 'the probe worker did not start', transient: true }), BOOT_TIMEOUT_MS);
+      const done = (value: true | ProbeResponse): void => {
+        clearTimeout(timer);
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+        worker.off('exit', onExit);
+        resolve(value);
+      };
+      const onMessage = (raw: unknown): void => {
+        if (ReadySchema.safeParse(raw).success) return done(true);
+        const parsed = ProbeResponseSchema.safeParse(raw);
+        done(parsed.success && !parsed.data.ok ? parsed.data : { ok: false, error: 'the probe worker answered with an invalid message', transient: true });
+      };
+      const onError = (error: Error): void => done({ ok: false, error: `the probe worker failed: ${error.message}`, transient: true });
+      const onExit = (code: number): void => done({ ok: false, error: `the probe worker exited (code ${code})`, transient: true });
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+      worker.on('exit', onExit);
+    });
+    if (booted === true) return worker;
+    await worker.terminate();
+    return booted;
+  };
+
+  const probeOn = async (worker: Worker, request: ProbeRequest): Promise<{ response: ProbeResponse; reusable: boolean }> => {
+    let timer: NodeJS.Timeout | undefined;
+    let onMessage: ((raw: unknown) => void) | undefined;
+    let onError: ((error: Error) => void) | undefined;
+    let onExit: ((code: number) => void) | undefined;
+    try {
+      return await new Promise((resolve) => {
+        timer = setTimeout(
+          () => resolve({ response: { ok: false, error: `InternalError: interrupted (the module did not finish initializing within ${request.deadlineMs} ms)`, transient: true }, reusable: false }),
+          request.deadlineMs + TERMINATE_GRACE_MS,
+        );
+        onMessage = (raw) => {
+          const parsed = ProbeResponseSchema.safeParse(raw);
+          resolve(parsed.success ? { response: parsed.data, reusable: true } : { response: { ok: false, error: 'the probe worker answered with an invalid message', transient: true }, reusable: false });
+        };
+        onError = (error) => resolve({ response: { ok: false, error: `the probe worker failed: ${error.message}`, transient: true }, reusable: false });
+        onExit = (code) => resolve({ response: { ok: false, error: `the probe worker exited (code ${code})`, transient: true }, reusable: false });
+        worker.on('message', onMessage);
+        worker.once('error', onError);
+        worker.once('exit', onExit);
+        worker.postMessage(request);
+      });
+    } finally {
+      clearTimeout(timer);
+      if (onMessage) worker.off('message', onMessage);
+      if (onError) worker.off('error', onError);
+      if (onExit) worker.off('exit', onExit);
+    }
+  };
+
+  const probe = async (source: string, filename: string): Promise<ProbeResponse> => {
     await acquire();
     try {
-      return await probeOnce(source, filename, deadlineMs);
+      const worker = await take();
+      if (!(worker instanceof Worker)) return worker;
+      const { response, reusable } = await probeOn(worker, { source, filename, deadlineMs });
+      if (reusable) park(worker);
+      else await worker.terminate();
+      return response;
     } finally {
       release();
     }
   };
-}
 
-async function probeOnce(source: string, filename: string, deadlineMs: number): Promise<ProbeResponse> {
-  const request: ProbeRequest = { source, filename, deadlineMs };
-  const worker = new Worker(assetUrl('probe-worker'), {
-    resourceLimits: { stackSizeMb: 16, maxOldGenerationSizeMb: 256 },
-  });
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await new Promise<ProbeResponse>((resolve) => {
-      timer = setTimeout(() => resolve({ ok: false, error: 'the probe worker did not start', transient: true }), BOOT_TIMEOUT_MS);
-      worker.on('message', (raw: unknown) => {
-        if (ReadySchema.safeParse(raw).success) {
-          // The module's deadline starts now, not while the worker boots.
-          clearTimeout(timer);
-          timer = setTimeout(
-            () => resolve({ ok: false, error: `InternalError: interrupted (the module did not finish initializing within ${deadlineMs} ms)`, transient: true }),
-            deadlineMs + TERMINATE_GRACE_MS,
-          );
-          worker.postMessage(request);
-          return;
-        }
-        const parsed = ProbeResponseSchema.safeParse(raw);
-        if (!parsed.success) resolve({ ok: false, error: 'the probe worker answered with an invalid message', transient: true });
-        else resolve(parsed.data);
-      });
-      worker.once('error', (error) => resolve({ ok: false, error: `the probe worker failed: ${error.message}`, transient: true }));
-      worker.once('exit', (code) => resolve({ ok: false, error: `the probe worker exited (code ${code})`, transient: true }));
-    });
-  } finally {
-    if (timer) clearTimeout(timer);
-    await worker.terminate();
-  }
+  return Object.defineProperties(probe, {
+    workersStarted: { get: () => started, enumerable: true },
+    close: {
+      value: async (): Promise<void> => {
+        const all = idle.splice(0);
+        for (const entry of all) clearTimeout(entry.timer);
+        await Promise.all(all.map((entry) => entry.worker.terminate()));
+      },
+    },
+  }) as Probe;
 }
