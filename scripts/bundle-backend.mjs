@@ -2,9 +2,9 @@
 // Stages the backend the packaged app runs: esbuild bundles of the Electron main process, the CLI
 // and every worker entry (plain JS, no tsx), plus every runtime data file from the one asset
 // registry (electron/platform/assets.ts) — the quickjs-ng engine, esbuild and its platform
-// binary, the renderer and preload builds, the registry index, and the shipped packs as tarballs
-// under _sandbox/<pack>/. It writes asset-manifest.json with a sha256 per staged file, which
-// scripts/verify-backend-bundle.mjs checks.
+// binary, the npm the installer runs, the renderer and preload builds, the registry index, and
+// the shipped packs as tarballs under _sandbox/<pack>/. It writes asset-manifest.json with a
+// sha256 per staged file, which scripts/verify-backend-bundle.mjs checks.
 //
 // The build fails when a registered source is missing, and when a bundle references a data file
 // the registry does not cover: every `import.meta.url` / `import.meta.resolve` use and every
@@ -197,7 +197,8 @@ async function main() {
     if (asset.stage === 'file') await cp(devPath(asset), target);
     else if (asset.stage === 'dir') {
       const source = devPath(asset);
-      const files = asset.files ?? (await listFiles(source));
+      const excluded = (file) => (asset.exclude ?? []).some((top) => file === top || file.startsWith(`${top}/`));
+      const files = asset.files ?? (await listFiles(source)).filter((file) => !excluded(file));
       for (const file of files) {
         await mkdir(path.dirname(path.join(target, file)), { recursive: true });
         await cp(path.join(source, file), path.join(target, file), { preserveTimestamps: true });

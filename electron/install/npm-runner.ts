@@ -1,16 +1,30 @@
-// The only place the installer starts npm. npm always runs as a child process with an
-// environment scrubbed of npm_config_* variables (an `npm run …` parent, or a hostile shell,
-// would otherwise steer it: env config outranks every npmrc) and with a userconfig we own, so
-// the user's ~/.npmrc cannot weaken an install (on these machines it sets
+// The only place the installer starts npm. It is the npm the app ships (the `npm` asset, pinned in
+// package.json), run by the app's own runtime (electron/platform/app-runtime.ts) — never `npm`
+// from PATH, never through a shell — so a machine without Node.js or npm can install packs, and
+// the npm a user happens to have cannot change what an install does. Trusted install scripts
+// find `node` through a shim directory first on their PATH (node-shim.ts).
+//
+// npm always runs with an environment scrubbed of npm_config_* variables (an `npm run …` parent,
+// or a hostile shell, would otherwise steer it: env config outranks every npmrc) and with a
+// userconfig we own, so the user's ~/.npmrc cannot weaken an install (on these machines it sets
 // omit-lockfile-registry-resolved=true, which would drop `resolved` from the lockfile).
+//
+// A runtime or npm that cannot be started is an expected failure (a damaged install, security
+// software): the run answers `failure` with a sentence saying what to do, and never throws.
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fail, type Failure } from '../../shared/protocol/result.ts';
+import { appRuntime, npmCliPath, type AppRuntime } from '../platform/app-runtime.ts';
+import { createNodeShim, withFirstOnPath, type NodeShim } from './node-shim.ts';
 
 export interface NpmRun {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
   readonly stdout: string;
   readonly stderr: string;
+  /** Set when npm could not be started at all (code and signal are then null). */
+  readonly failure?: Failure;
 }
 
 export interface NpmRunOptions {
@@ -19,6 +33,10 @@ export interface NpmRunOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Called with the child as soon as it exists (tests use it to kill an install mid-way). */
   readonly onSpawn?: (child: ChildProcess) => void;
+  /** The runtime to run npm with; the one running us by default (tests point it elsewhere). */
+  readonly runtime?: Pick<AppRuntime, 'execPath' | 'env'>;
+  /** npm's entry script; the staged `npm` asset by default. */
+  readonly npmCli?: string;
 }
 
 /** The parent's environment minus every variable npm would read as configuration. */
@@ -35,28 +53,60 @@ export function cleanNpmEnv(base: NodeJS.ProcessEnv = process.env): Record<strin
   return env;
 }
 
-export function runNpm(args: readonly string[], options: NpmRunOptions): Promise<NpmRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('npm', [...args], {
-      cwd: options.cwd,
-      env: { ...cleanNpmEnv(), ...(options.env ?? {}) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      shell: false,
+/** The sentences a user reads when npm cannot be started (tested word for word). */
+export const NPM_LAUNCH_MESSAGES = {
+  npmMissing: (cli: string) => `The npm that ships with Sandbox Packs is missing (${cli}); reinstall Sandbox Packs (in a development checkout, run \`npm install\`).`,
+  runtimeMissing: (runtime: string) => `The runtime Sandbox Packs runs npm with is missing (${runtime}); reinstall Sandbox Packs.`,
+  refused: (runtime: string, reason: string) => `The system refused to start ${runtime} to run npm (${reason}); check that security software lets Sandbox Packs start programs, or reinstall it.`,
+  noShim: (reason: string) => `Sandbox Packs could not write the node shim for install scripts into the temporary folder (${reason}); check that the temporary folder is writable and has free space.`,
+} as const;
+
+function launchFailure(message: string): NpmRun {
+  return { code: null, signal: null, stdout: '', stderr: '', failure: fail('npm-unavailable', message) };
+}
+
+export async function runNpm(args: readonly string[], options: NpmRunOptions): Promise<NpmRun> {
+  const runtime = options.runtime ?? appRuntime();
+  const cli = options.npmCli ?? npmCliPath();
+  if (!existsSync(runtime.execPath)) return launchFailure(NPM_LAUNCH_MESSAGES.runtimeMissing(runtime.execPath));
+  if (!existsSync(cli)) return launchFailure(NPM_LAUNCH_MESSAGES.npmMissing(cli));
+  let shim: NodeShim;
+  try {
+    shim = await createNodeShim(runtime);
+  } catch (error) {
+    return launchFailure(NPM_LAUNCH_MESSAGES.noShim((error as Error).message));
+  }
+  try {
+    // options.env may set PATH (tests do); the shim goes in front of whatever PATH ends up being.
+    const env = withFirstOnPath({ ...cleanNpmEnv(), ...(options.env ?? {}), ...runtime.env }, shim.dir);
+    return await new Promise<NpmRun>((resolve) => {
+      const child = spawn(runtime.execPath, [cli, ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], shell: false, windowsHide: true });
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      let settled = false;
+      child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));
+      child.stderr?.on('data', (chunk: Buffer) => err.push(chunk));
+      child.once('error', (error: NodeJS.ErrnoException) => {
+        if (settled) return;
+        settled = true;
+        resolve(launchFailure(error.code === 'ENOENT' ? NPM_LAUNCH_MESSAGES.runtimeMissing(runtime.execPath) : NPM_LAUNCH_MESSAGES.refused(runtime.execPath, error.code ?? error.message)));
+      });
+      child.once('close', (code, signal) => {
+        if (settled) return;
+        settled = true;
+        resolve({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
+      });
+      // After the listeners: a caller that kills the child at once must still get its close.
+      if (child.pid !== undefined) options.onSpawn?.(child);
     });
-    options.onSpawn?.(child);
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      resolve({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
-    });
-  });
+  } finally {
+    await shim.dispose();
+  }
 }
 
 /** The last meaningful npm error lines, for a message a user can read. */
 export function npmErrorSummary(run: NpmRun): string {
+  if (run.failure) return run.failure.message;
   const lines = run.stderr
     .split('\n')
     .map((l) => l.replace(/^npm (?:error|ERR!)\s?/, '').trim())

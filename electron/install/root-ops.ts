@@ -39,10 +39,11 @@ export function npmUninstall(ctx: OpContext, names: readonly string[]): Promise<
 
 /** Map a failed npm run to a code a user can act on. */
 export function npmFailure(run: NpmRun, what: string): Failure {
+  if (run.failure) return run.failure;
   const text = `${run.stderr}\n${run.stdout}`;
   const summary = npmErrorSummary(run);
   if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|network request to .* failed/i.test(text)) {
-    return fail('registry-unreachable', `The package registry could not be reached while ${what}: ${summary}`);
+    return fail('registry-unreachable', `The package registry could not be reached while ${what}; check the network connection and the registry address, then try again. npm said: ${summary}`);
   }
   if (/EINTEGRITY/.test(text)) return fail('integrity-mismatch', `The registry served an artifact whose integrity does not match the lockfile while ${what}: ${summary}`);
   if (/E404|404 Not Found/.test(text)) return fail('install-failed', `The package was not found in the registry while ${what}: ${summary}`);

@@ -38,6 +38,8 @@ export interface AssetSpec {
   readonly dev: { readonly repo: string } | { readonly pkg: string; readonly file: string };
   /** For 'dir' assets: the only files staged (package-relative), when not everything is needed. */
   readonly files?: readonly string[];
+  /** For 'dir' assets staged whole: top-level entries left out (documentation nobody reads at run time). */
+  readonly exclude?: readonly string[];
   /** For 'bundle' assets whose dev form is a tsx boot file: the module esbuild bundles instead. */
   readonly bundleEntry?: string;
   /** In the staged tree, relative to the backend root (POSIX separators). */
@@ -126,6 +128,18 @@ export const ASSETS = [
     dev: { pkg: binary.pkg, file: '.' },
     files: ['package.json', binary.file],
     staged: `vendor/${binary.pkg}`,
+    unpacked: true,
+  },
+  {
+    id: 'npm',
+    why: 'the npm the installer runs (with the app\'s own runtime: a user\'s machine may have no Node.js or npm)',
+    stage: 'dir',
+    // Pinned exactly in package.json; which major and why: docs/packaging.md, "The app's own npm".
+    dev: { pkg: 'npm', file: '.' },
+    // npm's own dependencies are bundled inside it (node_modules/), resolved relative to npm-cli.js.
+    exclude: ['docs', 'man'],
+    staged: 'vendor/npm',
+    // Executed by a child process (the runtime as Node), which cannot read inside the asar archive.
     unpacked: true,
   },
   {

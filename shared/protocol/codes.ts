@@ -99,6 +99,7 @@ export const ERROR_CODES = {
   'trust-required': 'This pack needs your trust before it can run scripts or host code.',
   'rebuild-failed': 'Running the trusted pack\'s install scripts failed.',
   'registry-unreachable': 'The package registry could not be reached.',
+  'npm-unavailable': 'The npm that ships with the app could not be started; reinstall the app.',
   'root-unreadable': 'The install root could not be read.',
 
   // --- service contract -------------------------------------------------------------------------
