@@ -74,8 +74,8 @@ export async function readRootPackageJson(root: string): Promise<Result<RootPack
 }
 
 /**
- * Rewrite the root's `allowScripts` policy: exactly the given name@version pins are allowed,
- * every other package that has install scripts is denied by name. npm 11 `rebuild` runs
+ * Rewrite the root's `allowScripts` policy: exactly the given keys are allowed and the denied
+ * keys are denied (keys in npm's form per source: script-policy.ts). npm 11 `rebuild` runs
  * unapproved scripts with only a warning, so the rebuild also passes --strict-allow-scripts
  * (unreviewed → hard error) and names its targets; the explicit denials keep the other packs'
  * scripts silently skipped rather than failing the strict check.

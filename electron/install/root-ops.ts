@@ -3,10 +3,8 @@
 // and the per-operation context (root, registry, progress, lock).
 
 import type { ChildProcess } from 'node:child_process';
-import type { Ledger, PackRecord } from '../../shared/protocol/ledger.ts';
-import { trustCovers } from '../../shared/protocol/ledger.ts';
 import { fail, type Failure } from '../../shared/protocol/result.ts';
-import { NO_SCRIPTS, npmBaseArgs, readLockfile, writeAllowScripts } from './npm-root.ts';
+import { NO_SCRIPTS, npmBaseArgs } from './npm-root.ts';
 import { npmErrorSummary, runNpm, type NpmRun } from './npm-runner.ts';
 
 export const PROGRESS_STAGES = ['resolving', 'fetching', 'classifying', 'compiling', 'done'] as const;
@@ -51,28 +49,5 @@ export function npmFailure(run: NpmRun, what: string): Failure {
   return fail('install-failed', `npm failed while ${what}: ${summary}`);
 }
 
-/**
- * Make the root's allowScripts policy say exactly what the ledger consents to: name@version pins
- * for the closure packages of trusted packs, a denial for every other package with scripts.
- */
-export async function syncScriptPolicy(root: string, ledger: Ledger, extraAllowed: readonly PackRecord[] = []): Promise<void> {
-  const allowed = new Set<string>();
-  const trusted = [...Object.values(ledger.packs).filter((r) => r.installMode !== 'sandbox-only' && trustCovers(r)), ...extraAllowed];
-  for (const record of trusted) {
-    for (const script of record.scripts) allowed.add(`${script.package}@${script.version}`);
-  }
-  const allowedNames = new Set([...allowed].map((pin) => pin.slice(0, pin.lastIndexOf('@'))));
-  const denied = new Set<string>();
-  const lock = await readLockfile(root);
-  if (lock.ok && lock.value) {
-    for (const [key, entry] of Object.entries(lock.value.packages)) {
-      if (key === '' || !entry.hasInstallScript) continue;
-      const name = key.slice(key.lastIndexOf('node_modules/') + 'node_modules/'.length);
-      if (!allowedNames.has(name)) denied.add(name);
-    }
-  }
-  for (const record of Object.values(ledger.packs)) {
-    for (const script of record.scripts) if (!allowedNames.has(script.package)) denied.add(script.package);
-  }
-  await writeAllowScripts(root, [...allowed], [...denied]);
-}
+// The allowScripts policy lives in script-policy.ts (npm's key forms); re-exported for the callers here.
+export { syncScriptPolicy } from './script-policy.ts';

@@ -3,8 +3,8 @@
 // digests taken at install; if they are missing or changed, the tarballs are fetched again from
 // the lockfile's resolved URLs and must match the recorded integrity before npm restores them and
 // before any script runs. Only then does `npm rebuild` run, limited to the named name@version
-// targets and to an allowScripts policy that allows exactly those (strict: anything unreviewed
-// is an error, not a warning).
+// targets and to an allowScripts policy that allows exactly those, each in the key form npm
+// matches for its source (script-policy.ts; strict: anything unreviewed is an error, not a warning).
 
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
