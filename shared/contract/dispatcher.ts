@@ -10,7 +10,7 @@ import { CONTRACT, isMethodName, responseSchemaOf, type MethodName, type ParsedR
 
 /** Who is calling: lets a handler (or its logs) tell the faces apart. */
 export interface CallContext {
-  readonly face: 'ipc' | 'http' | 'cli' | 'test';
+  readonly face: 'ipc' | 'http' | 'cli' | 'mcp' | 'test';
 }
 
 export type Handler<M extends MethodName> = (request: ParsedRequestOf<M>, context: CallContext) => Promise<Result<ValueOf<M>>>;

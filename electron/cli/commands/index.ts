@@ -12,6 +12,7 @@ import { serve } from './serve.ts';
 import { run } from './run.ts';
 import { validate } from './validate.ts';
 import { firstRun } from './first-run.ts';
+import { mcp } from './mcp.ts';
 
 export const COMMANDS: readonly CliCommand[] = [
   discoverCommand,
@@ -23,6 +24,7 @@ export const COMMANDS: readonly CliCommand[] = [
   list,
   search,
   serve,
+  mcp,
   run,
   validate,
   firstRun,

@@ -1,19 +1,4 @@
-// The CodeAct session allowlist and the package lines a prompt would advertise. The spec: CodeAct
-// mounts only packs on the session's allowlist, defaulting to trusted packs only, and the prompt
-// advertises only session-allowed packages — one manifest-derived line each, never pack prose.
+// The CodeAct session allowlist and the package lines a prompt would advertise. The rule lives in
+// shared/contract/session-allowlist.ts so the MCP server advertises exactly what this screen shows.
 
-import type { InstalledPack } from '../../../shared/contract/pack-schemas.ts';
-import type { ModuleSummary } from '../../../shared/contract/schemas.ts';
-
-/** An empty saved allowlist means "the default": the ready modules of trusted packs. */
-export function effectiveAllowlist(saved: readonly string[], packs: readonly InstalledPack[], modules: readonly ModuleSummary[]): { specifiers: string[]; isDefault: boolean } {
-  if (saved.length > 0) return { specifiers: [...saved], isDefault: false };
-  const trusted = new Set(packs.filter((p) => p.trusted && p.status === 'active').map((p) => p.name));
-  return { specifiers: modules.filter((m) => m.status === 'ready' && trusted.has(m.packName)).map((m) => m.specifier), isDefault: true };
-}
-
-/** One line per allowed, ready specifier: the catalog's manifest-derived summary. */
-export function promptLines(allowlist: readonly string[], modules: readonly ModuleSummary[]): string[] {
-  const allowed = new Set(allowlist);
-  return modules.filter((m) => m.status === 'ready' && allowed.has(m.specifier)).map((m) => m.summary);
-}
+export { effectiveAllowlist, promptLines } from '../../../shared/contract/session-allowlist.ts';
