@@ -13,6 +13,8 @@
 // Usage: node scripts/bundle-backend.mjs [--out DIR] [--no-ui-build]
 //   --no-ui-build  reuse out/renderer and out/electron/preload.cjs instead of rebuilding them
 
+import * as acorn from 'acorn';
+import * as walk from 'acorn-walk';
 import { createHash } from 'node:crypto';
 import { cp, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
@@ -111,14 +113,38 @@ export function uncoveredReferences(text, registeredFiles) {
   rest = rest.replace(urlRefs, '');
   const stray = rest.match(/import\.meta\.(?:url|resolve|dirname|filename)[^\n]{0,60}/g) ?? [];
   for (const use of stray) problems.push(`unregistered data reference: ${use.trim()}`);
-  const imports = /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*["']([^"'./][^"']*)["']|(?:^|[\s;(])import\(\s*["']([^"'./][^"']*)["']\s*\)|\brequire\(\s*["']([^"'./][^"']*)["']\s*\)/g;
-  for (const match of text.matchAll(imports)) {
-    const spec = match[1] ?? match[2] ?? match[3];
-    if (spec.startsWith('node:')) continue;
+  for (const spec of runtimeImports(text)) {
+    if (spec.startsWith('node:') || spec.startsWith('.') || spec.startsWith('/')) continue;
     const bare = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0];
     if (!EXTERNALS.includes(bare) && !isBuiltin(spec)) problems.push(`the bundle imports "${spec}" at run time, which is neither bundled nor a registered asset`);
   }
   return problems;
+}
+
+/**
+ * The module specifiers the code loads: static and dynamic imports, re-exports and require() calls
+ * with a literal argument, read from the syntax tree, so a specifier inside a comment or a string
+ * (ajv's generated-code templates say `require("ajv/dist/runtime/equal")`) is not mistaken for one.
+ * Text that does not parse as a module falls back to a textual scan that errs towards reporting.
+ */
+function runtimeImports(text) {
+  let ast;
+  try {
+    ast = acorn.parse(text, { ecmaVersion: 'latest', sourceType: 'module' });
+  } catch {
+    const textual = /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*["']([^"']*)["']|(?:^|[\s;(])import\(\s*["']([^"']*)["']\s*\)|\brequire\(\s*["']([^"']*)["']\s*\)/g;
+    return [...text.matchAll(textual)].map((m) => m[1] ?? m[2] ?? m[3]);
+  }
+  const specs = [];
+  const literal = (node) => (node?.type === 'Literal' && typeof node.value === 'string' ? specs.push(node.value) : undefined);
+  walk.simple(ast, {
+    ImportDeclaration: (node) => literal(node.source),
+    ExportNamedDeclaration: (node) => literal(node.source),
+    ExportAllDeclaration: (node) => literal(node.source),
+    ImportExpression: (node) => literal(node.source),
+    CallExpression: (node) => (node.callee.type === 'Identifier' && node.callee.name === 'require' ? literal(node.arguments[0]) : undefined),
+  });
+  return specs;
 }
 
 const builtins = new Set(builtinModules);
@@ -145,7 +171,7 @@ async function main() {
   // Sources first: a missing one names the asset and why the backend needs it.
   const devPath = (asset) => ('repo' in asset.dev ? path.join(ROOT, asset.dev.repo) : path.join(ROOT, 'node_modules', asset.dev.pkg, asset.dev.file));
   for (const asset of ASSETS) {
-    const source = asset.stage === 'pack' || asset.stage === 'bundle' ? path.join(ROOT, asset.bundleEntry ?? asset.dev.repo) : devPath(asset);
+    const source = asset.stage === 'pack' || asset.stage === 'precompiled' || asset.stage === 'bundle' ? path.join(ROOT, asset.bundleEntry ?? asset.dev.repo) : devPath(asset);
     if (!(await exists(source))) failures.push(`asset "${asset.id}" (${asset.why}): source ${path.relative(ROOT, source)} is missing`);
     for (const file of asset.files ?? []) {
       if (!(await exists(path.join(source, file)))) failures.push(`asset "${asset.id}": ${path.relative(ROOT, path.join(source, file))} is missing`);
@@ -206,6 +232,14 @@ async function main() {
     } else if (asset.stage === 'pack') {
       // Built (or reused, by content key) in out/_sandbox/, the same place dev's first run uses.
       const built = await buildPackTarball(path.join(ROOT, asset.bundleEntry), path.dirname(path.join(ROOT, asset.dev.repo)));
+      await cp(built.file, target);
+    } else if (asset.stage === 'precompiled') {
+      // The shipped packs' npm modules compiled once (electron/first-run/precompiled.ts), from the
+      // tarballs staged above; reused by content key from out/_sandbox/precompiled/ like them.
+      const { buildPrecompiledFile } = await import('../electron/first-run/precompiled.ts');
+      const { SHIPPED_PACKS } = await import('../electron/platform/assets.ts');
+      const tarballs = SHIPPED_PACKS.map((pack) => ({ pack, file: path.join(ROOT, 'out', '_sandbox', pack.dir, 'pack.tgz') }));
+      const built = await buildPrecompiledFile(tarballs, path.dirname(path.join(ROOT, asset.dev.repo)));
       await cp(built.file, target);
     }
     // 'bundle' assets were written by esbuild.

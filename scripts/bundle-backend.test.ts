@@ -40,6 +40,17 @@ describe('bundle coverage check', () => {
     expect(check('var x = require("bufferutil");')).toEqual(['the bundle imports "bufferutil" at run time, which is neither bundled nor a registered asset']);
   });
 
+  it('reads imports from the syntax, not from comments or strings that spell one', () => {
+    // Shapes from @modelcontextprotocol/sdk's bundled ajv: a JSDoc example and generated-code templates.
+    const text = [
+      "/** import { Ajv } from 'ajv'; */",
+      'uri.code = \'require("ajv/dist/runtime/uri").default\';',
+      'const f = (0, codegen_1._)`require("ajv-formats/dist/formats").${name}`;',
+      'var real = require("bufferutil");',
+    ].join('\n');
+    expect(check(text)).toEqual(['the bundle imports "bufferutil" at run time, which is neither bundled nor a registered asset']);
+  });
+
   it('catches the loads in esbuild\'s real ESM output, not only in hand-written text', async () => {
     const built = await esbuild.build({
       stdin: {

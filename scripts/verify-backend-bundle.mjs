@@ -11,14 +11,20 @@
 //    fail the run instead of silently working. In that copy: the first run seeds a fresh data
 //    directory offline (the registry it is given is unreachable), discovery sees every shipped
 //    pack ready, the example workflow validates, and a Code node importing the YAML bridge pack
-//    and the geo WASM entry returns the expected value with a WASM call in its receipt. Last, the
+//    and the geo WASM entry returns the expected value with a WASM call in its receipt. Then the
 //    staged `serve` serves the staged renderer and runs the saved example over the HTTP contract.
+// 3. Like a user's machine without Node.js or npm: every staged run above gets a PATH with no
+//    `node` and no `npm` (only `sh`, which npm starts scripts with on POSIX), and the runtime by
+//    absolute path. On top of the first run: a registry install from a local Verdaccio and trust
+//    + rebuild of a pack whose install script runs `node -e …` (it must get our runtime, through
+//    the node shim). The install and trust are repeated on a fresh data directory with a PATH
+//    whose `npm` and `node` exit 1, which proves the app's own npm and runtime are the ones used.
 //
 // Usage: node scripts/verify-backend-bundle.mjs [--bundle DIR] [--keep]
 
 import { createHash } from 'node:crypto';
 import { execFile, spawn } from 'node:child_process';
-import { cp, lstat, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, lstat, mkdir, mkdtemp, readFile, readdir, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +35,10 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Nothing listens here: a first run that tried the network would fail. */
 const UNREACHABLE_REGISTRY = 'http://127.0.0.1:9/';
 const STEP_TIMEOUT_MS = 120_000;
+/** The staged npm keeps its own bundled dependencies in node_modules/, resolved relative to npm-cli.js. */
+const NPM_STAGED = 'vendor/npm';
+/** The pack whose install script needs `node`: published to the local registry, trusted, rebuilt. */
+const SCRIPT_PACK = '@sp-fixture/node-script-pack';
 
 const ManifestSchema = z
   .object({
@@ -121,7 +131,7 @@ async function checkIsolation(copy, failures) {
   const needle = Buffer.from(ROOT);
   for (const { rel, full, entry } of await walk(copy)) {
     if (entry.isSymbolicLink()) failures.push(`${rel} is a symbolic link in the staged bundle`);
-    else if (entry.isDirectory() && entry.name === 'node_modules') failures.push(`${rel} is a node_modules folder: the staged bundle loads its dependencies by registered path only`);
+    else if (entry.isDirectory() && entry.name === 'node_modules' && !rel.split(path.sep).join('/').startsWith(`${NPM_STAGED}/`)) failures.push(`${rel} is a node_modules folder: the staged bundle loads its dependencies by registered path only`);
     else if (entry.isFile() && (await stat(full)).size < 8 * 1024 * 1024 && (await readFile(full)).includes(needle)) {
       failures.push(`${rel} names the repository path ${ROOT}`);
     }
@@ -196,6 +206,71 @@ async function checkServe(argv, options, data, failures) {
   }
 }
 
+/** PATH for the staged runs: only `sh` (npm starts lifecycle scripts with it on POSIX); no node, no npm. */
+async function minimalPathDir(temp) {
+  const dir = path.join(temp, 'path-sh-only');
+  await mkdir(dir);
+  await symlink(await realpath('/bin/sh'), path.join(dir, 'sh'));
+  return dir;
+}
+
+/** A PATH entry whose `npm` and `node` exit 1: a run that used either would fail. */
+async function impostorPathDir(temp) {
+  const dir = path.join(temp, 'path-impostors');
+  await mkdir(dir);
+  for (const name of ['npm', 'node']) {
+    await writeFile(path.join(dir, name), `#!/bin/sh\necho "the ${name} on PATH was used" >&2\nexit 1\n`, { mode: 0o755 });
+  }
+  return dir;
+}
+
+/** A register pack whose install script runs `node -e …` and records which runtime ran it. */
+async function writeScriptPack(dir) {
+  await mkdir(dir, { recursive: true });
+  const record = "require('fs').writeFileSync('ran-with.json', JSON.stringify({ execPath: process.execPath }))";
+  await writeFile(path.join(dir, 'package.json'), `${JSON.stringify({
+    name: SCRIPT_PACK,
+    version: '1.0.0',
+    description: 'verify-backend-bundle: an install script that needs node',
+    license: 'MIT',
+    main: 'register.js',
+    scripts: { install: `node -e "${record}"` },
+    nodetool: { apiVersion: 1, register: 'register.js' },
+  }, null, 2)}\n`);
+  await writeFile(path.join(dir, 'register.js'), 'module.exports = function register() { return "registered"; };\n');
+}
+
+/**
+ * A registry install, then trust and rebuild of the script pack: each script run must have found
+ * `node` on a PATH that has none, and it must have been the runtime the staged CLI runs on.
+ */
+async function installTrustRebuild(label, staged, data, registryUrl, failures) {
+  const ranWith = path.join(data, 'node_modules', ...SCRIPT_PACK.split('/'), 'ran-with.json');
+  const installed = jsonOf(`${label}: install`, await staged(['install', SCRIPT_PACK, '--root', data, '--registry', registryUrl, '--json']), failures);
+  if (!installed) return;
+  if (installed.ok === false) {
+    failures.push(`${label}: install answered ${installed.code}: ${installed.message}`);
+    return;
+  }
+  if (await exists(ranWith)) failures.push(`${label}: the install script ran at install time, before trust`);
+  for (const step of ['trust', 'rebuild']) {
+    await rm(ranWith, { force: true });
+    const result = await staged([step, SCRIPT_PACK, '--root', data, '--json']);
+    const answer = jsonOf(`${label}: ${step}`, result, failures);
+    if (!answer) return;
+    if (answer.ok === false || result.code !== 0) {
+      failures.push(`${label}: ${step} answered ${answer.code}: ${answer.message}`);
+      return;
+    }
+    try {
+      const recorded = JSON.parse(await readFile(ranWith, 'utf8'));
+      if (recorded.execPath !== process.execPath) failures.push(`${label}: ${step}: the install script's node was ${recorded.execPath}, expected the app's runtime ${process.execPath}`);
+    } catch {
+      failures.push(`${label}: ${step}: the install script did not run (no ${path.relative(data, ranWith)})`);
+    }
+  }
+}
+
 function jsonOf(step, result, failures) {
   try {
     return JSON.parse(result.stdout);
@@ -236,23 +311,35 @@ async function main() {
     const codeFile = path.join(inputs, 'example.js');
     await writeFile(codeFile, EXAMPLE_CODE);
 
-    // A clean environment: nothing that points Node or npm back at the repository.
-    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? temp, TMPDIR: os.tmpdir(), LANG: 'C.UTF-8' };
+    // A clean environment: nothing that points Node or npm back at the repository, and a PATH
+    // with no node and no npm (a user's machine without Node.js); the runtime goes by absolute path.
+    const tmp = path.join(temp, 'tmp');
+    await mkdir(tmp);
+    const shOnly = await minimalPathDir(temp);
+    const env = { PATH: shOnly, HOME: process.env.HOME ?? temp, TMPDIR: tmp, LANG: 'C.UTF-8' };
+    const impostorEnv = { ...env, PATH: `${await impostorPathDir(temp)}${path.delimiter}${shOnly}` };
     const cli = path.join(copy, 'cli.mjs');
-    // Reads limited to the copy, the data directory and the inputs. Workers and child processes are
-    // needed (sandbox/WASM/probe workers; npm for installs, esbuild's binary for the compiler).
+    // Reads limited to the copy, the data directories, the inputs and the temp folder (where the
+    // installer writes the node shim for each npm run). Workers and child processes are needed
+    // (sandbox/WASM/probe workers; npm for installs, esbuild's binary for the compiler).
+    // Not data-…: Node 20's permission tree mishandles allowed paths that share a prefix with another.
+    const data2 = path.join(temp, 'second-root');
     const permission = [
       // Node 20 spells it --experimental-permission; later versions made it --permission.
       process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission',
       `--allow-fs-read=${copy}${path.sep}`,
       `--allow-fs-read=${data}${path.sep}`,
+      `--allow-fs-read=${data2}${path.sep}`,
       `--allow-fs-read=${inputs}${path.sep}`,
+      `--allow-fs-read=${tmp}${path.sep}`,
       `--allow-fs-write=${data}${path.sep}`,
+      `--allow-fs-write=${data2}${path.sep}`,
+      `--allow-fs-write=${tmp}${path.sep}`,
       '--allow-worker',
       '--allow-child-process',
       '--no-warnings',
     ];
-    const staged = (argv) => run([...permission, cli, ...argv], { cwd: inputs, env });
+    const staged = (argv, stepEnv = env) => run([...permission, cli, ...argv], { cwd: inputs, env: stepEnv });
 
     // npm (a child process) creates the data directory's files; create it first so the
     // permission-limited CLI may read and write inside it.
@@ -292,6 +379,22 @@ async function main() {
     }
 
     await timed('serve', () => checkServe([...permission, cli], { cwd: inputs, env }, data, failures));
+
+    const packDir = path.join(temp, 'script-pack');
+    await writeScriptPack(packDir);
+    const { startRegistry } = await import('../electron/testing/verdaccio.ts');
+    const registry = await timed('registry', async () => {
+      const started = await startRegistry({ uplink: false });
+      await started.publish(packDir);
+      return started;
+    });
+    try {
+      await timed('install+trust+rebuild', () => installTrustRebuild('no node/npm on PATH', staged, data, registry.url, failures));
+      await mkdir(data2);
+      await timed('same, impostor npm/node on PATH', () => installTrustRebuild('impostor npm and node on PATH', (argv) => staged(argv, impostorEnv), data2, registry.url, failures));
+    } finally {
+      await registry.stop();
+    }
   } finally {
     if (args.keep) console.log(`kept ${temp}`);
     else await rm(temp, { recursive: true, force: true });
@@ -306,7 +409,7 @@ function finish(failures, timings, started, files = 0) {
     for (const failure of failures) console.error(`  - ${failure}`);
     process.exitCode = 1;
   } else {
-    console.log(`verify-backend-bundle: ok — ${files} staged files match their digests; the copy outside the repo seeded, discovered, validated and ran (${total} s; ${timings.join(', ')})`);
+    console.log(`verify-backend-bundle: ok — ${files} staged files match their digests; the copy outside the repo seeded, discovered, validated, ran, installed from a registry and ran a trusted script's node, with no node or npm on PATH (${total} s; ${timings.join(', ')})`);
   }
 }
 

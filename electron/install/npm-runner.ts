@@ -68,7 +68,8 @@ function launchFailure(message: string): NpmRun {
 export async function runNpm(args: readonly string[], options: NpmRunOptions): Promise<NpmRun> {
   const runtime = options.runtime ?? appRuntime();
   const cli = options.npmCli ?? npmCliPath();
-  if (!existsSync(runtime.execPath)) return launchFailure(NPM_LAUNCH_MESSAGES.runtimeMissing(runtime.execPath));
+  // The runtime is not checked here: under Node's permission model its file may be unreadable to
+  // us yet executable; a missing one is spawn's ENOENT below.
   if (!existsSync(cli)) return launchFailure(NPM_LAUNCH_MESSAGES.npmMissing(cli));
   let shim: NodeShim;
   try {
