@@ -43,9 +43,12 @@ describe('first run', () => {
   it('seeds a fresh data directory offline with the real installer, and only once', async () => {
     const dataDir = await freshDir('fresh');
     const progress: string[] = [];
-    const first = await runFirstRun({ dataDir, tarball: shippedTarball, registry: UNREACHABLE, packs: [YAML, GEO], onProgress: (m) => progress.push(m) });
+    let npmRuns = 0;
+    const first = await runFirstRun({ dataDir, tarball: shippedTarball, registry: UNREACHABLE, packs: [YAML, GEO], onProgress: (m) => progress.push(m), onNpmSpawn: () => npmRuns++ });
     expect(first).toEqual({ ok: true, value: { state: 'done', installed: [YAML.name, GEO.name], workflow: EXAMPLE_WORKFLOW } });
-    expect(progress).toEqual([`installing ${YAML.name} from its shipped tarball`, `installing ${GEO.name} from its shipped tarball`]);
+    expect(progress).toEqual(['installing 2 shipped packs from the bundled tarballs']);
+    // Both tarballs went through one npm run (it was one run per pack).
+    expect(npmRuns).toBe(1);
 
     // The ledger tells the truth: a local tarball, scripts off, active because sandbox-only.
     const ledger = await readLedger(dataDir);
@@ -119,8 +122,12 @@ describe('first run', () => {
   it('refuses a shipped tarball that holds another pack, and stays incomplete', async () => {
     const dataDir = await freshDir('wrong-tarball');
     const result = await runFirstRun({ dataDir, tarball: () => shippedTarball(GEO), registry: UNREACHABLE, packs: [YAML] });
-    expect(result).toEqual({ ok: false, code: 'install-failed', message: `The bundled tarball for ${YAML.name} holds ${GEO.name}.` });
+    expect(result).toEqual({ ok: false, code: 'install-failed', message: `First run could not install the shipped packs: The bundled tarball for ${YAML.name} holds ${GEO.name}.` });
     const marker = JSON.parse(await readFile(path.join(dataDir, FIRST_RUN_FILE), 'utf8')) as { state: string };
     expect(marker.state).toBe('incomplete');
+    // Nothing was recorded, and the wrong package was taken out of the tree again.
+    const ledger = await readLedger(dataDir);
+    expect(ledger.ok && ledger.value ? Object.keys(ledger.value.packs) : ['unreadable']).toEqual([]);
+    expect((JSON.parse(await readFile(path.join(dataDir, 'package.json'), 'utf8')) as { dependencies?: object }).dependencies ?? {}).toEqual({});
   }, 120_000);
 });

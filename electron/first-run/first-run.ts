@@ -1,25 +1,29 @@
 // First run: a fresh data directory gets the packs the app ships and an example workflow whose
 // Code node imports two of them, so the app shows something that works at once, with no network.
 //
-// The packs are installed by the real installer from the shipped tarballs (pack-tarball.ts), so
-// the ledger stays truthful: each record says it came from a local tarball ("tarball-file", shown
-// as an unverified source like any tarball), with the tarball's integrity, and npm ran with
-// scripts off — nothing executes pack code. A marker file makes this run once per data
-// directory: a user who uninstalls a seeded pack does not get it back on the next start.
+// The packs are installed from the shipped tarballs (pack-tarball.ts) with one npm run for all of
+// them (seed-install.ts), recorded like any install, so the ledger stays truthful: each record
+// says it came from a local tarball ("tarball-file", shown as an unverified source like any
+// tarball), with the tarball's integrity, and npm ran with scripts off — nothing executes pack
+// code. Their npm modules come precompiled (precompiled.ts), so the first discovery does not
+// bundle them. A marker file makes this run once per data directory: a user who uninstalls a
+// seeded pack does not get it back on the next start.
 //
 // "Fresh" means no marker and no ledger: a data directory that already holds installs (from an
 // older version, or managed by hand) is left alone and only gets the marker.
 
+import type { ChildProcess } from 'node:child_process';
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { fail, ok, type Result } from '../../shared/protocol/result.ts';
 import { WorkflowSchema, type Workflow } from '../../shared/protocol/workflow.ts';
-import { createInstaller } from '../install/installer.ts';
 import { ledgerPath, readLedger } from '../install/ledger-store.ts';
 import { readJsonFile, writeJsonFileAtomic } from '../services/json-file.ts';
 import { createWorkflowStore } from '../services/workflow-store.ts';
 import { SHIPPED_PACKS, type ShippedPack } from '../platform/assets.ts';
+import { installPrecompiled, type PrecompiledOutcome, type PrecompiledSource } from './precompiled.ts';
+import { installShippedTarballs } from './seed-install.ts';
 
 export const FIRST_RUN_FILE = 'first-run.json';
 export const EXAMPLE_WORKFLOW = 'Example - YAML and geo';
@@ -68,6 +72,10 @@ export interface FirstRunOptions {
   readonly onProgress?: (message: string) => void;
   /** The packs to seed (default: every shipped pack); tests seed fewer to stay quick. */
   readonly packs?: readonly ShippedPack[];
+  /** The precompiled cache of the packs' npm modules and its expected sha256; without it they are compiled at discovery. */
+  readonly precompiled?: () => Promise<PrecompiledSource | undefined>;
+  /** Sees each npm child as it starts (tests count the runs). */
+  readonly onNpmSpawn?: (child: ChildProcess) => void;
 }
 
 export interface FirstRunReport {
@@ -75,6 +83,8 @@ export interface FirstRunReport {
   readonly state: 'done' | 'already-done' | 'skipped';
   readonly installed: readonly string[];
   readonly workflow?: string;
+  /** What became of the precompiled cache, when packs were installed and one was offered. */
+  readonly precompiled?: PrecompiledOutcome;
 }
 
 async function exists(file: string): Promise<boolean> {
@@ -110,16 +120,26 @@ export async function runFirstRun(options: FirstRunOptions): Promise<Result<Firs
 
   const ledger = await readLedger(dataDir);
   const present = new Set(ledger.ok && ledger.value ? Object.keys(ledger.value.packs) : []);
-  const installer = createInstaller({ root: dataDir, ...(options.registry ? { registry: options.registry } : {}), lockWaitMs: 30_000 });
-  const installed: string[] = [];
   const packs = options.packs ?? SHIPPED_PACKS;
-  for (const pack of packs) {
-    if (present.has(pack.name)) continue;
-    progress(`installing ${pack.name} from its shipped tarball`);
-    const result = await installer.install(await options.tarball(pack));
-    if (!result.ok) return fail(result.code, `First run could not install ${pack.name}: ${result.message}`);
-    if (result.value.name !== pack.name) return fail('install-failed', `The bundled tarball for ${pack.name} holds ${result.value.name}.`);
-    installed.push(pack.name);
+  const wanted = packs.filter((pack) => !present.has(pack.name));
+  const installed: string[] = [];
+  let precompiled: PrecompiledOutcome | undefined;
+  if (wanted.length > 0) {
+    progress(`installing ${wanted.length} shipped pack${wanted.length === 1 ? '' : 's'} from the bundled tarballs`);
+    const tarballs = await Promise.all(wanted.map(async (pack) => ({ pack, file: await options.tarball(pack) })));
+    const result = await installShippedTarballs({
+      root: dataDir,
+      tarballs,
+      ...(options.registry ? { registry: options.registry } : {}),
+      ...(options.onNpmSpawn ? { onNpmSpawn: options.onNpmSpawn } : {}),
+    });
+    if (!result.ok) return fail(result.code, `First run could not install the shipped packs: ${result.message}`);
+    installed.push(...result.value);
+    if (options.precompiled) {
+      progress("preparing the packs' modules from the precompiled cache");
+      const source = await options.precompiled();
+      precompiled = source ? await installPrecompiled(dataDir, source, installed) : { ignored: 'this build has no precompiled cache' };
+    }
   }
 
   const workflows = createWorkflowStore(dataDir, WorkflowSchema);
@@ -131,5 +151,5 @@ export async function runFirstRun(options: FirstRunOptions): Promise<Result<Firs
     workflow = EXAMPLE_WORKFLOW;
   }
   await writeJsonFileAtomic(markerFile, marker('done', packs.map((p) => p.name)));
-  return ok({ state: 'done', installed, ...(workflow ? { workflow } : {}) });
+  return ok({ state: 'done', installed, ...(workflow ? { workflow } : {}), ...(precompiled ? { precompiled } : {}) });
 }

@@ -3,7 +3,7 @@
 
 import type { Result } from '../../shared/protocol/result.ts';
 import { runFirstRun, type FirstRunReport } from './first-run.ts';
-import { shippedTarball } from './shipped-tarballs.ts';
+import { shippedPrecompiled, shippedTarball } from './shipped-tarballs.ts';
 
 export { EXAMPLE, EXAMPLE_CODE, EXAMPLE_WORKFLOW, FIRST_RUN_FILE, type FirstRunReport } from './first-run.ts';
 
@@ -13,5 +13,5 @@ export async function reportFirstRun(result: Result<FirstRunReport>, err: (text:
 }
 
 export function seedDataDir(dataDir: string, options: { registry?: string; onProgress?: (message: string) => void } = {}): Promise<Result<FirstRunReport>> {
-  return runFirstRun({ dataDir, tarball: shippedTarball, ...options });
+  return runFirstRun({ dataDir, tarball: shippedTarball, precompiled: shippedPrecompiled, ...options });
 }

@@ -27,7 +27,9 @@ export type StageKind =
   /** A directory copied with everything in it. */
   | 'dir'
   /** A shipped pack: `npm pack` of the pack with its production dependencies bundled in. */
-  | 'pack';
+  | 'pack'
+  /** The shipped packs' npm modules compiled into cache entries (electron/first-run/precompiled.ts). */
+  | 'precompiled';
 
 export interface AssetSpec {
   readonly id: string;
@@ -176,6 +178,16 @@ export const ASSETS = [
     staged: `_sandbox/${pack.dir}/pack.tgz`,
     unpacked: true,
   })),
+  {
+    id: 'precompiled-cache',
+    why: 'the shipped packs\' npm modules compiled at packaging time; first run copies them into the compile cache, which re-checks each against the installed files',
+    stage: 'precompiled',
+    // Built from the staged pack tarballs (so after them); dev builds it on demand into out/.
+    dev: { repo: 'out/_sandbox/precompiled/cache.json' },
+    bundleEntry: 'packs',
+    staged: '_sandbox/precompiled-cache.json',
+    unpacked: true,
+  },
 ] as const satisfies readonly AssetSpec[];
 
 export type AssetId = (typeof ASSETS)[number]['id'];
