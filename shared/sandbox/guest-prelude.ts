@@ -37,15 +37,38 @@ export const LIBRARY_SCRIPT_NAME = 'sandbox:bridge';
 
 const CORE = String.raw`(function (G) {
 "use strict";
-const O = Object, defineProperty = O.defineProperty, freeze = O.freeze, getProto = O.getPrototypeOf;
+const O = Object, defineProperty = O.defineProperty, freeze = O.freeze, getProto = O.getPrototypeOf, gopd = O.getOwnPropertyDescriptor, E = Error;
 const host = G[__HOST_CALL__], hostLog = G[__HOST_LOG__], hostLibrary = G[__HOST_LIBRARY__], hostWasm = G[__HOST_WASM__];
 delete G[__HOST_CALL__]; delete G[__HOST_LOG__]; delete G[__HOST_LIBRARY__]; delete G[__HOST_WASM__];
+const prepare = gopd(E, "prepareStackTrace"), limit = gopd(E, "stackTraceLimit");
 const I = freeze({ host, isArray: Array.isArray, Promise, JSONparse: JSON.parse, JSONstringify: JSON.stringify, isView: ArrayBuffer.isView, U8: Uint8Array, AB: ArrayBuffer,
-  slice: ArrayBuffer.prototype.slice, apply: Reflect.apply, keys: O.keys, hasOwn: O.hasOwn, freeze, fromCharCode: String.fromCharCode, Err: Error, Str: String,
-  unescape, encodeURIComponent });
-delete G.eval;
+  slice: ArrayBuffer.prototype.slice, apply: Reflect.apply, keys: O.keys, hasOwn: O.hasOwn, freeze, fromCharCode: String.fromCharCode, Err: E, Str: String,
+  unescape, encodeURIComponent, getProto, setPrepare: prepare.set, getLimit: limit.get, setLimit: limit.set });
+delete G.eval; delete G.SharedArrayBuffer; delete G.Atomics;
 for (const n of ["setTimeout", "setInterval", "setImmediate", "clearTimeout", "clearInterval", "clearImmediate"]) delete G[n];
 const T = TypeError, lock = { writable: false, enumerable: false, configurable: false };
+// The engine hands a prepareStackTrace hook live CallSites whose getFunction() returns the real
+// function of every frame, host functions included; so the hook is ours alone (the library sets
+// it for an instant to name a capability's caller), and the guest's stackTraceLimit is kept a
+// number (an object's valueOf would run guest code inside every stack capture).
+defineProperty(E, "prepareStackTrace", { get: function () { return undefined; }, set: function () { throw new T("Error.prepareStackTrace cannot be set in the sandbox: stack frames are not handed to sandbox code."); }, enumerable: false, configurable: false });
+defineProperty(E, "stackTraceLimit", { get: function () { return I.apply(I.getLimit, E, []); }, set: function (v) { I.apply(I.setLimit, E, [typeof v === "number" ? v : 0]); }, enumerable: false, configurable: false });
+// Function source is never readable (a private pack's code would leak through a run): functions
+// compiled from source print a stand-in that does not claim "[native code]", so native-function
+// checks (lodash, core-js) still tell them apart; built-ins print as before. An accessor, so that
+// assigning a function's own toString still works in strict code.
+const FP = getProto(function () {}), AF = getProto(async function () {}), GF = getProto(function* () {}), AGF = getProto(async function* () {});
+const nativeToString = FP.toString, fileName = gopd(FP, "fileName").get;
+const hidden = { toString() {
+  if (typeof this !== "function" || I.apply(fileName, this, []) === undefined) return I.apply(nativeToString, this, []);
+  const own = gopd(this, "name"), name = own !== undefined && typeof own.value === "string" ? own.value : "", p = gopd(this, "prototype"), kind = getProto(this);
+  if (p !== undefined && p.writable === false) return "class " + name + " { [sandbox: source hidden] }";
+  return (kind === AF ? "async function " : kind === GF ? "function* " : kind === AGF ? "async function* " : "function ") + name + "() { [sandbox: source hidden] }";
+} }.toString;
+defineProperty(FP, "toString", { get: function () { return hidden; }, set: function (v) {
+  if (this === FP) throw new T("Function.prototype.toString cannot be replaced in the sandbox.");
+  defineProperty(this, "toString", { value: v, writable: true, enumerable: true, configurable: true });
+}, enumerable: false, configurable: false });
 for (const [label, proto] of [["Function", getProto(function () {})], ["AsyncFunction", getProto(async function () {})],
   ["GeneratorFunction", getProto(function* () {})], ["AsyncGeneratorFunction", getProto(async function* () {})]]) {
   const blocked = function () { throw new T(label + " constructor is not available in the sandbox: code cannot be generated at run time."); };
@@ -73,7 +96,7 @@ constant("fetch", via("fetch"));
 constant("getSecret", via("getSecret"));
 constant("workspace", { readText: ws("readText"), readBytes: ws("readBytes"), writeText: ws("writeText"), writeBytes: ws("writeBytes"), list: ws("list") });
 __WASM_PART__
-return freeze({ serialize: (v) => I.JSONstringify(v === undefined ? null : v, toJson), parse: (t) => I.JSONparse(t, fromJson), deliver });
+return freeze({ serialize: (v) => I.JSONstringify(v === undefined ? null : v, toJson), parse: (t) => I.JSONparse(t, fromJson), deliver, caller: () => L().caller() });
 })(globalThis)`;
 
 /** The WASM bridge, in the core of runs that have WASM modules only (compiling it costs every run). */
@@ -99,7 +122,9 @@ const wasmCall = (m, e, a) => {
   }
   return slowWasm(m, e, a);
 };
-defineProperty(G, __WASM_GLOBAL__, { value: wasmCall, writable: true, enumerable: false, configurable: true });
+// One-shot: the kernel evaluates the bridge module right after this core, before any pack, and
+// its one read removes the binding; no module ever sees it.
+defineProperty(G, __WASM_GLOBAL__, { get: function () { delete G[__WASM_GLOBAL__]; return wasmCall; }, enumerable: false, configurable: true });
 `;
 
 const LIBRARY = String.raw`(function (I) {
@@ -163,10 +188,29 @@ function encodeArgs(args) {
   return [json === undefined ? "[]" : json, buffers.length === 0 ? undefined : buffers];
 }
 async function callTagged(kind, name, args) {
-  // A stack capture is costly here and only capability denials name their caller: WASM calls skip it.
-  const where = kind === "capability" ? new I.Err().stack : "";
   const [json, buffers] = encodeArgs(args);
-  return I.JSONparse(await I.host(kind, name, json, buffers, where), fromJson);
+  return I.JSONparse(await I.host(kind, name, json, buffers), fromJson);
+}
+// The file of the innermost frame that is not ours (not the prelude, not this library, not a
+// built-in), or "" when none is within 64 frames: the kernel calls this from inside a host call
+// to name a denied capability's caller. File names belong to the bytecode (module ids are the
+// kernel's), unlike stack text, whose function names the guest writes. The hook is set only while
+// our own Error is built, and nothing in that window runs guest code: the limit is a number, the
+// engine reads only own data "name" properties, and the sites are never handed out.
+function caller() {
+  let file = "";
+  const record = (_error, sites) => {
+    for (let i = 0; i < sites.length; i++) {
+      const site = sites[i], f = I.apply(I.getProto(site).getFileName, site, []);
+      if (typeof f === "string" && f !== __PRELUDE_NAME__ && f !== __LIBRARY_NAME__) { file = f; break; }
+    }
+    return "";
+  };
+  const before = I.apply(I.getLimit, I.Err, []);
+  I.apply(I.setLimit, I.Err, [64]);
+  I.apply(I.setPrepare, I.Err, [record]);
+  try { new I.Err(); } finally { I.apply(I.setPrepare, I.Err, [undefined]); I.apply(I.setLimit, I.Err, [before]); }
+  return file;
 }
 async function call(kind, name, args) {
   const result = await callTagged(kind, name, args);
@@ -199,7 +243,7 @@ async function workspace(op, path, data) {
   return call("capability", "workspace.list", [p]);
 }
 const getSecret = (name) => call("capability", "getSecret", [I.Str(name)]);
-return I.freeze({ tag, revive, call, callTagged, fetch, getSecret, workspace });
+return I.freeze({ tag, revive, call, callTagged, fetch, getSecret, workspace, caller });
 })`;
 
 function fill(source: string, withWasm: boolean): string {
@@ -213,6 +257,8 @@ function fill(source: string, withWasm: boolean): string {
     .replaceAll('__WASM_GLOBAL__', JSON.stringify(WASM_BRIDGE_GLOBAL));
 }
 
+const LIBRARY_FILLED = LIBRARY.replaceAll('__PRELUDE_NAME__', JSON.stringify(PRELUDE_SCRIPT_NAME)).replaceAll('__LIBRARY_NAME__', JSON.stringify(LIBRARY_SCRIPT_NAME));
+
 const CORE_PLAIN = fill(CORE, false);
 const CORE_WASM = fill(CORE, true);
 
@@ -223,5 +269,5 @@ export function guestPreludeSource(withWasm: boolean): string {
 
 /** The bridge library: a function expression the host calls with the core's captured intrinsics. */
 export function guestLibrarySource(): string {
-  return LIBRARY;
+  return LIBRARY_FILLED;
 }
