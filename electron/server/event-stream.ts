@@ -1,10 +1,13 @@
 // Contract events over Server-Sent Events. Each connected client gets one subscription to the
 // event hub; the subscription and the keep-alive timer are released when the client goes away or
-// the server closes, so a reloaded page never leaves a listener behind.
+// the server closes, so a reloaded page never leaves a listener behind. At most `maxStreams` are
+// open at once (each holds a socket and a hub listener for as long as the client likes); one more
+// is answered 429 with a sentence, and the client's reconnect finds room once a tab closes.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventHub } from '../../shared/contract/events.ts';
-import { BASE_HEADERS } from './responses.ts';
+import { fail } from '../../shared/protocol/result.ts';
+import { BASE_HEADERS, sendFailure } from './responses.ts';
 
 const KEEP_ALIVE_MS = 15_000;
 
@@ -14,10 +17,19 @@ export interface EventStreams {
   readonly size: number;
 }
 
-export function createEventStreams(hub: EventHub): EventStreams {
+export function createEventStreams(hub: EventHub, maxStreams: number): EventStreams {
   const open = new Set<() => void>();
   return {
     open(req, res) {
+      if (open.size >= maxStreams) {
+        sendFailure(
+          res,
+          fail('too-many-connections', `This app already has ${maxStreams} event streams open (one per tab or window that shows it); close one, then reload.`),
+          429,
+          { Connection: 'close', 'Retry-After': '5' },
+        );
+        return;
+      }
       res.writeHead(200, {
         ...BASE_HEADERS,
         'Content-Type': 'text/event-stream; charset=utf-8',

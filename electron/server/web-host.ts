@@ -6,7 +6,9 @@
 //   POST /api/rpc/:method          JSON body = the method's request; answer = its tagged result
 //                                  (200 for every handler answer, failures included; 400 when the
 //                                  request breaks the contract; 500 for a bug; the guards' own
-//                                  refusals are 401/403/405/413/415)
+//                                  refusals are 401/403/405/413/415; 503 for a connection over
+//                                  the cap, 429 for an event stream over the cap, 408 for a
+//                                  request head or body too slow: connection-limits.ts)
 //   GET  /api/events               Server-Sent Events: the contract's events
 //   GET  /api/sandbox-modules/:id  module source by opaque id (see module-delivery.ts)
 //   GET  /*                        the built renderer (static-files.ts)
@@ -19,6 +21,7 @@ import type { AddressInfo } from 'node:net';
 import type { Dispatcher } from '../../shared/contract/dispatcher.ts';
 import type { EventHub } from '../../shared/contract/events.ts';
 import { fail } from '../../shared/protocol/result.ts';
+import { DEFAULT_CONNECTION_LIMITS, gateConnections, serverTimeoutOptions, type ConnectionLimits } from './connection-limits.ts';
 import { createEventStreams } from './event-stream.ts';
 import { deliverModule, type DeliveryCatalog } from './module-delivery.ts';
 import { checkHost, checkOrigin, checkToken, isJsonContentType } from './request-guards.ts';
@@ -35,6 +38,8 @@ export interface WebHostOptions {
   /** 0 picks a free port. */
   readonly port?: number;
   readonly maxBodyBytes?: number;
+  /** Caps and timeouts; each unset field keeps its default (tests shorten them). */
+  readonly limits?: Partial<ConnectionLimits>;
   readonly onBug?: (where: string, error: unknown) => void;
 }
 
@@ -53,18 +58,22 @@ const MODULE_PREFIX = '/api/sandbox-modules/';
 
 export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   const token = randomBytes(32).toString('base64url');
-  const streams = createEventStreams(options.events);
+  const limits: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...options.limits };
+  const streams = createEventStreams(options.events, limits.maxEventStreams);
   const onBug = options.onBug ?? (() => {});
   const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
   let port = 0;
 
-  const server = createServer((req, res) => {
+  const server = createServer(serverTimeoutOptions(limits), (req, res) => {
+    if (gate.answerOverLimit(req, res)) return;
     route(req, res).catch((error: unknown) => {
       onBug(`${req.method ?? '?'} ${req.url ?? '?'}`, error);
       if (!res.headersSent) sendFailure(res, fail('internal', 'The request failed inside the app; the details are in its log.'));
       else res.destroy();
     });
   });
+
+  const gate = gateConnections(server, limits);
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const hostProblem = checkHost(req, port);
