@@ -111,6 +111,7 @@ export const ERROR_CODES = {
   'request-too-large': 'The request is larger than the app accepts.',
   'stale-digest': 'The module changed since that digest was recorded; fetch it again without the digest.',
   'service-unreachable': 'The app\'s background service could not be reached; check that it is still running.',
+  'too-many-connections': 'The app already has as many connections or event streams open as it accepts; close a tab or window that shows it, then try again.',
 } as const satisfies Record<string, string>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
