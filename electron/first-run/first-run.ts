@@ -100,6 +100,14 @@ function marker(state: Marker['state'], packs: readonly string[]): Marker {
   return { format: 1, state, at: new Date().toISOString(), packs: [...packs] };
 }
 
+/** Whether runFirstRun would do anything: no marker and no ledger (fresh), or an interrupted or damaged marker. */
+export async function firstRunNeeded(dataDir: string): Promise<boolean> {
+  const read = await readJsonFile(path.join(dataDir, FIRST_RUN_FILE), MarkerSchema);
+  if (!read.ok) return true;
+  if (read.value) return read.value.state === 'incomplete';
+  return !(await exists(ledgerPath(dataDir)));
+}
+
 /**
  * Seeds a fresh data directory; idempotent. An interrupted run (marker "incomplete") resumes and
  * skips the packs the ledger already holds. A pack that fails to install fails the whole call

@@ -1,10 +1,11 @@
 // The Electron main process: build the app services for the data directory, open the locked-down
-// window, bind the contract to IPC, and release everything on quit. All logic lives in the
+// window, bind the contract to IPC, and release everything on quit. A first start seeds the shipped
+// packs behind the open window (electron/first-run/background.ts). All logic lives in the
 // services; this file is lifecycle glue only.
 
 import { app, BrowserWindow, session } from 'electron';
 import { defaultDataDir } from '../platform/data-dir.ts';
-import { reportFirstRun, seedDataDir } from '../first-run/index.ts';
+import { seedDataDirInBackground, type BackgroundSeeding } from '../first-run/index.ts';
 import { createAppServices, type AppServices } from '../services/app-services.ts';
 import { bindContractToIpc } from './ipc.ts';
 import { createAppWindow, hardenSession } from './window.ts';
@@ -14,12 +15,12 @@ const primary = app.requestSingleInstanceLock();
 if (!primary) app.quit();
 
 let services: AppServices | undefined;
+let seeding: BackgroundSeeding | undefined;
 let unbind: (() => void) | undefined;
 
 async function start(): Promise<void> {
   hardenSession(session.defaultSession);
   const dataDir = defaultDataDir();
-  await reportFirstRun(await seedDataDir(dataDir, { onProgress: (m) => console.log(m) }), (m) => console.error(m));
   const created = await createAppServices({ dataDir });
   if (!created.ok) {
     console.error(`Sandbox Packs could not start: ${created.code}: ${created.message}`);
@@ -27,8 +28,9 @@ async function start(): Promise<void> {
     return;
   }
   services = created.value;
+  seeding = await seedDataDirInBackground(dataDir, services, (text, state) => (state === 'failed' ? console.error(text) : console.log(text)));
   const win = await createAppWindow();
-  unbind = bindContractToIpc(win, services.dispatcher, services.events);
+  unbind = bindContractToIpc(win, seeding?.dispatcher ?? services.dispatcher, services.events);
   win.on('closed', () => {
     unbind?.();
     unbind = undefined;
@@ -56,6 +58,7 @@ app.on('will-quit', (event) => {
   if (disposed || services === undefined) return;
   event.preventDefault();
   disposed = true;
+  seeding?.close();
   unbind?.();
   void services.dispose().finally(() => app.quit());
 });

@@ -23,7 +23,17 @@ export const CatalogChangedEventSchema = z.object({
   moduleCount: z.number().int().min(0),
 });
 
-export const ContractEventSchema = z.discriminatedUnion('type', [InstallProgressEventSchema, CatalogChangedEventSchema]);
+/**
+ * The first start seeds the data directory with the shipped packs behind the open window. Sent at
+ * each step and repeated while it runs, so a window or browser that connects mid-way shows it too.
+ */
+export const FirstRunProgressEventSchema = z.object({
+  type: z.literal('first-run-progress'),
+  state: z.enum(['running', 'done', 'failed']),
+  message: z.string().max(2000),
+});
+
+export const ContractEventSchema = z.discriminatedUnion('type', [InstallProgressEventSchema, CatalogChangedEventSchema, FirstRunProgressEventSchema]);
 export type ContractEvent = z.infer<typeof ContractEventSchema>;
 export type ContractEventListener = (event: ContractEvent) => void;
 export type Unsubscribe = () => void;

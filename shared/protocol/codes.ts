@@ -77,6 +77,7 @@ export const ERROR_CODES = {
   'result-invalid': 'The code returned a value that cannot be passed out of the sandbox as JSON.',
   'fetch-failed': 'The request made with fetch failed (the host could not be reached, or it timed out).',
   'response-too-large': 'The response to fetch was larger than the sandbox accepts.',
+  'fetch-budget-concurrency': 'The run had more fetch requests in flight than its budget allows; wait for one to finish before starting another.',
   'workspace-failed': 'The workspace file operation failed (for example, the file does not exist).',
   'secret-not-set': 'The secret was granted to the node but has no value on this machine.',
 

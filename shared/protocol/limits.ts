@@ -36,6 +36,16 @@ export const LIMITS = {
   wasmAggregateMs: 30_000,
   /** Captured console output per invocation (bytes). */
   consoleBytes: 64 * 1024,
+  /** Captured console entries per invocation: empty lines cost no bytes but still cost memory and output. */
+  consoleEntries: 1000,
+  /**
+   * Nesting of a JSON value passed into or out of the sandbox (inputs, results). Deeper values
+   * exhaust a thread's stack in a recursive parser or in structured clone (measured: zod fails
+   * from ~1,500 levels, a worker message from ~4,000), so they are refused first, iteratively.
+   */
+  jsonDepth: 256,
+  /** fetch requests one invocation may have in flight (each may buffer a response of up to 8 MB). */
+  fetchConcurrency: 6,
   /** One-line disclosure tier: description length (characters). */
   disclosureChars: 120,
   /** Module `name` segment length (characters). */

@@ -22,7 +22,7 @@ export interface ClassifyContext {
 export type GuestFailure = { ok: false; code: string; message: string };
 
 /** Codes a guest Error may carry from the host side (the guest could forge one, mislabelling only its own failure). */
-const HOST_CODES = /^(wasm-[a-z-]+|fetch-failed|response-too-large|workspace-failed|secret-not-set|capability-denied)$/;
+const HOST_CODES = /^(wasm-[a-z-]+|fetch-[a-z-]+|response-too-large|workspace-failed|secret-not-set|capability-denied)$/;
 
 const FRAME = /(?:\(|\s)([^\s()]+):(\d+):(\d+)\)?\s*$/;
 

@@ -14,6 +14,7 @@
 
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { LIMITS } from '../protocol/limits.ts';
+import { jsonTextDeeperThan } from '../protocol/json-depth.ts';
 import type { HostCallResult, KernelRunRequest, ReceiptCall, ReceiptDenial, RunLog, RunReceipt, RunResult } from '../protocol/run.ts';
 import { bytesReplacer, reviveNumber } from './base64.ts';
 import { buildEntryModule, ENTRY_MODULE_NAME, type EntryModule } from './entry-transform.ts';
@@ -39,6 +40,11 @@ export interface KernelPowers {
    * answers can be awaited on a futex (the Node worker's WASM lanes) skips an event-loop wake-up.
    */
   readonly block?: (ms: number) => boolean;
+  /**
+   * Optional: told of each console entry the run keeps, as it is kept. A host that may have to
+   * terminate the thread mid-run (a watchdog) streams them out, so a run it stops still has them.
+   */
+  readonly onLog?: (entry: RunLog) => void;
 }
 
 /** The longest the job loop blocks at a time; past it, timers (a lane's call timeout) get to run. */
@@ -98,17 +104,33 @@ class RunState {
   private logBytes = 0;
   private logTruncated = false;
 
+  constructor(private readonly onLog: KernelPowers['onLog']) {}
+
+  /** Console output, capped in bytes and in entries (an empty line costs no bytes, but an entry). */
   log(level: RunLog['level'], text: string): void {
     if (this.logTruncated) return;
+    if (this.logs.length >= LIMITS.consoleEntries) {
+      this.truncate(`[console output truncated at ${LIMITS.consoleEntries} entries]`);
+      return;
+    }
     const room = LIMITS.consoleBytes - this.logBytes;
     if (text.length > room) {
-      this.logs.push({ level, text: text.slice(0, Math.max(0, room)) });
-      this.logs.push({ level: 'warn', text: `[console output truncated at ${LIMITS.consoleBytes} bytes]` });
-      this.logTruncated = true;
+      this.keep({ level, text: text.slice(0, Math.max(0, room)) });
+      this.truncate(`[console output truncated at ${LIMITS.consoleBytes} bytes]`);
       return;
     }
     this.logBytes += text.length;
-    this.logs.push({ level, text });
+    this.keep({ level, text });
+  }
+
+  private keep(entry: RunLog): void {
+    this.logs.push(entry);
+    this.onLog?.(entry);
+  }
+
+  private truncate(marker: string): void {
+    this.keep({ level: 'warn', text: marker });
+    this.logTruncated = true;
   }
 
   receipt(wallMs: number): RunReceipt {
@@ -116,20 +138,16 @@ class RunState {
   }
 }
 
-/** A denial's `from` when the sandbox cannot tell which code asked (see `callerOf`). */
-export const UNKNOWN_CALLER = 'unknown';
-
-/**
- * Who made a host call, from the file name of its innermost frame that is not the prelude's, the
- * bridge library's or a built-in's (the prelude reads it from the engine's own frames, see
- * `caller` in guest-prelude.ts). Never parsed from stack text: function names in it are the
- * guest's to write. No such frame (a promise job calling a capability directly) or a file that
- * is not this run's is `UNKNOWN_CALLER`, never a guess.
- */
-function callerOf(file: string, graph: LoaderGraph): string {
-  if (file === ENTRY_MODULE_NAME) return 'the node\'s code';
-  const module = Object.hasOwn(graph.modules, file) ? graph.modules[file] : undefined;
-  return module ? module.displayName : UNKNOWN_CALLER;
+function callerOf(stack: string, graph: LoaderGraph): string {
+  for (const line of stack.split('\n')) {
+    const match = /\(?([^()\s]+):\d+:\d+\)?\s*$/.exec(line.trim());
+    const name = match?.[1];
+    if (!name || name === PRELUDE_SCRIPT_NAME || name === LIBRARY_SCRIPT_NAME) continue;
+    if (name === ENTRY_MODULE_NAME) return 'the node\'s code';
+    const module = Object.hasOwn(graph.modules, name) ? graph.modules[name] : undefined;
+    return module ? module.displayName : name;
+  }
+  return 'the node\'s code';
 }
 
 function readArgs(ctx: QuickJSContext, jsonHandle: QuickJSHandle | undefined, buffersHandle: QuickJSHandle | undefined): unknown[] | undefined {
@@ -177,7 +195,7 @@ function readArgs(ctx: QuickJSContext, jsonHandle: QuickJSHandle | undefined, bu
 /** Run one invocation. Never throws for guest behaviour; engine trouble comes back as `healthy: false`. */
 export async function runKernel(request: KernelRunRequest, powers: KernelPowers): Promise<KernelOutcome> {
   const started = powers.now();
-  const state = new RunState();
+  const state = new RunState(powers.onLog);
   const finish = (result: Outcome, healthy = true): KernelOutcome => {
     state.closed = true;
     const full: RunResult = { ...result, logs: state.logs, receipt: state.receipt(powers.now() - started) };
@@ -185,8 +203,7 @@ export async function runKernel(request: KernelRunRequest, powers: KernelPowers)
   };
 
   for (const id of Object.keys(request.modules)) {
-    // "sandbox:" names the kernel's own code (entry, prelude, bridges): a module under one would be skipped or misnamed as a caller.
-    if (id.startsWith('sandbox:') || id.startsWith(DENIED_PREFIX)) {
+    if (id === ENTRY_MODULE_NAME || id.startsWith(DENIED_PREFIX) || id === WASM_BRIDGE_MODULE_ID) {
       return finish({ ok: false, code: 'invalid-data', message: `The run's resolution uses the reserved module id ${JSON.stringify(id)}.` });
     }
   }
@@ -291,12 +308,13 @@ async function evaluate(
     return deferred.handle;
   };
 
-  const hostCall = ctx.newFunction(HOST_CALL_GLOBAL, (kindHandle, nameHandle, jsonHandle, buffersHandle) => {
+  const hostCall = ctx.newFunction(HOST_CALL_GLOBAL, (kindHandle, nameHandle, jsonHandle, buffersHandle, whereHandle) => {
     const live = ctx;
     const kind = kindHandle && live.typeof(kindHandle) === 'string' ? live.getString(kindHandle) : '';
     const name = nameHandle && live.typeof(nameHandle) === 'string' ? live.getString(nameHandle) : '';
+    const where = whereHandle && live.typeof(whereHandle) === 'string' ? live.getString(whereHandle) : '';
     const args = readArgs(live, jsonHandle, buffersHandle);
-    return answerWith(dispatch(kind, name, args));
+    return answerWith(dispatch(kind, name, args, where));
   });
   ctx.setProp(ctx.global, HOST_CALL_GLOBAL, hostCall);
   hostCall.dispose();
@@ -331,7 +349,7 @@ async function evaluate(
         if (delivered.error) delivered.error.dispose();
         else delivered.value.dispose();
       };
-      track(dispatch('wasm', 'call', args), settle);
+      track(dispatch('wasm', 'call', args, ''), settle);
       return live.newNumber(id);
     });
     ctx.setProp(ctx.global, HOST_WASM_GLOBAL, hostWasm);
@@ -350,32 +368,19 @@ async function evaluate(
   ctx.setProp(ctx.global, HOST_LIBRARY_GLOBAL, hostLibrary);
   hostLibrary.dispose();
 
-  /** The caller's file (see `callerOf`): valid only synchronously inside a host call, which is where dispatch runs. */
-  let callerHelper: QuickJSHandle | undefined;
-  const callerFile = (): string => {
-    if (!callerHelper) return '';
-    const found = ctx.callFunction(callerHelper, ctx.undefined);
-    if (found.error) {
-      found.error.dispose();
-      return '';
-    }
-    const file = ctx.typeof(found.value) === 'string' ? ctx.getString(found.value) : '';
-    found.value.dispose();
-    return file;
-  };
-
-  function dispatch(kind: string, name: string, args: unknown[] | undefined): Promise<HostCallResult> {
+  function dispatch(kind: string, name: string, args: unknown[] | undefined, where: string): Promise<HostCallResult> {
     if (args === undefined) return Promise.resolve({ ok: false, code: 'invalid-data', message: 'The bridge received arguments it cannot read.' });
     if (kind === 'capability') {
       const grant = Object.hasOwn(CAPABILITIES, name) ? CAPABILITIES[name] : undefined;
       const secretName = grant === 'secret' && typeof args[0] === 'string' ? args[0] : undefined;
       const granted = grant === 'fetch' ? request.grants.fetch : grant === 'workspace' ? request.grants.workspace : grant === 'secret' ? secretName !== undefined && request.grants.secrets.includes(secretName) : false;
       if (!granted) {
-        // Finding the caller costs a stack capture: only a denial names it.
-        const from = callerOf(callerFile(), graph);
+        // Parsing the caller's stack is needed only to name it in a denial.
+        const from = callerOf(where, graph);
         const what = grant === 'secret' ? `getSecret(${JSON.stringify(secretName ?? '')})` : name;
-        const who = from === UNKNOWN_CALLER ? `${what} was denied (the sandbox could not tell which code called it)` : `${what} called by ${from} was denied`;
-        const reason = grant === 'secret' ? `${who}: this node was not granted that secret.` : `${who}: this node was not granted the ${grant ?? name} capability.`;
+        const reason = grant === 'secret'
+          ? `${what} called by ${from} was denied: this node was not granted that secret.`
+          : `${what} called by ${from} was denied: this node was not granted the ${grant ?? name} capability.`;
         deny({ kind: 'capability', request: what, from, code: 'capability-denied', reason });
         state.calls.push({ kind: 'capability', name, ok: false, code: 'capability-denied' });
         return Promise.resolve({ ok: false, code: 'capability-denied', message: reason });
@@ -415,19 +420,7 @@ async function evaluate(
   const serialize = ctx.getProp(helpers, 'serialize');
   const parse = ctx.getProp(helpers, 'parse');
   deliver = ctx.getProp(helpers, 'deliver');
-  callerHelper = ctx.getProp(helpers, 'caller');
-  owned.push(serialize, parse, deliver, callerHelper);
-  if (withWasm) {
-    // The bridge module takes the prelude's one-shot WASM binding now, before any pack module
-    // evaluates; facades import this instance (the engine keeps evaluated modules by name).
-    const bridge = ctx.evalCode(wasmBridgeModuleSource(), WASM_BRIDGE_MODULE_ID, { type: 'module' });
-    if (bridge.error) {
-      const info = ctx.dump(bridge.error) as unknown;
-      bridge.error.dispose();
-      throw new Error(`the WASM bridge module failed: ${JSON.stringify(info)}`);
-    }
-    bridge.value.dispose();
-  }
+  owned.push(serialize, parse, deliver);
 
   // The deadline covers everything guest-controlled (inputs, modules, the node's code); the
   // prelude above is ours and runs before the clock starts.
@@ -513,6 +506,10 @@ async function evaluate(
         }
         const text = ctx.typeof(serialized.value) === 'string' ? ctx.getString(serialized.value) : 'null';
         serialized.value.dispose();
+        // A deeper value could not be posted to the host thread (structured clone runs out of stack).
+        if (jsonTextDeeperThan(text, LIMITS.jsonDepth)) {
+          return { ok: false, code: 'result-invalid', message: `The code's result is nested more than ${LIMITS.jsonDepth} levels deep, the most a value passed out of the sandbox may have.` };
+        }
         return { ok: true, value: JSON.parse(text) as unknown };
       }
       if (promiseState.type === 'rejected') return errorOutcome(promiseState.error);

@@ -1,6 +1,8 @@
 // `sandbox-packs serve`: the web host — the same renderer and service contract the desktop window
 // uses, for a browser on this machine. It prints the URL carrying this launch's access token and
-// runs until interrupted; Ctrl-C closes the server and every connection before exiting.
+// runs until interrupted; Ctrl-C closes the server and every connection before exiting. The
+// default data directory's first run seeds the shipped packs behind the served app, so the
+// address is printed at once (electron/first-run/background.ts).
 
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -8,7 +10,7 @@ import { createAppServices } from '../../services/app-services.ts';
 import { startWebHost } from '../../server/web-host.ts';
 import { defaultDataDir } from '../../platform/data-dir.ts';
 import { assetPath } from '../../platform/assets.ts';
-import { reportFirstRun, seedDataDir } from '../../first-run/index.ts';
+import { seedDataDirInBackground } from '../../first-run/index.ts';
 import { EXIT, UsageError, type CliCommand } from '../command.ts';
 
 const USAGE = [
@@ -60,19 +62,20 @@ export const serve: CliCommand = {
   async run(args, io) {
     const parsed = parseServeArgs(args);
     const dataDir = parsed.root !== undefined ? path.resolve(io.cwd, parsed.root) : defaultDataDir(io.env);
-    // The app's own data directory gets the shipped packs and the example on its first start; a
-    // root given with --root is the caller's to manage (`sandbox-packs first-run` seeds one).
-    if (parsed.root === undefined) await reportFirstRun(await seedDataDir(dataDir, { onProgress: (m) => io.out(m) }), io.err);
     const services = await createAppServices({ dataDir, onBug: (where, error) => io.err(`bug in ${where}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`) });
     if (!services.ok) {
       io.err(`${services.code}: ${services.message}`);
       return EXIT.failed;
     }
+    // The app's own data directory gets the shipped packs and the example on its first start,
+    // behind the served app; a root given with --root is the caller's to manage (`sandbox-packs
+    // first-run` seeds one).
+    const seeding = parsed.root === undefined ? await seedDataDirInBackground(dataDir, services.value, (text, state) => (state === 'failed' ? io.err(text) : io.out(text))) : undefined;
     const staticDir = existsSync(path.join(RENDERER_BUILD, 'index.html')) ? RENDERER_BUILD : undefined;
     let host;
     try {
       host = await startWebHost({
-        dispatcher: services.value.dispatcher,
+        dispatcher: seeding?.dispatcher ?? services.value.dispatcher,
         events: services.value.events,
         catalog: services.value.catalog,
         port: parsed.port,
@@ -80,6 +83,7 @@ export const serve: CliCommand = {
         onBug: (where, error) => io.err(`bug in ${where}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
       });
     } catch (error) {
+      seeding?.close();
       await services.value.dispose();
       io.err(`The web host could not listen on 127.0.0.1:${parsed.port}: ${(error as Error).message}`);
       return EXIT.failed;
@@ -93,6 +97,7 @@ export const serve: CliCommand = {
       process.once('SIGTERM', () => resolve('SIGTERM'));
     });
     try {
+      seeding?.close();
       await host.close();
     } finally {
       await services.value.dispose();

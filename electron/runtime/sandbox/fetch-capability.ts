@@ -3,6 +3,8 @@
 // link-local address. The address check happens in the socket's own DNS lookup, so the address
 // that is checked is the address that is connected to (no second resolution to race). Redirects
 // are not followed: a 3xx comes back to the guest, which may fetch the new URL if it is allowed.
+// A request belongs to its run: the run's abort signal (fired when the run ends, however it ends)
+// destroys the socket, so nothing a run started outlives it.
 
 import http from 'node:http';
 import https from 'node:https';
@@ -62,7 +64,11 @@ const FetchArgs = (args: readonly unknown[]) => {
   return { url, method: method.toUpperCase(), headers: headerList, body };
 };
 
-export async function fetchCapability(grant: FetchGrant, args: readonly unknown[]): Promise<HostCallResult> {
+/** What a fetch aborted by the end of its run answers (nobody reads it: the run is over). */
+const ENDED: HostCallResult = { ok: false, code: 'fetch-failed', message: 'fetch: the run ended before the response arrived.' };
+
+export async function fetchCapability(grant: FetchGrant, args: readonly unknown[], signal?: AbortSignal): Promise<HostCallResult> {
+  if (signal?.aborted) return ENDED;
   const request = FetchArgs(args);
   if (!request) return { ok: false, code: 'invalid-data', message: 'fetch was called with arguments it cannot use: fetch(url, { method, headers, body }).' };
   let url: URL;
@@ -99,9 +105,10 @@ export async function fetchCapability(grant: FetchGrant, args: readonly unknown[
     return { ok: false, code: 'capability-denied', message: `fetch: ${url.hostname} is a private or loopback address, which this node may not reach.` };
   }
 
+  if (signal?.aborted) return ENDED;
   return new Promise<HostCallResult>((resolve) => {
     const client = url.protocol === 'https:' ? https : http;
-    const req = client.request(url, { method: request.method, headers: request.headers, lookup, timeout: timeoutMs }, (res) => {
+    const req = client.request(url, { method: request.method, headers: request.headers, lookup, timeout: timeoutMs, ...(signal ? { signal } : {}) }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (chunk: Buffer) => {
@@ -119,14 +126,19 @@ export async function fetchCapability(grant: FetchGrant, args: readonly unknown[
         const body = Buffer.concat(chunks);
         resolve({ ok: true, value: { status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', url: url.href, headers, body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength) } });
       });
-      res.on('error', (error) => resolve({ ok: false, code: 'fetch-failed', message: `fetch: ${error.message}` }));
+      res.on('error', (error) => resolve(signal?.aborted ? ENDED : { ok: false, code: 'fetch-failed', message: `fetch: ${error.message}` }));
+      // A socket destroyed mid-body (an abort) may close the response without 'end' or 'error'.
+      res.on('close', () => {
+        if (!res.complete) resolve(signal?.aborted ? ENDED : { ok: false, code: 'fetch-failed', message: `fetch: the connection to ${url.host} closed before the response was complete.` });
+      });
     });
     req.on('timeout', () => {
       req.destroy();
       resolve({ ok: false, code: 'fetch-failed', message: `fetch: ${url.host} did not answer within ${timeoutMs} ms.` });
     });
     req.on('error', (error) => {
-      if (refused) resolve({ ok: false, code: 'capability-denied', message: refused });
+      if (signal?.aborted) resolve(ENDED);
+      else if (refused) resolve({ ok: false, code: 'capability-denied', message: refused });
       else resolve({ ok: false, code: 'fetch-failed', message: `fetch: ${url.host} could not be reached (${error.message}).` });
     });
     if (request.body) req.write(request.body);

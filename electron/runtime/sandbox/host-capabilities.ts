@@ -1,7 +1,16 @@
 // One run's capability handlers on the host side, built from what the node was granted. The
 // kernel already refuses ungranted capabilities before asking; this side refuses them again, so
 // a confused or compromised worker cannot widen a grant.
+//
+// The handlers are built per run, which makes them the place for per-run budgets: at most
+// LIMITS.fetchConcurrency fetches in flight. One more fails at once rather than waiting, as an
+// over-budget WASM call does: a wait queue would hold each waiting request (its body included)
+// on the host for as long as the guest keeps adding to it, while a failure costs nothing and
+// tells the guest at once; six is what browsers allow per host, so ordinary fan-out written for
+// the web fits, and 6 × 8 MB of response bodies stays under one run's 64 MB heap. Every call gets
+// the run's abort signal: whatever is pending when the run ends is cancelled with it.
 
+import { LIMITS } from '../../../shared/protocol/limits.ts';
 import type { CapabilityGrants, HostCallResult } from '../../../shared/protocol/run.ts';
 import { fetchCapability, type FetchGrant } from './fetch-capability.ts';
 import { WorkspaceCapability, type WorkspaceGrant } from './workspace-capability.ts';
@@ -18,16 +27,29 @@ export function kernelGrants(grants: HostGrants): CapabilityGrants {
   return { fetch: grants.fetch !== undefined, workspace: grants.workspace !== undefined, secrets: Object.keys(grants.secrets ?? {}) };
 }
 
-export function hostCapabilities(grants: HostGrants): (name: string, args: readonly unknown[]) => Promise<HostCallResult> {
+/** One run's capability port: the pool passes the run's abort signal with each call. */
+export type CapabilityPort = (name: string, args: readonly unknown[], signal?: AbortSignal) => Promise<HostCallResult>;
+
+/** Handlers for one run; build a fresh one per run (the fetch budget counts this run's requests). */
+export function hostCapabilities(grants: HostGrants): CapabilityPort {
   const workspace = grants.workspace ? new WorkspaceCapability(grants.workspace) : undefined;
-  return async (name, args) => {
+  let fetching = 0;
+  return async (name, args, signal) => {
     if (name === 'fetch') {
       if (!grants.fetch) return { ok: false, code: 'capability-denied', message: 'fetch: this node was not granted the fetch capability.' };
-      return fetchCapability(grants.fetch, args);
+      if (fetching >= LIMITS.fetchConcurrency) {
+        return { ok: false, code: 'fetch-budget-concurrency', message: `fetch: this run already has ${LIMITS.fetchConcurrency} requests in flight, the most one run may have; wait for one to finish before starting another.` };
+      }
+      fetching++;
+      try {
+        return await fetchCapability(grants.fetch, args, signal);
+      } finally {
+        fetching--;
+      }
     }
     if (name.startsWith('workspace.')) {
       if (!workspace) return { ok: false, code: 'capability-denied', message: 'workspace: this node was not granted a workspace.' };
-      return workspace.call(name, args);
+      return workspace.call(name, args, signal);
     }
     if (name === 'getSecret') {
       const [secret] = args;

@@ -21,7 +21,11 @@ describe('worker message fast paths', () => {
     for (const runId of VALUES) for (const kind of ['wasm', 'capability', 'x']) for (const name of ['m', 3]) for (const args of [[], ['tileX', [1, 2]], 'x', { 0: 1 }]) {
       cases.push({ type: 'host-call', runId, callId: 2, kind, name, args }, { type: 'host-call', runId: 1, callId: runId, kind, name, args, extra: 1 });
     }
+    for (const runId of VALUES) for (const level of ['log', 'warn', 'trace', 1]) for (const text of ['', 'x', 2]) {
+      cases.push({ type: 'log', runId, entry: { level, text } }, { type: 'log', runId: 1, entry: { level, text, x: 1 } }, { type: 'log', runId: 1, entry: { level }, extra: 1 }, { type: 'log', runId, entry: [level, text] });
+    }
     expect(mismatches(parseFromWorker, FromWorkerSchema, cases)).toEqual([]);
+    expect(parseFromWorker({ type: 'log', runId: 3, entry: { level: 'warn', text: 'w' }, extra: 1 })).toEqual({ type: 'log', runId: 3, entry: { level: 'warn', text: 'w' } });
     expect(parseFromWorker({ type: 'host-call', runId: 1, callId: 2, kind: 'wasm', name: 'm', args: ['f', [1]], extra: 1 })).toEqual({ type: 'host-call', runId: 1, callId: 2, kind: 'wasm', name: 'm', args: ['f', [1]] });
   });
 

@@ -4,7 +4,7 @@
 
 import { z } from 'zod';
 import { LIMITS } from '../../../shared/protocol/limits.ts';
-import { KernelRunRequestSchema, RunResultSchema } from '../../../shared/protocol/run.ts';
+import { KernelRunRequestSchema, RunLogSchema, RunResultSchema, type RunLog } from '../../../shared/protocol/run.ts';
 import { WasmPlanSchema } from '../wasm/wasm-plan.ts';
 
 const HostCallResultSchema = z.union([
@@ -33,6 +33,8 @@ export const FromWorkerSchema = z.discriminatedUnion('type', [
     args: z.array(z.unknown()),
   }),
   z.object({ type: z.literal('done'), runId: z.number().int(), result: RunResultSchema, healthy: z.boolean() }),
+  /** A console entry the run kept, sent as it is kept: main has the logs so far if it must terminate the worker. */
+  z.object({ type: z.literal('log'), runId: z.number().int(), entry: RunLogSchema }),
 ]);
 export type FromWorker = z.infer<typeof FromWorkerSchema>;
 
@@ -44,11 +46,16 @@ export type FromWorker = z.infer<typeof FromWorkerSchema>;
 const isId = (v: unknown): v is number => Number.isSafeInteger(v);
 type Fields = Record<string, unknown>;
 const isRecord = (v: unknown): v is Fields => v !== null && typeof v === 'object' && !Array.isArray(v);
+const LEVELS: readonly unknown[] = RunLogSchema.shape.level.options;
+const isLevel = (v: unknown): v is RunLog['level'] => LEVELS.includes(v);
 
 /** Parse a message from a sandbox worker; undefined when it is malformed. */
 export function parseFromWorker(raw: unknown): FromWorker | undefined {
   if (isRecord(raw) && raw.type === 'host-call' && isId(raw.runId) && isId(raw.callId) && (raw.kind === 'capability' || raw.kind === 'wasm') && typeof raw.name === 'string' && Array.isArray(raw.args)) {
     return { type: 'host-call', runId: raw.runId, callId: raw.callId, kind: raw.kind, name: raw.name, args: [...(raw.args as unknown[])] };
+  }
+  if (isRecord(raw) && raw.type === 'log' && isId(raw.runId) && isRecord(raw.entry) && isLevel(raw.entry.level) && typeof raw.entry.text === 'string' && Object.keys(raw.entry).length === 2) {
+    return { type: 'log', runId: raw.runId, entry: { level: raw.entry.level, text: raw.entry.text } };
   }
   const parsed = FromWorkerSchema.safeParse(raw);
   return parsed.success ? parsed.data : undefined;

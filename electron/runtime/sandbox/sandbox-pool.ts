@@ -7,10 +7,17 @@
 // the host ports the caller passes with each run; a run's WASM comes either as a plan, answered in
 // the worker by its own dispatcher and WASM lanes (the app's route, wasm-plan.ts), or as a port
 // answered here (the kernel contract fixtures script WASM answers that way).
+//
+// A run's host-side work belongs to the run: each run has an abort signal, passed with every
+// capability call and fired when the run ends however it ends (its result, a timeout, the
+// watchdog, a crash, close()), so no fetch or file operation outlives it. The worker streams each
+// console entry the run keeps as it is kept; a run the watchdog or a crash ends still answers
+// with the logs so far. A message from a worker that main cannot read (structured clone runs out
+// of stack on a deeply nested value) ends the run at once with a tagged failure, never silence.
 
 import { Worker } from 'node:worker_threads';
 import { LIMITS } from '../../../shared/protocol/limits.ts';
-import { emptyReceipt, type HostCallResult, type KernelRunRequest, type RunResult } from '../../../shared/protocol/run.ts';
+import { emptyReceipt, type HostCallResult, type KernelRunRequest, type RunLog, type RunResult } from '../../../shared/protocol/run.ts';
 import { timeoutMessage } from '../../../shared/sandbox/kernel.ts';
 import { parseFromWorker, type SandboxWorkerData, type ToWorker } from './messages.ts';
 import type { WasmPlan } from '../wasm/wasm-plan.ts';
@@ -29,7 +36,8 @@ export interface SandboxWasmPlan {
 
 /** Host side of a run's calls. Ports must resolve with tagged results, never reject. */
 export interface SandboxHostPorts {
-  readonly capability?: (name: string, args: readonly unknown[]) => Promise<HostCallResult>;
+  /** `signal` is the run's: it fires when the run ends, and a pending operation should stop then. */
+  readonly capability?: (name: string, args: readonly unknown[], signal: AbortSignal) => Promise<HostCallResult>;
   readonly wasm?: SandboxWasmPort | SandboxWasmPlan;
 }
 
@@ -55,6 +63,10 @@ interface Job {
   readonly ports: SandboxHostPorts;
   readonly resolve: (result: RunResult) => void;
   readonly started: number;
+  /** Console entries streamed by the worker so far: what a run ended on this side answers with. */
+  readonly logs: RunLog[];
+  /** Made on the run's first host call (a run without any pays nothing); aborted when the run ends. */
+  abort: AbortController | undefined;
 }
 
 interface Slot {
@@ -104,7 +116,20 @@ export class SandboxPool {
   run(request: KernelRunRequest, ports: SandboxHostPorts = {}): Promise<RunResult> {
     if (this.closed) return Promise.reject(new SandboxPoolClosedError('the sandbox pool is closed'));
     return new Promise<RunResult>((resolve) => {
-      this.queue.push({ runId: this.nextRunId++, request, ports, resolve, started: performance.now() });
+      const job: Job = {
+        runId: this.nextRunId++,
+        request,
+        ports,
+        // Every way a run ends comes through here: whatever it still has pending on the host stops.
+        resolve: (result) => {
+          job.abort?.abort();
+          resolve(result);
+        },
+        started: performance.now(),
+        logs: [],
+        abort: undefined,
+      };
+      this.queue.push(job);
       this.pump();
     });
   }
@@ -138,6 +163,10 @@ export class SandboxPool {
         : `The sandbox worker failed: ${error.message}`);
     });
     worker.on('exit', () => this.fail(slot, 'sandbox-crashed', 'The sandbox worker stopped unexpectedly.'));
+    // Which message was lost is unknowable; the worker may still be running the job, so it goes.
+    worker.on('messageerror', (error: Error) => {
+      this.fail(slot, 'sandbox-crashed', `The sandbox worker sent a message the host could not read (${error.message}), for example a value nested too deeply; the run was stopped.`);
+    });
   }
 
   private onMessage(slot: Slot, raw: unknown): void {
@@ -154,11 +183,14 @@ export class SandboxPool {
     }
     const job = slot.job;
     if (!job || message.runId !== job.runId) return;
+    if (message.type === 'log') {
+      job.logs.push(message.entry);
+      return;
+    }
     if (message.type === 'host-call') {
       void this.answer(job, message.kind, message.name, message.args).then((result) => {
         if (slot.job !== job || slot.retired) return;
-        const reply: ToWorker = { type: 'host-result', runId: job.runId, callId: message.callId, result };
-        slot.worker.postMessage(reply);
+        this.reply(slot, { type: 'host-result', runId: job.runId, callId: message.callId, result });
       });
       return;
     }
@@ -169,11 +201,26 @@ export class SandboxPool {
     else this.pump();
   }
 
+  /** Post a host call's answer; one that cannot be cloned is answered with a tagged failure instead. */
+  private reply(slot: Slot, reply: Extract<ToWorker, { type: 'host-result' }>): void {
+    try {
+      slot.worker.postMessage(reply);
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      try {
+        slot.worker.postMessage({ ...reply, result: { ok: false, code: 'invalid-data', message: `The host's answer could not be passed into the sandbox (${why}).` } });
+      } catch {
+        this.fail(slot, 'sandbox-crashed', `The host could not answer the sandbox worker (${why}); the run was stopped.`);
+      }
+    }
+  }
+
   private async answer(job: Job, kind: 'capability' | 'wasm', name: string, args: unknown[]): Promise<HostCallResult> {
     try {
       if (kind === 'capability') {
         if (!job.ports.capability) return { ok: false, code: 'capability-denied', message: `${name} is not available to this run.` };
-        return await job.ports.capability(name, args);
+        job.abort ??= new AbortController();
+        return await job.ports.capability(name, args, job.abort.signal);
       }
       if (!job.ports.wasm || !('call' in job.ports.wasm)) return { ok: false, code: 'wasm-not-declared', message: 'This run has no WASM host.' };
       const [exportName, wasmArgs] = args;
@@ -199,7 +246,15 @@ export class SandboxPool {
       slot.watchdog = setTimeout(() => this.fail(slot, 'timeout', timeoutMessage(job.request.timeoutMs)), limit + this.graceMs);
       const wasm = job.ports.wasm;
       const message: ToWorker = wasm && 'plan' in wasm ? { type: 'run', runId: job.runId, request: job.request, wasm: wasm.plan } : { type: 'run', runId: job.runId, request: job.request };
-      slot.worker.postMessage(message);
+      try {
+        slot.worker.postMessage(message);
+      } catch (error) {
+        // Nothing reached the worker: it stays free for the next run.
+        clearTimeout(slot.watchdog);
+        slot.job = undefined;
+        job.resolve(this.failure(job, 'invalid-data', `The run could not be passed to the sandbox worker: ${error instanceof Error ? error.message : String(error)}.`));
+        queueMicrotask(() => this.pump());
+      }
     }
   }
 
@@ -237,6 +292,6 @@ export class SandboxPool {
   }
 
   private failure(job: Job, code: string, message: string): RunResult {
-    return { ok: false, code, message, logs: [], receipt: { ...emptyReceipt(), wallMs: performance.now() - job.started } };
+    return { ok: false, code, message, logs: [...job.logs], receipt: { ...emptyReceipt(), wallMs: performance.now() - job.started } };
   }
 }

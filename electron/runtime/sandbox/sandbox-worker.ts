@@ -23,8 +23,21 @@ const engine = await loadQuickJsNg();
 const waiting = new Map<number, (result: HostCallResult) => void>();
 let nextCallId = 1;
 
+/** Post to main. A message that cannot be cloned becomes a tagged failure at once, never silence. */
 function post(message: FromWorker): void {
-  port!.postMessage(message);
+  try {
+    port!.postMessage(message);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    if (message.type === 'done') {
+      const { logs, receipt } = message.result;
+      port!.postMessage({ ...message, result: { ok: false, code: 'result-invalid', message: `The code's result could not be passed out of the sandbox (${why}).`, logs, receipt } } satisfies FromWorker);
+    } else if (message.type === 'host-call') {
+      const resolve = waiting.get(message.callId);
+      waiting.delete(message.callId);
+      resolve?.({ ok: false, code: 'invalid-data', message: `The arguments of ${message.name} could not be passed to the host (${why}).` });
+    } else throw error;
+  }
 }
 
 port.on('message', (raw: unknown) => {
@@ -41,6 +54,8 @@ port.on('message', (raw: unknown) => {
   void runKernel(request, {
     engine,
     now: () => performance.now(),
+    // Streamed as kept: if the pool's watchdog must terminate this thread, main has the logs so far.
+    onLog: (entry) => post({ type: 'log', runId, entry }),
     hostCall: (kind, name, args) => {
       if (kind === 'wasm' && dispatcher) return dispatcher.bridge(name, args[0], args[1]);
       return new Promise<HostCallResult>((resolve) => {

@@ -1,5 +1,6 @@
 // The workspace capability on real temp directories, including a symlink planted inside the
 // workspace that points outside it.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -51,6 +52,14 @@ describe('workspace capability', () => {
     expect(await ws.call('workspace.write', ['link.txt', new Uint8Array([1])])).toMatchObject({ ok: false, code: 'capability-denied' });
     expect(await fs.readFile(path.join(outside, 'secret.txt'), 'utf8')).toBe('top secret');
     await expect(fs.access(path.join(outside, 'planted.txt'))).rejects.toThrow();
+  });
+
+  it('refuses a named pipe at once instead of blocking until a writer opens it', async () => {
+    execFileSync('mkfifo', [path.join(dir, 'pipe')]);
+    const ws = new WorkspaceCapability({ dir });
+    const within = <T>(p: Promise<T>) => Promise.race([p, new Promise<string>((resolve) => setTimeout(() => resolve('still pending after 2 s'), 2000))]);
+    expect(await within(ws.call('workspace.read', ['pipe']))).toEqual({ ok: false, code: 'workspace-failed', message: 'workspace: "pipe" is not a regular file.' });
+    expect(await within(ws.call('workspace.write', ['pipe', new Uint8Array([1])]))).toEqual({ ok: false, code: 'workspace-failed', message: 'workspace: "pipe" is not a regular file.' });
   });
 
   it('reports a missing file as a workspace failure', async () => {

@@ -1,6 +1,9 @@
 // The `workspace` capability on the host side: read, write and list files under the one directory
 // granted to the node. Containment is checked on real paths (symlinks resolved), so neither "..",
 // an absolute path nor a symlink planted inside the workspace can reach anything outside it.
+// Only regular files are read or written: opening a named pipe or a device blocks a libuv thread
+// until someone else opens the other end, which would leave the operation pending past its run.
+// Reads and writes also take the run's abort signal.
 
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -24,6 +27,8 @@ const failed = (p: string, error: unknown): HostCallResult => ({
   message: `workspace: ${JSON.stringify(p)}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : error instanceof Error ? error.message : String(error)}.`,
 });
 
+const notFile = (p: string): HostCallResult => ({ ok: false, code: 'workspace-failed', message: `workspace: ${JSON.stringify(p)} is not a regular file.` });
+
 function inside(root: string, candidate: string): boolean {
   return candidate === root || candidate.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
 }
@@ -34,7 +39,7 @@ export class WorkspaceCapability {
     this.root = fs.realpath(grant.dir);
   }
 
-  async call(name: string, args: readonly unknown[]): Promise<HostCallResult> {
+  async call(name: string, args: readonly unknown[], signal?: AbortSignal): Promise<HostCallResult> {
     const [relative, data] = args;
     if (typeof relative !== 'string' || relative.length > 4096 || relative.includes('\0')) {
       return { ok: false, code: 'invalid-data', message: 'workspace: the path must be a string.' };
@@ -54,8 +59,9 @@ export class WorkspaceCapability {
         const real = await fs.realpath(target);
         if (!inside(root, real)) return denied(relative);
         const stat = await fs.stat(real);
+        if (!stat.isFile()) return notFile(relative);
         if (stat.size > maxBytes) return { ok: false, code: 'workspace-failed', message: `workspace: ${JSON.stringify(relative)} is larger than ${maxBytes} bytes.` };
-        const bytes = await fs.readFile(real);
+        const bytes = await fs.readFile(real, signal ? { signal } : {});
         return { ok: true, value: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
       }
       if (name === 'workspace.write') {
@@ -66,7 +72,8 @@ export class WorkspaceCapability {
         const final = path.join(parent, path.basename(target));
         const existing = await fs.lstat(final).catch(() => undefined);
         if (existing?.isSymbolicLink()) return denied(relative);
-        await fs.writeFile(final, data);
+        if (existing && !existing.isFile()) return notFile(relative);
+        await fs.writeFile(final, data, signal ? { signal } : {});
         return { ok: true, value: null };
       }
       if (name === 'workspace.list') {
