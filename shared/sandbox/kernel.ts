@@ -138,16 +138,20 @@ class RunState {
   }
 }
 
-function callerOf(stack: string, graph: LoaderGraph): string {
-  for (const line of stack.split('\n')) {
-    const match = /\(?([^()\s]+):\d+:\d+\)?\s*$/.exec(line.trim());
-    const name = match?.[1];
-    if (!name || name === PRELUDE_SCRIPT_NAME || name === LIBRARY_SCRIPT_NAME) continue;
-    if (name === ENTRY_MODULE_NAME) return 'the node\'s code';
-    const module = Object.hasOwn(graph.modules, name) ? graph.modules[name] : undefined;
-    return module ? module.displayName : name;
-  }
-  return 'the node\'s code';
+/** A denial's `from` when the sandbox cannot tell which code asked (see `callerOf`). */
+export const UNKNOWN_CALLER = 'unknown';
+
+/**
+ * Who made a host call, from the file name of its innermost frame that is not the prelude's, the
+ * bridge library's or a built-in's (the prelude reads it from the engine's own frames, see
+ * `caller` in guest-prelude.ts). Never parsed from stack text: function names in it are the
+ * guest's to write. No such frame (a promise job calling a capability directly) or a file that
+ * is not this run's is `UNKNOWN_CALLER`, never a guess.
+ */
+function callerOf(file: string, graph: LoaderGraph): string {
+  if (file === ENTRY_MODULE_NAME) return 'the node\'s code';
+  const module = Object.hasOwn(graph.modules, file) ? graph.modules[file] : undefined;
+  return module ? module.displayName : UNKNOWN_CALLER;
 }
 
 function readArgs(ctx: QuickJSContext, jsonHandle: QuickJSHandle | undefined, buffersHandle: QuickJSHandle | undefined): unknown[] | undefined {
@@ -203,7 +207,8 @@ export async function runKernel(request: KernelRunRequest, powers: KernelPowers)
   };
 
   for (const id of Object.keys(request.modules)) {
-    if (id === ENTRY_MODULE_NAME || id.startsWith(DENIED_PREFIX) || id === WASM_BRIDGE_MODULE_ID) {
+    // "sandbox:" names the kernel's own code (entry, prelude, bridges): a module under one would be skipped or misnamed as a caller.
+    if (id.startsWith('sandbox:') || id.startsWith(DENIED_PREFIX)) {
       return finish({ ok: false, code: 'invalid-data', message: `The run's resolution uses the reserved module id ${JSON.stringify(id)}.` });
     }
   }
@@ -308,13 +313,12 @@ async function evaluate(
     return deferred.handle;
   };
 
-  const hostCall = ctx.newFunction(HOST_CALL_GLOBAL, (kindHandle, nameHandle, jsonHandle, buffersHandle, whereHandle) => {
+  const hostCall = ctx.newFunction(HOST_CALL_GLOBAL, (kindHandle, nameHandle, jsonHandle, buffersHandle) => {
     const live = ctx;
     const kind = kindHandle && live.typeof(kindHandle) === 'string' ? live.getString(kindHandle) : '';
     const name = nameHandle && live.typeof(nameHandle) === 'string' ? live.getString(nameHandle) : '';
-    const where = whereHandle && live.typeof(whereHandle) === 'string' ? live.getString(whereHandle) : '';
     const args = readArgs(live, jsonHandle, buffersHandle);
-    return answerWith(dispatch(kind, name, args, where));
+    return answerWith(dispatch(kind, name, args));
   });
   ctx.setProp(ctx.global, HOST_CALL_GLOBAL, hostCall);
   hostCall.dispose();
@@ -349,7 +353,7 @@ async function evaluate(
         if (delivered.error) delivered.error.dispose();
         else delivered.value.dispose();
       };
-      track(dispatch('wasm', 'call', args, ''), settle);
+      track(dispatch('wasm', 'call', args), settle);
       return live.newNumber(id);
     });
     ctx.setProp(ctx.global, HOST_WASM_GLOBAL, hostWasm);
@@ -368,19 +372,32 @@ async function evaluate(
   ctx.setProp(ctx.global, HOST_LIBRARY_GLOBAL, hostLibrary);
   hostLibrary.dispose();
 
-  function dispatch(kind: string, name: string, args: unknown[] | undefined, where: string): Promise<HostCallResult> {
+  /** The caller's file (see `callerOf`): valid only synchronously inside a host call, which is where dispatch runs. */
+  let callerHelper: QuickJSHandle | undefined;
+  const callerFile = (): string => {
+    if (!callerHelper) return '';
+    const found = ctx.callFunction(callerHelper, ctx.undefined);
+    if (found.error) {
+      found.error.dispose();
+      return '';
+    }
+    const file = ctx.typeof(found.value) === 'string' ? ctx.getString(found.value) : '';
+    found.value.dispose();
+    return file;
+  };
+
+  function dispatch(kind: string, name: string, args: unknown[] | undefined): Promise<HostCallResult> {
     if (args === undefined) return Promise.resolve({ ok: false, code: 'invalid-data', message: 'The bridge received arguments it cannot read.' });
     if (kind === 'capability') {
       const grant = Object.hasOwn(CAPABILITIES, name) ? CAPABILITIES[name] : undefined;
       const secretName = grant === 'secret' && typeof args[0] === 'string' ? args[0] : undefined;
       const granted = grant === 'fetch' ? request.grants.fetch : grant === 'workspace' ? request.grants.workspace : grant === 'secret' ? secretName !== undefined && request.grants.secrets.includes(secretName) : false;
       if (!granted) {
-        // Parsing the caller's stack is needed only to name it in a denial.
-        const from = callerOf(where, graph);
+        // Finding the caller costs a stack capture: only a denial names it.
+        const from = callerOf(callerFile(), graph);
         const what = grant === 'secret' ? `getSecret(${JSON.stringify(secretName ?? '')})` : name;
-        const reason = grant === 'secret'
-          ? `${what} called by ${from} was denied: this node was not granted that secret.`
-          : `${what} called by ${from} was denied: this node was not granted the ${grant ?? name} capability.`;
+        const who = from === UNKNOWN_CALLER ? `${what} was denied (the sandbox could not tell which code called it)` : `${what} called by ${from} was denied`;
+        const reason = grant === 'secret' ? `${who}: this node was not granted that secret.` : `${who}: this node was not granted the ${grant ?? name} capability.`;
         deny({ kind: 'capability', request: what, from, code: 'capability-denied', reason });
         state.calls.push({ kind: 'capability', name, ok: false, code: 'capability-denied' });
         return Promise.resolve({ ok: false, code: 'capability-denied', message: reason });
@@ -420,7 +437,19 @@ async function evaluate(
   const serialize = ctx.getProp(helpers, 'serialize');
   const parse = ctx.getProp(helpers, 'parse');
   deliver = ctx.getProp(helpers, 'deliver');
-  owned.push(serialize, parse, deliver);
+  callerHelper = ctx.getProp(helpers, 'caller');
+  owned.push(serialize, parse, deliver, callerHelper);
+  if (withWasm) {
+    // The bridge module takes the prelude's one-shot WASM binding now, before any pack module
+    // evaluates; facades import this instance (the engine keeps evaluated modules by name).
+    const bridge = ctx.evalCode(wasmBridgeModuleSource(), WASM_BRIDGE_MODULE_ID, { type: 'module' });
+    if (bridge.error) {
+      const info = ctx.dump(bridge.error) as unknown;
+      bridge.error.dispose();
+      throw new Error(`the WASM bridge module failed: ${JSON.stringify(info)}`);
+    }
+    bridge.value.dispose();
+  }
 
   // The deadline covers everything guest-controlled (inputs, modules, the node's code); the
   // prelude above is ours and runs before the clock starts.
