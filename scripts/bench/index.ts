@@ -6,6 +6,7 @@ import { compilerSection } from './compiler.ts';
 import { discoverySection } from './discovery.ts';
 import { kernelBench } from './kernel.ts';
 import { webHostSection } from './web-host.ts';
+import { mcpSection } from './mcp.ts';
 import { browserSection } from './browser.ts';
 
 export const SECTIONS: readonly BenchSection[] = [
@@ -15,5 +16,6 @@ export const SECTIONS: readonly BenchSection[] = [
   kernelBench,
   discoverySection,
   webHostSection,
+  mcpSection,
   browserSection,
 ];
