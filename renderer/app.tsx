@@ -5,6 +5,7 @@ import { useUiStore, type View } from './state/ui-store.ts';
 import { AgentSettings } from './features/agent-settings/agent-settings.tsx';
 import { WorkflowEditor } from './features/code-node/workflow-editor.tsx';
 import { DiagnosticsView } from './features/diagnostics/diagnostics-view.tsx';
+import { FirstRunStatus } from './features/first-run/first-run-status.tsx';
 import { PackageManager } from './features/package-manager/package-manager.tsx';
 
 const VIEWS: { id: View; label: string }[] = [
@@ -36,6 +37,7 @@ export function App() {
           </ul>
         </nav>
       </header>
+      <FirstRunStatus />
       <main id="main" tabIndex={-1}>
         {view === 'packages' && <PackageManager />}
         {view === 'workflows' && <WorkflowEditor />}
