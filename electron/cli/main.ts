@@ -2,6 +2,7 @@
 // into exit code 2 with the command's usage. The commands themselves are thin callers of the
 // same services the app and the web host use.
 
+import { displayText } from '../../shared/protocol/display-text.ts';
 import { COMMANDS } from './commands/index.ts';
 import { EXIT, UsageError, type CliIo, type ExitCode } from './command.ts';
 
@@ -20,9 +21,13 @@ function help(): string {
 }
 
 export async function main(argv: readonly string[], io?: Partial<CliIo>): Promise<ExitCode> {
+  const out = io?.out ?? ((text: string) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`));
+  const err = io?.err ?? ((text: string) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`));
+  // Everything a command prints may carry pack text (names, reasons, script commands, log lines):
+  // hidden and control characters are shown as \uXXXX on the way out (JSON stays valid JSON).
   const cliIo: CliIo = {
-    out: io?.out ?? ((text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)),
-    err: io?.err ?? ((text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`)),
+    out: (text) => out(displayText(text, { multiline: true })),
+    err: (text) => err(displayText(text, { multiline: true })),
     env: io?.env ?? process.env,
     cwd: io?.cwd ?? process.cwd(),
   };

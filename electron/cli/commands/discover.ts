@@ -6,6 +6,7 @@
 
 import path from 'node:path';
 import type { SandboxPackStatus } from '../../../shared/protocol/catalog.ts';
+import { displayText } from '../../../shared/protocol/display-text.ts';
 import { openCatalog } from '../../catalog/catalog.ts';
 import { createNpmCompiler } from '../../compiler/npm-compiler.ts';
 import { activePackNames } from '../../install/active-packs.ts';
@@ -70,8 +71,9 @@ export function toDiscoverJson(root: string, packs: readonly SandboxPackStatus[]
   };
 }
 
-// Pack text reaches the terminal here; control characters (escape sequences) never do.
-const cell = (text: string): string => text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+// Pack text reaches the terminal here: one line per cell, hidden characters shown as \uXXXX
+// (before the widths are measured, so the columns line up).
+const cell = (text: string): string => displayText(text);
 
 function table(json: DiscoverJson): string {
   if (json.packs.length === 0) return `No sandbox packs in ${json.root}.`;
@@ -81,7 +83,7 @@ function table(json: DiscoverJson): string {
     for (const m of pack.modules) rows.push([`  ${m.specifier}`, '', m.kind, m.status, m.reason ?? m.digest?.slice(0, 12) ?? '']);
     for (const w of pack.warnings) rows.push(['  (warning)', '', '', '', w]);
   }
-  const widths = [0, 1, 2, 3].map((i) => Math.min(60, Math.max(...rows.map((r) => (r[i] ?? '').length))));
+  const widths = [0, 1, 2, 3].map((i) => Math.min(60, Math.max(...rows.map((r) => cell(r[i] ?? '').length))));
   const lines = rows.map((r) => r.map((text, i) => (i < 4 ? cell(text).padEnd(widths[i] ?? 0) : cell(text))).join('  ').trimEnd());
   const modules = json.packs.flatMap((p) => p.modules);
   const ready = modules.filter((m) => m.status === 'ready').length;
