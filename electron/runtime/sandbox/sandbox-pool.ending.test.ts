@@ -1,0 +1,84 @@
+// How a run ends, through the real pool and worker threads: its console output is capped in
+// entries as well as bytes and survives a timeout, even one the watchdog has to enforce by
+// terminating the worker; a result or message that cannot cross to the main thread ends the run
+// at once with a tagged failure instead of waiting for the deadline.
+import { afterAll, describe, expect, it } from 'vitest';
+import { LIMITS } from '../../../shared/protocol/limits.ts';
+import { NO_GRANTS, type KernelRunRequest } from '../../../shared/protocol/run.ts';
+import { SandboxPool } from './sandbox-pool.ts';
+
+function request(code: string, timeoutMs = 2000): KernelRunRequest {
+  return { code, entries: {}, modules: {}, inputs: {}, grants: NO_GRANTS, timeoutMs };
+}
+
+const pool = new SandboxPool({ size: 1, graceMs: 500 });
+afterAll(() => pool.close());
+
+describe('console output of a run', () => {
+  it('caps entries, not only bytes: endless empty lines keep the first entries and a marker, and the timeout keeps them', async () => {
+    // The deadline leaves room for a cold worker on a loaded machine to reach the cap.
+    const result = await pool.run(request('for (;;) console.log("")', 2000));
+    expect(result).toMatchObject({ ok: false, code: 'timeout', message: 'The code ran longer than its 2000 ms time limit and was stopped.' });
+    expect(result.logs).toHaveLength(LIMITS.consoleEntries + 1);
+    expect(result.logs.slice(0, 2)).toEqual([{ level: 'log', text: '' }, { level: 'log', text: '' }]);
+    expect(result.logs.at(-1)).toEqual({ level: 'warn', text: `[console output truncated at ${LIMITS.consoleEntries} entries]` });
+  });
+
+  it('keeps the logs so far when the watchdog terminates a worker stuck in one native call', async () => {
+    const strict = new SandboxPool({ size: 1, graceMs: 1 });
+    try {
+      await strict.run(request('1'));
+      // The stall (seconds, measured) starts well inside the deadline; only the watchdog can end it.
+      const result = await strict.run(request('console.log("before", 1);\nconsole.warn("still before");\nJSON.stringify(new Array(2e6).fill("abcdefgh")).length', 300));
+      expect(result).toMatchObject({ ok: false, code: 'timeout', message: 'The code ran longer than its 300 ms time limit and was stopped.' });
+      expect(strict.started).toBe(2);
+      expect(result.logs).toEqual([{ level: 'log', text: 'before 1' }, { level: 'warn', text: 'still before' }]);
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
+describe('what cannot cross to the main thread', () => {
+  it('reports a result nested 5,000 deep at once as result-invalid, keeping its logs', async () => {
+    const started = performance.now();
+    const result = await pool.run(request('console.log("built");\nlet v = 1;\nfor (let i = 0; i < 5000; i++) v = [v];\nv', 10_000));
+    expect(result).toMatchObject({
+      ok: false,
+      code: 'result-invalid',
+      message: `The code's result is nested more than ${LIMITS.jsonDepth} levels deep, the most a value passed out of the sandbox may have.`,
+      logs: [{ level: 'log', text: 'built' }],
+    });
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it('passes a result exactly at the depth limit', async () => {
+    const result = await pool.run(request(`let v = 1;\nfor (let i = 0; i < ${LIMITS.jsonDepth}; i++) v = [v];\nJSON.stringify(v).length`));
+    expect(result).toMatchObject({ ok: true, value: 2 * LIMITS.jsonDepth + 1 });
+    const value = await pool.run(request(`let v = "[{";\nfor (let i = 0; i < ${LIMITS.jsonDepth - 1}; i++) v = [v];\nv`));
+    expect(value.ok).toBe(true);
+  });
+
+  it('ends the run at once with a tagged failure when the worker posts a message main cannot read', async () => {
+    // A WASM call answered on the main thread (a port) with arguments nested 5,000 deep: the host
+    // call message cannot be deserialized on main's smaller stack ('messageerror').
+    const facade = 'import { callWasm } from "sandbox:wasm-bridge";\nexport function deep() { let v = 1; for (let i = 0; i < 5000; i++) v = [v]; return callWasm("wasm:deep", "f", [v]); }\n';
+    const wasmRequest: KernelRunRequest = {
+      ...request('import { deep } from "@acme/deep";\nconsole.log("calling");\nawait deep();\nreturn "answered";', 10_000),
+      entries: { '@acme/deep': 'wasm:deep' },
+      modules: { 'wasm:deep': { moduleId: 'wasm:deep', kind: 'wasm', packName: '@acme/deep', packVersion: '1.0.0', displayName: '@acme/deep', source: facade, imports: { 'sandbox:wasm-bridge': 'sandbox:wasm-bridge' }, digest: 'e'.repeat(64) } },
+    };
+    const startedBefore = pool.started;
+    const started = performance.now();
+    const result = await pool.run(wasmRequest, { wasm: { call: async () => ({ ok: true, value: 1 }) } });
+    expect(result).toMatchObject({
+      ok: false,
+      code: 'sandbox-crashed',
+      message: 'The sandbox worker sent a message the host could not read (Maximum call stack size exceeded), for example a value nested too deeply; the run was stopped.',
+      logs: [{ level: 'log', text: 'calling' }],
+    });
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(pool.started).toBe(startedBefore + 1);
+    expect(await pool.run(request('"still serving"'))).toMatchObject({ ok: true, value: 'still serving' });
+  });
+});
