@@ -3,7 +3,7 @@
 // then discovered with the real compiler and the example workflow validated and run in the real
 // sandbox and WASM pools.
 
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,8 +14,12 @@ import { SHIPPED_PACKS, type ShippedPack } from '../platform/assets.ts';
 import { createCodeRunner } from '../services/code-runner.ts';
 import { createWorkflowStore } from '../services/workflow-store.ts';
 import { openRootCatalog } from '../validation/root-catalog.ts';
+import { openCatalog } from '../catalog/catalog.ts';
+import { createNpmCompiler } from '../compiler/npm-compiler.ts';
+import { activePackNames } from '../install/active-packs.ts';
 import { EXAMPLE_WORKFLOW, FIRST_RUN_FILE, runFirstRun } from './first-run.ts';
-import { shippedTarball } from './shipped-tarballs.ts';
+import { shippedPrecompiled, shippedTarball } from './shipped-tarballs.ts';
+import type { PrecompiledSource } from './precompiled.ts';
 
 const UNREACHABLE = 'http://127.0.0.1:9/';
 const pack = (dir: string): ShippedPack => SHIPPED_PACKS.find((p) => p.dir === dir)!;
@@ -23,12 +27,14 @@ const YAML = pack('sandbox-yaml');
 const GEO = pack('geo');
 
 let temp: string;
+let precompiled: PrecompiledSource;
 beforeAll(async () => {
   temp = await mkdtemp(path.join(os.tmpdir(), 'sp-first-run-'));
   // Built once per pack content into out/_sandbox (reused by later runs and by bundle-backend).
   await shippedTarball(YAML);
   await shippedTarball(GEO);
-}, 180_000);
+  precompiled = (await shippedPrecompiled())!;
+}, 300_000);
 afterAll(async () => {
   await rm(temp, { recursive: true, force: true });
 });
@@ -130,4 +136,44 @@ describe('first run', () => {
     expect(ledger.ok && ledger.value ? Object.keys(ledger.value.packs) : ['unreadable']).toEqual([]);
     expect((JSON.parse(await readFile(path.join(dataDir, 'package.json'), 'utf8')) as { dependencies?: object }).dependencies ?? {}).toEqual({});
   }, 120_000);
+});
+
+/** The first discovery of a seeded root, with a compiler whose counts say what it had to do. */
+async function firstDiscovery(dataDir: string) {
+  const compiler = createNpmCompiler({ root: dataDir });
+  const catalog = await openCatalog({ root: dataDir, onlyPacks: () => activePackNames(dataDir), compiler });
+  if (!catalog.ok) throw new Error(catalog.message);
+  const yaml = catalog.value.summaries().find((m) => m.specifier === YAML.name);
+  return { status: yaml?.status, stats: compiler.stats() };
+}
+
+describe('first run with the precompiled cache', () => {
+  it('uses it when its sha256 matches: the first discovery bundles and probes nothing', async () => {
+    const dataDir = await freshDir('precompiled');
+    const report = await runFirstRun({ dataDir, tarball: shippedTarball, precompiled: async () => precompiled, registry: UNREACHABLE, packs: [YAML, GEO] });
+    // Only the entry of a pack this run installed is written (the file has all shipped packs).
+    expect(report).toEqual({ ok: true, value: { state: 'done', installed: [YAML.name, GEO.name], workflow: EXAMPLE_WORKFLOW, precompiled: { entries: 1 } } });
+    expect(await firstDiscovery(dataDir)).toEqual({ status: 'ready', stats: { bundles: 0, cacheHits: 1, probes: 0 } });
+  }, 180_000);
+
+  it('ignores a precompiled cache whose bytes changed, and compiles instead', async () => {
+    const dataDir = await freshDir('precompiled-tampered');
+    const text = await readFile(precompiled.file, 'utf8');
+    // Still valid JSON in the right shape, with code that is not what was compiled.
+    const tampered = text.replace('"source":"', '"source":"globalThis.tampered=1;');
+    expect(tampered).not.toBe(text);
+    const file = path.join(temp, 'tampered-precompiled.json');
+    await writeFile(file, tampered);
+    const report = await runFirstRun({ dataDir, tarball: shippedTarball, precompiled: async () => ({ file, sha256: precompiled.sha256 }), registry: UNREACHABLE, packs: [YAML] });
+    expect(report.ok && report.value.precompiled).toEqual({ ignored: 'the precompiled cache does not have the sha256 recorded when it was built' });
+    expect(await firstDiscovery(dataDir)).toEqual({ status: 'ready', stats: { bundles: 2, cacheHits: 0, probes: 1 } });
+  }, 180_000);
+
+  it('recompiles a module whose installed files differ from what its precompiled entry was built from', async () => {
+    const dataDir = await freshDir('precompiled-other-files');
+    const report = await runFirstRun({ dataDir, tarball: shippedTarball, precompiled: async () => precompiled, registry: UNREACHABLE, packs: [YAML] });
+    expect(report.ok && report.value.precompiled).toEqual({ entries: 1 });
+    await appendFile(path.join(dataDir, 'node_modules', YAML.name, 'node_modules/js-yaml/dist/js-yaml.mjs'), '\n// changed after install\n');
+    expect(await firstDiscovery(dataDir)).toEqual({ status: 'ready', stats: { bundles: 2, cacheHits: 0, probes: 1 } });
+  }, 180_000);
 });
