@@ -8,6 +8,7 @@ import type { SandboxModuleCatalog } from '../../shared/protocol/catalog.ts';
 import type { SandboxModuleDeclaration } from '../../shared/protocol/declaration.ts';
 import { fail, ok, type Result } from '../../shared/protocol/result.ts';
 import type { RunResult } from '../../shared/protocol/run.ts';
+import { runInputProblems } from '../../shared/protocol/run-inputs.ts';
 import type { HostGrants } from '../runtime/sandbox/host-capabilities.ts';
 import { runCode } from '../runtime/sandbox/run-code.ts';
 import { SandboxPool } from '../runtime/sandbox/sandbox-pool.ts';
@@ -54,6 +55,9 @@ export function createCodeRunner(catalog: SandboxModuleCatalog, options: CodeRun
   return {
     async run(request) {
       if (closed) return fail('internal', 'The app is shutting down; the run was not started.');
+      // The contract's schema already refused these for HTTP and IPC; the CLI comes straight here.
+      const problems = runInputProblems(request.inputs);
+      if (problems.length > 0) return fail('invalid-data', `Inputs: ${problems.map((p) => p.message).join('; ')}.`);
       const resolution = catalog.resolveForExecution(request.packages);
       if (!resolution.ok) return fail(resolution.code, resolution.message);
       sandbox ??= new SandboxPool({ size: options.sandboxWorkers ?? 2, ...(options.wasmLanes !== undefined ? { wasmLanes: options.wasmLanes } : {}) });

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { DeclarationListSchema } from '../protocol/declaration.ts';
 import { LIMITS } from '../protocol/limits.ts';
 import { IDENTIFIER_PATTERN, RunResultSchema } from '../protocol/run.ts';
+import { runInputProblems } from '../protocol/run-inputs.ts';
 import { ValidationIssueSchema, WorkflowSchema } from '../protocol/workflow.ts';
 import { EmptyRequestSchema, WorkflowNameSchema } from './schemas.ts';
 import { method } from './method.ts';
@@ -20,11 +21,24 @@ const HostPatternSchema = z
   .max(253)
   .regex(/^(?:\*\.)?[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/, 'a host is a lower-case DNS name, optionally starting with "*."');
 
+/**
+ * A run's inputs. Reserved names and the nesting depth (LIMITS.jsonDepth) are checked first, on
+ * the record as it arrived: z.json() recurses once per level and would run out of stack on a
+ * value a few thousand levels deep (an internal error instead of a sentence). Only a record that
+ * passes goes on to the JSON check.
+ */
+const RunInputsSchema = z
+  .record(z.string(), z.unknown())
+  .superRefine((inputs, ctx) => {
+    for (const problem of runInputProblems(inputs)) ctx.addIssue({ code: 'custom', path: [problem.name], message: problem.message });
+  })
+  .pipe(z.record(z.string().regex(IDENTIFIER_PATTERN, 'an input name must be a JavaScript identifier'), z.json()));
+
 export const CodeRunRequestSchema = z
   .object({
     code: z.string().max(LIMITS.authoredJsBytes),
     packages: DeclarationListSchema,
-    inputs: z.record(z.string().regex(IDENTIFIER_PATTERN, 'an input name must be a JavaScript identifier'), z.json()).optional(),
+    inputs: RunInputsSchema.optional(),
     fetchHosts: z.array(HostPatternSchema).max(64).optional(),
     timeoutMs: z.number().int().min(1).max(LIMITS.guestTimeoutMs).optional(),
   })

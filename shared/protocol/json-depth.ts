@@ -4,6 +4,9 @@
 // the main thread, a worker message that never arrives). So the depth is checked first, with a
 // loop, and a too-deep value is refused with a sentence instead.
 
+const isNode = (value: unknown): value is object =>
+  value !== null && typeof value === 'object' && !ArrayBuffer.isView(value) && !(value instanceof ArrayBuffer);
+
 /**
  * True when `value` nests arrays or objects more than `max` levels deep (`[]` and `{}` are one
  * level; scalars none). Typed arrays and ArrayBuffers count as leaves. Safe on cycles (they are
@@ -11,7 +14,7 @@
  * walked again only when reached deeper than before, so the work stays bounded.
  */
 export function deeperThan(value: unknown, max: number): boolean {
-  if (value === null || typeof value !== 'object') return false;
+  if (!isNode(value)) return false;
   const deepest = new Map<object, number>();
   const nodes: object[] = [value];
   const depths: number[] = [1];
@@ -19,14 +22,13 @@ export function deeperThan(value: unknown, max: number): boolean {
     const node = nodes.pop() as object;
     const depth = depths.pop() as number;
     if (depth > max) return true;
-    if (ArrayBuffer.isView(node) || node instanceof ArrayBuffer) continue;
     const seen = deepest.get(node);
     if (seen !== undefined && seen >= depth) continue;
     deepest.set(node, depth);
     const children: readonly unknown[] = Array.isArray(node) ? node : Object.values(node);
     for (let i = 0; i < children.length; i++) {
       const child = children[i];
-      if (child !== null && typeof child === 'object') {
+      if (isNode(child)) {
         nodes.push(child);
         depths.push(depth + 1);
       }
