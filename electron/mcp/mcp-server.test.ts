@@ -60,7 +60,7 @@ let allowed: Session;
 
 beforeAll(async () => {
   root = await buildMcpTestRoot();
-  [byDefault, allowed] = await Promise.all([connect(root.path, []), connect(root.path, ALLOW.flatMap((s) => ['--allow', s]))]);
+  [byDefault, allowed] = await Promise.all([connect(root.path, []), connect(root.path, [...ALLOW.flatMap((s) => ['--allow', s]), '--fetch', 'example.com'])]);
 }, 180_000);
 
 afterAll(async () => {
@@ -237,6 +237,15 @@ describe('sandbox-packs mcp: run_code', () => {
     expect((await allowed.call('run_code', { code: 'return 6 * 7;' })).structuredContent).toMatchObject({ ok: true, value: 42 });
   }, 60_000);
 
+  it('fetches only from the hosts the server was started with; the model cannot add any', async () => {
+    const none = await byDefault.call('run_code', { code: 'const r = await fetch("https://example.com/"); return r.status;' });
+    expect(none.structuredContent).toMatchObject({ ok: false, code: 'capability-denied', message: 'fetch called by the node\'s code was denied: this node was not granted the fetch capability.' });
+    const other = await allowed.call('run_code', { code: 'const r = await fetch("http://localhost:9/"); return r.status;' });
+    expect(other.structuredContent).toMatchObject({ ok: false, code: 'capability-denied', message: 'fetch: host localhost is not on this node\'s fetch allowlist (example.com).' });
+    const { tools } = await allowed.client.listTools();
+    expect(tools.find((t) => t.name === 'run_code')!.annotations).toMatchObject({ openWorldHint: true });
+  });
+
   it('answers malformed arguments with a tagged tool error and keeps serving', async () => {
     const cases: [string, Record<string, unknown>, string][] = [
       ['run_code', { code: 42 }, 'run_code arguments: code: Invalid input: expected string, received number'],
@@ -286,6 +295,7 @@ describe('sandbox-packs mcp: the process', () => {
     expect(byDefault.errors).toEqual([]);
     expect(byDefault.stderr()).toContain(`sandbox-packs MCP server on stdio: ${root.path}; modules from the app's session allowlist (default: trusted packs); fetch off.`);
     expect(byDefault.stderr()).toContain('sandbox-packs MCP server stopped (stdin closed).');
+    expect(allowed.stderr()).toContain(`sandbox-packs MCP server on stdio: ${root.path}; modules from 4 specifier(s) from --allow; fetch example.com.`);
     expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
     expect(allowed.errors).toEqual([]);
   });
