@@ -198,7 +198,7 @@ async function main() {
     target: 'node20',
     external: EXTERNALS,
     plugins: [esbuildThroughRegistry],
-    define: { __SANDBOX_PACKS_BUNDLE__: 'true' },
+    define: { __SANDBOX_PACKS_BUNDLE__: 'true', __SANDBOX_PACKS_VERSION__: JSON.stringify(JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')).version) },
     // Bundled CommonJS dependencies call require() for Node builtins; ESM output has none of its own.
     banner: { js: "import { createRequire as __spCreateRequire } from 'node:module'; const require = __spCreateRequire(import.meta.url);" },
     legalComments: 'none',

@@ -2,11 +2,13 @@
 // packaging: that needs the Electron runtime), and held to the asset registry: every asset that
 // must live outside the asar archive is listed in asarUnpack.
 
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 // electron-builder's own config loader and validator (deep paths of its packages: an upgrade that
 // moves them fails this test loudly, which is the point).
 import { getConfig, validateConfiguration } from 'app-builder-lib/out/util/config/config.js';
+import { getMainFileMatchers, type FileMatcher } from 'app-builder-lib/out/fileMatcher.js';
 import { DebugLogger } from 'builder-util/out/DebugLogger.js';
 import { ASSETS } from '../electron/platform/assets.ts';
 
@@ -16,7 +18,7 @@ interface Config {
   appId: string;
   asar: boolean;
   asarUnpack: string[];
-  files: { filter: string[] }[];
+  files: ({ filter: string[] } | { from: string; to: string; filter: string[] })[];
   directories: { app: string; output: string };
   linux: { target: string[] };
   mac: { target: string[] };
@@ -47,7 +49,10 @@ describe('electron-builder.yml', () => {
     expect(config.mac.target.length).toBeGreaterThan(0);
     expect(config.win.target.length).toBeGreaterThan(0);
     // Normalized by the loader into one filter set.
-    expect(config.files).toEqual([{ filter: ['package.json', 'backend/**/*'] }]);
+    expect(config.files).toEqual([
+      { filter: ['package.json', 'backend/**/*', '!backend/vendor/npm{,/**/*}'] },
+      { from: 'backend/vendor', to: 'backend/vendor', filter: ['npm/**/*'] },
+    ]);
   });
 
   it('unpacks every asset the registry marks as read outside the archive', async () => {
@@ -56,5 +61,54 @@ describe('electron-builder.yml', () => {
     expect(missing).toEqual([]);
     const needless = ASSETS.filter((a) => !a.unpacked && covered(`backend/${a.staged}`, config.asarUnpack)).map((a) => a.id);
     expect(needless).toEqual([]);
+  });
+});
+
+/** The file sets electron-builder copies the app with, its default exclusions included. */
+async function fileSets(): Promise<FileMatcher[]> {
+  const config = await load();
+  const packager = { info: { isPrepackedAppAsar: false, config, projectDir: ROOT, buildResourcesDir: 'build', debugLogger: new DebugLogger(false) } };
+  const matchers = getMainFileMatchers(path.join(ROOT, 'dist', 'app'), '/packed', (s: string) => s, {}, packager as never, path.join(ROOT, 'dist', 'packages'), false);
+  return matchers ?? [];
+}
+
+const filters = new Map<FileMatcher, ReturnType<FileMatcher['createFilter']>>();
+
+/** How many file sets copy `rel` (relative to the app dir): electron-builder walks down, filtering each directory then the file. */
+function copiedBy(matchers: FileMatcher[], rel: string): number {
+  const stat = (dir: boolean) => ({ isDirectory: () => dir, isFile: () => !dir }) as never;
+  const file = path.join(ROOT, 'dist', 'app', ...rel.split('/'));
+  return matchers.filter((m) => {
+    if (!file.startsWith(`${m.from}${path.sep}`)) return false;
+    const filter = filters.get(m) ?? filters.set(m, m.createFilter()).get(m)!;
+    const parts = path.relative(m.from, file).split(path.sep);
+    for (let i = 1; i < parts.length; i++) if (!filter(path.join(m.from, ...parts.slice(0, i)), stat(true))) return false;
+    return filter(file, stat(false));
+  }).length;
+}
+
+function filesUnder(dir: string, base = dir): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name), base) : e.isFile() ? [path.relative(base, path.join(dir, e.name)).split(path.sep).join('/')] : []));
+}
+
+describe('electron-builder file sets', () => {
+  it('pack every file of the staged npm once, node_modules and node-gyp\'s .cc files included', async () => {
+    const matchers = await fileSets();
+    const npm = ASSETS.find((a) => a.id === 'npm');
+    expect(npm?.staged).toBe('vendor/npm');
+    const excluded = ['docs/', 'man/'];
+    const files = filesUnder(path.join(ROOT, 'node_modules', 'npm')).filter((f) => !excluded.some((e) => f.startsWith(e)));
+    expect(files).toContain('node_modules/node-gyp/src/win_delay_load_hook.cc');
+    const wrong = files.filter((f) => copiedBy(matchers, `backend/vendor/npm/${f}`) !== 1);
+    expect(wrong).toEqual([]);
+  });
+
+  it('keep electron-builder\'s default exclusions for the rest of the backend', async () => {
+    const matchers = await fileSets();
+    expect(copiedBy(matchers, 'backend/cli.mjs')).toBe(1);
+    expect(copiedBy(matchers, 'backend/_sandbox/geo/pack.tgz')).toBe(1);
+    expect(copiedBy(matchers, 'backend/vendor/esbuild/lib/main.js')).toBe(1);
+    expect(copiedBy(matchers, 'backend/stray/x.cc')).toBe(0);
+    expect(copiedBy(matchers, 'backend/stray/.gitignore')).toBe(0);
   });
 });

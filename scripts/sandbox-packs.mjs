@@ -1,8 +1,15 @@
 #!/usr/bin/env node
 // The `sandbox-packs` command. In a development checkout the CLI's TypeScript runs through tsx,
 // so `npx sandbox-packs …` works straight after `npm install`; the packaged app ships a bundle.
-import { register } from 'tsx/esm/api';
+// A checkout whose dependencies are missing gets a sentence, not a module-loader stack trace.
 
-register();
-const { main } = await import('../electron/cli/main.ts');
-process.exitCode = await main(process.argv.slice(2));
+let runAsProcess;
+try {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ runAsProcess } = await import('../electron/cli/main.ts'));
+} catch (error) {
+  process.stderr.write(`sandbox-packs could not load its sources (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); run \`npm install\` in the checkout and try again.\n`);
+  process.exit(1);
+}
+await runAsProcess(process.argv.slice(2));

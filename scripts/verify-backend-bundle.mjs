@@ -19,6 +19,8 @@
 //    + rebuild of a pack whose install script runs `node -e …` (it must get our runtime, through
 //    the node shim). The install and trust are repeated on a fresh data directory with a PATH
 //    whose `npm` and `node` exit 1, which proves the app's own npm and runtime are the ones used.
+//    Last, `--version` names them, and with the staged npm deleted an install answers the tagged
+//    npm-unavailable sentence, not a stack trace.
 //
 // Usage: node scripts/verify-backend-bundle.mjs [--bundle DIR] [--keep]
 
@@ -271,6 +273,29 @@ async function installTrustRebuild(label, staged, data, registryUrl, failures) {
   }
 }
 
+/**
+ * `--version` names the staged npm and this runtime; then, with the staged npm deleted, an install
+ * answers the tagged npm-unavailable sentence (JSON and text) and no stack trace. Runs last: it
+ * damages the copy.
+ */
+async function checkVersionAndMissingNpm(staged, copy, data, registryUrl, failures) {
+  const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8'));
+  const cliJs = path.join(copy, ...NPM_STAGED.split('/'), 'bin', 'npm-cli.js');
+  const version = jsonOf('--version', await staged(['--version', '--json']), failures);
+  const expected = { app: pkg.version, npm: pkg.dependencies.npm, node: process.versions.node, npmPath: cliJs, runtimePath: process.execPath };
+  if (version && JSON.stringify(version) !== JSON.stringify(expected)) failures.push(`--version --json answered ${JSON.stringify(version)}, expected ${JSON.stringify(expected)}`);
+
+  await rm(cliJs);
+  const message = `The npm that ships with Sandbox Packs is missing (${cliJs}); reinstall Sandbox Packs (in a development checkout, run \`npm install\`).`;
+  const asJson = await staged(['install', 'left-pad', '--root', data, '--registry', registryUrl, '--json']);
+  const answer = jsonOf('install without npm', asJson, failures);
+  if (answer && JSON.stringify(answer) !== JSON.stringify({ ok: false, code: 'npm-unavailable', message })) failures.push(`install without npm answered ${JSON.stringify(answer)}`);
+  const asText = await staged(['install', 'left-pad', '--root', data, '--registry', registryUrl]);
+  if (asText.code !== 1 || !asText.stderr.includes(`npm-unavailable: ${message}\n`) || /^\s+at /m.test(asText.stderr)) {
+    failures.push(`install without npm: exit ${asText.code}, stderr ${JSON.stringify(asText.stderr.slice(-400))}`);
+  }
+}
+
 function jsonOf(step, result, failures) {
   try {
     return JSON.parse(result.stdout);
@@ -392,6 +417,7 @@ async function main() {
       await timed('install+trust+rebuild', () => installTrustRebuild('no node/npm on PATH', staged, data, registry.url, failures));
       await mkdir(data2);
       await timed('same, impostor npm/node on PATH', () => installTrustRebuild('impostor npm and node on PATH', (argv) => staged(argv, impostorEnv), data2, registry.url, failures));
+      await timed('version, missing npm', () => checkVersionAndMissingNpm(staged, copy, data2, registry.url, failures));
     } finally {
       await registry.stop();
     }

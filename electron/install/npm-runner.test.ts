@@ -67,7 +67,7 @@ describe('the npm the installer runs', () => {
 
   it('reports what it runs with for --version and diagnostics', () => {
     const versions = runtimeVersions();
-    expect(versions).toEqual({ npm: PINNED_NPM, node: process.versions.node, electron: undefined, npmPath: npmCliPath(), runtimePath: process.execPath });
+    expect(versions).toEqual({ app: '0.1.0', npm: PINNED_NPM, node: process.versions.node, electron: undefined, npmPath: npmCliPath(), runtimePath: process.execPath });
   });
 });
 

@@ -7,7 +7,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { assetPath } from './assets.ts';
+import { assetPath, backendRoot, BUNDLED } from './assets.ts';
+
+declare const __SANDBOX_PACKS_VERSION__: string | undefined;
 
 export interface AppRuntime {
   /** The executable that runs JavaScript as Node. */
@@ -44,7 +46,20 @@ export function npmVersion(npmDir: string = assetPath('npm')): string | undefine
   }
 }
 
+/** The app's own version: fixed at bundle time (esbuild define), read from package.json in dev. */
+export function appVersion(): string {
+  if (typeof __SANDBOX_PACKS_VERSION__ === 'string') return __SANDBOX_PACKS_VERSION__;
+  if (BUNDLED) return 'unknown';
+  try {
+    const parsed = z.object({ version: z.string() }).loose().safeParse(JSON.parse(readFileSync(path.join(backendRoot(), 'package.json'), 'utf8')));
+    return parsed.success ? parsed.data.version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
 export interface RuntimeVersions {
+  readonly app: string;
   readonly npm: string | undefined;
   readonly node: string;
   readonly electron: string | undefined;
@@ -57,5 +72,15 @@ export interface RuntimeVersions {
 export function runtimeVersions(): RuntimeVersions {
   const runtime = appRuntime();
   const dir = assetPath('npm');
-  return { npm: npmVersion(dir), node: runtime.nodeVersion, electron: runtime.electronVersion, npmPath: npmCliPath(dir), runtimePath: runtime.execPath };
+  return { app: appVersion(), npm: npmVersion(dir), node: runtime.nodeVersion, electron: runtime.electronVersion, npmPath: npmCliPath(dir), runtimePath: runtime.execPath };
+}
+
+/** The lines `sandbox-packs --version` prints. */
+export function versionLines(v: RuntimeVersions = runtimeVersions()): string[] {
+  const runtime = v.electron ? `Electron ${v.electron} as Node ${v.node}` : `Node ${v.node}`;
+  return [
+    `sandbox-packs ${v.app}`,
+    `npm ${v.npm ?? 'missing'} (the app's own, ${v.npmPath})`,
+    `runtime ${runtime} (${v.runtimePath})`,
+  ];
 }

@@ -1,5 +1,5 @@
 // The CLI's entry in the staged bundle (cli.mjs). A dev checkout starts the same main() through
 // scripts/sandbox-packs.mjs, which registers tsx first; the bundle is plain JS and needs no loader.
-import { main } from '../cli/main.ts';
+import { runAsProcess } from '../cli/main.ts';
 
-process.exitCode = await main(process.argv.slice(2));
+await runAsProcess(process.argv.slice(2));

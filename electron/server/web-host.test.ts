@@ -171,6 +171,9 @@ describe('catalog methods', () => {
   it('catalog.diagnostics has one row per pack, without paths, and the start-up reconcile report', async () => {
     const body = (await rpc('catalog.diagnostics', {})).json() as { ok: true; value: { packs: { name: string; status: string }[]; reconcile: unknown } };
     expect(body.value.reconcile).toEqual({ ok: true, fixed: [], missing: [] });
+    // The npm the installer runs is the app's own (package.json pins it), on the runtime running the host.
+    const pinned = (JSON.parse(await readFile(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { dependencies: { npm: string } }).dependencies.npm;
+    expect((body.value as unknown as { runtime: unknown }).runtime).toEqual({ npm: pinned, node: process.versions.node, electron: null });
     expect(body.value.packs.map((p) => [p.name, p.status])).toEqual(
       expect.arrayContaining([
         ['@acme/geo', 'ok'],

@@ -6,6 +6,7 @@ import type { Handler } from '../../shared/contract/dispatcher.ts';
 import type { ModuleSummary, PackStatusRow, ReconcileSummary } from '../../shared/contract/schemas.ts';
 import { fail, ok } from '../../shared/protocol/result.ts';
 import type { DiscoveryCatalog } from '../catalog/catalog.ts';
+import { runtimeVersions } from '../platform/app-runtime.ts';
 
 export interface CatalogHandlerDeps {
   readonly catalog: DiscoveryCatalog;
@@ -23,7 +24,11 @@ export function catalogHandlers(deps: CatalogHandlerDeps): {
   const { catalog } = deps;
   return {
     'catalog.summaries': async () => ok({ modules: catalog.summaries() as ModuleSummary[] }),
-    'catalog.diagnostics': async () => ok({ packs: catalog.diagnostics() as PackStatusRow[], reconcile: deps.reconcile }),
+    'catalog.diagnostics': async () => {
+      const versions = runtimeVersions();
+      const runtime = { npm: versions.npm ?? null, node: versions.node, electron: versions.electron ?? null };
+      return ok({ packs: catalog.diagnostics() as PackStatusRow[], reconcile: deps.reconcile, runtime });
+    },
     'catalog.skillDoc': async ({ packName }) => {
       const pack = catalog.diagnostics().find((row) => row.name === packName);
       const skill = catalog.skillDoc(packName);

@@ -48,8 +48,13 @@ export const CONTRACT = {
   'catalog.summaries': method(EmptyRequestSchema, z.object({ modules: z.array(ModuleSummarySchema) }), 'Every discovered module with its one-line summary.'),
   'catalog.diagnostics': method(
     EmptyRequestSchema,
-    z.object({ packs: z.array(PackStatusSchema), reconcile: ReconcileSummarySchema.nullable() }),
-    'One row per pack: status, warnings, modules; and what start-up reconcile fixed (null where none ran).',
+    z.object({
+      packs: z.array(PackStatusSchema),
+      reconcile: ReconcileSummarySchema.nullable(),
+      // The npm the installer runs and the runtime it runs on (versions only: answers carry no paths).
+      runtime: z.object({ npm: z.string().nullable(), node: z.string(), electron: z.string().nullable() }).strict(),
+    }),
+    'One row per pack: status, warnings, modules; what start-up reconcile fixed (null where none ran); the npm and runtime versions in use.',
   ),
   'catalog.skillDoc': method(
     z.object({ packName: PackageNameSchema }).strict(),

@@ -52,6 +52,12 @@ export function DiagnosticsView() {
           ))}
         </div>
       </section>
+      <section className="panel" aria-labelledby="runtime-h">
+        <h2 id="runtime-h">Installer runtime</h2>
+        <p>
+          npm {diagnostics.data.runtime.npm ?? 'missing'} (the app&apos;s own) on {diagnostics.data.runtime.electron ? `Electron ${diagnostics.data.runtime.electron}, Node ${diagnostics.data.runtime.node}` : `Node ${diagnostics.data.runtime.node}`}
+        </p>
+      </section>
       <section className="panel" aria-labelledby="reconcile-h">
         <h2 id="reconcile-h">Start-up reconcile</h2>
         <ReconcileReport report={diagnostics.data.reconcile} />
