@@ -1,8 +1,9 @@
 // The first code that runs in every fresh guest context, before any module is loaded (so before
-// any pack's top-level code): it removes code generation and timers, captures the host bridge
-// functions and deletes their globals, and installs the capability globals as non-writable,
-// non-configurable wrappers. Being first is the point: a pack's top level sees the hardened
-// world, and cannot replace `fetch` or `getSecret` to spy on the node's own calls.
+// any pack's top-level code): it removes code generation, timers and shared memory, captures the
+// host bridge functions and deletes their globals, takes the stack-frame hook away from the guest,
+// hides function source, and installs the capability globals as non-writable, non-configurable
+// wrappers. Being first is the point: a pack's top level sees the hardened world, and cannot
+// replace `fetch` or `getSecret` to spy on the node's own calls.
 //
 // It comes in two parts because compiling guest source is the dominant per-invocation cost
 // (measured: ~0.5 ms per KB on this engine). The CORE is small and always runs. The bridge

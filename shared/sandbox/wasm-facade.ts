@@ -1,7 +1,9 @@
 // The guest-side face of a host WASM module. `import { simplify } from "@acme/geo/simplify-wasm"`
 // resolves to a facade generated here: one named async export per declared WASM export, each
-// awaiting a call through the private bridge module. The bridge module reads a temporary global binding that the
-// kernel installs before modules evaluate and removes before the user's code starts.
+// awaiting a call through the private bridge module. The bridge module reads a temporary global
+// binding the guest prelude installs; the kernel evaluates the bridge module right after the
+// prelude, before any pack module, and that one read removes the binding (it is one-shot), so no
+// pack ever sees it.
 //
 // Hiding the binding is not the boundary: the host dispatcher serves only the run's declared WASM
 // modules and checks module identity, export allowlist, argument count and scalar types on every
