@@ -61,6 +61,9 @@ let allowed: Session;
 beforeAll(async () => {
   root = await buildMcpTestRoot();
   [byDefault, allowed] = await Promise.all([connect(root.path, []), connect(root.path, [...ALLOW.flatMap((s) => ['--allow', s]), '--fetch', 'example.com'])]);
+  // Listing the tools makes the SDK client check every later answer against the tool's advertised
+  // output schema: a structured answer that breaks it fails the call.
+  await Promise.all([byDefault.client.listTools(), allowed.client.listTools()]);
 }, 180_000);
 
 afterAll(async () => {
