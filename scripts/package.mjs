@@ -9,26 +9,29 @@
 
 import { spawnSync } from 'node:child_process';
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const require = createRequire(import.meta.url);
 
-function electronDist() {
+/**
+ * The installed Electron runtime, read the way electron's index.js reads it but without requiring
+ * it: the electron package we pin starts a download when required with its binary missing.
+ */
+function electronRuntime() {
+  const dir = path.join(ROOT, 'node_modules', 'electron');
   try {
-    const binary = require('electron');
-    if (typeof binary === 'string' && existsSync(binary)) return path.join(path.dirname(require.resolve('electron')), 'dist');
+    const binary = path.join(dir, 'dist', readFileSync(path.join(dir, 'path.txt'), 'utf8').trim());
+    if (existsSync(binary)) return { dist: path.join(dir, 'dist'), binary };
   } catch {
     // Not installed, or installed without its binary: explained below.
   }
   return undefined;
 }
 
-const dist = electronDist();
-if (!dist) {
+const runtime = electronRuntime();
+if (!runtime) {
   console.error([
     'Cannot package: the Electron runtime is not installed on this machine.',
     `  Expected it in ${path.join(ROOT, 'node_modules', 'electron', 'dist')} (electron's install step downloads it;`,
@@ -38,6 +41,19 @@ if (!dist) {
     '  npm run package                  # this platform; see README "Packaging" for macOS and Windows',
     'The staged backend can still be built and checked here: node scripts/bundle-backend.mjs && node scripts/verify-backend-bundle.mjs',
   ].join('\n'));
+  process.exit(1);
+}
+
+// The installer runs the shipped npm with Electron's binary as Node. Prove this Electron's Node
+// runs the pinned npm before anything is packaged (npm's engines range is what would break).
+const pinnedNpm = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')).dependencies.npm;
+const npmOnElectron = spawnSync(runtime.binary, [path.join(ROOT, 'node_modules', 'npm', 'bin', 'npm-cli.js'), '--version'], {
+  cwd: ROOT,
+  env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+  encoding: 'utf8',
+});
+if (npmOnElectron.status !== 0 || npmOnElectron.stdout.trim() !== pinnedNpm) {
+  console.error(`Cannot package: the pinned npm ${pinnedNpm} does not run on this Electron's Node (exit ${npmOnElectron.status}): ${(npmOnElectron.stderr || npmOnElectron.stdout || String(npmOnElectron.error)).trim().split('\n').slice(-3).join(' | ')}`);
   process.exit(1);
 }
 
@@ -68,7 +84,7 @@ const platformArgs = process.argv.slice(2);
 const builder = spawnSync(node, [
   path.join(ROOT, 'node_modules', 'electron-builder', 'cli.js'),
   '--config', path.join(ROOT, 'electron-builder.yml'),
-  `--config.electronDist=${dist}`,
+  `--config.electronDist=${runtime.dist}`,
   ...(platformArgs.length ? platformArgs : []),
 ], { cwd: ROOT, stdio: 'inherit' });
 process.exit(builder.status ?? 1);
