@@ -1,10 +1,14 @@
 // Discovery on disk: list the install root's package folders, read each package.json, and hand
 // every sandbox pack to the pure validators in shared/packs with contained read powers. Nothing a
 // pack ships is ever executed here; npm entries go to the injected compiler port.
+//
+// Discovery is total: the app, `discover`, `run` and `serve` all start from it, so one pack must
+// never stop it. A compiler port that throws skips that one module with the reason; anything else
+// that throws while one pack is examined rejects that pack with the reason; the others go on.
 
 import { realpath, stat } from 'node:fs/promises';
 import { formatBytes } from '../../shared/protocol/limits.ts';
-import { ok, type Result } from '../../shared/protocol/result.ts';
+import { fail, ok, type Result } from '../../shared/protocol/result.ts';
 import { loadPack, type LoadedPack, type PackPowers } from '../../shared/packs/pack-loader.ts';
 import type { NpmCompile } from '../../shared/packs/pack-graph.ts';
 import { checkRoot, listPackFolders, type PackFolder } from './install-root.ts';
@@ -39,7 +43,7 @@ export async function discover(root: string, options: DiscoverOptions = {}): Pro
     while (next < folders.value.length) {
       const index = next++;
       const folder = folders.value[index] as PackFolder;
-      found[index] = await discoverFolder(folder, options.onlyPacks !== undefined, options.compiler);
+      found[index] = await discoverFolderTotal(folder, options.onlyPacks !== undefined, options.compiler);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 8, folders.value.length)) }, worker));
@@ -50,6 +54,19 @@ export async function discover(root: string, options: DiscoverOptions = {}): Pro
 function missing(folderName: string, managed: boolean, why: string): LoadedPack | undefined {
   if (!managed) return undefined;
   return { name: folderName, version: '', status: 'rejected', code: 'not-installed', reason: `${folderName} is in the ledger but ${why}.`, warnings: [], modules: [], private: false, internalPaths: [] };
+}
+
+const why = (error: unknown): string => (error instanceof Error ? error.message : String(error)).slice(0, 500);
+
+async function discoverFolderTotal(folder: PackFolder, managed: boolean, compiler?: NpmModuleCompiler): Promise<LoadedPack | undefined> {
+  try {
+    return await discoverFolder(folder, managed, compiler);
+  } catch (error) {
+    return {
+      name: folder.folderName, version: '', status: 'rejected', code: 'internal',
+      reason: `Discovering ${folder.folderName} failed unexpectedly (${why(error)}); the pack is left out.`, warnings: [], modules: [], private: false, internalPaths: [],
+    };
+  }
 }
 
 async function discoverFolder(folder: PackFolder, managed: boolean, compiler?: NpmModuleCompiler): Promise<LoadedPack | undefined> {
@@ -73,7 +90,13 @@ async function discoverFolder(folder: PackFolder, managed: boolean, compiler?: N
   // Invalid UTF-8 becomes U+FFFD; JSON.parse and the schemas then judge the text as usual.
   const text = new TextDecoder('utf-8').decode(pkg.bytes);
   const compileNpm: NpmCompile | undefined = compiler
-    ? (request) => compiler.compile({ packDir: packReal, ...request })
+    ? async (request) => {
+        try {
+          return await compiler.compile({ packDir: packReal, ...request });
+        } catch (error) {
+          return fail('npm-bundle-failed', `${request.specifier}: the npm compiler failed on "${request.npmName}" (${why(error)}).`);
+        }
+      }
     : undefined;
   const powers: PackPowers = { ...packReadPowers(packReal), sha256: sha256Hex, ...(compileNpm ? { compileNpm } : {}) };
   const loaded = await loadPack({ folderName: folder.folderName, packageJsonText: text, packageJsonBytes: pkg.bytes.byteLength }, powers);

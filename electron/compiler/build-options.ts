@@ -11,8 +11,12 @@
 import { createHash } from 'node:crypto';
 import { version as esbuildVersion } from 'esbuild';
 
-/** Bumped whenever entry generation, checks or cache layout change. */
-export const COMPILER_VERSION = 'sandbox-packs-npm-compiler/1';
+/**
+ * Bumped whenever entry generation, checks or cache layout change. /2: bundles are confined to
+ * the pack's dependency closure, with no import attributes or non-JS loaders; a cache entry made
+ * by /1 (which only fenced the install root) must never be served again.
+ */
+export const COMPILER_VERSION = 'sandbox-packs-npm-compiler/2';
 
 export const RESOLVE_CONDITIONS = ['browser', 'import', 'module', 'default'] as const;
 export const MAIN_FIELDS = ['browser', 'module', 'main'] as const;

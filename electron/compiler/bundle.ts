@@ -1,8 +1,23 @@
-// One esbuild run over a generated entry, confined to the install root. A plugin sees every
-// import before esbuild resolves it: Node builtins are refused by name (that is the filter that
-// turns "js-yaml imports node:fs" into a named skip), and every other import is resolved by
-// esbuild itself and then checked by its real path, so no import — relative, bare, or through a
-// symbolic link — can pull a file from outside the root (such as the app's own node_modules).
+// One esbuild run over a generated entry, confined to the pack's dependency closure
+// (dependency-closure.ts): the pack's own package directory and the real directories of the
+// packages its package.json dependencies install, transitively, as npm resolves them from the
+// pack. The install root is the app's data directory, so the root is not the fence; the closure is.
+//
+// Two gates, because esbuild reads files along two paths:
+// - onResolve sees every import before esbuild resolves it. Import attributes (`with { type }`,
+//   and the old `assert { }`, which esbuild reports the same way) are refused: they select
+//   loaders (text, bytes, json) that turn any file into a string. Node builtins are refused by
+//   name. Everything else is resolved by esbuild itself and then judged by its real path: it must
+//   be a file (no data: URLs or other virtual modules), a file of a closure member, and a .js,
+//   .mjs, .cjs or .json file (a JSON file of the pack or a dependency stays allowed: packages ship
+//   tables that way). So relative, absolute, bare, `browser`-remapped, `exports`-mapped and
+//   symlinked imports all meet the same check.
+// - onLoad sees every file esbuild is about to read, including the ones a glob-style import
+//   (import() of a template string `./dir/${x}.json`, or require("./dir/" + x)) expands to
+//   without asking any resolve plugin. The same real-path and extension checks run there, and
+//   again over the metafile after the build, so nothing read unchecked can reach the output.
+// tsconfig.json/jsconfig.json files are ignored (tsconfigRaw is given), and `new URL(...,
+// import.meta.url)` is left as an expression: esbuild reads no file for it.
 
 import fs from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -10,6 +25,7 @@ import path from 'node:path';
 import type * as esbuild from 'esbuild';
 import { fail, ok, type Result } from '../../shared/protocol/index.ts';
 import { BUILD_OPTIONS } from './build-options.ts';
+import type { DependencyClosure } from './dependency-closure.ts';
 import { isInside } from './package-locator.ts';
 
 /** The esbuild entry points the compiler needs; injectable so tests can count real builds. */
@@ -33,15 +49,52 @@ export function isNodeBuiltin(request: string): boolean {
   return BUILTINS.has(request) || BUILTINS.has(request.split('/')[0] ?? request);
 }
 
-function confinementPlugin(rootReal: string, builtinHits: string[], escapes: string[]): esbuild.Plugin {
+/** The extensions a bundle may contain; esbuild's default loader for each is js or json. */
+const BUNDLED_EXTENSIONS = new Set(['.js', '.mjs', '.cjs', '.json']);
+
+function loaderProblem(file: string): string | undefined {
+  const ext = path.extname(file);
+  if (BUNDLED_EXTENSIONS.has(ext)) return undefined;
+  return `${ext === '' ? 'a file without an extension' : `a ${ext} file`}; only .js, .mjs, .cjs and .json files are bundled`;
+}
+
+function attributesText(attributes: Record<string, string>): string {
+  return Object.entries(attributes)
+    .map(([key, value]) => `${key}: ${JSON.stringify(value)}`)
+    .join(', ');
+}
+
+interface Findings {
+  readonly builtinHits: string[];
+  /** Refusals in the order they were met; the first becomes the message. */
+  readonly refusals: string[];
+}
+
+/** The fence applied to one file read: undefined when `real` may be bundled, else the reason. */
+function fileProblem(rootReal: string, closure: DependencyClosure, real: string): 'outside-root' | 'outside-closure' | undefined {
+  if (!isInside(rootReal, real)) return 'outside-root';
+  return closure.allows(real) ? undefined : 'outside-closure';
+}
+
+const rootRelative = (rootReal: string, real: string): string => path.relative(rootReal, real).split(path.sep).join('/');
+
+function confinementPlugin(rootReal: string, closure: DependencyClosure, npmName: string, found: Findings): esbuild.Plugin {
+  const refuse = (message: string): { errors: esbuild.PartialMessage[] } => {
+    found.refusals.push(message);
+    return { errors: [{ text: message }] };
+  };
   return {
     name: 'sandbox-confinement',
     setup(build) {
       build.onResolve({ filter: /.*/ }, async (args) => {
         if (args.pluginData === INNER) return undefined;
+        const attributes = args.with ?? {};
+        if (Object.keys(attributes).length > 0) {
+          return refuse(`${npmName} imports ${args.path} with import attributes (${attributesText(attributes)}); bundled code may not use import attributes.`);
+        }
         if (isNodeBuiltin(args.path)) {
           const from = args.importer ? path.relative(rootReal, args.importer) : 'the entry';
-          builtinHits.push(`${args.path} (imported by ${from})`);
+          found.builtinHits.push(`${args.path} (imported by ${from})`);
           return { errors: [{ text: `Node builtin "${args.path}" is not available in the sandbox` }] };
         }
         const resolved = await build.resolve(args.path, {
@@ -52,33 +105,61 @@ function confinementPlugin(rootReal: string, builtinHits: string[], escapes: str
         });
         if (resolved.errors.length > 0) return { errors: resolved.errors };
         if (resolved.external) return { errors: [{ text: `"${args.path}" would stay external; sandbox bundles have no externals` }] };
-        if (resolved.namespace !== 'file') return { path: resolved.path, namespace: resolved.namespace, sideEffects: resolved.sideEffects };
+        if (resolved.namespace !== 'file') {
+          return refuse(`${npmName} imports ${args.path}, which is not a file; data: URLs and other virtual modules are not bundled.`);
+        }
         let real: string;
         try {
           real = fs.realpathSync(resolved.path);
         } catch {
           return { errors: [{ text: `"${args.path}" resolved to a file that cannot be read` }] };
         }
-        if (!isInside(rootReal, real)) {
-          escapes.push(args.path);
-          return { errors: [{ text: `"${args.path}" resolves outside the install root` }] };
-        }
+        const problem = fileProblem(rootReal, closure, real);
+        if (problem === 'outside-root') return refuse(`${npmName} imports ${args.path}, which resolves outside the install root.`);
+        if (problem === 'outside-closure') return refuse(`${npmName} imports ${args.path}, which is not a file of the pack or of a package it depends on.`);
+        const loader = loaderProblem(real);
+        if (loader !== undefined) return refuse(`${npmName} imports ${args.path}, ${loader}.`);
         return { path: real, sideEffects: resolved.sideEffects };
+      });
+      // Glob-style imports reach here without passing onResolve; so does everything else.
+      build.onLoad({ filter: /.*/ }, (args) => {
+        if (args.namespace !== 'file') return refuse(`${npmName} would bundle a module that is not a file (${args.namespace}); only files are bundled.`);
+        if (Object.keys(args.with ?? {}).length > 0) {
+          const shown = isInside(rootReal, args.path) ? rootRelative(rootReal, args.path) : 'a file outside the install root';
+          return refuse(`${npmName} would bundle ${shown} with import attributes (${attributesText(args.with)}); bundled code may not use import attributes.`);
+        }
+        const problem = loadProblem(rootReal, closure, npmName, args.path);
+        return problem === undefined ? undefined : refuse(problem);
       });
     },
   };
 }
 
-/** Bundle `entrySource` (resolved from `resolveDir`) with the pinned options. */
+/** The onLoad and metafile check of one file esbuild reads: undefined when it may be bundled. */
+function loadProblem(rootReal: string, closure: DependencyClosure, npmName: string, file: string): string | undefined {
+  let real: string;
+  try {
+    real = fs.realpathSync(file);
+  } catch {
+    return `${npmName} would bundle a file that cannot be read.`;
+  }
+  const problem = fileProblem(rootReal, closure, real);
+  if (problem === 'outside-root') return `${npmName} would bundle a file outside the install root.`;
+  if (problem === 'outside-closure') return `${npmName} would bundle ${rootRelative(rootReal, real)}, which is not a file of the pack or of a package it depends on.`;
+  const loader = loaderProblem(real);
+  return loader === undefined ? undefined : `${npmName} would bundle ${rootRelative(rootReal, real)}, ${loader}.`;
+}
+
+/** Bundle `entrySource` (resolved from `resolveDir`) with the pinned options, inside `closure`. */
 export async function bundleEntry(
   port: EsbuildPort,
   rootReal: string,
+  closure: DependencyClosure,
   resolveDir: string,
   entrySource: string,
   npmName: string,
 ): Promise<Result<BundleOutput, BundleCode>> {
-  const builtinHits: string[] = [];
-  const escapes: string[] = [];
+  const found: Findings = { builtinHits: [], refusals: [] };
   let result: esbuild.BuildResult<{ write: false; metafile: true }>;
   try {
     result = await port.build({
@@ -94,20 +175,25 @@ export async function bundleEntry(
       write: false,
       metafile: true,
       logLevel: 'silent',
-      plugins: [confinementPlugin(rootReal, builtinHits, escapes)],
+      plugins: [confinementPlugin(rootReal, closure, npmName, found)],
     });
   } catch (error) {
-    if (builtinHits.length > 0) {
-      return fail('npm-node-builtin', `${npmName} imports ${[...new Set(builtinHits)].slice(0, 3).join(', ')}; the sandbox has no Node APIs.`);
+    if (found.builtinHits.length > 0) {
+      return fail('npm-node-builtin', `${npmName} imports ${[...new Set(found.builtinHits)].slice(0, 3).join(', ')}; the sandbox has no Node APIs.`);
     }
-    if (escapes.length > 0) {
-      return fail('npm-bundle-failed', `${npmName} imports ${escapes[0]}, which resolves outside the install root.`);
-    }
+    const refusal = found.refusals[0];
+    if (refusal !== undefined) return fail('npm-bundle-failed', refusal);
     const errors = (error as { errors?: esbuild.Message[] }).errors;
     const first = errors?.[0];
     const where = first?.location ? ` (${first.location.file}:${first.location.line})` : '';
     const text = first ? `${first.text}${where}` : String(error);
     return fail('npm-bundle-failed', `${npmName} could not be bundled: ${text}.`);
+  }
+  // The gates above saw every read; this re-checks what the output was actually built from.
+  for (const input of Object.keys(result.metafile.inputs)) {
+    if (input === '<sandbox-entry>' || input.endsWith('/<sandbox-entry>')) continue;
+    const problem = loadProblem(rootReal, closure, npmName, path.resolve(rootReal, input));
+    if (problem !== undefined) return fail('npm-bundle-failed', problem);
   }
   const out = result.outputFiles[0];
   if (!out) return fail('npm-bundle-failed', `${npmName} could not be bundled: esbuild produced no output.`);

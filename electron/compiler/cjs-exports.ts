@@ -5,12 +5,17 @@
 // would get from `import { x } from "pkg"` in Node — following its re-exports through the files
 // esbuild already resolved. ESM entries are parsed with acorn only to learn whether they have a
 // default export, which `export *` does not carry.
+//
+// Everything here reads package files an untrusted pack chose, so nothing may throw out of it: an
+// entry that is not JavaScript (a JSON `main`), does not parse, or cannot be read becomes a tagged
+// `npm-bundle-failed` with the reason, and the module is skipped.
 
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseJs } from 'acorn';
 import { initSync, parse as lexCjs } from 'cjs-module-lexer';
 import type * as esbuild from 'esbuild';
+import { fail, ok, type Result } from '../../shared/protocol/index.ts';
 
 export type EntryShape =
   | { readonly format: 'esm'; readonly hasDefault: boolean }
@@ -50,20 +55,37 @@ async function cjsNames(rootReal: string, metafile: esbuild.Metafile, file: stri
   return names;
 }
 
+const JS_ENTRY = /\.(?:js|mjs|cjs)$/;
+
+function reason(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** The shape of `entryFile` (a metafile input path, relative to the root) as bundled. */
-export async function entryShape(rootReal: string, metafile: esbuild.Metafile, entryFile: string): Promise<EntryShape> {
+export async function entryShape(rootReal: string, metafile: esbuild.Metafile, entryFile: string, npmName: string): Promise<Result<EntryShape, 'npm-bundle-failed'>> {
+  if (!JS_ENTRY.test(entryFile)) {
+    return fail('npm-bundle-failed', `${npmName}'s entry file ${entryFile} is not JavaScript; the "npm" field must name a package whose entry is a .js, .mjs or .cjs file.`);
+  }
   const input = metafile.inputs[entryFile];
   if (input?.format === 'cjs') {
-    if (!lexerReady) {
-      initSync();
-      lexerReady = true;
+    try {
+      if (!lexerReady) {
+        initSync();
+        lexerReady = true;
+      }
+      const names = await cjsNames(rootReal, metafile, entryFile, new Set(), 0);
+      const usable = [...new Set(names)].filter((n) => n !== 'default' && n !== '__esModule' && IDENTIFIER_NAME.test(n)).sort();
+      return ok({ format: 'cjs', names: usable });
+    } catch (error) {
+      return fail('npm-bundle-failed', `${npmName}'s entry file ${entryFile} could not be read for its exports: ${reason(error)}.`);
     }
-    const names = await cjsNames(rootReal, metafile, entryFile, new Set(), 0);
-    const usable = [...new Set(names)].filter((n) => n !== 'default' && n !== '__esModule' && IDENTIFIER_NAME.test(n)).sort();
-    return { format: 'cjs', names: usable };
   }
-  const source = await fs.readFile(path.join(rootReal, entryFile), 'utf8');
-  return { format: 'esm', hasDefault: esmHasDefault(source) };
+  try {
+    const source = await fs.readFile(path.join(rootReal, entryFile), 'utf8');
+    return ok({ format: 'esm', hasDefault: esmHasDefault(source) });
+  } catch (error) {
+    return fail('npm-bundle-failed', `${npmName}'s entry file ${entryFile} could not be parsed: ${reason(error)}.`);
+  }
 }
 
 /** The first pass's entry: enough to make esbuild resolve the package and list its files. */

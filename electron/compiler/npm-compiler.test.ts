@@ -85,7 +85,7 @@ describe('Node builtins', () => {
   });
 
   it('skips a CommonJS dependency requiring "stream" deep in the graph', async () => {
-    await fx.addPackage('node_modules/top', { 'package.json': pkg('top'), 'index.js': 'module.exports = require("inner");\n' });
+    await fx.addPackage('node_modules/top', { 'package.json': pkg('top', { dependencies: { inner: '1.0.0' } }), 'index.js': 'module.exports = require("inner");\n' });
     await fx.addPackage('node_modules/inner', { 'package.json': pkg('inner'), 'index.js': 'const { Readable } = require("stream");\nmodule.exports = { Readable };\n' });
     const { result } = await compileFrom('top');
     expect(result).toEqual({ ok: false, code: 'npm-node-builtin', message: 'top imports stream (imported by node_modules/inner/index.js); the sandbox has no Node APIs.' });
@@ -253,7 +253,7 @@ describe('resolution stays inside the install root', () => {
   it('prefers the pack\'s nested copy over the hoisted one, as Node would', async () => {
     await fx.addPackage('node_modules/dual', { 'package.json': pkg('dual', { type: 'module' }), 'index.js': 'export const which = "hoisted";\n' });
     await fx.addPackage('node_modules/@scope/pk/node_modules/dual', { 'package.json': pkg('dual', { type: 'module' }), 'index.js': 'export const which = "nested";\nif (which !== "nested") throw new Error("wrong copy");\n' });
-    const nested = await fx.addPackage('node_modules/@scope/pk', { 'package.json': pkg('@scope/pk') });
+    const nested = await fx.addPackage('node_modules/@scope/pk', { 'package.json': pkg('@scope/pk', { dependencies: { dual: '1.0.0' } }) });
     const hoistedOnly = await fx.addPack('other-pack', 'dual');
     const compiler = createNpmCompiler({ root: fx.root });
     const a = await compiler.compile({ packDir: nested, packName: '@scope/pk', packVersion: '1.0.0', npmName: 'dual', specifier: '@scope/pk' });
@@ -342,7 +342,7 @@ describe('content-addressed cache', () => {
   });
 
   it('re-bundles when a nearer copy of a transitive dependency appears (the lookup of the top package is unchanged)', async () => {
-    await fx.addPackage('node_modules/top', { 'package.json': pkg('top', { type: 'module' }), 'index.js': 'export { which } from "dep";\n' });
+    await fx.addPackage('node_modules/top', { 'package.json': pkg('top', { type: 'module', dependencies: { dep: '1.0.0' } }), 'index.js': 'export { which } from "dep";\n' });
     await fx.addPackage('node_modules/dep', { 'package.json': pkg('dep', { type: 'module' }), 'index.js': 'export const which = "hoisted dep";\n' });
     const packDir = await fx.addPack('the-pack', 'top');
     const req = { packDir, packName: 'the-pack', packVersion: '1.0.0', npmName: 'top', specifier: 'the-pack' };

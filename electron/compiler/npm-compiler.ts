@@ -1,10 +1,13 @@
 // The npm compiler: turns the npm package a config-only pack names into one guest module, and
 // decides whether it may be admitted. The steps, in order: find the package inside the install
-// root; a first esbuild pass to resolve it and learn its files and format; the real entry
+// root and check that it belongs to the pack's dependency closure (dependency-closure.ts: the
+// only directories a bundle may read); a first esbuild pass to resolve it and learn its files and format; the real entry
 // (keeping a CommonJS package's default and named exports); the real bundle; the 1 MB cap; the
 // authored-module static rules; the scope-aware forbidden-global scan; the QuickJS admission
 // probe. The result is cached by content, so a warm discovery neither bundles nor probes.
-// It implements the catalog's `NpmModuleCompiler` port.
+// It implements the catalog's `NpmModuleCompiler` port, and it is total: whatever a pack ships,
+// compile() answers with a tagged result (an unexpected throw becomes `npm-bundle-failed` with
+// its reason), so one bad pack skips one module and never stops discovery.
 
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -14,6 +17,7 @@ import { fail, formatBytes, LIMITS, ok, type ErrorCode, type PackWarning, type R
 import { COMPILER_ID, COMPILER_VERSION, ESBUILD_VERSION, NORMALIZED_OPTIONS } from './build-options.ts';
 import { bundleEntry, type EsbuildPort } from './bundle.ts';
 import { entryShape, generatedEntry, resolutionEntry } from './cjs-exports.ts';
+import { dependencyClosure, type DependencyClosure } from './dependency-closure.ts';
 import { CompileCache, contentKey, existing, hashInputs, sha256Hex, type CacheEntry } from './compile-cache.ts';
 import { FORBIDDEN_GLOBALS, scanForbiddenGlobals, type GlobalHit } from './global-scan.ts';
 import type { NpmCompileRequest, NpmCompileResult, NpmModuleCompiler } from '../catalog/npm-compiler-port.ts';
@@ -86,17 +90,23 @@ export function createNpmCompiler(options: NpmCompilerOptions): NpmCompiler {
   const keyExtra = [COMPILER_VERSION, `esbuild@${port.version}`, NORMALIZED_OPTIONS];
   let rootRealPromise: Promise<string> | undefined;
 
-  async function compileUncached(rootReal: string, req: NpmCompileRequest, resolveDir: string): Promise<{ entry?: Omit<CacheEntry, 'format' | 'compilerId'>; result: Result<NpmCompileResult, ErrorCode> }> {
+  async function compileUncached(
+    rootReal: string,
+    closure: DependencyClosure,
+    req: NpmCompileRequest,
+    resolveDir: string,
+  ): Promise<{ entry?: Omit<CacheEntry, 'format' | 'compilerId'>; result: Result<NpmCompileResult, ErrorCode> }> {
     const { npmName } = req;
-    const first = await bundleEntry(countingPort, rootReal, resolveDir, resolutionEntry(npmName), npmName);
+    const first = await bundleEntry(countingPort, rootReal, closure, resolveDir, resolutionEntry(npmName), npmName);
     if (!first.ok) return { result: first };
     const entryFile = Object.entries(first.value.metafile.inputs)
       .find(([file]) => isEntryInput(file))?.[1]
       .imports.find((imp) => imp.original === npmName)?.path;
     if (entryFile === undefined) return { result: fail('npm-bundle-failed', `${npmName} could not be bundled: esbuild did not report its entry file.`) };
-    const shape = await entryShape(rootReal, first.value.metafile, entryFile);
-    const entrySource = generatedEntry(npmName, shape);
-    const second = await bundleEntry(countingPort, rootReal, resolveDir, entrySource, npmName);
+    const shape = await entryShape(rootReal, first.value.metafile, entryFile, npmName);
+    if (!shape.ok) return { result: shape };
+    const entrySource = generatedEntry(npmName, shape.value);
+    const second = await bundleEntry(countingPort, rootReal, closure, resolveDir, entrySource, npmName);
     if (!second.ok) return { result: second };
     const guard = resolutionGuard(second.value.metafile);
     const sourceFiles = Object.keys(second.value.metafile.inputs).filter((file) => !isEntryInput(file));
@@ -156,33 +166,67 @@ export function createNpmCompiler(options: NpmCompilerOptions): NpmCompiler {
     return ok({ source, compilerId: COMPILER_ID, inputsDigest, warnings });
   }
 
+  async function compile(req: NpmCompileRequest): Promise<Result<NpmCompileResult, ErrorCode>> {
+    rootRealPromise ??= fs.realpath(options.root);
+    let rootReal: string;
+    try {
+      rootReal = await rootRealPromise;
+    } catch {
+      rootRealPromise = undefined;
+      return fail('root-unreadable', `The install root ${options.root} could not be read.`);
+    }
+    const located = await locatePackage(rootReal, req.packDir, req.npmName);
+    if (!located.ok) return located;
+    const { packReal } = located.value;
+    const closure = await dependencyClosure(rootReal, packReal, req.npmName);
+    if (!closure.ok) return closure;
+    if (!closure.value.dirs.has(located.value.dir)) {
+      return fail(
+        'npm-bundle-failed',
+        `${req.npmName} is not among the dependencies of ${req.packName}; the "npm" field must name the pack itself or a package in its package.json dependencies.`,
+      );
+    }
+    // The closure is part of the name: an entry made for another set of allowed packages (the
+    // pack's dependencies changed, a link appeared) is never even looked at.
+    const lookup = sha256Hex(
+      [
+        COMPILER_ID,
+        `esbuild@${port.version}`,
+        path.relative(rootReal, packReal),
+        req.npmName,
+        req.specifier,
+        path.relative(rootReal, located.value.dir),
+        `closure=${closure.value.relDirs.join('|')}`,
+      ].join('\0'),
+    );
+    const cache = new CompileCache(rootReal);
+    const hit = await cache.read(lookup, keyExtra, () => lockfileHash(rootReal));
+    if (hit) {
+      counts.cacheHits++;
+      const o = hit.outcome;
+      return o.ok ? ok({ source: o.source, compilerId: hit.compilerId, inputsDigest: o.inputsDigest, warnings: [...o.warnings] }) : fail(o.code, o.message);
+    }
+    const { entry, result } = await compileUncached(rootReal, closure.value, req, packReal);
+    if (entry) {
+      try {
+        await cache.write(lookup, { format: COMPILER_VERSION, compilerId: COMPILER_ID, ...entry });
+      } catch {
+        // A cache that cannot be written (full disk, read-only root) costs the next start a
+        // rebuild; the compile itself is still good.
+      }
+    }
+    return result;
+  }
+
   return {
     stats: () => ({ ...counts }),
     async compile(req) {
-      rootRealPromise ??= fs.realpath(options.root);
-      let rootReal: string;
       try {
-        rootReal = await rootRealPromise;
-      } catch {
-        rootRealPromise = undefined;
-        return fail('root-unreadable', `The install root ${options.root} could not be read.`);
+        return await compile(req);
+      } catch (error) {
+        const why = error instanceof Error ? error.message : String(error);
+        return fail('npm-bundle-failed', `${req.npmName} could not be compiled: ${why}.`);
       }
-      const located = await locatePackage(rootReal, req.packDir, req.npmName);
-      if (!located.ok) return located;
-      const packReal = await fs.realpath(req.packDir);
-      const lookup = sha256Hex(
-        [COMPILER_ID, `esbuild@${port.version}`, path.relative(rootReal, packReal), req.npmName, req.specifier, path.relative(rootReal, located.value.dir)].join('\0'),
-      );
-      const cache = new CompileCache(rootReal);
-      const hit = await cache.read(lookup, keyExtra, () => lockfileHash(rootReal));
-      if (hit) {
-        counts.cacheHits++;
-        const o = hit.outcome;
-        return o.ok ? ok({ source: o.source, compilerId: hit.compilerId, inputsDigest: o.inputsDigest, warnings: [...o.warnings] }) : fail(o.code, o.message);
-      }
-      const { entry, result } = await compileUncached(rootReal, req, packReal);
-      if (entry) await cache.write(lookup, { format: COMPILER_VERSION, compilerId: COMPILER_ID, ...entry });
-      return result;
     },
   };
 }

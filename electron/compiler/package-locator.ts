@@ -3,6 +3,8 @@
 // hoists), but never beyond the install root: the app's own node_modules must not leak into a
 // guest bundle. The name is untrusted manifest data, so it must be a plain npm package name
 // (no relative or absolute paths, no subpaths) and every hit is checked by its real path.
+// Being found is not enough to be bundled: the package must also be a member of the pack's
+// dependency closure (dependency-closure.ts), which uses the same lookup.
 
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -27,11 +29,29 @@ async function realpathOrUndefined(p: string): Promise<string | undefined> {
   }
 }
 
+export type LookupResult = { readonly kind: 'found'; readonly real: string } | { readonly kind: 'escapes' } | { readonly kind: 'missing' };
+
+/**
+ * Node's lookup of package `name` from `fromReal` (a real directory inside the root): the nearest
+ * `node_modules/<name>` walking up, stopping at the root. The nearest hit is the one Node would
+ * use; if its real path leaves the root the answer is `escapes`, never a farther copy.
+ */
+export async function nodeLookup(rootReal: string, fromReal: string, name: string): Promise<LookupResult> {
+  for (let dir = fromReal; isInside(rootReal, dir); dir = path.dirname(dir)) {
+    if (path.basename(dir) !== 'node_modules') {
+      const real = await realpathOrUndefined(path.join(dir, 'node_modules', ...name.split('/')));
+      if (real !== undefined) return isInside(rootReal, real) ? { kind: 'found', real } : { kind: 'escapes' };
+    }
+    if (dir === rootReal) break;
+  }
+  return { kind: 'missing' };
+}
+
 export async function locatePackage(
   rootReal: string,
   packDir: string,
   npmName: string,
-): Promise<Result<LocatedPackage, 'npm-bundle-failed'>> {
+): Promise<Result<LocatedPackage & { readonly packReal: string }, 'npm-bundle-failed'>> {
   if (!PackageNameSchema.safeParse(npmName).success) {
     return fail('npm-bundle-failed', `"${npmName}" is not an npm package name; the "npm" field must name a dependency, not a path.`);
   }
@@ -39,17 +59,8 @@ export async function locatePackage(
   if (packReal === undefined || !isInside(rootReal, packReal)) {
     return fail('npm-bundle-failed', `The pack directory is not inside the install root.`);
   }
-  for (let dir = packReal; isInside(rootReal, dir); dir = path.dirname(dir)) {
-    if (path.basename(dir) !== 'node_modules') {
-      const candidate = path.join(dir, 'node_modules', ...npmName.split('/'));
-      const real = await realpathOrUndefined(candidate);
-      if (real !== undefined) {
-        // The nearest hit is the one Node would use; if it leaves the root we stop, never fall back.
-        if (isInside(rootReal, real)) return ok({ dir: real });
-        return fail('npm-bundle-failed', `${npmName} resolves through a symbolic link to a place outside the install root.`);
-      }
-    }
-    if (dir === rootReal) break;
-  }
+  const found = await nodeLookup(rootReal, packReal, npmName);
+  if (found.kind === 'found') return ok({ dir: found.real, packReal });
+  if (found.kind === 'escapes') return fail('npm-bundle-failed', `${npmName} resolves through a symbolic link to a place outside the install root.`);
   return fail('npm-bundle-failed', `${npmName} is not installed in the pack's node_modules or the install root; add it to the pack's dependencies.`);
 }
