@@ -1,13 +1,14 @@
 // How a failure from main is shown: its sentence, with the code as a quiet tag for support.
 
 import type { ContractFailure } from '../api/client-context.tsx';
+import { displayText } from '../../shared/protocol/display-text.ts';
 
 export function FailureText({ error, prefix }: { error: ContractFailure | null | undefined; prefix?: string }) {
   if (!error) return null;
   return (
     <p role="alert" className="failure">
       {prefix ? `${prefix} ` : ''}
-      {error.failure.message} <code className="code-tag">{error.failure.code}</code>
+      {displayText(error.failure.message, { multiline: true })} <code className="code-tag">{error.failure.code}</code>
     </p>
   );
 }

@@ -14,10 +14,10 @@ describe('displayText', () => {
     }
   });
 
-  it('escapes C0 and C1 controls and DEL; keeps newline only for multi-line text', () => {
+  it('escapes C0 and C1 controls and DEL; keeps line breaks and tabs only for multi-line text, never a lone CR', () => {
     expect(displayText('\u001b[2Jred\rover\ttab\u0000\u007f\u0085\u009b')).toBe('\\u001B[2Jred\\u000Dover\\u0009tab\\u0000\\u007F\\u0085\\u009B');
     expect(displayText('line 1\nline 2')).toBe('line 1\\u000Aline 2');
-    expect(displayText('line 1\nline 2\r\n', { multiline: true })).toBe('line 1\nline 2\\u000D\n');
+    expect(displayText('line 1\r\n\tline 2\rhidden\n\u202E', { multiline: true })).toBe('line 1\n\tline 2\\u000Dhidden\n\\u202E');
   });
 
   it('leaves ordinary text alone, non-Latin scripts and emoji included, and is idempotent', () => {

@@ -17,15 +17,19 @@
 const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
 export interface DisplayTextOptions {
-  /** Keep "\n" as a line break (log text, a script command shown in a block); default false. */
+  /**
+   * Multi-line text (log text, a script command or SKILL.md shown as a block): "\n" and "\r\n"
+   * stay line breaks and a tab stays a tab (visible whitespace; Markdown indents code with it).
+   * A lone "\r" is still escaped: in a terminal it moves back and overwrites the line. Default false.
+   */
   readonly multiline?: boolean;
 }
 
 const escape = (char: string): string => `\\u${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
 
-/** `text` with every hidden or control character shown as `\uXXXX` (newline kept when multiline). */
+/** `text` with every hidden or control character shown as `\uXXXX` (line breaks and tabs kept when multiline). */
 export function displayText(text: string, options: DisplayTextOptions = {}): string {
-  const keepNewline = options.multiline === true;
-  return text.replace(HIDDEN, (char) => (keepNewline && char === '\n' ? char : escape(char)));
+  if (options.multiline !== true) return text.replace(HIDDEN, escape);
+  return text.replace(/\r\n/g, '\n').replace(HIDDEN, (char) => (char === '\n' || char === '\t' ? char : escape(char)));
 }
 

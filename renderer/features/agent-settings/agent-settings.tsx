@@ -7,6 +7,7 @@ import { useContractQuery } from '../../api/client-context.tsx';
 import { useContractMutation } from '../../api/use-contract-mutation.ts';
 import { FailureText } from '../../ui/failure-text.tsx';
 import { effectiveAllowlist, promptLines } from './prompt-lines.ts';
+import { displayText } from '../../../shared/protocol/display-text.ts';
 
 export function AgentSettings() {
   const settings = useContractQuery('settings.get', {});
@@ -78,7 +79,7 @@ export function AgentSettings() {
       <section className="panel" aria-labelledby={`${id}-prompt`}>
         <h2 id={`${id}-prompt`}>Prompt preview</h2>
         <p className="muted small">The package lines an agent's prompt would carry: one line per allowed module, derived from manifest fields only.</p>
-        {lines.length === 0 ? <p className="empty">No package lines: the agent would be told of no packages.</p> : <pre className="prompt-lines" aria-label="Prompt package lines">{lines.join('\n')}</pre>}
+        {lines.length === 0 ? <p className="empty">No package lines: the agent would be told of no packages.</p> : <pre className="prompt-lines" aria-label="Prompt package lines">{displayText(lines.join('\n'), { multiline: true })}</pre>}
         <h2>Registry</h2>
         <form onSubmit={saveRegistry}>
           <label htmlFor={`${id}-reg`}>Registry URL packs are installed from</label>

@@ -10,6 +10,7 @@ import { Chip } from '../../ui/chip.tsx';
 import { IMPORT_CONSENT } from '../consent/consent-text.ts';
 import { SkillDoc } from '../skill-docs/skill-doc.tsx';
 import { declarationState, driftMessage, repin, toggleDeclaration } from './declarations.ts';
+import { displayText } from '../../../shared/protocol/display-text.ts';
 
 export interface PackagePickerProps {
   readonly nodeId: string;
@@ -49,7 +50,7 @@ export function PackagePicker({ nodeId, modules, byId, packages, onChange }: Pac
                 </label>
                 <Chip tone="info">{m.kind}</Chip>
                 <span className="muted small">
-                  {m.packName}@{m.packVersion}
+                  {displayText(m.packName)}@{displayText(m.packVersion)}
                 </span>
                 {m.hasSkill && (
                   <button type="button" className="link small" aria-expanded={docsFor === m.specifier} onClick={() => setDocsFor(docsFor === m.specifier ? undefined : m.specifier)}>
@@ -57,7 +58,7 @@ export function PackagePicker({ nodeId, modules, byId, packages, onChange }: Pac
                   </button>
                 )}
               </div>
-              {skipped ? <p className="reason small">Skipped: {m.reason ?? m.code ?? 'no reason given'}</p> : <p className="muted small">{m.summary}</p>}
+              {skipped ? <p className="reason small">Skipped: {displayText(m.reason ?? m.code ?? 'no reason given')}</p> : <p className="muted small">{displayText(m.summary)}</p>}
               {state?.kind === 'ready' &&
                 state.drift.map((d) => (
                   <p key={d.kind} className="warn-text small" role="note">
@@ -80,7 +81,7 @@ export function PackagePicker({ nodeId, modules, byId, packages, onChange }: Pac
               </button>
             </div>
             <p className="reason small">
-              Saved with this node{d.resolvedPackVersion ? ` (version ${d.resolvedPackVersion})` : ''}, but no installed pack provides it.
+              Saved with this node{d.resolvedPackVersion ? ` (version ${displayText(d.resolvedPackVersion)})` : ''}, but no installed pack provides it.
             </p>
           </li>
         ))}

@@ -4,6 +4,7 @@
 
 import type { ValueOf } from '../../../shared/contract/methods.ts';
 import { Chip } from '../../ui/chip.tsx';
+import { displayText } from '../../../shared/protocol/display-text.ts';
 
 type RunValue = ValueOf<'code.run'>;
 
@@ -27,7 +28,7 @@ export function RunOutput({ run }: { run: RunValue }) {
             Result <Chip tone="good">ok</Chip>
           </h4>
           <pre className="value" aria-label="Result value">
-            {show(result.value)}
+            {displayText(show(result.value), { multiline: true })}
           </pre>
         </div>
       ) : (
@@ -35,14 +36,14 @@ export function RunOutput({ run }: { run: RunValue }) {
           <h4>
             Failed <Chip tone="bad">{result.code}</Chip>
           </h4>
-          <pre className="value">{result.message}</pre>
+          <pre className="value">{displayText(result.message, { multiline: true })}</pre>
         </div>
       )}
       <h4>Logs</h4>
       {result.logs.length === 0 ? (
         <p className="muted small">No logs.</p>
       ) : (
-        <pre className="logs">{result.logs.map((l) => `[${l.level}] ${l.text}`).join('\n')}</pre>
+        <pre className="logs">{displayText(result.logs.map((l) => `[${l.level}] ${l.text}`).join('\n'), { multiline: true })}</pre>
       )}
       <h4>Receipt</h4>
       <dl className="receipt">
@@ -54,7 +55,7 @@ export function RunOutput({ run }: { run: RunValue }) {
             ? 'none'
             : receipt.modules.map((m) => (
                 <div key={m.moduleId}>
-                  <code>{m.displayName}</code> <span className="digest">{m.digest.slice(0, 12)}…</span>
+                  <code>{displayText(m.displayName)}</code> <span className="digest">{m.digest.slice(0, 12)}…</span>
                 </div>
               ))}
         </dd>
@@ -64,7 +65,7 @@ export function RunOutput({ run }: { run: RunValue }) {
             ? 'none'
             : resolved.map((r) => (
                 <div key={r.specifier}>
-                  <code>{r.specifier}</code> → {r.packName}@{r.packVersion}
+                  <code>{displayText(r.specifier)}</code> → {displayText(r.packName)}@{displayText(r.packVersion)}
                 </div>
               ))}
         </dd>
@@ -74,7 +75,7 @@ export function RunOutput({ run }: { run: RunValue }) {
             ? 'none'
             : receipt.calls.map((c, i) => (
                 <div key={i}>
-                  {c.kind} <code>{c.name}</code> {c.ok ? 'ok' : `failed (${c.code ?? 'unknown'})`}
+                  {c.kind} <code>{displayText(c.name)}</code> {c.ok ? 'ok' : `failed (${c.code ?? 'unknown'})`}
                 </div>
               ))}
         </dd>
@@ -84,7 +85,7 @@ export function RunOutput({ run }: { run: RunValue }) {
             ? 'nothing'
             : receipt.denied.map((d, i) => (
                 <div key={i} className="warn-text">
-                  {d.kind} <code>{d.request}</code> from <code>{d.from}</code>: {d.reason} ({d.code})
+                  {d.kind} <code>{displayText(d.request)}</code> from <code>{displayText(d.from)}</code>: {displayText(d.reason)} ({d.code})
                 </div>
               ))}
         </dd>

@@ -25,6 +25,10 @@ describe('consent wording', () => {
     expect(consent.trustConfirmation('p', '2.0.0', 0)).toContain('run no install scripts');
   });
 
+  it('shows a bidi override in the version the confirmation names as \\u202E, not applied', () => {
+    expect(consent.trustConfirmation('p', '1.0.0-\u202Ecod.exe', 1)).toMatch(/^Trust p@1\.0\.0-\\u202Ecod\.exe and run the install script listed above/);
+  });
+
   it('labels trust state by what the user decided, not by the mode alone', () => {
     expect(consent.trustStateLabel({ installMode: 'sandbox-only', trusted: false, status: 'active' })).toBe('not trusted (sandbox-only)');
     expect(consent.trustStateLabel({ installMode: 'register', trusted: false, status: 'needs-trust' })).toBe('needs trust');

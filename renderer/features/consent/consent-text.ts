@@ -4,6 +4,7 @@
 // needs no trust — the test holds that line.
 
 import type { InstalledPack } from '../../../shared/contract/pack-schemas.ts';
+import { displayText } from '../../../shared/protocol/display-text.ts';
 
 /** Shown at install time and in the Code node's package picker. */
 export const IMPORT_CONSENT =
@@ -19,7 +20,7 @@ export const NEEDS_TRUST_CONSENT =
 /** The explicit confirmation before scripts run. */
 export function trustConfirmation(name: string, version: string, scriptCount: number): string {
   const scripts = scriptCount === 0 ? 'no install scripts' : scriptCount === 1 ? 'the install script listed above' : `the ${scriptCount} install scripts listed above`;
-  return `Trust ${name}@${version} and run ${scripts} on this computer, against the files already installed? Its host code may then run with your user's permissions.`;
+  return `Trust ${displayText(name)}@${displayText(version)} and run ${scripts} on this computer, against the files already installed? Its host code may then run with your user's permissions.`;
 }
 
 export const SKILL_UNTRUSTED_BANNER =

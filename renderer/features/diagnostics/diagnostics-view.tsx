@@ -6,6 +6,7 @@ import { Chip } from '../../ui/chip.tsx';
 import { FailureText } from '../../ui/failure-text.tsx';
 import { ModuleRows } from '../package-manager/module-rows.tsx';
 import type { ReconcileSummary } from '../../../shared/contract/schemas.ts';
+import { displayText } from '../../../shared/protocol/display-text.ts';
 
 export function DiagnosticsView() {
   const diagnostics = useContractQuery('catalog.diagnostics', {});
@@ -29,13 +30,13 @@ export function DiagnosticsView() {
             <article key={row.name} className="card" aria-label={`Diagnostics of ${row.name}`}>
               <header className="card-head">
                 <h3>
-                  {row.name} <span className="version">{row.version}</span>
+                  {displayText(row.name)} <span className="version">{displayText(row.version)}</span>
                 </h3>
                 <Chip tone={row.status === 'ok' ? 'good' : 'bad'}>{row.status}</Chip>
               </header>
               {row.status !== 'ok' && (
                 <p className="failure">
-                  {row.reason} {row.code && <code className="code-tag">{row.code}</code>}
+                  {displayText(row.reason ?? '')} {row.code && <code className="code-tag">{row.code}</code>}
                 </p>
               )}
               <ModuleRows modules={row.modules} />
@@ -43,7 +44,7 @@ export function DiagnosticsView() {
                 <ul className="issues" aria-label="Warnings">
                   {row.warnings.map((w, i) => (
                     <li key={i} className="issue-warning">
-                      <code className="code-tag">{w.code}</code> {w.message}
+                      <code className="code-tag">{w.code}</code> {displayText(w.message)}
                     </li>
                   ))}
                 </ul>
@@ -81,8 +82,8 @@ export function DiagnosticsView() {
             <tbody>
               {ledger.data.packs.map((p) => (
                 <tr key={p.name}>
-                  <td>{p.name}</td>
-                  <td>{p.version}</td>
+                  <td>{displayText(p.name)}</td>
+                  <td>{displayText(p.version)}</td>
                   <td>{p.installMode}</td>
                   <td>{p.status}</td>
                   <td>{p.sourceLabel}</td>
@@ -103,7 +104,7 @@ function ReconcileReport({ report }: { report: ReconcileSummary | null }) {
   if (!report.ok) {
     return (
       <p className="failure">
-        Reconcile could not run: {report.message} <code className="code-tag">{report.code}</code>
+        Reconcile could not run: {displayText(report.message)} <code className="code-tag">{report.code}</code>
       </p>
     );
   }
@@ -112,12 +113,12 @@ function ReconcileReport({ report }: { report: ReconcileSummary | null }) {
     <ul className="issues" aria-label="Reconcile results">
       {report.fixed.map((line, i) => (
         <li key={`f${i}`}>
-          <Chip tone="good">fixed</Chip> {line}
+          <Chip tone="good">fixed</Chip> {displayText(line)}
         </li>
       ))}
       {report.missing.map((line, i) => (
         <li key={`m${i}`} className="issue-warning">
-          <Chip tone="bad">missing</Chip> {line}
+          <Chip tone="bad">missing</Chip> {displayText(line)}
         </li>
       ))}
     </ul>

@@ -7,6 +7,7 @@ import { newOperationId, useContractMutation } from '../../api/use-contract-muta
 import { Chip } from '../../ui/chip.tsx';
 import { FailureText } from '../../ui/failure-text.tsx';
 import { useUiStore } from '../../state/ui-store.ts';
+import { displayText } from '../../../shared/protocol/display-text.ts';
 
 export function AvailableList() {
   const [term, setTerm] = useState('');
@@ -25,7 +26,7 @@ export function AvailableList() {
       <FailureText error={install.error} prefix="The install failed:" />
       {install.isSuccess && (
         <p role="status" className="ok-text">
-          Installed {install.data.name}@{install.data.version}: {install.data.status === 'active' ? 'active' : 'needs your trust (see Installed)'}.
+          Installed {displayText(install.data.name)}@{displayText(install.data.version)}: {install.data.status === 'active' ? 'active' : 'needs your trust (see Installed)'}.
         </p>
       )}
       {search.isSuccess && search.data.hits.length === 0 && <p className="empty">No pack in the index matches "{deferred}".</p>}
@@ -34,13 +35,13 @@ export function AvailableList() {
           <li key={hit.name} className="card">
             <div className="card-head">
               <h3>
-                {hit.name} <span className="version">{hit.version}</span>
+                {displayText(hit.name)} <span className="version">{displayText(hit.version)}</span>
               </h3>
               <div className="chips">{hit.recommended && <Chip tone="good">recommended</Chip>}</div>
             </div>
-            <p>{hit.description}</p>
+            <p>{displayText(hit.description)}</p>
             <p className="small">
-              Modules: {hit.sandboxModules.map((s) => <code key={s}>{s} </code>)}
+              Modules: {hit.sandboxModules.map((s) => <code key={s}>{displayText(s)} </code>)}
             </p>
             <div className="actions">
               {have.has(hit.name) ? (

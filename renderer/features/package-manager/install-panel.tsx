@@ -12,6 +12,7 @@ import { TrustAction } from '../consent/trust-action.tsx';
 import { progressLine, STAGE_LABEL, type Phase } from './install-progress.ts';
 import { useOperationProgress } from './use-operation-progress.ts';
 import { useUiStore } from '../../state/ui-store.ts';
+import { displayText } from '../../../shared/protocol/display-text.ts';
 
 export function InstallPanel() {
   const [spec, setSpec] = useState('');
@@ -65,7 +66,7 @@ export function InstallPanel() {
             <>
               <p className="ok-text">
                 <strong>
-                  Installed {pack.name}@{pack.version}
+                  Installed {displayText(pack.name)}@{displayText(pack.version)}
                 </strong>{' '}
                 — {pack.installMode}, active{pack.sourceLabel === 'unverified source' ? ', from an unverified source' : ''}.
               </p>
@@ -76,7 +77,7 @@ export function InstallPanel() {
             <>
               <p className="warn-text">
                 <strong>
-                  {pack.name}@{pack.version} needs trust
+                  {displayText(pack.name)}@{displayText(pack.version)} needs trust
                 </strong>{' '}
                 — {pack.installMode}. It is installed but inactive.
               </p>

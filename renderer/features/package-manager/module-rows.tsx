@@ -3,6 +3,7 @@
 
 import type { ModuleSummary } from '../../../shared/contract/schemas.ts';
 import { Chip } from '../../ui/chip.tsx';
+import { displayText } from '../../../shared/protocol/display-text.ts';
 
 export function ModuleRows({ modules, emptyText = 'No sandbox modules (host code only).' }: { modules: readonly ModuleSummary[]; emptyText?: string }) {
   if (modules.length === 0) return <p className="muted">{emptyText}</p>;
@@ -10,12 +11,12 @@ export function ModuleRows({ modules, emptyText = 'No sandbox modules (host code
     <ul className="modules" aria-label="Modules">
       {modules.map((m) => (
         <li key={m.specifier} className={m.status === 'ready' ? 'module' : 'module module-skipped'}>
-          <code className="specifier">{m.specifier}</code> <Chip tone="info">{m.kind}</Chip>{' '}
+          <code className="specifier">{displayText(m.specifier)}</code> <Chip tone="info">{m.kind}</Chip>{' '}
           {m.status === 'ready' ? (
             <Chip tone="good">ready</Chip>
           ) : (
             <>
-              <Chip tone="bad">skipped</Chip> <span className="reason">{m.reason ?? m.code ?? 'no reason given'}</span>
+              <Chip tone="bad">skipped</Chip> <span className="reason">{displayText(m.reason ?? m.code ?? 'no reason given')}</span>
             </>
           )}
         </li>

@@ -10,6 +10,7 @@ import { useUiStore } from '../../state/ui-store.ts';
 import { ModuleRows } from './module-rows.tsx';
 import { UninstallAction } from './uninstall-action.tsx';
 import { UpdateAction } from './update-action.tsx';
+import { displayText } from '../../../shared/protocol/display-text.ts';
 
 const STATUS_LABEL: Record<InstalledPack['status'], string> = { active: 'active', 'needs-trust': 'inactive: needs trust', 'needs-rebuild': 'inactive: needs rebuild' };
 
@@ -20,7 +21,7 @@ export function PackCard({ pack, modules, latest }: { pack: InstalledPack; modul
     <article className="card" aria-labelledby={`pack-${pack.name}`}>
       <header className="card-head">
         <h3 id={`pack-${pack.name}`}>
-          {pack.name} <span className="version">{pack.version}</span>
+          {displayText(pack.name)} <span className="version">{displayText(pack.version)}</span>
         </h3>
         <div className="chips">
           <Chip tone="info" title={INSTALL_MODE_HELP[pack.installMode]}>

@@ -10,6 +10,7 @@ import { newOperationId, useContractMutation } from '../../api/use-contract-muta
 import { Dialog } from '../../ui/dialog.tsx';
 import { FailureText } from '../../ui/failure-text.tsx';
 import { AffectedList } from './affected-list.tsx';
+import { displayText } from '../../../shared/protocol/display-text.ts';
 
 interface DigestChange {
   readonly specifier: string;
@@ -46,14 +47,14 @@ export function UpdateAction({ pack, latest }: { pack: InstalledPack; latest?: s
       {!open && update.isSuccess && (
         <div role="status" className="result">
           <p>
-            Updated {pack.name}: {before[0]?.packVersion ?? 'previous'} → {update.data.version} ({update.data.status === 'active' ? 'active' : 'needs your trust'}).
+            Updated {displayText(pack.name)}: {displayText(before[0]?.packVersion ?? 'previous')} → {displayText(update.data.version)} ({update.data.status === 'active' ? 'active' : 'needs your trust'}).
           </p>
           {!fresh && <p className="muted small">Reading the new module digests…</p>}
           {fresh && update.data.status !== 'active' && <p className="muted small">The new version's modules load once you trust it, so their digests show then.</p>}
           <ul aria-label="Digest changes">
             {changes.map((c) => (
               <li key={c.specifier}>
-                <code>{c.specifier}</code>: {c.before === c.after ? `unchanged (${short(c.after)})` : `${short(c.before)} → ${short(c.after)}`}
+                <code>{displayText(c.specifier)}</code>: {c.before === c.after ? `unchanged (${short(c.after)})` : `${short(c.before)} → ${short(c.after)}`}
               </li>
             ))}
           </ul>
@@ -87,7 +88,7 @@ export function UpdateAction({ pack, latest }: { pack: InstalledPack; latest?: s
           }
         >
           <p>
-            Version: <strong>{pack.version}</strong> → <strong>{target.trim() || 'latest in the registry'}</strong>
+            Version: <strong>{displayText(pack.version)}</strong> → <strong>{target.trim() || 'latest in the registry'}</strong>
           </p>
           <label htmlFor={targetId}>Target version or tag (empty: latest)</label>
           <input id={targetId} value={target} onChange={(e) => setTarget(e.target.value)} placeholder="latest" />
@@ -95,7 +96,7 @@ export function UpdateAction({ pack, latest }: { pack: InstalledPack; latest?: s
           <ul>
             {ownModules.map((m) => (
               <li key={m.specifier}>
-                <code>{m.specifier}</code> {short(m.digest)}
+                <code>{displayText(m.specifier)}</code> {short(m.digest)}
               </li>
             ))}
           </ul>

@@ -4,6 +4,7 @@
 import { useContractQuery } from '../../api/client-context.tsx';
 import { FailureText } from '../../ui/failure-text.tsx';
 import { UpdateAction } from './update-action.tsx';
+import { displayText } from '../../../shared/protocol/display-text.ts';
 
 function newer(a: string, b: string): boolean {
   const pa = a.split(/[.+-]/).map((x) => Number.parseInt(x, 10));
@@ -34,9 +35,9 @@ export function UpdatesList() {
           <li key={pack.name} className="card">
             <div className="card-head">
               <h3>
-                {pack.name} <span className="version">{pack.version}</span>
+                {displayText(pack.name)} <span className="version">{displayText(pack.version)}</span>
               </h3>
-              <span className="small">{latest === undefined ? 'not in the index' : newer(latest, pack.version) ? `${latest} available` : 'up to date with the index'}</span>
+              <span className="small">{latest === undefined ? 'not in the index' : newer(latest, pack.version) ? `${displayText(latest)} available` : 'up to date with the index'}</span>
             </div>
             <div className="actions">
               <UpdateAction pack={pack} latest={latest !== undefined && newer(latest, pack.version) ? latest : undefined} />

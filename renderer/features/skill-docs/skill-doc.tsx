@@ -9,6 +9,7 @@ import rehypeSanitize from 'rehype-sanitize';
 import { useContractQuery } from '../../api/client-context.tsx';
 import { FailureText } from '../../ui/failure-text.tsx';
 import { SKILL_UNTRUSTED_BANNER } from '../consent/consent-text.ts';
+import { displayText } from '../../../shared/protocol/display-text.ts';
 
 const components: Components = {
   a: ({ href, children }) => (
@@ -16,7 +17,7 @@ const components: Components = {
       {children}
     </a>
   ),
-  img: ({ alt }) => <span className="image-placeholder">[image not loaded{alt ? `: ${alt}` : ''}]</span>,
+  img: ({ alt }) => <span className="image-placeholder">[image not loaded{alt ? `: ${displayText(alt)}` : ''}]</span>,
 };
 
 export function SkillDoc({ packName }: { packName: string }) {
@@ -35,11 +36,11 @@ export function SkillDoc({ packName }: { packName: string }) {
         </p>
       )}
       <p className="muted">
-        {doc.data.skillName} — {doc.data.description}
+        {displayText(doc.data.skillName)} — {displayText(doc.data.description)}
       </p>
       <div className="markdown">
         <Markdown rehypePlugins={[rehypeSanitize]} components={components} skipHtml>
-          {doc.data.markdown}
+          {displayText(doc.data.markdown, { multiline: true })}
         </Markdown>
       </div>
     </article>
