@@ -3,12 +3,15 @@
 // bundle through the real sandbox kernel exactly as a Code node would import it, with no grants
 // at all: the kernel's hardening prelude (no eval, no Function constructors, no timers), its
 // 64 MB / 512 KB limits, its deadline interrupt and its capped console; every capability call
-// is refused. Importing executes the module's top level; nothing else of it is called.
+// is refused. Importing executes the module's top level; nothing else of it is called. Each probe
+// runs on an engine instance of its own (shared/sandbox/engine-supply.ts): one pack's top level
+// must not read what another pack's source or top level left in a reused engine's memory.
 
 import { parentPort } from 'node:worker_threads';
 import { NO_GRANTS } from '../../shared/protocol/run.ts';
-import { loadQuickJsNg } from '../../shared/sandbox/engine.ts';
+import { EngineSupply } from '../../shared/sandbox/engine-supply.ts';
 import { runKernel } from '../../shared/sandbox/kernel.ts';
+import { compileEngineWasm } from '../runtime/sandbox/engine-wasm.ts';
 import { ProbeRequestSchema, type ProbeResponse } from './probe-protocol.ts';
 
 const PROBE_SPECIFIER = 'sandbox-probe:module';
@@ -16,13 +19,14 @@ const PROBE_MODULE_ID = 'sandbox-probe';
 /** Kernel failure codes that may be this machine's load rather than the module: never cached. */
 const TRANSIENT = new Set(['timeout', 'sandbox-crashed']);
 
-const enginePromise = loadQuickJsNg();
+const engines = new EngineSupply(compileEngineWasm);
 
 async function probe(raw: unknown): Promise<ProbeResponse> {
   const parsed = ProbeRequestSchema.safeParse(raw);
   if (!parsed.success) return { ok: false, error: 'probe request invalid', transient: true };
   const req = parsed.data;
-  const engine = await enginePromise;
+  // Taken before the clock starts: making an engine is not the module's time.
+  const { engine } = await engines.take();
   const started = performance.now();
   const { result } = await runKernel(
     {
@@ -41,6 +45,7 @@ async function probe(raw: unknown): Promise<ProbeResponse> {
       hostCall: async (_kind, name) => ({ ok: false, code: 'capability-denied', message: `${name} is not available while a package is being admitted` }),
     },
   );
+  void engines.prepare();
   const outputBytes = result.logs.reduce((n, log) => n + log.text.length, 0);
   if (!result.ok) return { ok: false, error: result.message, ...(TRANSIENT.has(result.code) ? { transient: true } : {}) };
   const exportsList = Array.isArray(result.value) ? result.value.map(String) : [];
@@ -48,7 +53,7 @@ async function probe(raw: unknown): Promise<ProbeResponse> {
 }
 
 // Booting (tsx, the engine's WASM) is not part of the module's deadline: say when we are ready.
-enginePromise.then(
+engines.prepare().then(
   () => parentPort?.postMessage({ ready: true }),
   (error: unknown) => parentPort?.postMessage({ ok: false, error: `probe engine failed to load: ${(error as Error).message}`, transient: true } satisfies ProbeResponse),
 );

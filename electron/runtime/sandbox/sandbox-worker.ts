@@ -1,25 +1,32 @@
 // Entry of one sandbox worker thread. It compiles quickjs-ng once, then runs one invocation at a
-// time with the shared kernel. Capability calls are forwarded to the main thread, which owns the
-// handlers; WASM calls of a run that comes with a plan are answered here, by the run's dispatcher
-// over this worker's own WASM lanes (wasm-plan.ts), and otherwise forwarded too. Workers exist because a guest's deep recursion on the main thread overflows
-// the host stack (measured): here the stack is sized by `resourceLimits.stackSizeMb`.
+// time with the shared kernel, each on an engine instance of its own that the worker prepared
+// while idle (shared/sandbox/engine-supply.ts: a reused engine let a run read the previous run's
+// memory). Capability calls are forwarded to the main thread, which owns the handlers; WASM calls
+// of a run that comes with a plan are answered here, by the run's dispatcher over this worker's
+// own WASM lanes (wasm-plan.ts), and otherwise forwarded too. Workers exist because a guest's deep
+// recursion on the main thread overflows the host stack (measured): here the stack is sized by
+// `resourceLimits.stackSizeMb`.
 //
 // Bundling: the pool starts this file by URL relative to the pool module (see sandbox-pool.ts);
 // a bundler must emit it as its own entry and the pool's `workerEntry` option points at it.
 
 import { parentPort, workerData } from 'node:worker_threads';
-import { loadQuickJsNg } from '../../../shared/sandbox/engine.ts';
+import { EngineSupply } from '../../../shared/sandbox/engine-supply.ts';
 import { runKernel } from '../../../shared/sandbox/kernel.ts';
-import type { HostCallResult } from '../../../shared/protocol/run.ts';
+import { emptyReceipt, type HostCallResult, type KernelRunRequest } from '../../../shared/protocol/run.ts';
 import { parseToWorker, SandboxWorkerDataSchema, type FromWorker } from './messages.ts';
+import type { WasmDispatcher } from '../../../shared/sandbox/wasm-dispatcher.ts';
 import { WasmLanes } from '../wasm/wasm-plan.ts';
+import { compileEngineWasm } from './engine-wasm.ts';
 
 const port = parentPort;
 if (!port) throw new Error('sandbox-worker.ts must run as a worker thread');
 
 const data = SandboxWorkerDataSchema.safeParse(workerData);
 const lanes = new WasmLanes(data.success ? data.data.wasmLanes : undefined);
-const engine = await loadQuickJsNg();
+const engines = new EngineSupply(compileEngineWasm);
+// A worker whose engine cannot load fails here, before `ready`: the pool counts it as a boot failure.
+await engines.prepare();
 const waiting = new Map<number, (result: HostCallResult) => void>();
 let nextCallId = 1;
 
@@ -49,9 +56,22 @@ port.on('message', (raw: unknown) => {
     resolve?.(message.result as HostCallResult);
     return;
   }
-  const { runId, request } = message;
   const dispatcher = message.wasm ? lanes.dispatcherFor(message.wasm) : undefined;
-  void runKernel(request, {
+  void runOnce(message.runId, message.request, dispatcher);
+});
+
+async function runOnce(runId: number, request: KernelRunRequest, dispatcher: WasmDispatcher | undefined): Promise<void> {
+  let engine;
+  try {
+    ({ engine } = await engines.take());
+  } catch (error) {
+    dispatcher?.close();
+    const message = `The sandbox engine could not start: ${error instanceof Error ? error.message : String(error)}`;
+    // Unhealthy: the pool replaces this thread, whose next engine may fail the same way.
+    post({ type: 'done', runId, result: { ok: false, code: 'sandbox-crashed', message, logs: [], receipt: emptyReceipt() }, healthy: false });
+    return;
+  }
+  const outcome = await runKernel(request, {
     engine,
     now: () => performance.now(),
     // Streamed as kept: if the pool's watchdog must terminate this thread, main has the logs so far.
@@ -66,13 +86,15 @@ port.on('message', (raw: unknown) => {
     },
     // Nothing but WASM in flight: wait for a lane's reply on a futex rather than an event-loop turn.
     block: (ms) => waiting.size === 0 && lanes.busy && lanes.block(ms),
-  }).then((outcome) => {
-    // Calls still running on a lane are stopped (their lane is replaced) before the next run, and
-    // main-thread calls still unanswered are forgotten (their answers would find no run).
-    dispatcher?.close();
-    waiting.clear();
-    post({ type: 'done', runId, result: outcome.result, healthy: outcome.healthy });
   });
-});
+  // Calls still running on a lane are stopped (their lane is replaced) before the next run, and
+  // main-thread calls still unanswered are forgotten (their answers would find no run).
+  dispatcher?.close();
+  waiting.clear();
+  // The engine served this run only and is dropped here, whatever state the kernel left it in
+  // (`outcome.healthy` false): the thread itself is sound, so it is not replaced for that.
+  post({ type: 'done', runId, result: outcome.result, healthy: true });
+  void engines.prepare();
+}
 
 post({ type: 'ready' });

@@ -1,0 +1,68 @@
+// The engine supply hands every run an engine no other run has touched: checked on the engines'
+// linear memory itself, not only through what a guest can reach (run-isolation.test.ts). A run
+// leaves its inputs all over its engine's memory — the reused-engine design handed exactly that
+// memory to the next run — and the next engine from the supply holds none of it. The supply
+// compiles the engine binary once (the registered asset, as the packaged app finds it) and makes
+// instances from that module.
+import { describe, expect, it } from 'vitest';
+import { NO_GRANTS, type KernelRunRequest } from '../../../shared/protocol/run.ts';
+import { ENGINE_BASE_PAGES } from '../../../shared/sandbox/engine.ts';
+import { EngineSupply } from '../../../shared/sandbox/engine-supply.ts';
+import { isolationSecret, PLANT_CODE } from '../../../shared/sandbox/isolation-probe.ts';
+import { runKernel } from '../../../shared/sandbox/kernel.ts';
+import { compileEngineWasm } from './engine-wasm.ts';
+
+function occurrences(memory: WebAssembly.Memory, text: string): number {
+  const bytes = Buffer.from(memory.buffer);
+  const needle = Buffer.from(text);
+  let count = 0;
+  for (let at = bytes.indexOf(needle); at >= 0; at = bytes.indexOf(needle, at + 1)) count++;
+  return count;
+}
+
+const powers = { now: () => performance.now(), hostCall: async () => ({ ok: false as const, code: 'capability-denied', message: 'none' }) };
+
+describe('EngineSupply', () => {
+  it('hands the next run an engine whose memory holds nothing of the previous run', async () => {
+    let compiles = 0;
+    const supply = new EngineSupply(() => {
+      compiles++;
+      return compileEngineWasm();
+    });
+    await supply.prepare();
+    const first = await supply.take();
+    const secret = isolationSecret();
+    const request: KernelRunRequest = { code: PLANT_CODE, entries: {}, modules: {}, inputs: { apiKey: secret }, grants: NO_GRANTS, timeoutMs: 20_000 };
+    const outcome = await runKernel(request, { ...powers, engine: first.engine });
+    expect(outcome.result).toMatchObject({ ok: true, value: 509 });
+    // What a reused engine would have carried into the next run: the secret, many times over.
+    expect(occurrences(first.memory, secret)).toBeGreaterThan(1000);
+
+    await supply.prepare();
+    const second = await supply.take();
+    expect(second.engine).not.toBe(first.engine);
+    expect(second.memory).not.toBe(first.memory);
+    expect(second.memory.buffer.byteLength).toBe(ENGINE_BASE_PAGES * 64 * 1024);
+    expect(occurrences(second.memory, secret)).toBe(0);
+    const after = await runKernel({ ...request, code: 'return typeof apiKey;', inputs: {} }, { ...powers, engine: second.engine });
+    expect(after.result).toMatchObject({ ok: true, value: 'undefined' });
+    expect(occurrences(second.memory, secret)).toBe(0);
+    expect(compiles).toBe(1);
+  }, 60_000);
+
+  it('makes an engine on demand when none was prepared, and never hands one out twice', async () => {
+    const supply = new EngineSupply(compileEngineWasm);
+    const engines = await Promise.all([supply.take(), supply.take()]);
+    await supply.prepare();
+    const prepared = await supply.take();
+    expect(new Set([...engines, prepared].map((e) => e.engine)).size).toBe(3);
+    expect(new Set([...engines, prepared].map((e) => e.memory)).size).toBe(3);
+  });
+
+  it('reports a binary that cannot be compiled from prepare() and take(), and keeps no engine', async () => {
+    const supply = new EngineSupply(() => WebAssembly.compile(new Uint8Array([0, 1, 2, 3])));
+    await expect(supply.prepare()).rejects.toThrow(WebAssembly.CompileError);
+    await expect(supply.take()).rejects.toThrow(WebAssembly.CompileError);
+    await expect(supply.take()).rejects.toThrow(WebAssembly.CompileError);
+  });
+});

@@ -1,0 +1,12 @@
+// Where a Node thread (a sandbox worker, the admission probe) gets the quickjs-ng binary it
+// compiles once: the registered asset, which the packaged app stages next to its bundles and a
+// dev checkout finds inside the variant package (electron/platform/assets.ts). Instances are then
+// made from the compiled module per run (shared/sandbox/engine-supply.ts).
+
+import { readFile } from 'node:fs/promises';
+import { assetPath } from '../../platform/assets.ts';
+import { compileQuickJsNg } from '../../../shared/sandbox/engine.ts';
+
+export async function compileEngineWasm(): Promise<WebAssembly.Module> {
+  return compileQuickJsNg(await readFile(assetPath('quickjs-ng-wasm')));
+}
