@@ -1,33 +1,85 @@
 // Entry of the browser kernel worker (a module Web Worker): the shared kernel with browser powers.
-// It compiles quickjs-ng once from the WASM URL the page gives it (an asset of the web host),
-// with the same bounded linear memory as the Node worker, then runs one invocation at a time;
-// capability and WASM calls go to the page, which owns the handlers and the WASM pool.
+// It compiles quickjs-ng once from the WASM URL the page gives it (an asset of the web host), then
+// runs one invocation at a time, each on an engine instance of its own with the same bounded linear
+// memory as the Node worker, prepared while the worker is idle (shared/sandbox/engine-supply.ts: a
+// reused engine let a run read the previous run's memory). Capability and WASM calls go to the
+// page, which owns the handlers and the WASM pool.
 
-import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core';
-import variant from '@jitl/quickjs-ng-wasmfile-release-sync';
-import { ENGINE_BASE_PAGES, ENGINE_MAX_PAGES } from '../../shared/sandbox/engine.ts';
+import { compileQuickJsNg } from '../../shared/sandbox/engine.ts';
+import { EngineSupply } from '../../shared/sandbox/engine-supply.ts';
 import { runKernel } from '../../shared/sandbox/kernel.ts';
-import type { HostCallResult } from '../../shared/protocol/run.ts';
+import { emptyReceipt, type HostCallResult, type KernelRunRequest } from '../../shared/protocol/run.ts';
 import { ToKernelWorkerSchema, type FromKernelWorker } from './worker-messages.ts';
 
 /** The worker global as this file uses it (the DOM lib types `self` as a window). */
 const scope = self as unknown as { postMessage(message: unknown): void; onmessage: ((event: MessageEvent) => void) | null };
-let engine: QuickJSWASMModule | undefined;
+let engines: EngineSupply | undefined;
+let ready = false;
 const waiting = new Map<number, (result: HostCallResult) => void>();
 let nextCallId = 1;
 
+/** Post to the page. A message that cannot be cloned becomes a tagged failure at once, never silence. */
 function post(message: FromKernelWorker): void {
-  scope.postMessage(message);
+  try {
+    scope.postMessage(message);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    if (message.type === 'done') {
+      const { logs, receipt } = message.result;
+      scope.postMessage({ ...message, result: { ok: false, code: 'result-invalid', message: `The code's result could not be passed out of the sandbox (${why}).`, logs, receipt } } satisfies FromKernelWorker);
+    } else if (message.type === 'host-call') {
+      const resolve = waiting.get(message.callId);
+      waiting.delete(message.callId);
+      resolve?.({ ok: false, code: 'invalid-data', message: `The arguments of ${message.name} could not be passed to the page (${why}).` });
+    } else throw error;
+  }
+}
+
+async function compileFrom(url: string): Promise<WebAssembly.Module> {
+  const response = await fetch(url, { credentials: 'same-origin' });
+  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+  return compileQuickJsNg(await response.arrayBuffer());
 }
 
 async function boot(engineWasmUrl: string): Promise<void> {
+  const supply = new EngineSupply(() => compileFrom(engineWasmUrl));
+  engines = supply;
   try {
-    const wasmMemory = new WebAssembly.Memory({ initial: ENGINE_BASE_PAGES, maximum: ENGINE_MAX_PAGES });
-    engine = await newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmLocation: engineWasmUrl, wasmMemory }));
+    await supply.prepare();
+    ready = true;
     post({ type: 'ready' });
   } catch (error) {
     post({ type: 'boot-failed', message: error instanceof Error ? error.message : String(error) });
   }
+}
+
+async function runOnce(supply: EngineSupply, runId: number, request: KernelRunRequest): Promise<void> {
+  let engine;
+  try {
+    ({ engine } = await supply.take());
+  } catch (error) {
+    const message = `The sandbox engine could not start: ${error instanceof Error ? error.message : String(error)}`;
+    // Unhealthy: the page replaces this worker, whose next engine may fail the same way.
+    post({ type: 'done', runId, result: { ok: false, code: 'sandbox-crashed', message, logs: [], receipt: emptyReceipt() }, healthy: false });
+    return;
+  }
+  const outcome = await runKernel(request, {
+    engine,
+    now: () => performance.now(),
+    // Streamed as kept: if the page's watchdog must terminate this worker, the page has the logs so far.
+    onLog: (entry) => post({ type: 'log', runId, entry }),
+    hostCall: (kind, name, args) =>
+      new Promise<HostCallResult>((resolve) => {
+        const callId = nextCallId++;
+        waiting.set(callId, resolve);
+        post({ type: 'host-call', runId, callId, kind, name, args: [...args] });
+      }),
+  });
+  waiting.clear();
+  // The engine served this run only and is dropped here, whatever state the kernel left it in
+  // (`outcome.healthy` false after a host stack overflow): the worker itself is sound.
+  post({ type: 'done', runId, result: outcome.result, healthy: true });
+  void supply.prepare();
 }
 
 scope.onmessage = (event: MessageEvent) => {
@@ -35,7 +87,7 @@ scope.onmessage = (event: MessageEvent) => {
   if (!parsed.success) return;
   const message = parsed.data;
   if (message.type === 'init') {
-    if (!engine) void boot(message.engineWasmUrl);
+    if (!engines) void boot(message.engineWasmUrl);
     return;
   }
   if (message.type === 'host-result') {
@@ -44,16 +96,6 @@ scope.onmessage = (event: MessageEvent) => {
     resolve?.(message.result as HostCallResult);
     return;
   }
-  if (!engine) return;
-  const { runId, request } = message;
-  void runKernel(request, {
-    engine,
-    now: () => performance.now(),
-    hostCall: (kind, name, args) =>
-      new Promise<HostCallResult>((resolve) => {
-        const callId = nextCallId++;
-        waiting.set(callId, resolve);
-        post({ type: 'host-call', runId, callId, kind, name, args: [...args] });
-      }),
-  }).then((outcome) => post({ type: 'done', runId, result: outcome.result, healthy: outcome.healthy }));
+  if (!engines || !ready) return;
+  void runOnce(engines, message.runId, message.request);
 };

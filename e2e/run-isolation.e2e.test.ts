@@ -1,0 +1,105 @@
+// No run can observe a byte another run left behind — in the browser runner too. Debian Chromium
+// opens the parity page from the real web host; its one kernel Web Worker runs run A (a secret in
+// its inputs, spread over the engine's heap) and then run B, which asks every guest primitive
+// that hands out fresh memory for its bytes (shared/sandbox/isolation-probe.ts). The worker gives
+// each run an engine instance of its own; 150 runs that each take 8 MB then show that discarded
+// instances are collected (the worker is never replaced and no run fails to get an engine).
+
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from 'vite';
+import type { Browser, Page } from 'playwright-core';
+import { createAppServices, type AppServices } from '../electron/services/app-services.ts';
+import { startWebHost, type WebHost } from '../electron/server/web-host.ts';
+import { tempDir, type TempDir } from '../electron/server/test-support.ts';
+import type { RunResult } from '../shared/protocol/run.ts';
+import type { FixtureFile } from '../shared/sandbox/kernel-fixture.ts';
+import { isolationSecret, mayBeDirty, PLANT_CODE, SCAN_CODE, scanInputs, type ScanEntry } from '../shared/sandbox/isolation-probe.ts';
+import { fixtureDelivery } from './parity-catalog.ts';
+import { launchChromium, REPO_ROOT, watchProblems } from './support.ts';
+
+const PARITY_BUILD = path.join(REPO_ROOT, 'out/parity');
+
+let data: TempDir;
+let services: AppServices;
+let browser: Browser;
+let host: WebHost;
+let page: Page;
+let problems: string[];
+
+interface PageApi {
+  runCase(fixture: unknown, caseName: string, entries: unknown): Promise<RunResult>;
+  runCode(code: string, entries: unknown, timeoutMs?: number): Promise<RunResult>;
+  stats(): { kernelWorkersStarted: number };
+}
+
+function runCase(fixture: FixtureFile, caseName: string): Promise<RunResult> {
+  return page.evaluate(({ fixture, caseName }) => (window as unknown as { sandboxParity: PageApi }).sandboxParity.runCase(fixture, caseName, {}), { fixture, caseName });
+}
+
+function kernelWorkersStarted(): Promise<number> {
+  return page.evaluate(() => (window as unknown as { sandboxParity: PageApi }).sandboxParity.stats().kernelWorkersStarted);
+}
+
+beforeAll(async () => {
+  await build({ configFile: path.join(REPO_ROOT, 'renderer/runner/parity/vite.config.ts'), logLevel: 'warn' });
+  data = await tempDir('run-isolation-data');
+  const created = await createAppServices({ dataDir: data.path });
+  if (!created.ok) throw new Error(created.message);
+  services = created.value;
+  browser = await launchChromium();
+  host = await startWebHost({ dispatcher: services.dispatcher, events: services.events, catalog: fixtureDelivery(new Map()).catalog, staticDir: PARITY_BUILD, port: 0 });
+  page = await browser.newPage();
+  problems = watchProblems(page);
+  await page.goto(host.url);
+  await page.waitForFunction(() => document.getElementById('status')?.textContent === 'ready');
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await host?.close();
+  await services?.dispose();
+  await data?.remove();
+});
+
+describe('run isolation in the browser runner (Chromium)', () => {
+  it('gives run B no byte of the secret run A held, from any primitive that hands out fresh memory', async () => {
+    const secret = isolationSecret();
+    const fixture: FixtureFile = {
+      description: 'run isolation',
+      entries: {},
+      modules: {},
+      cases: [
+        { name: 'plant', why: 'run A holds the secret', code: PLANT_CODE, inputs: { apiKey: secret }, timeoutMs: 30_000, expect: { ok: true, value: 509 } },
+        { name: 'scan', why: 'run B looks for it', code: SCAN_CODE, inputs: scanInputs(secret), timeoutMs: 30_000, expect: { ok: true, value: null } },
+      ],
+    };
+    const before = await kernelWorkersStarted();
+    expect(await runCase(fixture, 'plant')).toMatchObject({ ok: true, value: 509 });
+    const scanned = await runCase(fixture, 'scan');
+    expect(scanned).toMatchObject({ ok: true });
+    if (!scanned.ok) return;
+    const entries = Object.entries(scanned.value as Record<string, ScanEntry>);
+    expect(entries.length).toBeGreaterThanOrEqual(29);
+    const expected = Object.fromEntries(entries.map(([name]) => [name, { secret: false, dirty: mayBeDirty(name) ? expect.any(Boolean) : false }]));
+    expect(Object.fromEntries(entries)).toEqual(expected);
+    // Both runs on the same worker: isolation came from fresh engines, not from a new worker.
+    expect(await kernelWorkersStarted()).toBe(before);
+  });
+
+  it('runs 150 invocations of 8 MB each on one worker: discarded engines are collected', async () => {
+    const before = await kernelWorkersStarted();
+    const outcome = await page.evaluate(async () => {
+      const api = (window as unknown as { sandboxParity: PageApi }).sandboxParity;
+      const failures: string[] = [];
+      for (let i = 0; i < 150; i++) {
+        const result = await api.runCode('const keep = new Uint8Array(8 << 20); keep[1] = 1; return keep.length;', {});
+        if (!result.ok || result.value !== 8 << 20) failures.push(JSON.stringify(result.ok ? result.value : [result.code, result.message]));
+      }
+      return failures;
+    });
+    expect(outcome).toEqual([]);
+    expect(await kernelWorkersStarted()).toBe(before);
+    expect(problems).toEqual([]);
+  });
+});
