@@ -43,7 +43,7 @@ const allowScriptsOf = (root: string) => (JSON.parse(readFileSync(path.join(root
 
 beforeAll(async () => {
   registry = await startRegistry({ uplink: false });
-  for (const dir of ['script-dep-1.0.0', 'register-pack-1.0.0']) await registry.publish(fixture(dir));
+  for (const dir of ['script-dep-1.0.0', 'register-pack-1.0.0', 'sandbox-marker-1.0.0']) await registry.publish(fixture(dir));
   // The tarball pack is never published: it exists only as a local .tgz.
   packDir = mkdtempSync(path.join(os.tmpdir(), 'sp-policy-tgz-'));
   const packed = await runNpm(['pack', fixture('register-tarball-1.0.0'), '--pack-destination', packDir, '--ignore-scripts'], { cwd: packDir });
@@ -99,6 +99,22 @@ describe('trust of packs that did not come from the registry', () => {
     expect(has(root, PACK_MARKER)).toBe(true);
     expect(allowScriptsOf(root)).toEqual({ [`file:${tgz}`]: true, '@sp-fixture/register-pack@1.0.0': true, '@sp-fixture/script-dep@1.0.0': true });
     expect(await activePackNames(root)).toEqual(new Set(['@sp-fixture/register-pack', PACK]));
+  });
+});
+
+describe('a sandbox-only pack with install scripts (what the README says)', () => {
+  it('installs active; its scripts never run, and trust and rebuild run nothing for it', async () => {
+    const root = newRoot();
+    const installer = createInstaller({ root, registry: registry.url });
+    const installed = await installer.install('@sp-fixture/sandbox-marker');
+    expect(installed).toMatchObject({ ok: true, value: { installMode: 'sandbox-only', status: 'active' } });
+    expect(installed.ok && installed.value.scripts.map((s) => s.event)).toEqual(['preinstall', 'install', 'postinstall']);
+    expect(await installer.trust('@sp-fixture/sandbox-marker')).toMatchObject({ ok: true, value: { status: 'active', scriptsRun: [], note: 'Sandbox-only packs run no host code and no install scripts; it is active already.' } });
+    expect(await installer.rebuild('@sp-fixture/sandbox-marker')).toMatchObject({ ok: true, value: { scriptsRun: [], note: 'Sandbox-only packs never run install scripts.' } });
+    expect(has(root, 'node_modules/@sp-fixture/sandbox-marker/MARKER-@sp-fixture__sandbox-marker-postinstall')).toBe(false);
+    expect(has(root, 'MARKER-@sp-fixture__sandbox-marker-preinstall')).toBe(false);
+    expect(allowScriptsOf(root)).toEqual({ '@sp-fixture/sandbox-marker@1.0.0': false });
+    expect(await activePackNames(root)).toEqual(new Set(['@sp-fixture/sandbox-marker']));
   });
 });
 
