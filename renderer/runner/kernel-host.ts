@@ -4,9 +4,11 @@
 // guest bytecode at its deadline; native work inside one engine call cannot be interrupted, so the
 // worker is terminated at deadline + grace and a fresh one takes its place — the same rule as the
 // Node pool (electron/runtime/sandbox/sandbox-pool.ts). A worker that crashes or reports an
-// unhealthy engine is replaced the same way.
+// unhealthy engine is replaced the same way. As in the Node pool, the worker streams the console
+// entries a run keeps, so a run the watchdog or a crash ends still answers with its logs so far,
+// and a worker message the page cannot read ends the run at once with a tagged failure.
 
-import { emptyReceipt, type HostCallResult, type KernelRunRequest, type RunResult } from '../../shared/protocol/run.ts';
+import { emptyReceipt, type HostCallResult, type KernelRunRequest, type RunLog, type RunResult } from '../../shared/protocol/run.ts';
 import { timeoutMessage } from '../../shared/sandbox/kernel.ts';
 import { FromKernelWorkerSchema, type ToKernelWorker, type WorkerLike } from './worker-messages.ts';
 
@@ -31,6 +33,8 @@ interface Job {
   readonly ports: KernelHostPorts;
   readonly resolve: (result: RunResult) => void;
   readonly started: number;
+  /** Console entries streamed by the worker so far: what a run ended on this side answers with. */
+  readonly logs: RunLog[];
 }
 
 /** A host used after close(): a bug in its owner. */
@@ -63,9 +67,9 @@ export class KernelHost {
 
   run(request: KernelRunRequest, ports: KernelHostPorts): Promise<RunResult> {
     if (this.#closed) throw new KernelHostClosedError('the browser kernel host is closed');
-    if (this.#broken) return Promise.resolve(crashed(this.#broken, 0));
+    if (this.#broken) return Promise.resolve(crashed(this.#broken));
     return new Promise<RunResult>((resolve) => {
-      this.#queue.push({ runId: this.#nextRunId++, request, ports, resolve, started: performance.now() });
+      this.#queue.push({ runId: this.#nextRunId++, request, ports, resolve, started: performance.now(), logs: [] });
       this.#pump();
     });
   }
@@ -77,7 +81,7 @@ export class KernelHost {
     const pending = [...(this.#job ? [this.#job] : []), ...this.#queue.splice(0)];
     this.#job = undefined;
     this.#retire();
-    for (const job of pending) job.resolve(crashed('The page closed the sandbox before the code finished.', performance.now() - job.started));
+    for (const job of pending) job.resolve(crashed('The page closed the sandbox before the code finished.', job));
   }
 
   #spawn(): void {
@@ -90,6 +94,8 @@ export class KernelHost {
       event.preventDefault?.();
       this.#onCrash(worker, `the sandbox worker failed: ${event.message || 'unknown error'}`);
     };
+    // Which message was lost is unknowable, and the worker may still be running the job: it goes.
+    worker.onmessageerror = () => this.#onCrash(worker, 'the sandbox worker sent a message the page could not read, for example a value nested too deeply');
     const init: ToKernelWorker = { type: 'init', engineWasmUrl: this.#options.engineWasmUrl };
     worker.postMessage(init);
   }
@@ -107,6 +113,10 @@ export class KernelHost {
     if (message.type === 'boot-failed') return this.#onCrash(worker, `the sandbox engine could not start: ${message.message}`);
     const job = this.#job;
     if (!job || message.runId !== job.runId) return;
+    if (message.type === 'log') {
+      job.logs.push(message.entry);
+      return;
+    }
     if (message.type === 'host-call') {
       const answer = message.kind === 'wasm' ? job.ports.wasm(message.name, message.args[0], message.args[1]) : job.ports.capability(message.name, message.args);
       void answer
@@ -114,7 +124,12 @@ export class KernelHost {
         .then((result) => {
           if (this.#job !== job || this.#worker !== worker) return;
           const reply: ToKernelWorker = { type: 'host-result', runId: job.runId, callId: message.callId, result };
-          worker.postMessage(reply);
+          try {
+            worker.postMessage(reply);
+          } catch (error) {
+            const why = error instanceof Error ? error.message : String(error);
+            worker.postMessage({ ...reply, result: { ok: false, code: 'invalid-data', message: `The page's answer could not be passed into the sandbox (${why}).` } } satisfies ToKernelWorker);
+          }
         });
       return;
     }
@@ -127,11 +142,11 @@ export class KernelHost {
     if (worker !== this.#worker) return;
     if (!this.#ready) this.#bootFailures++;
     const job = this.#job;
-    if (job) this.#finish(job, crashed(`The sandbox stopped unexpectedly (${why}); a fresh sandbox took its place.`, performance.now() - job.started));
+    if (job) this.#finish(job, crashed(`The sandbox stopped unexpectedly (${why}); a fresh sandbox took its place.`, job));
     if (this.#bootFailures >= MAX_BOOT_FAILURES) {
       this.#broken = `The sandbox cannot start in this window: ${why}`;
       this.#retire();
-      for (const queued of this.#queue.splice(0)) queued.resolve(crashed(this.#broken, 0));
+      for (const queued of this.#queue.splice(0)) queued.resolve(crashed(this.#broken, queued));
       return;
     }
     this.#replace();
@@ -145,10 +160,18 @@ export class KernelHost {
     this.#job = job;
     const worker = this.#worker;
     const message: ToKernelWorker = { type: 'run', runId: job.runId, request: job.request };
-    worker.postMessage(message);
+    try {
+      worker.postMessage(message);
+    } catch (error) {
+      // Nothing reached the worker: it stays free for the next run.
+      this.#job = undefined;
+      job.resolve({ ok: false, code: 'invalid-data', message: `The run could not be passed to the sandbox worker: ${error instanceof Error ? error.message : String(error)}.`, logs: [], receipt: { ...emptyReceipt(), wallMs: performance.now() - job.started } });
+      queueMicrotask(() => this.#pump());
+      return;
+    }
     this.#watchdog = setTimeout(() => {
       if (this.#job !== job) return;
-      this.#finish(job, { ok: false, code: 'timeout', message: timeoutMessage(job.request.timeoutMs), logs: [], receipt: { ...emptyReceipt(), wallMs: performance.now() - job.started } });
+      this.#finish(job, { ok: false, code: 'timeout', message: timeoutMessage(job.request.timeoutMs), logs: [...job.logs], receipt: { ...emptyReceipt(), wallMs: performance.now() - job.started } });
       this.#replace();
       this.#pump();
     }, job.request.timeoutMs + this.#graceMs);
@@ -175,11 +198,13 @@ export class KernelHost {
     if (worker) {
       worker.onmessage = null;
       worker.onerror = null;
+      worker.onmessageerror = null;
       worker.terminate();
     }
   }
 }
 
-function crashed(message: string, wallMs: number): RunResult {
-  return { ok: false, code: 'sandbox-crashed', message, logs: [], receipt: { ...emptyReceipt(), wallMs } };
+/** A run this side ends as `sandbox-crashed`, with the logs its worker streamed so far. */
+function crashed(message: string, job?: Job): RunResult {
+  return { ok: false, code: 'sandbox-crashed', message, logs: job ? [...job.logs] : [], receipt: { ...emptyReceipt(), wallMs: job ? performance.now() - job.started : 0 } };
 }

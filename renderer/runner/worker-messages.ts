@@ -4,7 +4,7 @@
 // engine's WASM URL, which in a page is an asset the web host serves.
 
 import { z } from 'zod';
-import { KernelRunRequestSchema, RunResultSchema } from '../../shared/protocol/run.ts';
+import { KernelRunRequestSchema, RunLogSchema, RunResultSchema } from '../../shared/protocol/run.ts';
 
 export const HostCallResultSchema = z.union([
   z.object({ ok: z.literal(true), value: z.unknown() }).strict(),
@@ -32,6 +32,8 @@ export const FromKernelWorkerSchema = z.discriminatedUnion('type', [
     })
     .strict(),
   z.object({ type: z.literal('done'), runId: z.number().int(), result: RunResultSchema, healthy: z.boolean() }).strict(),
+  /** A console entry the run kept, sent as it is kept: the page has the logs so far if it must terminate the worker. */
+  z.object({ type: z.literal('log'), runId: z.number().int(), entry: RunLogSchema }).strict(),
 ]);
 export type FromKernelWorker = z.infer<typeof FromKernelWorkerSchema>;
 
@@ -41,4 +43,6 @@ export interface WorkerLike {
   terminate(): void;
   onmessage: ((event: MessageEvent) => void) | null;
   onerror: ((event: ErrorEvent) => void) | null;
+  /** A message from the worker that could not be deserialized (for example, nested too deeply). */
+  onmessageerror?: ((event: MessageEvent) => void) | null;
 }

@@ -67,6 +67,12 @@ const CAPABILITIES: Readonly<Record<string, 'fetch' | 'workspace' | 'secret'>> =
 
 const DENIED_PREFIX = 'denied:';
 
+const RESULT_TOO_DEEP: Outcome = {
+  ok: false,
+  code: 'result-invalid',
+  message: `The code's result is nested more than ${LIMITS.jsonDepth} levels deep, the most a value passed out of the sandbox may have.`,
+};
+
 class RunState {
   readonly logs: RunLog[] = [];
   readonly calls: ReceiptCall[] = [];
@@ -77,6 +83,8 @@ class RunState {
   readonly deferreds = new Set<QuickJSDeferredPromise>();
   interrupted = false;
   closed = false;
+  /** True while the guest's result is being serialized (see RESULT_TOO_DEEP). */
+  serializingResult = false;
   /** The job loop's pending wait, if any: resolved with `true` by the deadline, `false` by a settled host call. */
   private waiter: ((expired: boolean) => void) | undefined;
 
@@ -237,7 +245,7 @@ export async function runKernel(request: KernelRunRequest, powers: KernelPowers)
     // trip its own assertions (measured: an abort); it is retired whole instead.
     hostStackOverflow = error instanceof RangeError && /maximum call stack/i.test(error.message);
     outcome = hostStackOverflow
-      ? { ok: false, code: 'stack-overflow', message: 'The code recursed too deeply and was stopped.' }
+      ? state.serializingResult ? RESULT_TOO_DEEP : { ok: false, code: 'stack-overflow', message: 'The code recursed too deeply and was stopped.' }
       : { ok: false, code: 'sandbox-crashed', message: `The sandbox engine failed: ${error instanceof Error ? error.message : String(error)}` };
   }
   state.closed = true;
@@ -526,7 +534,11 @@ async function evaluate(
         owned.push(namespace);
         const value = ctx.getProp(namespace, 'default');
         owned.push(value);
+        // A result nested thousands deep can exhaust the host's stack inside the engine's JSON
+        // (a browser worker's, measured at 5,000): the flag turns that into result-invalid.
+        state.serializingResult = true;
         const serialized = ctx.callFunction(serialize, ctx.undefined, value);
+        state.serializingResult = false;
         if (serialized.error) {
           const info = ctx.dump(serialized.error) as GuestErrorInfo;
           serialized.error.dispose();
@@ -536,9 +548,7 @@ async function evaluate(
         const text = ctx.typeof(serialized.value) === 'string' ? ctx.getString(serialized.value) : 'null';
         serialized.value.dispose();
         // A deeper value could not be posted to the host thread (structured clone runs out of stack).
-        if (jsonTextDeeperThan(text, LIMITS.jsonDepth)) {
-          return { ok: false, code: 'result-invalid', message: `The code's result is nested more than ${LIMITS.jsonDepth} levels deep, the most a value passed out of the sandbox may have.` };
-        }
+        if (jsonTextDeeperThan(text, LIMITS.jsonDepth)) return RESULT_TOO_DEEP;
         return { ok: true, value: JSON.parse(text) as unknown };
       }
       if (promiseState.type === 'rejected') return errorOutcome(promiseState.error);

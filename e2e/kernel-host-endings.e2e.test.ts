@@ -1,0 +1,78 @@
+// How a run ends in the browser runner (issue 14 items 8 and 9), in Debian Chromium through the
+// real parity page: console entries are capped with a marker and kept at a timeout, even when the
+// page's watchdog has to terminate the kernel worker stuck in one native call; a result nested too
+// deeply to cross to the page is result-invalid at once, not a timeout after the deadline.
+
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from 'vite';
+import type { Browser, Page } from 'playwright-core';
+import { createAppServices, type AppServices } from '../electron/services/app-services.ts';
+import { startWebHost, type WebHost } from '../electron/server/web-host.ts';
+import { tempDir, type TempDir } from '../electron/server/test-support.ts';
+import { loadFixtureDir } from '../electron/runtime/sandbox/fixture-dir.ts';
+import { LIMITS } from '../shared/protocol/limits.ts';
+import type { RunResult } from '../shared/protocol/run.ts';
+import { fixtureDelivery } from './parity-catalog.ts';
+import { launchChromium, REPO_ROOT, watchProblems } from './support.ts';
+
+let data: TempDir;
+let services: AppServices;
+let browser: Browser;
+let host: WebHost;
+let page: Page;
+let problems: string[];
+
+beforeAll(async () => {
+  await build({ configFile: path.join(REPO_ROOT, 'renderer/runner/parity/vite.config.ts'), logLevel: 'warn' });
+  data = await tempDir('endings-data');
+  const created = await createAppServices({ dataDir: data.path });
+  if (!created.ok) throw new Error(created.message);
+  services = created.value;
+  browser = await launchChromium();
+  const delivery = fixtureDelivery(loadFixtureDir());
+  host = await startWebHost({ dispatcher: services.dispatcher, events: services.events, catalog: delivery.catalog, staticDir: path.join(REPO_ROOT, 'out/parity'), port: 0 });
+  page = await browser.newPage();
+  problems = watchProblems(page);
+  await page.goto(host.url);
+  await page.waitForFunction(() => document.getElementById('status')?.textContent === 'ready');
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await host?.close();
+  await services?.dispose();
+  await data?.remove();
+});
+
+type Api = { sandboxParity: { runCode(c: string, e: unknown, t?: number): Promise<RunResult>; stats(): { kernelWorkersStarted: number } } };
+
+function runCode(code: string, timeoutMs: number): Promise<RunResult> {
+  return page.evaluate(({ code, timeoutMs }) => (window as unknown as Api).sandboxParity.runCode(code, {}, timeoutMs), { code, timeoutMs });
+}
+const workersStarted = () => page.evaluate(() => (window as unknown as Api).sandboxParity.stats().kernelWorkersStarted);
+
+describe('run endings in the browser runner', () => {
+  it('caps console entries with a marker and keeps them at a timeout', async () => {
+    const result = await runCode('for (;;) console.log("");', 2000);
+    expect(result).toMatchObject({ ok: false, code: 'timeout', message: 'The code ran longer than its 2000 ms time limit and was stopped.' });
+    expect(result.logs).toHaveLength(LIMITS.consoleEntries + 1);
+    expect(result.logs.at(-1)).toEqual({ level: 'warn', text: `[console output truncated at ${LIMITS.consoleEntries} entries]` });
+  });
+
+  it('keeps the logs so far when the watchdog terminates a worker stuck in one native call', async () => {
+    const before = await workersStarted();
+    const result = await runCode('console.log("before", 1);\nconst big = new Array(2e6).fill("abcdefgh");\nreturn JSON.stringify(big).length;', 100);
+    expect(result).toMatchObject({ ok: false, code: 'timeout', message: 'The code ran longer than its 100 ms time limit and was stopped.' });
+    expect(await workersStarted()).toBe(before + 1);
+    expect(result.logs).toEqual([{ level: 'log', text: 'before 1' }]);
+  });
+
+  it('reports a result nested 5,000 deep at once as result-invalid', async () => {
+    const started = Date.now();
+    const result = await runCode('let v = 1;\nfor (let i = 0; i < 5000; i++) v = [v];\nreturn v;', 10_000);
+    expect(result).toMatchObject({ ok: false, code: 'result-invalid', message: `The code's result is nested more than ${LIMITS.jsonDepth} levels deep, the most a value passed out of the sandbox may have.` });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(problems).toEqual([]);
+  });
+});
