@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 // electron-builder's own config loader and validator (deep paths of its packages: an upgrade that
 // moves them fails this test loudly, which is the point).
 import { getConfig, validateConfiguration } from 'app-builder-lib/out/util/config/config.js';
-import { getMainFileMatchers, type FileMatcher } from 'app-builder-lib/out/fileMatcher.js';
+import * as fileMatcher from 'app-builder-lib/out/fileMatcher.js';
+import type { FileMatcher } from 'app-builder-lib/out/fileMatcher.js';
 import { DebugLogger } from 'builder-util/out/DebugLogger.js';
 import { ASSETS } from '../electron/platform/assets.ts';
 
@@ -64,11 +65,15 @@ describe('electron-builder.yml', () => {
   });
 });
 
+type MainFileMatchers = (appDir: string, destination: string, expand: (s: string) => string, platformOptions: object, packager: unknown, outDir: string, electronCompile: boolean) => FileMatcher[] | null;
+// electron-builder's own function for the app's file sets; marked @internal, so not in its .d.ts.
+const { getMainFileMatchers } = fileMatcher as unknown as { getMainFileMatchers: MainFileMatchers };
+
 /** The file sets electron-builder copies the app with, its default exclusions included. */
 async function fileSets(): Promise<FileMatcher[]> {
   const config = await load();
   const packager = { info: { isPrepackedAppAsar: false, config, projectDir: ROOT, buildResourcesDir: 'build', debugLogger: new DebugLogger(false) } };
-  const matchers = getMainFileMatchers(path.join(ROOT, 'dist', 'app'), '/packed', (s: string) => s, {}, packager as never, path.join(ROOT, 'dist', 'packages'), false);
+  const matchers = getMainFileMatchers(path.join(ROOT, 'dist', 'app'), '/packed', (s) => s, {}, packager, path.join(ROOT, 'dist', 'packages'), false);
   return matchers ?? [];
 }
 
