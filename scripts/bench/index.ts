@@ -4,6 +4,7 @@ import { wasmSection } from './wasm.ts';
 import { installSection } from './install.ts';
 import { compilerSection } from './compiler.ts';
 import { discoverySection } from './discovery.ts';
+import { firstRunSection } from './first-run.ts';
 import { kernelBench } from './kernel.ts';
 import { webHostSection } from './web-host.ts';
 import { mcpSection } from './mcp.ts';
@@ -15,6 +16,7 @@ export const SECTIONS: readonly BenchSection[] = [
   compilerSection,
   kernelBench,
   discoverySection,
+  firstRunSection,
   webHostSection,
   mcpSection,
   browserSection,

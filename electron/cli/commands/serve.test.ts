@@ -6,6 +6,9 @@ import { once } from 'node:events';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, tempDir, type TempDir } from '../../server/test-support.ts';
+import { EXAMPLE, EXAMPLE_CODE } from '../../first-run/index.ts';
+import { FIRST_RUN_MESSAGES, stillSettingUp } from '../../first-run/background.ts';
+import { shippedPrecompiled } from '../../first-run/shipped-tarballs.ts';
 import { parseServeArgs } from './serve.ts';
 
 let data: TempDir;
@@ -55,4 +58,46 @@ describe('sandbox-packs serve', () => {
       }
     }
   }, 60_000);
+});
+
+describe('sandbox-packs serve on a fresh default data directory', () => {
+  it('prints the address before the shipped packs are seeded, holds runs that need them, then runs them', async () => {
+    await shippedPrecompiled(); // built once per content, as the staged app ships it
+    const fresh = await tempDir('serve-first-run');
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, 'scripts/sandbox-packs.mjs'), 'serve', '--port', '0'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, SANDBOX_PACKS_ROOT: fresh.path },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const exited = once(child, 'exit');
+    try {
+      for (let i = 0; i < 600 && !/Open http/.test(out); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      const match = /Open (http:\/\/127\.0\.0\.1:\d+)\/#token=([A-Za-z0-9_-]+)/.exec(out);
+      expect(match, out).not.toBeNull();
+      const [, origin, token] = match!;
+      const run = () =>
+        fetch(`${origin}/api/rpc/code.run`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ code: EXAMPLE_CODE, packages: EXAMPLE.nodes[0]!.packages }),
+        }).then((r) => r.json());
+      // The seeding (one npm run and more) has only just started when the address is printed.
+      expect(out).not.toContain(FIRST_RUN_MESSAGES.done);
+      expect(await run()).toEqual({ ok: false, code: 'busy', message: stillSettingUp('@nodetool-ai/sandbox-yaml') });
+      for (let i = 0; i < 1200 && !out.includes(FIRST_RUN_MESSAGES.done); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(out).toContain(FIRST_RUN_MESSAGES.done);
+      expect(await run()).toMatchObject({ ok: true, value: { result: { ok: true, value: 'Berlin → Paris: 877 km' } } });
+      child.kill('SIGINT');
+      const [code] = await exited;
+      expect(code).toBe(0);
+    } finally {
+      if (child.exitCode === null) {
+        child.kill('SIGKILL');
+        await exited;
+      }
+      await fresh.remove();
+    }
+  }, 240_000);
 });
