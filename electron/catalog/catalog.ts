@@ -15,6 +15,7 @@ import type { DeliveryPrincipal, SandboxModuleCatalog, SandboxModuleDelivery, Sa
 import type { SandboxModuleDeclaration } from '../../shared/protocol/declaration.ts';
 import { ok, type Result } from '../../shared/protocol/result.ts';
 import { CatalogSnapshot } from '../../shared/packs/catalog-snapshot.ts';
+import type { LoadedPack } from '../../shared/packs/pack-loader.ts';
 import type { SkillDoc } from '../../shared/packs/skill.ts';
 import { discover } from './discover.ts';
 import type { NpmModuleCompiler } from './npm-compiler-port.ts';
@@ -49,6 +50,12 @@ export interface DiscoveryCatalog extends SandboxModuleCatalog {
   skillDoc(packName: string): Result<SkillDoc, 'not-found' | 'skill-missing'>;
   /** The current snapshot (for consumers that need several answers from one consistent view). */
   snapshot(): CatalogSnapshot;
+  /**
+   * Discover one pack with this catalog's compiler without touching the snapshot. An install
+   * examines a pack this way before recording it, so a pack that cannot be discovered is never
+   * half-recorded; the compile cache it fills makes the reload after the install cheap.
+   */
+  examine(packName: string): Promise<Result<LoadedPack | undefined, 'root-unreadable'>>;
 }
 
 export async function openCatalog(options: CatalogOptions): Promise<Result<DiscoveryCatalog, 'root-unreadable'>> {
@@ -73,6 +80,10 @@ export async function openCatalog(options: CatalogOptions): Promise<Result<Disco
     authorizeDelivery: async (moduleId: string, principal: DeliveryPrincipal, part?: DeliveryPart): Promise<SandboxModuleDelivery> => current.deliver(moduleId, principal, part),
     skillDoc: (packName: string) => current.skill(packName),
     snapshot: () => current,
+    async examine(packName: string) {
+      const found = await discover(options.root, { onlyPacks: new Set([packName]), ...(options.compiler ? { compiler: options.compiler } : {}) });
+      return found.ok ? ok(found.value.packs[0]) : found;
+    },
     reload(): Promise<Result<ReloadReport, 'root-unreadable'>> {
       const run = queue.then(async () => {
         const started = performance.now();

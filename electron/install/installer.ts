@@ -29,7 +29,7 @@ export interface InstallerOptions {
   readonly registry?: string;
   /** How long a mutating call waits for another one on the same root before answering `busy`. Default 0. */
   readonly lockWaitMs?: number;
-  /** Turns a freshly recorded pack's npm entries into sandbox modules (the compiler); optional. */
+  /** Examines an installed pack just before it is recorded (the app discovers it with its compiler); if it throws, the install is undone. */
   readonly compile?: (root: string, record: PackRecord) => Promise<void>;
   /** Test hook: sees each npm child process as it starts. */
   readonly onNpmSpawn?: (child: ChildProcess) => void;
@@ -77,6 +77,11 @@ export function outcomeOf(record: PackRecord, previousVersion?: string): Install
 
 const quiet: ProgressListener = () => {};
 
+/** Set while the tree holds an unrecorded install: how to put it back if anything throws. */
+interface UndoGuard {
+  undo?: () => Promise<void>;
+}
+
 export function createInstaller(options: InstallerOptions = {}) {
   const root = options.root ?? defaultDataDir();
 
@@ -99,8 +104,24 @@ export function createInstaller(options: InstallerOptions = {}) {
     }
   }
 
-  /** npm-install `spec`, then classify and record it. On any failure the tree is put back and the ledger is untouched. */
+  /**
+   * npm-install `spec`, then classify and record it. On any failure the tree is put back and the
+   * ledger is untouched — also when something throws after npm ran (the compile hook, a bug):
+   * a pack in the tree but not in the ledger, or recorded but never examined, is a half install.
+   */
   async function installParsed(ctx: OpContext, ledger: Ledger, parsed: ParsedSpec, previous?: PackRecord): Promise<Result<PackRecord>> {
+    const guard: UndoGuard = {};
+    try {
+      return await installParsedUnguarded(ctx, ledger, parsed, guard, previous);
+    } catch (error) {
+      if (!guard.undo) throw error;
+      await guard.undo();
+      const putBack = previous ? `${previous.name}@${previous.version} was put back` : 'the pack was removed again';
+      return fail('install-failed', `Installing ${parsed.spec} failed after npm ran (${String(error)}); ${putBack} and nothing was recorded.`);
+    }
+  }
+
+  async function installParsedUnguarded(ctx: OpContext, ledger: Ledger, parsed: ParsedSpec, guard: UndoGuard, previous?: PackRecord): Promise<Result<PackRecord>> {
     const before = await readRootPackageJson(ctx.root);
     if (!before.ok) return before;
     ctx.progress({ stage: 'fetching', message: `npm install ${parsed.npmArg} (scripts off)` });
@@ -125,6 +146,7 @@ export function createInstaller(options: InstallerOptions = {}) {
       if (previous) await npmInstall(ctx, [`${previous.name}@${previous.version}`]);
       else await npmUninstall(ctx, [name]);
     };
+    guard.undo = undo;
     const pkg = await readInstalledPackageJson(ctx.root, `node_modules/${name}`);
     if (!pkg.ok) {
       await undo();
@@ -179,6 +201,8 @@ export function createInstaller(options: InstallerOptions = {}) {
     }
     const next: Ledger = { ...ledger, packs: { ...ledger.packs, [name]: record } };
     await writeLedger(ctx.root, next);
+    // Recorded: from here the ledger and the tree agree, so a later throw must not undo the tree.
+    guard.undo = undefined;
     await syncScriptPolicy(ctx.root, next);
     return ok(record);
   }

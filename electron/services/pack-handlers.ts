@@ -1,7 +1,9 @@
 // packs.* over the installer. Each mutating call runs under the installer's root lock, forwards
 // its progress as `install-progress` events tagged with the caller's operation id, and — when it
 // changed what is installed — reloads the catalog and announces `catalog-changed`, so every face
-// (window, browser tabs) refreshes from the same source.
+// (window, browser tabs) refreshes from the same source. An install or update examines the pack
+// with the catalog before the ledger records it, so a pack discovery cannot handle is undone,
+// never recorded half-way.
 
 import type { Handler } from '../../shared/contract/dispatcher.ts';
 import type { EventHub } from '../../shared/contract/events.ts';
@@ -52,9 +54,20 @@ export function packHandlers(deps: PackHandlerDeps): {
 } {
   const { root, catalog, events } = deps;
 
+  /**
+   * Runs after npm and before the ledger records the pack: an active pack is discovered once with
+   * the catalog's compiler. Discovery answers a bad pack with skips and reasons; if it throws
+   * anyway (or the root cannot be read), the installer puts the tree back and records nothing.
+   */
+  async function examineBeforeRecording(_root: string, pack: PackRecord): Promise<void> {
+    if (pack.status !== 'active') return;
+    const examined = await catalog.examine(pack.name);
+    if (!examined.ok) throw new Error(examined.message);
+  }
+
   async function installer(): Promise<Installer> {
     const registry = await deps.registry();
-    return createInstaller({ root, ...(registry ? { registry } : {}) });
+    return createInstaller({ root, ...(registry ? { registry } : {}), compile: examineBeforeRecording });
   }
 
   function progress(operation: Operation, operationId: string | undefined): ProgressListener {

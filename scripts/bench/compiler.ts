@@ -12,6 +12,7 @@ import { BRIDGE_PACKS, installBridgePacks } from '../../electron/compiler/bridge
 import { bundleEntry, type EsbuildPort } from '../../electron/compiler/bundle.ts';
 import { entryShape, generatedEntry, resolutionEntry } from '../../electron/compiler/cjs-exports.ts';
 import { CACHE_DIR } from '../../electron/compiler/compile-cache.ts';
+import { dependencyClosure } from '../../electron/compiler/dependency-closure.ts';
 import { createNpmCompiler } from '../../electron/compiler/npm-compiler.ts';
 import { activePackNames } from '../../electron/install/index.ts';
 import { formatBytes, LIMITS } from '../../shared/protocol/index.ts';
@@ -22,13 +23,17 @@ const raw: EsbuildPort = { version: esbuild.version, build: (o) => esbuild.build
 
 /** Raw and minified bundle sizes of one pack's npm module, the way the compiler builds it. */
 async function bundleSizes(root: string, packDir: string, npmName: string): Promise<{ raw: number; minified: number } | string> {
-  const first = await bundleEntry(minified, root, packDir, resolutionEntry(npmName), npmName);
+  const closure = await dependencyClosure(root, packDir, npmName);
+  if (!closure.ok) return closure.message;
+  const first = await bundleEntry(minified, root, closure.value, packDir, resolutionEntry(npmName), npmName);
   if (!first.ok) return first.message;
   const entryInput = Object.entries(first.value.metafile.inputs).find(([f]) => f.endsWith('<sandbox-entry>'))?.[1];
   const entryFile = entryInput?.imports.find((i) => i.original === npmName)?.path;
   if (!entryFile) return 'no entry';
-  const source = generatedEntry(npmName, await entryShape(root, first.value.metafile, entryFile));
-  const [a, b] = await Promise.all([bundleEntry(raw, root, packDir, source, npmName), bundleEntry(minified, root, packDir, source, npmName)]);
+  const shape = await entryShape(root, first.value.metafile, entryFile, npmName);
+  if (!shape.ok) return shape.message;
+  const source = generatedEntry(npmName, shape.value);
+  const [a, b] = await Promise.all([bundleEntry(raw, root, closure.value, packDir, source, npmName), bundleEntry(minified, root, closure.value, packDir, source, npmName)]);
   if (!a.ok || !b.ok) return 'bundle failed';
   return { raw: Buffer.byteLength(a.value.code), minified: Buffer.byteLength(b.value.code) };
 }
