@@ -5,7 +5,7 @@
 // trust" with the script text; trust and rebuild behind the confirmation; uninstall and see the
 // affected node listed first. Each main screen is saved under e2e/artifacts/.
 
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -264,6 +264,10 @@ describe('the Package Manager and Code node in Chromium', () => {
     await page.getByRole('heading', { name: 'Catalog' }).waitFor();
     await page.getByRole('heading', { name: 'Start-up reconcile', exact: true }).waitFor();
     await page.getByText('The install tree and the ledger agreed; nothing needed fixing.').waitFor();
+    // The npm the installer runs: the one package.json pins, on the runtime serving the host.
+    const pinnedNpm = (JSON.parse(await readFile(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { dependencies: { npm: string } }).dependencies.npm;
+    await page.getByRole('heading', { name: 'Installer runtime' }).waitFor();
+    await page.getByText(`npm ${pinnedNpm} (the app's own) on Node ${process.versions.node}`, { exact: true }).waitFor();
     await snap(page, '09-diagnostics');
     await page.setViewportSize({ width: 420, height: 800 });
     await screen('Packages');
