@@ -53,6 +53,11 @@ export const ERROR_CODES = {
   'skill-too-large': 'SKILL.md is larger than 16 KB and is ignored; the modules still work.',
   'skill-invalid': 'SKILL.md has invalid frontmatter and is ignored; the modules still work.',
 
+  // --- sandbox-packs check (pack authors) -----------------------------------------------------
+  'example-mismatch': 'A SKILL.md example produced a different value from the one its "// →" comment states.',
+  'example-invalid': 'A SKILL.md example\'s "// →" assertion cannot be checked: the value is not JSON, or the line does not end an expression.',
+  'install-script-ignored': 'The pack declares an install script, but a sandbox-only pack is installed with scripts off and its scripts never run.',
+
   // --- resolving a node's declarations ----------------------------------------------------------
   'unknown-specifier': 'No installed pack provides this module; install the pack that provides it.',
   'internal-specifier': 'This names a pack\'s internal helper file, which a node cannot import directly.',

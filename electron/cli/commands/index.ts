@@ -13,6 +13,8 @@ import { run } from './run.ts';
 import { validate } from './validate.ts';
 import { firstRun } from './first-run.ts';
 import { mcp } from './mcp.ts';
+import { create } from './create.ts';
+import { check } from './check.ts';
 
 export const COMMANDS: readonly CliCommand[] = [
   discoverCommand,
@@ -28,4 +30,6 @@ export const COMMANDS: readonly CliCommand[] = [
   run,
   validate,
   firstRun,
+  create,
+  check,
 ];
