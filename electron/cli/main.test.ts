@@ -2,6 +2,7 @@
 // rather than a stack trace. (Expected failures are tagged sentences: the staged CLI's are checked
 // by scripts/verify-backend-bundle.mjs, the runner's by electron/install/npm-runner.test.ts.)
 
+import { spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -51,5 +52,18 @@ describe('errors without stack traces', () => {
 
   it('prints a non-Error throw the same way', () => {
     expect(unexpectedErrorText('plain', {})).toBe('sandbox-packs stopped on an unexpected error: plain. This is a bug in sandbox-packs; please report it with the command you ran (set SANDBOX_PACKS_DEBUG=1 to see where it happened).');
+  });
+
+  it('ends the process with the same sentence for an error that escapes every await', () => {
+    // What a child's 'error' event with no listener does: it throws outside main's try.
+    const script = [
+      `const { runAsProcess } = await import(${JSON.stringify(path.join(repo, 'electron/cli/main.ts'))});`,
+      "setTimeout(() => { throw new Error('late failure'); }, 50);",
+      "await runAsProcess(['--version']);",
+      'setTimeout(() => {}, 2000);',
+    ].join('\n');
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repo, encoding: 'utf8', env: { ...process.env, SANDBOX_PACKS_DEBUG: '' } });
+    expect(run.status).toBe(EXIT.failed);
+    expect(run.stderr).toBe('sandbox-packs stopped on an unexpected error: late failure. This is a bug in sandbox-packs; please report it with the command you ran (set SANDBOX_PACKS_DEBUG=1 to see where it happened).\n');
   });
 });
