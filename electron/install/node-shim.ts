@@ -57,20 +57,21 @@ export async function createNodeShim(runtime: Pick<AppRuntime, 'execPath' | 'env
   return { dir, dispose: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** `env` with `dir` first on its PATH, under whatever case the platform spells the key (Windows: Path). */
+/**
+ * `env` with `dir` first on its PATH, under whatever case the platform spells the key (Windows:
+ * Path). Where two spellings are present (a caller's PATH over an inherited Path), the later entry
+ * wins, as it would in an object spread on a case-sensitive platform.
+ */
 export function withFirstOnPath(env: Readonly<Record<string, string>>, dir: string): Record<string, string> {
   const out: Record<string, string> = {};
-  let key: string | undefined;
+  let key = 'PATH';
+  let rest = '';
   for (const [name, value] of Object.entries(env)) {
     if (name.toUpperCase() === 'PATH') {
-      // Two spellings (possible on Windows) would leave the child to pick one: keep the first.
-      if (key !== undefined) continue;
       key = name;
-    }
-    out[name] = value;
+      rest = value;
+    } else out[name] = value;
   }
-  const name = key ?? 'PATH';
-  const rest = out[name];
-  out[name] = rest ? `${dir}${path.delimiter}${rest}` : dir;
+  out[key] = rest ? `${dir}${path.delimiter}${rest}` : dir;
   return out;
 }

@@ -132,5 +132,6 @@ describe('node shim', () => {
   it('goes first on PATH under the key the environment already uses', () => {
     expect(withFirstOnPath({ Path: 'C:\\Windows', X: '1' }, 'D:\\shim')).toEqual({ Path: `D:\\shim${path.delimiter}C:\\Windows`, X: '1' });
     expect(withFirstOnPath({}, '/shim')).toEqual({ PATH: '/shim' });
+    expect(withFirstOnPath({ Path: 'C:\\Windows', PATH: 'D:\\mine' }, 'E:\\shim')).toEqual({ PATH: `E:\\shim${path.delimiter}D:\\mine` });
   });
 });
