@@ -87,8 +87,9 @@ export async function runNpm(args: readonly string[], options: NpmRunOptions): P
       let settled = false;
       child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));
       child.stderr?.on('data', (chunk: Buffer) => err.push(chunk));
-      child.once('error', (error: NodeJS.ErrnoException) => {
-        if (settled) return;
+      child.on('error', (error: NodeJS.ErrnoException) => {
+        // With a pid the child started (a later error is a failed kill); its close still comes.
+        if (settled || child.pid !== undefined) return;
         settled = true;
         resolve(launchFailure(error.code === 'ENOENT' ? NPM_LAUNCH_MESSAGES.runtimeMissing(runtime.execPath) : NPM_LAUNCH_MESSAGES.refused(runtime.execPath, error.code ?? error.message)));
       });
