@@ -58,11 +58,18 @@ describe('the npm the installer runs', () => {
     expect(JSON.parse(run.stdout)).toEqual({ execPath: process.execPath, node: process.versions.node });
   });
 
-  it('leaves no shim directory behind', async () => {
-    const before = (await readdir(os.tmpdir())).filter((n) => n.startsWith('sandbox-packs-node-')).length;
-    await runNpm(['--version'], { cwd: temp });
-    const after = (await readdir(os.tmpdir())).filter((n) => n.startsWith('sandbox-packs-node-')).length;
-    expect(after).toBeLessThanOrEqual(before);
+  it('puts the shim before the caller\'s PATH for scripts, and removes it when npm exits', async () => {
+    const project = path.join(temp, 'project-path');
+    await mkdir(project);
+    // npm itself puts node_modules/.bin folders first; the shim must come before everything we were given.
+    const script = 'node -e "const p = require(\'path\'); const dirs = process.env.PATH.split(p.delimiter); const i = dirs.findIndex((d) => p.basename(d).startsWith(\'sandbox-packs-node-\')); console.log(JSON.stringify([dirs[i], i < dirs.indexOf(process.argv[1]), require(\'fs\').readdirSync(dirs[i]).sort()]))"';
+    await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'shim-path', version: '1.0.0', scripts: { show: `${script} ${impostors}` } }));
+    const run = await runNpm(['run', '--silent', 'show', '--userconfig', path.join(temp, 'none.npmrc')], { cwd: project, env: { PATH: scriptPath } });
+    expect(run.stderr).toBe('');
+    const [dir, beforeCallers, files] = JSON.parse(run.stdout) as [string, boolean, string[]];
+    expect(beforeCallers).toBe(true);
+    expect(files).toEqual(['node', 'node.cmd']);
+    await expect(readdir(dir)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('reports what it runs with for --version and diagnostics', () => {
