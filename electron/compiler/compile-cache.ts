@@ -1,6 +1,6 @@
 // Content-addressed cache of compiled npm modules, under the install root so it goes away with
 // it. An entry is found by a lookup name (pack, npm name, where the package was found, the
-// compiler id) and is valid only while its key — a hash over every input file's content
+// compiler id, the pack's dependency closure) and is valid only while its key — a hash over every input file's content
 // (esbuild's metafile input list plus the used packages' package.json files), the esbuild version
 // and the build options — still matches what is on disk, and while the nearer node_modules
 // directories resolution passed over are still absent (see resolution-guard.ts). Checking that
