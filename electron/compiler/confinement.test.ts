@@ -77,6 +77,19 @@ describe('files of the data directory', () => {
     expect(await lure({ 'lure.js': `import wf from ${JSON.stringify(abs)};\nexport default wf;\n` })).toEqual(outside(abs));
   });
 
+  it('refuses a symlinked file or folder inside the pack that points into the data directory', async () => {
+    await fs.mkdir(path.join(fx.root, 'node_modules', 'lure'), { recursive: true });
+    await fs.symlink(path.join(fx.root, 'workflows', 'victim.json'), path.join(fx.root, 'node_modules', 'lure', 'data.json'));
+    await fs.symlink(path.join(fx.root, 'workflows'), path.join(fx.root, 'node_modules', 'lure', 'saved'), 'dir');
+    expect(await lure({ 'lure.js': 'import wf from "./data.json";\nexport default wf;\n' })).toEqual(outside('./data.json'));
+    expect(await lure({ 'lure.js': 'import wf from "./saved/victim.json";\nexport default wf;\n' })).toEqual(outside('./saved/victim.json'));
+    expect(await lure({ 'lure.js': 'export default (n) => import(`./saved/${n}.json`);\n' })).toEqual({
+      ok: false,
+      code: 'npm-bundle-failed',
+      message: 'lure would bundle workflows/victim.json, which is not a file of the pack or of a package it depends on.',
+    });
+  });
+
   it('refuses npm\'s cache folder inside the root', async () => {
     expect(await lure({ 'lure.js': 'module.exports = require("../../.npm-cache/leak.js");\n' })).toEqual(outside('../../.npm-cache/leak.js'));
   });
