@@ -1,12 +1,21 @@
-// One esbuild run over a generated entry, confined to the pack's dependency closure
-// (dependency-closure.ts): the pack's own package directory and the real directories of the
-// packages its package.json dependencies install, transitively, as npm resolves them from the
-// pack. The install root is the app's data directory, so the root is not the fence; the closure is.
+// One esbuild run over a generated entry, confined to the pack's dependency closure. The install
+// root is the app's data directory (saved workflows, the npm userconfig, the ledger, npm's cache),
+// so the root is not the fence; the closure is. Precisely (computed in dependency-closure.ts):
+// - members: the pack's real package directory; then, for every member, each name in its
+//   package.json `dependencies`, `optionalDependencies` and `peerDependencies`, looked up as Node
+//   and npm do from the member's real directory (`<dir>/node_modules/<name>`, then each enclosing
+//   node_modules, never above the root), added by real path. Names not installed add nothing; a
+//   name whose real path is not a `node_modules/<name>` (or `node_modules/@scope/<name>`) folder
+//   inside the root — a link to the root, to `workflows/` — refuses the compile.
+// - a file may be bundled when the nearest package folder containing its real path is a member;
+//   a file of a nested package the closure does not reach, a loose file in a node_modules folder
+//   and any file under no member are refused.
+// The closure's member list is part of the compile cache's lookup name (npm-compiler.ts).
 //
 // Two gates, because esbuild reads files along two paths:
-// - onResolve sees every import before esbuild resolves it. Import attributes (`with { type }`,
-//   and the old `assert { }`, which esbuild reports the same way) are refused: they select
-//   loaders (text, bytes, json) that turn any file into a string. Node builtins are refused by
+// - onResolve sees every import before esbuild resolves it. Import attributes (`with { type }`)
+//   are refused: they select loaders (text, bytes, json) that turn any file into a string; the
+//   old `assert { }` form is dropped by esbuild and selects nothing. Node builtins are refused by
 //   name. Everything else is resolved by esbuild itself and then judged by its real path: it must
 //   be a file (no data: URLs or other virtual modules), a file of a closure member, and a .js,
 //   .mjs, .cjs or .json file (a JSON file of the pack or a dependency stays allowed: packages ship
