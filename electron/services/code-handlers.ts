@@ -12,19 +12,21 @@ import type { CodeRunner } from './code-runner.ts';
 export function codeHandlers(
   runner: CodeRunner,
   catalog: Pick<SandboxModuleCatalog, 'resolveForExecution'>,
-): { 'code.run': Handler<'code.run'>; 'code.validate': Handler<'code.validate'> } {
+): { 'code.run': Handler<'code.run'>; 'code.cancel': Handler<'code.cancel'>; 'code.validate': Handler<'code.validate'> } {
   return {
     'code.validate': async ({ workflow }) => {
       const issues = validateWorkflow(workflow, catalog);
       return ok({ valid: !issues.some((issue) => issue.severity === 'error'), issues });
     },
-    'code.run': ({ code, packages, inputs, fetchHosts, timeoutMs }) =>
+    'code.run': ({ code, packages, inputs, fetchHosts, timeoutMs, runId }) =>
       runner.run({
         code,
         packages,
         inputs: inputs ?? {},
         grants: fetchHosts && fetchHosts.length > 0 ? { fetch: { hosts: fetchHosts } } : {},
         timeoutMs: timeoutMs ?? LIMITS.guestTimeoutMs,
+        ...(runId !== undefined ? { runId } : {}),
       }),
+    'code.cancel': async ({ runId }) => ok({ cancelled: runner.cancel(runId) }),
   };
 }

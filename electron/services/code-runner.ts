@@ -21,6 +21,8 @@ export interface CodeRunRequest {
   readonly inputs: Readonly<Record<string, unknown>>;
   readonly grants: HostGrants;
   readonly timeoutMs: number;
+  /** The caller's name for this run, so `cancel(runId)` can stop it (the UI's Stop button). */
+  readonly runId?: string;
 }
 
 export interface ResolvedPackage {
@@ -37,6 +39,8 @@ export interface CodeRun {
 
 export interface CodeRunner {
   run(request: CodeRunRequest): Promise<Result<CodeRun>>;
+  /** Stop the run started with this id; false when no such run is going (it finished, or never was). */
+  cancel(runId: string): boolean;
   close(): Promise<void>;
 }
 
@@ -51,28 +55,25 @@ export function createCodeRunner(catalog: SandboxModuleCatalog, options: CodeRun
   let sandbox: SandboxPool | undefined;
   const compiled = new WasmModuleCache();
   let closed = false;
+  const running = new Map<string, AbortController>();
 
   return {
     async run(request) {
-      if (closed) return fail('internal', 'The app is shutting down; the run was not started.');
-      // The contract's schema already refused these for HTTP and IPC; the CLI comes straight here.
-      const problems = runInputProblems(request.inputs);
-      if (problems.length > 0) return fail('invalid-data', `Inputs: ${problems.map((p) => p.message).join('; ')}.`);
-      const resolution = catalog.resolveForExecution(request.packages);
-      if (!resolution.ok) return fail(resolution.code, resolution.message);
-      sandbox ??= new SandboxPool({ size: options.sandboxWorkers ?? 2, ...(options.wasmLanes !== undefined ? { wasmLanes: options.wasmLanes } : {}) });
-      const hasWasm = Object.values(resolution.modules).some((m) => m.wasm !== undefined);
-      const plan = hasWasm ? await buildWasmPlan(resolution, compiled) : undefined;
-      const result = await runCode(sandbox, {
-        code: request.code,
-        resolution,
-        inputs: request.inputs,
-        grants: request.grants,
-        timeoutMs: request.timeoutMs,
-        ...(plan ? { wasm: { plan } } : {}),
-      });
-      const resolved = resolution.declarations.map((d) => ({ specifier: d.specifier, packName: d.packName, packVersion: d.packVersion, digest: d.digest }));
-      return ok({ result, resolved });
+      if (request.runId === undefined) return runOnce(request, undefined);
+      if (running.has(request.runId)) return fail('invalid-data', `A run with id "${request.runId}" is already going; give each run its own id.`);
+      const controller = new AbortController();
+      running.set(request.runId, controller);
+      try {
+        return await runOnce(request, controller.signal);
+      } finally {
+        running.delete(request.runId);
+      }
+    },
+    cancel(runId) {
+      const controller = running.get(runId);
+      if (!controller) return false;
+      controller.abort();
+      return true;
     },
     async close() {
       closed = true;
@@ -80,4 +81,27 @@ export function createCodeRunner(catalog: SandboxModuleCatalog, options: CodeRun
       sandbox = undefined;
     },
   };
+
+async function runOnce(request: CodeRunRequest, cancel: AbortSignal | undefined): Promise<Result<CodeRun>> {
+    if (closed) return fail('internal', 'The app is shutting down; the run was not started.');
+    // The contract's schema already refused these for HTTP and IPC; the CLI comes straight here.
+    const problems = runInputProblems(request.inputs);
+    if (problems.length > 0) return fail('invalid-data', `Inputs: ${problems.map((p) => p.message).join('; ')}.`);
+    const resolution = catalog.resolveForExecution(request.packages);
+    if (!resolution.ok) return fail(resolution.code, resolution.message);
+    sandbox ??= new SandboxPool({ size: options.sandboxWorkers ?? 2, ...(options.wasmLanes !== undefined ? { wasmLanes: options.wasmLanes } : {}) });
+    const hasWasm = Object.values(resolution.modules).some((m) => m.wasm !== undefined);
+    const plan = hasWasm ? await buildWasmPlan(resolution, compiled) : undefined;
+    const result = await runCode(sandbox, {
+      code: request.code,
+      resolution,
+      inputs: request.inputs,
+      grants: request.grants,
+      timeoutMs: request.timeoutMs,
+      ...(plan ? { wasm: { plan } } : {}),
+      ...(cancel ? { cancel } : {}),
+    });
+    const resolved = resolution.declarations.map((d) => ({ specifier: d.specifier, packName: d.packName, packVersion: d.packVersion, digest: d.digest }));
+    return ok({ result, resolved });
+  }
 }

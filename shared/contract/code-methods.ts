@@ -34,6 +34,9 @@ const RunInputsSchema = z
   })
   .pipe(z.record(z.string().regex(IDENTIFIER_PATTERN, 'an input name must be a JavaScript identifier'), z.json()));
 
+/** The caller's name for a run, so code.cancel can stop it (the UI's Stop button). */
+export const RunIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a run id is 1 to 64 letters, digits, "-" or "_"');
+
 export const CodeRunRequestSchema = z
   .object({
     code: z.string().max(LIMITS.authoredJsBytes),
@@ -41,6 +44,7 @@ export const CodeRunRequestSchema = z
     inputs: RunInputsSchema.optional(),
     fetchHosts: z.array(HostPatternSchema).max(64).optional(),
     timeoutMs: z.number().int().min(1).max(LIMITS.guestTimeoutMs).optional(),
+    runId: RunIdSchema.optional(),
   })
   .strict();
 
@@ -56,6 +60,12 @@ export const CODE_METHODS = {
     CodeRunRequestSchema,
     z.object({ result: RunResultSchema, resolved: z.array(ResolvedPackageSchema) }),
     'Run a Code node in the sandbox with its declared packages; a guest failure is a result with ok: false, not a failed call.',
+  ),
+
+  'code.cancel': method(
+    z.object({ runId: RunIdSchema }).strict(),
+    z.object({ cancelled: z.boolean() }),
+    'Stop the code.run started with this runId; its worker is replaced, and the run answers with code "cancelled". `cancelled` is false when no such run is going.',
   ),
 
   'code.validate': method(

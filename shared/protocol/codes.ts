@@ -79,6 +79,7 @@ export const ERROR_CODES = {
   'stack-overflow': 'The code recursed too deeply and was stopped.',
   'capability-denied': 'The code used a capability this node was not granted.',
   'sandbox-crashed': 'The sandbox worker failed; the run was stopped and a fresh worker took its place.',
+  cancelled: 'The run was stopped at your request; a fresh sandbox worker took its place.',
   'result-invalid': 'The code returned a value that cannot be passed out of the sandbox as JSON.',
   'fetch-failed': 'The request made with fetch failed (the host could not be reached, or it timed out).',
   'response-too-large': 'The response to fetch was larger than the sandbox accepts.',

@@ -20,6 +20,8 @@ export interface RunCodeInput {
   readonly timeoutMs?: number;
   /** The WASM dispatcher for this run, when the resolution has WASM modules. */
   readonly wasm?: SandboxHostPorts['wasm'];
+  /** Fires when the user stops the run (code.cancel). */
+  readonly cancel?: AbortSignal;
 }
 
 export function kernelRequest(input: RunCodeInput): KernelRunRequest {
@@ -52,5 +54,5 @@ export function runCode(pool: SandboxPool, input: RunCodeInput): Promise<RunResu
   const ports: SandboxHostPorts = input.wasm
     ? { capability: hostCapabilities(input.grants ?? {}), wasm: input.wasm }
     : { capability: hostCapabilities(input.grants ?? {}) };
-  return pool.run(kernelRequest(input), ports);
+  return pool.run(kernelRequest(input), ports, input.cancel);
 }

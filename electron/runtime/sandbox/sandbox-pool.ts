@@ -82,6 +82,8 @@ function tsBootstrap(entry: URL): string {
   return `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry.href)}); });`;
 }
 
+const CANCELLED_MESSAGE = 'The run was stopped before it finished.';
+
 export class SandboxPoolClosedError extends Error {
   override readonly name = 'SandboxPoolClosedError';
 }
@@ -113,7 +115,12 @@ export class SandboxPool {
     return this.slots.size;
   }
 
-  run(request: KernelRunRequest, ports: SandboxHostPorts = {}): Promise<RunResult> {
+  /**
+   * `cancel` stops the run when it fires (the user's Stop): a queued run leaves the queue, a running
+   * one ends with `cancelled` and its worker is recycled as for the watchdog, since guest code can
+   * only be stopped for certain by ending its thread.
+   */
+  run(request: KernelRunRequest, ports: SandboxHostPorts = {}, cancel?: AbortSignal): Promise<RunResult> {
     if (this.closed) return Promise.reject(new SandboxPoolClosedError('the sandbox pool is closed'));
     return new Promise<RunResult>((resolve) => {
       const job: Job = {
@@ -123,15 +130,32 @@ export class SandboxPool {
         // Every way a run ends comes through here: whatever it still has pending on the host stops.
         resolve: (result) => {
           job.abort?.abort();
+          cancel?.removeEventListener('abort', onCancel);
           resolve(result);
         },
         started: performance.now(),
         logs: [],
         abort: undefined,
       };
+      const onCancel = () => this.cancelJob(job);
+      if (cancel?.aborted) {
+        resolve(this.failure(job, 'cancelled', CANCELLED_MESSAGE));
+        return;
+      }
+      cancel?.addEventListener('abort', onCancel, { once: true });
       this.queue.push(job);
       this.pump();
     });
+  }
+
+  private cancelJob(job: Job): void {
+    const queued = this.queue.indexOf(job);
+    if (queued >= 0) {
+      this.queue.splice(queued, 1);
+      job.resolve(this.failure(job, 'cancelled', CANCELLED_MESSAGE));
+      return;
+    }
+    for (const slot of this.slots) if (slot.job === job) this.fail(slot, 'cancelled', CANCELLED_MESSAGE);
   }
 
   async close(): Promise<void> {
