@@ -9,10 +9,17 @@ import type { Handler } from '../../shared/contract/dispatcher.ts';
 import type { EventHub } from '../../shared/contract/events.ts';
 import type { InstalledPack } from '../../shared/contract/pack-schemas.ts';
 import { trustCovers, type LifecycleScript, type PackRecord } from '../../shared/protocol/ledger.ts';
-import { searchIndex } from '../../shared/protocol/registry-index.ts';
 import { fail, ok, type Result } from '../../shared/protocol/result.ts';
 import type { DiscoveryCatalog } from '../catalog/catalog.ts';
-import { createInstaller, loadRegistryIndex, type Installer, type ProgressListener } from '../install/index.ts';
+import { createInstaller, type Installer, type ProgressListener } from '../install/index.ts';
+import { DEFAULT_REGISTRY } from '../install/npm-root.ts';
+import { searchPacks } from '../install/registry-search.ts';
+import { readInstalledPackageJson } from '../install/inspect.ts';
+import { compareVersions, fetchPackument, manifestSurface, removedSurface } from '../install/registry-metadata.ts';
+import { assetPath, SHIPPED_PACKS, type AssetId } from '../platform/assets.ts';
+import type { UpdateCheck } from '../../shared/contract/pack-schemas.ts';
+import path from 'node:path';
+import { z } from 'zod';
 
 type Operation = 'install' | 'update' | 'uninstall' | 'trust' | 'rebuild';
 
@@ -39,8 +46,23 @@ export function packView(record: PackRecord): InstalledPack {
     scripts: record.scripts.map(scriptView),
     trusted: trustCovers(record),
     installedAt: record.installedAt,
+    ...(record.setupFailure ? { setupFailure: { code: record.setupFailure.code, message: record.setupFailure.message } } : {}),
   };
 }
+
+/** Seeded from the app's own tarball of that name (not merely a tarball that claims the name). */
+function isShipped(record: PackRecord): boolean {
+  if (record.source !== 'tarball-file') return false;
+  const shipped = SHIPPED_PACKS.find((p) => p.name === record.name);
+  if (!shipped) return false;
+  const spec = record.spec.replace(/^file:/, '');
+  return path.dirname(path.resolve(spec)) === path.dirname(assetPath(`pack:${shipped.dir}` as AssetId));
+}
+
+/** Claims in the installed package.json shown beside a trust decision; npm allows a string or an object. */
+const PeopleField = z.union([z.string(), z.looseObject({ name: z.string().optional(), url: z.string().optional() })]).optional();
+const ClaimsSchema = z.looseObject({ author: PeopleField, repository: PeopleField, description: z.string().optional() });
+const claimText = (value: z.infer<typeof PeopleField>): string | undefined => (typeof value === 'string' ? value : (value?.name ?? value?.url))?.slice(0, 500);
 
 export function packHandlers(deps: PackHandlerDeps): {
   'packs.list': Handler<'packs.list'>;
@@ -51,6 +73,7 @@ export function packHandlers(deps: PackHandlerDeps): {
   'packs.trust': Handler<'packs.trust'>;
   'packs.trustDryRun': Handler<'packs.trustDryRun'>;
   'packs.rebuild': Handler<'packs.rebuild'>;
+  'packs.updates': Handler<'packs.updates'>;
 } {
   const { root, catalog, events } = deps;
 
@@ -78,7 +101,28 @@ export function packHandlers(deps: PackHandlerDeps): {
     const listed = await (await installer()).list();
     if (!listed.ok) return listed;
     const found = listed.value.packs.find((pack) => pack.name === name);
-    return found ? ok(packView(found)) : fail('not-installed', `No pack named ${name} is installed.`);
+    return found ? ok(await fullView(found)) : fail('not-installed', `No pack named ${name} is installed.`);
+  }
+
+  /** The ledger row plus what only the installed files say: the pack's own description, and whether we shipped it. */
+  async function fullView(found: PackRecord): Promise<InstalledPack> {
+    const pkg = await readInstalledPackageJson(root, `node_modules/${found.name}`);
+    const description = pkg.ok ? pkg.value.description?.trim().slice(0, 1000) : undefined;
+    return { ...packView(found), ...(description ? { description } : {}), ...(isShipped(found) ? { shipped: true } : {}) };
+  }
+
+  async function updateCheck(registry: string, found: PackRecord): Promise<UpdateCheck> {
+    const base = { name: found.name, installed: found.version, removedModules: [], removedExports: [] };
+    if (found.source !== 'registry') return { ...base, source: 'tarball', state: 'tarball' };
+    const packument = await fetchPackument(registry, found.name);
+    if (!packument.ok) return { ...base, source: 'registry', state: 'unavailable', message: packument.message };
+    const latest = packument.value['dist-tags'].latest;
+    const publishedAt = latest ? packument.value.time?.[latest] : undefined;
+    if (!latest || compareVersions(latest, found.version) <= 0) return { ...base, source: 'registry', state: 'current', ...(latest ? { latest } : {}) };
+    const pkg = await readInstalledPackageJson(root, `node_modules/${found.name}`);
+    const before = manifestSurface(found.name, pkg.ok ? pkg.value.nodetool : undefined);
+    const after = manifestSurface(found.name, packument.value.versions[latest]?.nodetool);
+    return { ...base, source: 'registry', state: 'update', latest, ...(publishedAt ? { publishedAt } : {}), ...removedSurface(before, after) };
   }
 
   /** After a mutation: rediscover, tell every face, answer with the pack's ledger row. */
@@ -102,13 +146,15 @@ export function packHandlers(deps: PackHandlerDeps): {
   return {
     'packs.list': async () => {
       const listed = await (await installer()).list();
-      return listed.ok ? ok({ packs: listed.value.packs.map(packView) }) : listed;
+      return listed.ok ? ok({ packs: await Promise.all(listed.value.packs.map(fullView)) }) : listed;
     },
-    'packs.search': async ({ term }) => {
-      const index = await loadRegistryIndex(deps.registryIndex);
-      if (!index.ok) return index;
-      return ok({ hits: searchIndex(index.value, term).map(({ keywords: _keywords, ...hit }) => hit) });
+    'packs.updates': async () => {
+      const listed = await (await installer()).list();
+      if (!listed.ok) return listed;
+      const registry = (await deps.registry()) ?? listed.value.registry ?? DEFAULT_REGISTRY;
+      return ok({ registry, packs: await Promise.all(listed.value.packs.map((p) => updateCheck(registry, p))) });
     },
+    'packs.search': async ({ term }) => searchPacks({ term, registry: (await deps.registry()) ?? DEFAULT_REGISTRY, ...(deps.registryIndex ? { index: deps.registryIndex } : {}) }),
     'packs.install': async ({ spec, operationId }) => {
       const result = await (await installer()).install(spec, { onProgress: progress('install', operationId) });
       return settleToRow('install', operationId, result);
@@ -122,18 +168,42 @@ export function packHandlers(deps: PackHandlerDeps): {
       const settled = await settle('uninstall', operationId, result);
       return settled.ok ? ok({ name: settled.value.name }) : settled;
     },
-    'packs.trust': async ({ name, operationId }) => {
-      const result = await (await installer()).trust(name, { onProgress: progress('trust', operationId) });
+    'packs.trust': async ({ name, operationId, reviewed }) => {
+      const result = await (await installer()).trust(name, { onProgress: progress('trust', operationId), ...(reviewed ? { reviewed } : {}) });
       return settleToRow('trust', operationId, result);
     },
-    'packs.rebuild': async ({ name, operationId }) => {
-      const result = await (await installer()).rebuild(name, { onProgress: progress('rebuild', operationId) });
+    'packs.rebuild': async ({ name, operationId, reviewed }) => {
+      const result = await (await installer()).rebuild(name, { onProgress: progress('rebuild', operationId), ...(reviewed ? { reviewed } : {}) });
       return settleToRow('rebuild', operationId, result);
     },
     'packs.trustDryRun': async ({ name }) => {
       const plan = await (await installer()).trustDryRun(name);
       if (!plan.ok) return plan;
-      return ok({ name: plan.value.name, version: plan.value.version, integrity: plan.value.integrity, scripts: plan.value.scripts.map(scriptView) });
+      const pkg = await readInstalledPackageJson(root, `node_modules/${name}`);
+      const claims = pkg.ok ? ClaimsSchema.safeParse(pkg.value) : undefined;
+      const manifest = pkg.ok ? z.looseObject({ register: z.string().max(1024).optional() }).safeParse(pkg.value.nodetool) : undefined;
+      const author = claims?.success ? claimText(claims.data.author) : undefined;
+      const repository = claims?.success ? claimText(claims.data.repository) : undefined;
+      const register = manifest?.success ? manifest.data.register : undefined;
+      // The publish date is the registry's word; a tarball install has no registry to ask.
+      const listed = await (await installer()).list();
+      const found = listed.ok ? listed.value.packs.find((p) => p.name === name) : undefined;
+      let publishedAt: string | undefined;
+      if (found?.source === 'registry') {
+        const registry = (await deps.registry()) ?? (listed.ok ? listed.value.registry : undefined) ?? DEFAULT_REGISTRY;
+        const packument = await fetchPackument(registry, name, 5_000);
+        publishedAt = packument.ok ? packument.value.time?.[plan.value.version] : undefined;
+      }
+      return ok({
+        name: plan.value.name,
+        version: plan.value.version,
+        integrity: plan.value.integrity,
+        scripts: plan.value.scripts.map(scriptView),
+        ...(register ? { register } : {}),
+        ...(author ? { author } : {}),
+        ...(repository ? { repository } : {}),
+        ...(publishedAt ? { publishedAt } : {}),
+      });
     },
   };
 }

@@ -17,18 +17,21 @@ import {
   SettingsSchema,
   SkillDocSchema,
 } from './schemas.ts';
-import { InstalledPackSchema, OperationIdSchema, PackSpecSchema, SearchHitSchema, TrustPlanSchema } from './pack-schemas.ts';
+import { InstalledPackSchema, OperationIdSchema, PackSpecSchema, ReviewedArtifactSchema, TrustPlanSchema, UpdateCheckSchema } from './pack-schemas.ts';
+import { PackSearchResultSchema } from './search-schemas.ts';
 import { CODE_METHODS } from './code-methods.ts';
 import { method } from './method.ts';
 
 const PackNameRequest = z.object({ name: PackageNameSchema, operationId: OperationIdSchema.optional() }).strict();
+/** Trust and rebuild name the artifact the dialog showed; a stale dialog is refused, never acted on. */
+const ReviewedRequest = z.object({ name: PackageNameSchema, operationId: OperationIdSchema.optional(), reviewed: ReviewedArtifactSchema.optional() }).strict();
 
 export const CONTRACT = {
   'packs.list': method(EmptyRequestSchema, z.object({ packs: z.array(InstalledPackSchema) }), 'Packs installed in the managed root, from the ledger.'),
   'packs.search': method(
     z.object({ term: z.string().max(200) }).strict(),
-    z.object({ hits: z.array(SearchHitSchema) }),
-    'Search the registry index for packs.',
+    PackSearchResultSchema,
+    'Search for packs: the bundled registry index merged with the configured registry\'s npm search for the sandbox-pack keyword.',
   ),
   'packs.install': method(
     z.object({ spec: PackSpecSchema, operationId: OperationIdSchema.optional() }).strict(),
@@ -41,9 +44,14 @@ export const CONTRACT = {
     InstalledPackSchema,
     'Update a pack; it is classified again like a fresh install.',
   ),
-  'packs.trust': method(PackNameRequest, InstalledPackSchema, 'Trust a pack as installed and run its install scripts against the artifact on disk.'),
+  'packs.trust': method(ReviewedRequest, InstalledPackSchema, 'Trust a pack as installed and run its install scripts against the artifact on disk.'),
   'packs.trustDryRun': method(PackNameRequest, TrustPlanSchema, 'The literal install scripts trusting this pack would run.'),
-  'packs.rebuild': method(PackNameRequest, InstalledPackSchema, 'Run a trusted pack\'s install scripts again.'),
+  'packs.rebuild': method(ReviewedRequest, InstalledPackSchema, 'Run a trusted pack\'s install scripts again.'),
+  'packs.updates': method(
+    EmptyRequestSchema,
+    z.object({ registry: z.string().max(2048), packs: z.array(UpdateCheckSchema).max(1024) }),
+    'Each installed pack against the latest version on the configured registry (read from its metadata; nothing is installed or run).',
+  ),
 
   'catalog.summaries': method(EmptyRequestSchema, z.object({ modules: z.array(ModuleSummarySchema) }), 'Every discovered module with its one-line summary.'),
   'catalog.diagnostics': method(
