@@ -4,6 +4,8 @@
 // memory to the next run — and the next engine from the supply holds none of it. The supply
 // compiles the engine binary once (the registered asset, as the packaged app finds it) and makes
 // instances from that module.
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { NO_GRANTS, type KernelRunRequest } from '../../../shared/protocol/run.ts';
 import { ENGINE_BASE_PAGES } from '../../../shared/sandbox/engine.ts';
@@ -19,6 +21,9 @@ function occurrences(memory: WebAssembly.Memory, text: string): number {
   for (let at = bytes.indexOf(needle); at >= 0; at = bytes.indexOf(needle, at + 1)) count++;
   return count;
 }
+
+v8.setFlagsFromString('--expose-gc');
+const collectGarbage = vm.runInNewContext('gc') as () => void;
 
 const powers = { now: () => performance.now(), hostCall: async () => ({ ok: false as const, code: 'capability-denied', message: 'none' }) };
 
@@ -40,8 +45,9 @@ describe('EngineSupply', () => {
 
     await supply.prepare();
     const second = await supply.take();
-    expect(second.engine).not.toBe(first.engine);
-    expect(second.memory).not.toBe(first.memory);
+    // Compared as booleans: printing an engine in a failure message takes gigabytes.
+    expect(second.engine === first.engine).toBe(false);
+    expect(second.memory === first.memory).toBe(false);
     expect(second.memory.buffer.byteLength).toBe(ENGINE_BASE_PAGES * 64 * 1024);
     expect(occurrences(second.memory, secret)).toBe(0);
     const after = await runKernel({ ...request, code: 'return typeof apiKey;', inputs: {} }, { ...powers, engine: second.engine });
@@ -57,6 +63,23 @@ describe('EngineSupply', () => {
     const prepared = await supply.take();
     expect(new Set([...engines, prepared].map((e) => e.engine)).size).toBe(3);
     expect(new Set([...engines, prepared].map((e) => e.memory)).size).toBe(3);
+  });
+
+  it('keeps no reference to an engine it handed out: once its run is over, the instance and its memory are collected', async () => {
+    const supply = new EngineSupply(compileEngineWasm);
+    const refs = await (async () => {
+      const { engine, memory } = await supply.take();
+      const outcome = await runKernel({ code: 'return new Uint8Array(1 << 20).length;', entries: {}, modules: {}, inputs: {}, grants: NO_GRANTS, timeoutMs: 5_000 }, { ...powers, engine });
+      expect(outcome.result).toMatchObject({ ok: true, value: 1 << 20 });
+      return [new WeakRef(engine), new WeakRef(memory)];
+    })();
+    await supply.prepare();
+    // WeakRefs hold their target until the current job ends: collect between macrotasks.
+    for (let i = 0; i < 20 && refs.some((ref) => ref.deref() !== undefined); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      collectGarbage();
+    }
+    expect(refs.map((ref) => ref.deref() === undefined)).toEqual([true, true]);
   });
 
   it('reports a binary that cannot be compiled from prepare() and take(), and keeps no engine', async () => {
