@@ -24,7 +24,10 @@ import { classifyGuestError, type GuestErrorInfo } from './guest-errors.ts';
 import { WASM_BRIDGE_MODULE_ID, wasmBridgeModuleSource } from './wasm-facade.ts';
 
 export interface KernelPowers {
-  /** The quickjs-ng WASM module, compiled once per thread by the caller. */
+  /**
+   * The quickjs-ng engine instance. Give each run one no other run has used (engine-supply.ts):
+   * a new runtime does not clear what earlier runs left in the instance's memory.
+   */
   readonly engine: QuickJSWASMModule;
   /** Milliseconds, monotonic enough for deadlines. */
   readonly now: () => number;
@@ -52,7 +55,7 @@ const BLOCK_SLICE_MS = 1;
 
 export interface KernelOutcome {
   readonly result: RunResult;
-  /** False when the engine misbehaved on the host side: the caller must retire this thread's engine. */
+  /** False when the engine misbehaved on the host side: the caller must not use this engine again. */
   readonly healthy: boolean;
 }
 
