@@ -65,6 +65,7 @@ export const ERROR_CODES = {
   'declaration-invalid': 'The node\'s packages declaration is not valid.',
   'import-undeclared': 'The code imports a module that is not in the node\'s packages declaration; add it to the declaration.',
   'declared-unused': 'The node declares a package its code never imports; remove it from the declaration.',
+  'import-unknown-export': 'The code imports a name the module does not export; see the module\'s docs for its exports.',
   'version-mismatch': 'The installed pack has a different version from the one the workflow was saved with; the installed version is used.',
   'digest-mismatch': 'The installed module\'s content differs from what the workflow was saved with (same or different version); review the pack before running.',
   'session-not-allowed': 'The code imports a package that is not on this session\'s package allowlist.',

@@ -39,6 +39,9 @@ export const ValidationIssueSchema = z
     code: z.string(),
     message: z.string(),
     specifier: z.string().optional(),
+    /** Where in the node's code (1-based), when the issue has a place: editors mark that line. */
+    line: z.number().int().min(1).optional(),
+    column: z.number().int().min(1).optional(),
   })
   .strict();
 export type ValidationIssue = z.infer<typeof ValidationIssueSchema>;
