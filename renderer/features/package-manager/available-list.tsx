@@ -1,5 +1,7 @@
-// The Available tab: the registry index, searchable. Installing from here goes through the same
-// install call (and result) as the spec field.
+// The Available tab: packs from the bundled registry index and from the configured registry's
+// search (published with the sandbox-pack keyword), searchable, each marked with where it came
+// from. Registry text is shown as plain text through displayText, never as HTML. Installing from
+// here goes through the same install call (and result) as the spec field.
 
 import { useDeferredValue, useId, useState } from 'react';
 import { useContractQuery } from '../../api/client-context.tsx';
@@ -8,6 +10,8 @@ import { Chip } from '../../ui/chip.tsx';
 import { FailureText } from '../../ui/failure-text.tsx';
 import { useUiStore } from '../../state/ui-store.ts';
 import { displayText } from '../../../shared/protocol/display-text.ts';
+
+const SOURCE_LABEL = { index: 'bundled index', registry: 'registry' } as const;
 
 export function AvailableList() {
   const [term, setTerm] = useState('');
@@ -20,16 +24,21 @@ export function AvailableList() {
   const have = new Set((installed.data?.packs ?? []).map((p) => p.name));
   return (
     <div>
-      <label htmlFor={id}>Search the registry index</label>
+      <label htmlFor={id}>Search for packs</label>
       <input id={id} type="search" value={term} onChange={(e) => setTerm(e.target.value)} placeholder="yaml, csv, geo…" />
       <FailureText error={search.error} />
+      {search.data?.note && (
+        <p role="note" className="small">
+          {displayText(search.data.note)}
+        </p>
+      )}
       <FailureText error={install.error} prefix="The install failed:" />
       {install.isSuccess && (
         <p role="status" className="ok-text">
           Installed {displayText(install.data.name)}@{displayText(install.data.version)}: {install.data.status === 'active' ? 'active' : 'needs your trust (see Installed)'}.
         </p>
       )}
-      {search.isSuccess && search.data.hits.length === 0 && <p className="empty">No pack in the index matches "{deferred}".</p>}
+      {search.isSuccess && search.data.hits.length === 0 && <p className="empty">No pack matches "{displayText(deferred)}".</p>}
       <ul className="hits">
         {(search.data?.hits ?? []).map((hit) => (
           <li key={hit.name} className="card">
@@ -37,12 +46,29 @@ export function AvailableList() {
               <h3>
                 {displayText(hit.name)} <span className="version">{displayText(hit.version)}</span>
               </h3>
-              <div className="chips">{hit.recommended && <Chip tone="good">recommended</Chip>}</div>
+              <div className="chips">
+                {hit.recommended && <Chip tone="good">recommended</Chip>}
+                {hit.sources.map((source) => (
+                  <Chip key={source} tone="info" title={source === 'index' ? 'Listed in the index that ships with the app' : `Found on the registry ${search.data?.registry ?? ''}`}>
+                    {SOURCE_LABEL[source]}
+                  </Chip>
+                ))}
+              </div>
             </div>
             <p>{displayText(hit.description)}</p>
-            <p className="small">
-              Modules: {hit.sandboxModules.map((s) => <code key={s}>{displayText(s)} </code>)}
-            </p>
+            {hit.modules ? (
+              <ul className="small" aria-label="Modules">
+                {hit.modules.map((line) => (
+                  <li key={line}>
+                    <code>{displayText(line)}</code>
+                  </li>
+                ))}
+              </ul>
+            ) : (
+              <p className="small">
+                Modules: {hit.sandboxModules.length ? hit.sandboxModules.map((s) => <code key={s}>{displayText(s)} </code>) : 'not listed by the registry'}
+              </p>
+            )}
             <div className="actions">
               {have.has(hit.name) ? (
                 <button type="button" onClick={() => openDetails(hit.name)}>
