@@ -39,6 +39,18 @@ export interface OpOptions {
   readonly onProgress?: ProgressListener;
 }
 
+/** The artifact a person reviewed before consenting: trust and rebuild refuse if another is installed now. */
+export interface ReviewedArtifact {
+  readonly version: string;
+  readonly integrity: string;
+}
+
+function changedSinceReview(record: PackRecord, reviewed: ReviewedArtifact | undefined): Result<never> | undefined {
+  if (reviewed === undefined || (reviewed.version === record.version && reviewed.integrity === record.integrity)) return undefined;
+  const what = reviewed.version === record.version ? `${record.name}@${record.version} is now a different artifact` : `${record.name} is now at ${record.version}`;
+  return fail('pack-changed', `You reviewed ${record.name}@${reviewed.version}, but ${what}; nothing was run. Open the dialog again to review what is installed now.`);
+}
+
 export interface InstallOutcome {
   readonly name: string;
   readonly version: string;
@@ -126,7 +138,7 @@ export function createInstaller(options: InstallerOptions = {}) {
     if (!before.ok) return before;
     ctx.progress({ stage: 'fetching', message: `npm install ${parsed.npmArg} (scripts off)` });
     const run = await npmInstall(ctx, [parsed.npmArg]);
-    if (run.code !== 0) return npmFailure(run, `installing ${parsed.spec}`);
+    if (run.code !== 0) return npmFailure(run, `installing ${parsed.spec}`, { registry: ctx.registry, spec: parsed.spec });
 
     ctx.progress({ stage: 'classifying', message: 'reading the installed package.json' });
     const after = await readRootPackageJson(ctx.root);
@@ -269,10 +281,12 @@ export function createInstaller(options: InstallerOptions = {}) {
     },
 
     /** Record consent for the exact installed artifact, then run its scripts (rebuild). */
-    async trust(name: string, opts: OpOptions = {}): Promise<Result<RebuildOutcome>> {
+    async trust(name: string, opts: OpOptions & { reviewed?: ReviewedArtifact } = {}): Promise<Result<RebuildOutcome>> {
       return locked('trust', opts.onProgress ?? quiet, async (ctx, ledger) => {
         const record = ledger.packs[name];
         if (!record) return fail('not-installed', `No pack named ${name} is installed.`);
+        const stale = changedSinceReview(record, opts.reviewed);
+        if (stale) return stale;
         if (record.installMode === 'sandbox-only') {
           return ok({ ...outcomeOf(record), scriptsRun: [], refetched: false, note: 'Sandbox-only packs run no host code and no install scripts; it is active already.' });
         }
@@ -284,8 +298,12 @@ export function createInstaller(options: InstallerOptions = {}) {
     },
 
     /** Run the trusted pack's scripts again against the artifact on disk. */
-    async rebuild(name: string, opts: OpOptions = {}): Promise<Result<RebuildOutcome>> {
-      return locked('rebuild', opts.onProgress ?? quiet, (ctx, ledger) => rebuildLocked(ctx, ledger, name));
+    async rebuild(name: string, opts: OpOptions & { reviewed?: ReviewedArtifact } = {}): Promise<Result<RebuildOutcome>> {
+      return locked('rebuild', opts.onProgress ?? quiet, async (ctx, ledger) => {
+        const record = ledger.packs[name];
+        const stale = record ? changedSinceReview(record, opts.reviewed) : undefined;
+        return stale ?? rebuildLocked(ctx, ledger, name);
+      });
     },
 
     async list(): Promise<Result<{ registry: string | undefined; packs: PackRecord[] }>> {

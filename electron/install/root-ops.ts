@@ -35,8 +35,24 @@ export function npmUninstall(ctx: OpContext, names: readonly string[]): Promise<
   return npm(ctx, ['uninstall', ...NO_SCRIPTS, ...names]);
 }
 
-/** Map a failed npm run to a code a user can act on. */
-export function npmFailure(run: NpmRun, what: string): Failure {
+/**
+ * npm's own error lines, one per line and in order, for a failure the user must read to act on
+ * (a failed install script): the cause usually comes after npm's path/command preamble, so the
+ * one-line summary cuts it off. Log-file pointers and stack frames are dropped.
+ */
+export function npmErrorLines(run: NpmRun, maxLines = 40, maxChars = 3000): string {
+  if (run.failure) return run.failure.message;
+  const lines = `${run.stderr}\n${run.stdout}`
+    .split('\n')
+    .map((l) => l.replace(/^npm (?:error|ERR!)\s?/, '').trimEnd())
+    .filter((l) => l.trim() !== '' && !/^A complete log of this run/.test(l) && !/^\s*at /.test(l) && !/debug-0\.log$/.test(l) && !/^npm (?:warn|WARN|notice)\b/.test(l));
+  const text = lines.slice(0, maxLines).join('\n');
+  if (text) return text.length > maxChars ? `${text.slice(0, maxChars)}…` : text;
+  return npmErrorSummary(run);
+}
+
+/** Map a failed npm run to a code a user can act on. `registry` lets a 404 name the registry it came from. */
+export function npmFailure(run: NpmRun, what: string, lookup?: { registry: string; spec: string }): Failure {
   if (run.failure) return run.failure;
   const text = `${run.stderr}\n${run.stdout}`;
   const summary = npmErrorSummary(run);
@@ -44,7 +60,10 @@ export function npmFailure(run: NpmRun, what: string): Failure {
     return fail('registry-unreachable', `The package registry could not be reached while ${what}; check the network connection and the registry address, then try again. npm said: ${summary}`);
   }
   if (/EINTEGRITY/.test(text)) return fail('integrity-mismatch', `The registry served an artifact whose integrity does not match the lockfile while ${what}: ${summary}`);
-  if (/E404|404 Not Found/.test(text)) return fail('install-failed', `The package was not found in the registry while ${what}: ${summary}`);
+  if (/E404|404 Not Found/.test(text)) {
+    const where = lookup ? `the registry ${lookup.registry}` : 'the registry';
+    return fail('not-found', `The package ${lookup?.spec ?? ''}${lookup ? ' ' : ''}does not exist on ${where} (npm answered 404 Not Found while ${what}). Check the name, or the registry in Agent & settings.`);
+  }
   if (/ETARGET|No matching version/.test(text)) return fail('install-failed', `No version matches while ${what}: ${summary}`);
   return fail('install-failed', `npm failed while ${what}: ${summary}`);
 }

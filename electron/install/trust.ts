@@ -14,9 +14,8 @@ import { fail, ok, type Result } from '../../shared/protocol/result.ts';
 import { readInstalledPackageJson, treeDigest } from './inspect.ts';
 import { writeLedger } from './ledger-store.ts';
 import { readLockfile } from './npm-root.ts';
-import { npmErrorSummary } from './npm-runner.ts';
 import { verifyRefetch } from './refetch.ts';
-import { npm, npmFailure, npmInstall, syncScriptPolicy, type OpContext } from './root-ops.ts';
+import { npm, npmErrorLines, npmFailure, npmInstall, syncScriptPolicy, type OpContext } from './root-ops.ts';
 import { outcomeOf, type InstallOutcome } from './installer.ts';
 
 export interface RebuildOutcome extends InstallOutcome {
@@ -102,14 +101,18 @@ export async function rebuildLocked(ctx: OpContext, ledger: Ledger, name: string
     ctx.progress({ stage: 'compiling', message: `running the trusted install scripts of ${targets.join(', ')}` });
     const run = await npm(ctx, ['rebuild', '--ignore-scripts=false', '--strict-allow-scripts=true', '--foreground-scripts=false', ...targets]);
     if (run.code !== 0) {
-      return fail('rebuild-failed', `The install scripts of ${name}@${record.version} failed: ${npmErrorSummary(run)}`);
+      // npm's own lines, in order: the script's output (the cause) comes after npm's preamble.
+      const failure = fail('rebuild-failed', `The install scripts of ${name}@${record.version} failed. npm said:\n${npmErrorLines(run)}`);
+      await save(ctx, ledgerNow, { ...inactive, setupFailure: { code: failure.code, message: failure.message, at: new Date().toISOString() } });
+      return failure;
     }
   }
   // Scripts may write into their package directories: record what they left as the built state,
   // and keep the artifact's own digest, which is what a later refetch must reproduce.
   const closure: ClosureEntry[] = [];
   for (const entry of record.closure) closure.push({ ...entry, builtDigest: await treeDigest(path.join(ctx.root, entry.path)) });
-  const active: PackRecord = { ...record, closure, status: 'active' };
+  const { setupFailure: _cleared, ...succeeded } = record;
+  const active: PackRecord = { ...succeeded, closure, status: 'active' };
   await save(ctx, ledgerNow, active);
   ctx.progress({ stage: 'done', message: `${name}@${record.version} active` });
   return ok({ ...outcomeOf(active), scriptsRun: targets, refetched });

@@ -32,6 +32,12 @@ export const InstalledPackSchema = z.object({
   /** Whether the user's consent covers this exact artifact (name, version, integrity). */
   trusted: z.boolean(),
   installedAt: Text(64),
+  /** The pack's own package.json description, where it has one. */
+  description: Text(1000).optional(),
+  /** True for a pack the app ships and seeded from its own tarball (not an unverified source). */
+  shipped: z.boolean().optional(),
+  /** Why the last run of its trusted install scripts failed (npm's lines), while it still has. */
+  setupFailure: z.object({ code: Text(64), message: Text(4000) }).optional(),
 });
 export type InstalledPack = z.infer<typeof InstalledPackSchema>;
 
@@ -55,5 +61,33 @@ export const TrustPlanSchema = z.object({
   version: Text(256),
   integrity: Text(512),
   scripts: z.array(LifecycleScriptViewSchema).max(1024),
+  /** The host-code entry (nodetool.register) trusting lets run, as the installed manifest names it. */
+  register: Text(1024).optional(),
+  /** Publisher and repository as the installed package.json states them (unverified claims). */
+  author: Text(500).optional(),
+  repository: Text(1000).optional(),
+  /** When the registry says this version was published, where it says so. */
+  publishedAt: Text(64).optional(),
 });
+
+/** The artifact the user reviewed: trust and rebuild refuse with pack-changed if another is installed now. */
+export const ReviewedArtifactSchema = z.object({ version: Text(256), integrity: Text(512) }).strict();
+
+/** One installed pack against the configured registry's latest version. */
+export const UpdateCheckSchema = z.object({
+  name: PackageNameSchema,
+  installed: Text(256),
+  /** registry: checked; tarball: installed from a file or URL, so there is nothing to ask a registry. */
+  source: z.enum(['registry', 'tarball']),
+  state: z.enum(['update', 'current', 'tarball', 'unavailable']),
+  latest: Text(256).optional(),
+  publishedAt: Text(64).optional(),
+  /** Module specifiers the manifest of `latest` no longer declares. */
+  removedModules: z.array(Text(300)).max(64),
+  /** WASM exports the manifest of `latest` no longer declares, as specifier → names. */
+  removedExports: z.array(z.object({ specifier: Text(300), names: z.array(Text(128)).max(64) })).max(64),
+  /** Why the check could not answer (state unavailable). */
+  message: Text(2000).optional(),
+});
+export type UpdateCheck = z.infer<typeof UpdateCheckSchema>;
 export type TrustPlan = z.infer<typeof TrustPlanSchema>;

@@ -106,6 +106,7 @@ export const ERROR_CODES = {
   'integrity-mismatch': 'The registry served a different artifact for the same version; nothing was run.',
   'trust-required': 'This pack needs your trust before it can run scripts or host code.',
   'rebuild-failed': 'Running the trusted pack\'s install scripts failed.',
+  'pack-changed': 'The pack changed since you reviewed it (another version or artifact is installed now); nothing was run. Review it again.',
   'registry-unreachable': 'The package registry could not be reached.',
   'npm-unavailable': 'The npm that ships with the app could not be started; reinstall the app.',
   'root-unreadable': 'The install root could not be read.',

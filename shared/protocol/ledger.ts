@@ -78,6 +78,8 @@ export const PackRecordSchema = z
     closure: z.array(ClosureEntrySchema).min(1),
     trust: TrustRecordSchema.nullable(),
     status: z.enum(PACK_INSTALL_STATUSES),
+    /** Why the last run of the trusted scripts failed (npm's own lines); cleared when they succeed. */
+    setupFailure: z.object({ code: z.string().max(64), message: z.string().max(4000), at: z.iso.datetime() }).strict().optional(),
   })
   .strict();
 export type PackRecord = z.infer<typeof PackRecordSchema>;
