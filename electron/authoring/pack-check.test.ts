@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { check } from '../cli/commands/check.ts';
 import { create } from '../cli/commands/create.ts';
 import type { CliIo } from '../cli/command.ts';
+import { checkText } from './check-text.ts';
 import { checkPack, type CheckReport } from './pack-check.ts';
 import { scaffoldPack } from './scaffold.ts';
 
@@ -104,9 +105,14 @@ describe('each failure class gives its code, file and line', () => {
 
   it('an over-cap file: a 300 KB authored module is file-too-large and OVER in the sizes table', async () => {
     const dir = await pack((d) => editFile(d, 'sandbox/index.js', (t) => `${t}// ${'x'.repeat(300 * 1024)}\n`));
-    const r = await report(dir, false);
+    const r = await report(dir);
     expect(r.problems).toEqual([
       { code: 'file-too-large', message: `${NAME}: sandbox/index.js is 300.4 KB, over the 256 KB limit for this kind of file.`, file: 'sandbox/index.js' },
+    ]);
+    // Its examples are not run (the skip is the problem), and say why.
+    expect(r.examples?.map((e) => [e.status, e.note])).toEqual([
+      ['skipped', `imports ${NAME}, which was skipped`],
+      ['skipped', `imports ${NAME}, which was skipped`],
     ]);
     const row = r.sizes.find((s) => s.file === 'sandbox/index.js');
     expect(row && row.bytes > row.cap).toBe(true);
@@ -149,6 +155,27 @@ describe('each failure class gives its code, file and line', () => {
         file: 'package.json',
         line: 8,
       },
+    ]);
+  }, 60_000);
+});
+
+describe('install modes', () => {
+  it('a hybrid pack (register + scripts) is reported as waiting for trust with its scripts, not as a problem', async () => {
+    const dir = await pack((d) =>
+      editFile(d, 'package.json', (t) => {
+        const pkg = JSON.parse(t) as { scripts?: Record<string, string>; nodetool: Record<string, unknown> };
+        pkg.scripts = { install: 'node build-native.js' };
+        pkg.nodetool.register = 'host/register.js';
+        return JSON.stringify(pkg, null, 2);
+      }),
+    );
+    const r = await report(dir, false);
+    expect(r).toMatchObject({ ok: true, installMode: 'hybrid', status: 'needs-trust', problems: [] });
+    expect(r.scripts.map((s) => [s.event, s.command, s.own])).toEqual([['install', 'node build-native.js', true]]);
+    expect(checkText(r).split('\n').slice(2, 5)).toEqual([
+      "Install mode: hybrid: waits for the user's trust (host code or install scripts) before it is active",
+      'Install scripts a user would be shown:',
+      `  ${NAME}@0.1.0 install: node build-native.js`,
     ]);
   }, 60_000);
 });

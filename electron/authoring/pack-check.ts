@@ -138,7 +138,12 @@ export async function checkPack(options: CheckOptions): Promise<Result<CheckRepo
 
     let examples: ExampleOutcome[] | undefined;
     if (options.examples !== false && skillText !== undefined && pack.status === 'ok') {
-      const prepared = prepareExamples(skillText, pack.modules.map((m) => m.specifier));
+      // An example of a skipped module cannot run; the skip is already a problem of its own.
+      const skipped = new Set(pack.modules.filter((m) => m.status === 'skipped').map((m) => m.specifier));
+      const prepared = prepareExamples(skillText, pack.modules.map((m) => m.specifier)).map((e) => {
+        const dead = e.specifiers.find((s) => skipped.has(s));
+        return dead && e.kind === 'run' ? { kind: 'skip' as const, block: e.block, specifiers: e.specifiers, reason: `imports ${dead}, which was skipped` } : e;
+      });
       progress(`running ${prepared.length} SKILL.md example(s) in the sandbox`);
       runner = createCodeRunner(catalog, { sandboxWorkers: 1 });
       examples = await runExamples(runner, prepared);
