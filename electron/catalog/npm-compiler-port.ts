@@ -2,8 +2,11 @@
 // Discovery never bundles anything itself: electron/compiler/ implements this with esbuild, its
 // forbidden-global scan and admission probe, and the catalog is handed an instance. Without one,
 // npm entries are skipped with `npm-bundle-failed`. Whatever comes back still goes through the
-// same static JS checks as authored code.
+// same static JS checks as authored code; the compiler may hand back its own verdict of those
+// checks, which discovery reuses only for the exact bytes under the same analyzer
+// (shared/packs/pack-graph.ts, StaticVerdict) instead of parsing the bundle a second time.
 
+import type { StaticVerdict } from '../../shared/packs/pack-graph.ts';
 import type { ErrorCode } from '../../shared/protocol/codes.ts';
 import type { PackWarning } from '../../shared/protocol/catalog.ts';
 import type { Result } from '../../shared/protocol/result.ts';
@@ -27,6 +30,8 @@ export interface NpmCompileResult {
   /** Digest of everything the bundle was built from. Part of the graph digest. */
   readonly inputsDigest: string;
   readonly warnings: PackWarning[];
+  /** The static checks' verdict on `source`, when it passed them with no imports. */
+  readonly analysis?: StaticVerdict;
 }
 
 export interface NpmModuleCompiler {

@@ -35,6 +35,11 @@ export type CacheInput = z.infer<typeof CacheInputSchema>;
 
 const WarningSchema = z.object({ code: CodeSchema, message: z.string().max(2000) }).strict();
 
+/** The static checks' verdict on the bundle (shared/packs/pack-graph.ts, StaticVerdict); discovery re-checks its digest. */
+const VerdictSchema = z
+  .object({ analyzer: z.string().max(300), sha256: z.string().regex(HEX64), exportNames: z.array(z.string().max(1000)).max(100_000) })
+  .strict();
+
 export const CacheEntrySchema = z
   .object({
     format: z.literal(COMPILER_VERSION),
@@ -46,7 +51,9 @@ export const CacheEntrySchema = z
     /** Set when resolution could not be replayed (symlinked packages): the root lockfile's hash then guards the entry. */
     lockfile: z.string().regex(HEX64).optional(),
     outcome: z.discriminatedUnion('ok', [
-      z.object({ ok: z.literal(true), source: z.string(), inputsDigest: z.string().regex(HEX64), warnings: z.array(WarningSchema).max(200) }).strict(),
+      z
+        .object({ ok: z.literal(true), source: z.string(), inputsDigest: z.string().regex(HEX64), warnings: z.array(WarningSchema).max(200), analysis: VerdictSchema.optional() })
+        .strict(),
       z.object({ ok: z.literal(false), code: CodeSchema, message: z.string().max(4000) }).strict(),
     ]),
   })

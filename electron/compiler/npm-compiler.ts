@@ -4,7 +4,9 @@
 // only directories a bundle may read); a first esbuild pass to resolve it and learn its files and format; the real entry
 // (keeping a CommonJS package's default and named exports); the real bundle; the 1 MB cap; the
 // authored-module static rules; the scope-aware forbidden-global scan; the QuickJS admission
-// probe. The result is cached by content, so a warm discovery neither bundles nor probes.
+// probe. The result is cached by content, so a warm discovery neither bundles nor probes; it carries
+// the static checks' verdict, so discovery does not parse the bundle again either (pack-graph.ts
+// reuses it only for the same bytes and analyzer). A miss starts the probe worker before bundling.
 // It implements the catalog's `NpmModuleCompiler` port, and it is total: whatever a pack ships,
 // compile() answers with a tagged result (an unexpected throw becomes `npm-bundle-failed` with
 // its reason), so one bad pack skips one module and never stops discovery.
@@ -13,6 +15,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import { analyzeJs } from '../../shared/packs/js-analysis.ts';
+import { staticVerdict } from '../../shared/packs/pack-graph.ts';
 import { fail, formatBytes, LIMITS, ok, type ErrorCode, type PackWarning, type Result } from '../../shared/protocol/index.ts';
 import { COMPILER_ID, COMPILER_VERSION, ESBUILD_VERSION, NORMALIZED_OPTIONS } from './build-options.ts';
 import { bundleEntry, type EsbuildPort } from './bundle.ts';
@@ -118,7 +121,7 @@ export function createNpmCompiler(options: NpmCompilerOptions): NpmCompiler {
     const { result, transient } = await admit(req, second.value.code, inputsDigest);
     if (transient) return { result };
     const outcome = result.ok
-      ? { ok: true as const, source: result.value.source, inputsDigest, warnings: result.value.warnings }
+      ? { ok: true as const, source: result.value.source, inputsDigest, warnings: result.value.warnings, ...(result.value.analysis ? { analysis: { ...result.value.analysis, exportNames: [...result.value.analysis.exportNames] } } : {}) }
       : { ok: false as const, code: result.code, message: result.message };
     const lockfile = guard.replayable ? undefined : await lockfileHash(rootReal);
     return { entry: { key, inputs, absent: guard.absent, ...(lockfile !== undefined ? { lockfile } : {}), outcome }, result };
@@ -163,7 +166,9 @@ export function createNpmCompiler(options: NpmCompilerOptions): NpmCompiler {
       const failure = fail('npm-probe-failed', `${npmName} failed to initialize in the sandbox: ${probed.error}`);
       return probed.transient ? { transient: true, failure } : failure;
     }
-    return ok({ source, compilerId: COMPILER_ID, inputsDigest, warnings });
+    // The verdict rides along so discovery need not parse the bundle again (pack-graph.ts checks it still fits the bytes).
+    const verdict = staticVerdict(source, analysis.value, sha256Hex);
+    return ok({ source, compilerId: COMPILER_ID, inputsDigest, warnings, ...(verdict ? { analysis: verdict } : {}) });
   }
 
   async function compile(req: NpmCompileRequest): Promise<Result<NpmCompileResult, ErrorCode>> {
@@ -204,8 +209,12 @@ export function createNpmCompiler(options: NpmCompilerOptions): NpmCompiler {
     if (hit) {
       counts.cacheHits++;
       const o = hit.outcome;
-      return o.ok ? ok({ source: o.source, compilerId: hit.compilerId, inputsDigest: o.inputsDigest, warnings: [...o.warnings] }) : fail(o.code, o.message);
+      return o.ok
+        ? ok({ source: o.source, compilerId: hit.compilerId, inputsDigest: o.inputsDigest, warnings: [...o.warnings], ...(o.analysis ? { analysis: o.analysis } : {}) })
+        : fail(o.code, o.message);
     }
+    // A miss ends in the admission probe; booting its worker now overlaps that boot with esbuild.
+    probe.warm?.();
     const { entry, result } = await compileUncached(rootReal, closure.value, req, packReal);
     if (entry) {
       try {

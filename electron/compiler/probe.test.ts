@@ -64,6 +64,34 @@ describe('admission probe (real quickjs-ng in a worker)', () => {
     }
   });
 
+  it('a warmed worker serves the next probes, each still in a fresh engine', async () => {
+    const own = createProbe({ deadlineMs: 2_000, concurrency: 1 });
+    try {
+      own.warm();
+      own.warm(); // one is already booting: no second worker
+      expect(own.workersStarted).toBe(1);
+      expect(await own('globalThis.leaked = 1;\nObject.prototype.polluted = 1;\nexport const a = 1;', 'first.js')).toMatchObject({ ok: true, exports: ['a'] });
+      own.warm(); // one is idle: nothing to start
+      const second = await own('if ("leaked" in globalThis || ({}).polluted !== undefined) throw new Error("state leaked");\nexport const b = 2;', 'second.js');
+      expect(second).toMatchObject({ ok: true, exports: ['b'] });
+      expect(own.workersStarted).toBe(1);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('close() ends a warmed worker no probe took; the next probe boots its own', async () => {
+    const own = createProbe({ deadlineMs: 2_000, concurrency: 1 });
+    try {
+      own.warm();
+      await own.close();
+      expect(await own('export const a = 1;', 'a.js')).toMatchObject({ ok: true, exports: ['a'] });
+      expect(own.workersStarted).toBe(2);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('keeps using a worker after a module ran out of time inside it', async () => {
     const own = createProbe({ deadlineMs: 200, concurrency: 1 });
     try {

@@ -10,6 +10,10 @@
 // (probe-worker.ts), so nothing a module leaves behind reaches the next one. A worker that timed
 // out, crashed or answered out of protocol is terminated, never reused; an idle worker is
 // terminated after IDLE_MS and never keeps the process alive.
+//
+// warm() starts that boot early: the compiler calls it when a compile misses its cache, so the
+// worker boots while esbuild bundles instead of after it. A warmed worker is like any other — the
+// next probe takes it, or it is terminated after IDLE_MS — and never keeps the process alive.
 
 import { Worker } from 'node:worker_threads';
 import { assetUrl } from '../platform/assets.ts';
@@ -28,18 +32,29 @@ export interface ProbeOptions {
 }
 
 /** Runs the admission probe. Expected failures come back as `{ ok: false, error }`. */
-export type ProbeFn = (source: string, filename: string) => Promise<ProbeResponse>;
+export type ProbeFn = ((source: string, filename: string) => Promise<ProbeResponse>) & {
+  /** Start booting a worker now, for a probe that is likely to come soon. */
+  readonly warm?: () => void;
+};
 
 export interface Probe extends ProbeFn {
   /** Workers started since creation: how tests and the bench see that one worker serves many probes. */
   readonly workersStarted: number;
-  /** Terminates the idle workers now (a running probe keeps its worker until it answers). */
+  /** Start booting a worker for the next probe (no-op when one is idle or already booting). */
+  readonly warm: () => void;
+  /** Terminates the idle workers and an untaken warmed one now (a running probe keeps its worker until it answers). */
   close(): Promise<void>;
 }
 
 interface IdleWorker {
   readonly worker: Worker;
   readonly timer: NodeJS.Timeout;
+}
+
+interface Booting {
+  readonly worker: Worker;
+  /** true once the engine has loaded; a failure (the worker is then terminated) otherwise. */
+  readonly ready: Promise<true | ProbeResponse>;
 }
 
 export function createProbe(options: ProbeOptions = {}): Probe {
@@ -74,18 +89,13 @@ export function createProbe(options: ProbeOptions = {}): Probe {
     idle.push({ worker, timer });
   };
 
-  /** A ready worker: an idle one, or a new one once its engine has loaded (boot is not part of any deadline). */
-  const take = async (): Promise<Worker | ProbeResponse> => {
-    const reused = idle.pop();
-    if (reused) {
-      clearTimeout(reused.timer);
-      reused.worker.ref();
-      return reused.worker;
-    }
+  /** Starts a worker; it is ready (or has failed and been terminated) when `ready` settles. Boot is not part of any deadline. */
+  const boot = (): Booting => {
     started++;
     const worker = new Worker(assetUrl('probe-worker'), { resourceLimits: { stackSizeMb: 16, maxOldGenerationSizeMb: 256 } });
-    const booted = await new Promise<true | ProbeResponse>((resolve) => {
+    const ready = new Promise<true | ProbeResponse>((resolve) => {
       const timer = setTimeout(() => resolve({ ok: false, error: 'the probe worker did not start', transient: true }), BOOT_TIMEOUT_MS);
+      timer.unref();
       const done = (value: true | ProbeResponse): void => {
         clearTimeout(timer);
         worker.off('message', onMessage);
@@ -103,10 +113,42 @@ export function createProbe(options: ProbeOptions = {}): Probe {
       worker.on('message', onMessage);
       worker.on('error', onError);
       worker.on('exit', onExit);
+    }).then(async (value) => {
+      if (value !== true) await worker.terminate();
+      return value;
     });
-    if (booted === true) return worker;
-    await worker.terminate();
-    return booted;
+    return { worker, ready };
+  };
+
+  /** A worker warm() started that no probe has taken yet. */
+  let warming: Booting | undefined;
+
+  const warm = (): void => {
+    if (warming || idle.length > 0) return;
+    const booting = boot();
+    // Nobody waits for it yet: it must not hold the process open.
+    booting.worker.unref();
+    warming = booting;
+    void booting.ready.then((value) => {
+      if (warming !== booting) return; // a probe took it
+      warming = undefined;
+      if (value === true) park(booting.worker);
+    });
+  };
+
+  /** A ready worker: an idle one, the one warm() started, or a new one. */
+  const take = async (): Promise<Worker | ProbeResponse> => {
+    const reused = idle.pop();
+    if (reused) {
+      clearTimeout(reused.timer);
+      reused.worker.ref();
+      return reused.worker;
+    }
+    const booting = warming ?? boot();
+    warming = undefined;
+    booting.worker.ref();
+    const value = await booting.ready;
+    return value === true ? booting.worker : value;
   };
 
   const probeOn = async (worker: Worker, request: ProbeRequest): Promise<{ response: ProbeResponse; reusable: boolean }> => {
@@ -155,11 +197,14 @@ export function createProbe(options: ProbeOptions = {}): Probe {
 
   return Object.defineProperties(probe, {
     workersStarted: { get: () => started, enumerable: true },
+    warm: { value: warm, enumerable: true },
     close: {
       value: async (): Promise<void> => {
         const all = idle.splice(0);
         for (const entry of all) clearTimeout(entry.timer);
-        await Promise.all(all.map((entry) => entry.worker.terminate()));
+        const unclaimed = warming;
+        warming = undefined;
+        await Promise.all([...all.map((entry) => entry.worker.terminate()), ...(unclaimed ? [unclaimed.worker.terminate()] : [])]);
       },
     },
   }) as Probe;

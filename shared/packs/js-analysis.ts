@@ -4,7 +4,7 @@
 // also produces the module's complete import map (request → target), which the loader later
 // enforces, so a request the analyzer never saw can never resolve.
 
-import { parse, type Node, type Program } from 'acorn';
+import { parse, version as acornVersion, type Node, type Program } from 'acorn';
 import { full } from 'acorn-walk';
 import { fail, ok, type Result } from '../protocol/result.ts';
 import { WASM_BRIDGE_SPECIFIER } from '../sandbox/wasm-facade.ts';
@@ -46,6 +46,12 @@ export interface JsAnalysis {
    */
   readonly exportNames?: readonly string[];
 }
+
+/**
+ * Names this analyzer and the parser under it. A remembered verdict (pack-graph.ts) is reused only
+ * under the same id, so bump the number whenever what analyzeJs accepts or reports changes.
+ */
+export const JS_ANALYZER_ID = `js-analysis/1;acorn@${acornVersion}`;
 
 const EXPORT_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 

@@ -13,7 +13,7 @@ import { WASM_BRIDGE_MODULE_ID, WASM_BRIDGE_SPECIFIER, WASM_FACADE_GENERATOR_VER
 import { moduleGraphDigest, type GraphSource, type Sha256Hex } from './digest.ts';
 import { findCycle } from './internal-list.ts';
 import { printable } from './pack-path.ts';
-import { analyzeJs, type ImportTarget } from './js-analysis.ts';
+import { analyzeJs, JS_ANALYZER_ID, type ImportTarget, type JsAnalysis, type JsAnalysisCode } from './js-analysis.ts';
 import { validateWasmBinary } from './wasm-binary.ts';
 
 export interface ModuleFailure {
@@ -31,6 +31,29 @@ export interface NpmCompileOutput {
   readonly compilerId: string;
   readonly inputsDigest: string;
   readonly warnings: readonly PackWarning[];
+  /** The compiler's own static verdict on `source`, reused only if it still matches (see StaticVerdict). */
+  readonly analysis?: StaticVerdict;
+}
+
+/**
+ * What analyzeJs concluded about a source that passed with no import request at all, as an npm
+ * bundle does. Such a verdict is a pure function of the bytes: with no request to classify, the
+ * context (pack, specifiers, file) only names things in failure messages. So the npm compiler,
+ * which analyzes every bundle it admits, records it next to the bundle, and discovery reuses it
+ * instead of parsing the bundle again — but only for the exact bytes it receives (the sha256 is
+ * recomputed here, so a bundle changed after it was judged is parsed again) and only under the
+ * same analyzer id (a changed analyzer never reuses an old verdict).
+ */
+export interface StaticVerdict {
+  readonly analyzer: string;
+  readonly sha256: string;
+  readonly exportNames: readonly string[];
+}
+
+/** The reusable verdict of a passed analysis of `source`; undefined when it depended on the context (it had imports). */
+export function staticVerdict(source: string, analysis: JsAnalysis, sha256: Sha256Hex): StaticVerdict | undefined {
+  if (analysis.imports.size > 0 || analysis.exportNames === undefined) return undefined;
+  return { analyzer: JS_ANALYZER_ID, sha256: sha256(new TextEncoder().encode(source)), exportNames: [...analysis.exportNames] };
 }
 export type NpmCompile = (request: {
   readonly packName: string;
@@ -59,6 +82,8 @@ export interface LoadedPackGraph {
   /** Every ready module of the pack (entries, internal helpers, facades) by module id. */
   readonly modules: ReadonlyMap<string, ExecutableModule>;
   readonly warnings: readonly PackWarning[];
+  /** JS sources parsed, and npm bundles whose compiler verdict was reused instead: how tests see the re-check skipped. */
+  readonly analysis: { readonly parsed: number; readonly reused: number };
 }
 
 interface GraphNode {
@@ -112,6 +137,7 @@ export async function buildPackGraph(
   const prefix = `${packName}@${packVersion}/`;
   const nodes = new Map<string, GraphNode>();
   const warnings: PackWarning[] = [];
+  const analysisCounts = { parsed: 0, reused: 0 };
   const publicSpecifiers = new Set<string>();
   const internalSet = new Set(input.internalPaths);
   for (const file of input.files) if (file.role === 'entry' && file.failure?.code !== 'module-name-invalid') publicSpecifiers.add(file.specifier);
@@ -159,6 +185,7 @@ export async function buildPackGraph(
     }
     let source: string;
     let producer: Record<string, string> | undefined;
+    let verdict: StaticVerdict | undefined;
     if (file.role === 'entry' && file.entry.kind === 'js' && file.entry.npm !== undefined) {
       if (!powers.compileNpm) {
         node.failure = { code: 'npm-bundle-failed', message: `${file.specifier}: npm module "${file.entry.npm}" needs the npm compiler, which is not available here.` };
@@ -170,12 +197,15 @@ export async function buildPackGraph(
         continue;
       }
       warnings.push(...compiled.value.warnings);
-      if (new TextEncoder().encode(compiled.value.source).byteLength > LIMITS.bundledJsBytes) {
+      const bundleBytes = new TextEncoder().encode(compiled.value.source);
+      if (bundleBytes.byteLength > LIMITS.bundledJsBytes) {
         node.failure = { code: 'npm-too-large', message: `${file.specifier}: the bundle of "${file.entry.npm}" is over ${formatBytes(LIMITS.bundledJsBytes)}.` };
         continue;
       }
       source = compiled.value.source;
       producer = { compiler: compiled.value.compilerId, inputs: compiled.value.inputsDigest };
+      const claimed = compiled.value.analysis;
+      if (claimed?.analyzer === JS_ANALYZER_ID && claimed.sha256 === powers.sha256(bundleBytes)) verdict = claimed;
     } else {
       try {
         source = decoder.decode(file.bytes ?? new Uint8Array());
@@ -185,13 +215,16 @@ export async function buildPackGraph(
       }
     }
     const filePath = file.role === 'internal' || (file.entry.kind === 'js' && file.entry.npm === undefined) ? file.path : undefined;
-    const analysis = analyzeJs(source, {
-      packName,
-      publicSpecifiers,
-      internalPaths: internalSet,
-      ...(filePath !== undefined ? { filePath } : {}),
-      displayName: filePath ?? node.displayName,
-    });
+    const analysis: Result<JsAnalysis, JsAnalysisCode> = verdict
+      ? ok({ imports: new Map(), exportNames: verdict.exportNames })
+      : analyzeJs(source, {
+          packName,
+          publicSpecifiers,
+          internalPaths: internalSet,
+          ...(filePath !== undefined ? { filePath } : {}),
+          displayName: filePath ?? node.displayName,
+        });
+    analysisCounts[verdict ? 'reused' : 'parsed']++;
     if (!analysis.ok) {
       node.failure = { code: analysis.code, message: analysis.message };
       continue;
@@ -298,5 +331,5 @@ export async function buildPackGraph(
       ...(file.entry.description !== undefined ? { description: file.entry.description } : {}),
     });
   }
-  return ok({ entries, modules, warnings });
+  return ok({ entries, modules, warnings, analysis: analysisCounts });
 }
