@@ -41,10 +41,21 @@ const CORE = String.raw`(function (G) {
 const O = Object, defineProperty = O.defineProperty, freeze = O.freeze, getProto = O.getPrototypeOf, gopd = O.getOwnPropertyDescriptor, E = Error;
 const host = G[__HOST_CALL__], hostLog = G[__HOST_LOG__], hostLibrary = G[__HOST_LIBRARY__], hostWasm = G[__HOST_WASM__];
 delete G[__HOST_CALL__]; delete G[__HOST_LOG__]; delete G[__HOST_LIBRARY__]; delete G[__HOST_WASM__];
-const prepare = gopd(E, "prepareStackTrace"), limit = gopd(E, "stackTraceLimit");
+const prepare = gopd(E, "prepareStackTrace"), limit = gopd(E, "stackTraceLimit"), TA = getProto(Uint8Array.prototype), SP = String.prototype, PP = Promise.prototype;
+// What touches host answers or the node's arguments after packs have run (the library is compiled
+// then) uses only what is captured here: a pack may patch any prototype or global, and a patched
+// method, getter or setter on the way would be handed the data. Accessors are called through
+// their captured getters (TA: buffer, byteOffset, byteLength; DV likewise; ABG: byteLength). Kept
+// terse: compiling this text is most of its cost (measured).
+const gets = (o, names) => names.split(" ").map((n) => gopd(o, n).get);
 const I = freeze({ host, isArray: Array.isArray, Promise, JSONparse: JSON.parse, JSONstringify: JSON.stringify, isView: ArrayBuffer.isView, U8: Uint8Array, AB: ArrayBuffer,
-  slice: ArrayBuffer.prototype.slice, apply: Reflect.apply, keys: O.keys, hasOwn: O.hasOwn, freeze, fromCharCode: String.fromCharCode, Err: E, Str: String,
-  unescape, encodeURIComponent, getProto, setPrepare: prepare.set, getLimit: limit.get, setLimit: limit.set });
+  apply: Reflect.apply, keys: O.keys, hasOwn: O.hasOwn, freeze, fromCharCode: String.fromCharCode, Err: E, TypeErr: TypeError, Str: String,
+  unescape, encodeURIComponent, getProto, setPrepare: prepare.set, getLimit: limit.get, setLimit: limit.set,
+  dp: defineProperty, setProto: O.setPrototypeOf, create: O.create, bind: O.bind, charCodeAt: SP.charCodeAt, lower: SP.toLowerCase, taSet: TA.set,
+  P: [PP.then, PP.catch, PP.finally], TA: gets(TA, "buffer byteOffset byteLength"), DV: gets(DataView.prototype, "buffer byteOffset byteLength"), ABG: gets(ArrayBuffer.prototype, "byteLength") });
+// "then" asks the promise's species for the promise it returns; locked, so a pack's species
+// constructor is never handed the value a chain passes on (the library's promises, see SAFE there).
+defineProperty(Promise, Symbol.species, { configurable: false });
 delete G.eval; delete G.SharedArrayBuffer; delete G.Atomics;
 for (const n of ["setTimeout", "setInterval", "setImmediate", "clearTimeout", "clearInterval", "clearImmediate"]) delete G[n];
 const T = TypeError, lock = { writable: false, enumerable: false, configurable: false };
@@ -82,7 +93,10 @@ const L = () => lib || (lib = hostLibrary(I));
 const isBytes = (v) => I.isView(v) || v instanceof I.AB;
 const toJson = (_k, v) => (isBytes(v) ? L().tag(v) : v);
 const NUM = { NaN: NaN, Infinity: Infinity, "-Infinity": -Infinity, "-0": -0 };
-const fromJson = (_k, v) => (v !== null && typeof v === "object" ? (typeof v.__sandboxBytes === "string" ? L().revive(v) : typeof v.__sandboxNumber === "string" && I.keys(v).length === 1 && I.hasOwn(NUM, v.__sandboxNumber) ? NUM[v.__sandboxNumber] : v) : v);
+// Tags are own properties of objects JSON.parse made; a read up the prototype chain would hand a
+// pack's getter every host answer.
+const fromJson = (_k, v) => (v === null || typeof v !== "object" ? v : I.hasOwn(v, "__sandboxBytes") ? (typeof v.__sandboxBytes === "string" ? L().revive(v) : v)
+  : I.hasOwn(v, "__sandboxNumber") && typeof v.__sandboxNumber === "string" && I.keys(v).length === 1 && I.hasOwn(NUM, v.__sandboxNumber) ? NUM[v.__sandboxNumber] : v);
 const constant = (name, value) => defineProperty(G, name, { value: freeze(value), ...lock });
 const show = (v) => {
   if (typeof v === "string") return v;
@@ -91,8 +105,10 @@ const show = (v) => {
 };
 const logger = (level) => (...args) => { let t = ""; for (let i = 0; i < args.length; i++) t += (i ? " " : "") + show(args[i]); hostLog(level, t); };
 constant("console", { log: logger("log"), info: logger("info"), warn: logger("warn"), error: logger("error"), debug: logger("debug") });
-const via = (name) => async function (a, b) { return L()[name](a, b); };
-const ws = (op) => async (p, d) => L().workspace(op, p, d);
+// The library hands back its own guarded promise and never throws: an async wrapper here would
+// resolve a promise with that promise, and that looks up "then".
+const via = (name) => (a, b) => L()[name](a, b);
+const ws = (op) => (p, d) => L().workspace(op, p, d);
 constant("fetch", via("fetch"));
 constant("getSecret", via("getSecret"));
 constant("workspace", { readText: ws("readText"), readBytes: ws("readBytes"), writeText: ws("writeText"), writeBytes: ws("writeBytes"), list: ws("list") });
@@ -104,19 +120,18 @@ return freeze({ serialize: (v) => I.JSONstringify(v === undefined ? null : v, to
 const WASM_PART = String.raw`// The WASM bridge (the facades' only way out): a promise of the export's value, or a rejection
 // with an Error carrying the host's code. Plain number lists take the fast path below.
 const waiting = O.create(null);
-const failure = (result) => { const error = new I.Err(result.message); error.code = result.code; return error; };
 const deliver = (id, r) => {
   const settle = waiting[id];
   if (settle === undefined) return;
   delete waiting[id];
   if (typeof r !== "string") { settle[0](r); return; }
-  const result = I.JSONparse(r, fromJson);
-  if (result.ok === true) settle[0](result.value); else settle[1](failure(result));
+  try { L().settle(I.JSONparse(r, fromJson), settle[0], settle[1]); } catch (e) { settle[1](e); }
 };
-const slowWasm = async (m, e, a) => L().call("wasm", "call", [m, e, a]);
+const slowWasm = (m, e, a) => L().call("wasm", "call", [m, e, a]);
 const wasmCall = (m, e, a) => {
   if (typeof m === "string" && typeof e === "string" && I.isArray(a) && a.length <= __WASM_MAX_PARAMS__) {
-    const list = [m, e], n = a.length;
+    // A null-prototype list: filling an array would pass each number to an index setter a pack put on Array.prototype.
+    const n = a.length, list = { __proto__: null, 0: m, 1: e, length: n + 2 };
     let plain = true;
     for (let i = 0; i < n; i++) { const x = a[i]; if (typeof x !== "number") { plain = false; break; } list[i + 2] = x; }
     if (plain) return new I.Promise((resolve, reject) => { waiting[I.apply(hostWasm, undefined, list)] = [resolve, reject]; });
@@ -130,36 +145,56 @@ defineProperty(G, __WASM_GLOBAL__, { get: function () { delete G[__WASM_GLOBAL__
 
 const LIBRARY = String.raw`(function (I) {
 "use strict";
+// Compiled after packs have run: only the captured intrinsics in I are trusted (see the core),
+// called through I.apply; no for-of, spread or destructuring (they take Array.prototype's
+// iterator); no assignment that could reach a setter on a prototype (descriptors and lists are
+// null-prototype objects, new properties are defined); tags and fields read only when own.
+const own = (o, k) => (I.hasOwn(o, k) ? o[k] : undefined);
+const define = (o, k, v) => I.dp(o, k, { __proto__: null, value: v, writable: true, enumerable: true, configurable: true });
+const fixed = (value) => ({ __proto__: null, value });
+// The prototype of every promise the library hands out or waits on. "await" reads a promise's
+// "constructor", "then" reads it too: on Promise.prototype a pack's getter would be handed the
+// promise and could read its value. Here both are own, frozen and ours, and "then" keeps the
+// promises it derives (getSecret(n).then(f)) on SAFE as well.
+const guard = (p) => { I.setProto(p, SAFE); return p; };
+const SAFE = I.freeze(I.create(I.Promise.prototype, { __proto__: null, constructor: fixed(I.Promise), catch: fixed(I.P[1]), finally: fixed(I.P[2]),
+  then: fixed(function then(f, r) { return guard(I.apply(I.P[0], this, [f, r])); }) }));
+const chars = (s) => I.apply(I.bind, I.charCodeAt, [s]);
 const A = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-const D = new I.U8(128);
-for (let i = 0; i < 64; i++) D[A.charCodeAt(i)] = i;
-function b64decode(text) {
-  const s = text.replace(/=+$/, ""), out = new I.U8((s.length * 3) >> 2);
+const D = new I.U8(128), a = chars(A);
+for (let i = 0; i < 64; i++) D[a(i)] = i;
+function b64decode(s) {
+  const c = chars(s);
+  let end = s.length;
+  while (end > 0 && c(end - 1) === 61) end--;
+  const n = (end * 3) >> 2, out = new I.U8(n);
   let j = 0;
-  for (let i = 0; i < s.length; i += 4) {
-    const n = (D[s.charCodeAt(i)] << 18) | (D[s.charCodeAt(i + 1)] << 12) | (D[s.charCodeAt(i + 2)] << 6) | D[s.charCodeAt(i + 3)];
-    if (j < out.length) out[j++] = (n >> 16) & 255;
-    if (j < out.length) out[j++] = (n >> 8) & 255;
-    if (j < out.length) out[j++] = n & 255;
+  for (let i = 0; i < end; i += 4) {
+    const x = (D[c(i)] << 18) | (D[c(i + 1)] << 12) | (D[c(i + 2)] << 6) | D[c(i + 3)];
+    if (j < n) out[j++] = (x >> 16) & 255;
+    if (j < n) out[j++] = (x >> 8) & 255;
+    if (j < n) out[j++] = x & 255;
   }
   return out;
 }
 function b64encode(b) {
+  const n = I.apply(I.TA[2], b, []);
   let out = "";
-  for (let i = 0; i < b.length; i += 3) {
-    const n = (b[i] << 16) | ((b[i + 1] ?? 0) << 8) | (b[i + 2] ?? 0);
-    out += A[(n >> 18) & 63] + A[(n >> 12) & 63] + (i + 1 < b.length ? A[(n >> 6) & 63] : "=") + (i + 2 < b.length ? A[n & 63] : "=");
+  for (let i = 0; i < n; i += 3) {
+    const x = (b[i] << 16) | ((b[i + 1] ?? 0) << 8) | (b[i + 2] ?? 0);
+    out += A[(x >> 18) & 63] + A[(x >> 12) & 63] + (i + 1 < n ? A[(x >> 6) & 63] : "=") + (i + 2 < n ? A[x & 63] : "=");
   }
   return out;
 }
 function utf8encode(text) {
-  const bin = I.unescape(I.encodeURIComponent(I.Str(text))), out = new I.U8(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  const bin = I.unescape(I.encodeURIComponent(I.Str(text))), c = chars(bin), out = new I.U8(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = c(i);
   return out;
 }
 function utf8decode(b) {
+  const n = I.apply(I.TA[2], b, []);
   let out = "", i = 0;
-  while (i < b.length) {
+  while (i < n) {
     const x = b[i++];
     let cp = 0xfffd, need = 0;
     if (x < 0x80) cp = x; else if (x >= 0xc2 && x < 0xe0) { cp = x & 0x1f; need = 1; } else if (x >= 0xe0 && x < 0xf0) { cp = x & 0x0f; need = 2; } else if (x >= 0xf0 && x < 0xf5) { cp = x & 0x07; need = 3; }
@@ -173,24 +208,75 @@ function utf8decode(b) {
   }
   return out;
 }
-const tag = (v) => ({ __sandboxBytes: b64encode(I.isView(v) ? new I.U8(v.buffer, v.byteOffset, v.byteLength) : new I.U8(v)) });
+// A Uint8Array over the bytes of a typed array, DataView or ArrayBuffer; undefined for anything else.
+function bytesOf(v) {
+  if (I.isView(v)) {
+    let parts;
+    let g = I.TA;
+    try { I.apply(g[0], v, []); } catch (_) { g = I.DV; }
+    parts = [I.apply(g[0], v, []), I.apply(g[1], v, []), I.apply(g[2], v, [])];
+    return new I.U8(parts[0], parts[1], parts[2]);
+  }
+  try { I.apply(I.ABG[0], v, []); } catch (_) { return undefined; }
+  return new I.U8(v);
+}
+const tag = (v) => ({ __sandboxBytes: b64encode(bytesOf(v)) });
 const revive = (v) => (I.keys(v).length === 1 ? b64decode(v.__sandboxBytes) : v);
 const NUM = { NaN: NaN, Infinity: Infinity, "-Infinity": -Infinity, "-0": -0 };
-const fromJson = (_k, v) => (v !== null && typeof v === "object" ? (typeof v.__sandboxBytes === "string" ? revive(v) : typeof v.__sandboxNumber === "string" && I.keys(v).length === 1 && I.hasOwn(NUM, v.__sandboxNumber) ? NUM[v.__sandboxNumber] : v) : v);
+const fromJson = (_k, v) => (v === null || typeof v !== "object" ? v : I.hasOwn(v, "__sandboxBytes") ? (typeof v.__sandboxBytes === "string" ? revive(v) : v)
+  : I.hasOwn(v, "__sandboxNumber") && typeof v.__sandboxNumber === "string" && I.keys(v).length === 1 && I.hasOwn(NUM, v.__sandboxNumber) ? NUM[v.__sandboxNumber] : v);
 const numberTag = (v) => (v !== v ? "NaN" : v === Infinity ? "Infinity" : v === -Infinity ? "-Infinity" : v === 0 && 1 / v < 0 ? "-0" : undefined);
-function encodeArgs(args) {
-  const buffers = [];
-  const json = I.JSONstringify(args, (_k, v) => {
-    if (typeof v === "number") { const t = numberTag(v); return t === undefined ? v : { __sandboxNumber: t }; }
-    if (I.isView(v)) { buffers[buffers.length] = I.apply(I.slice, v.buffer, [v.byteOffset, v.byteOffset + v.byteLength]); return { __sandboxBuffer: buffers.length - 1 }; }
-    if (v instanceof I.AB) { buffers[buffers.length] = I.apply(I.slice, v, [0]); return { __sandboxBuffer: buffers.length - 1 }; }
-    return v;
-  });
-  return [json === undefined ? "[]" : json, buffers.length === 0 ? undefined : buffers];
+// The node's arguments as JSON text, written here rather than by JSON.stringify, which asks every
+// object for a toJSON a pack may have put on a prototype. Plain data only: own enumerable keys,
+// arrays (holes as null), strings, numbers (tagged when JSON cannot say them), booleans, null;
+// bytes travel as copies beside the text, indexed by { "__sandboxBuffer": i }.
+function encode(v, buffers, depth) {
+  if (v === null) return "null";
+  const t = typeof v;
+  if (t === "string") return I.JSONstringify(v);
+  if (t === "number") { const n = numberTag(v); return n === undefined ? I.Str(v) : '{"__sandboxNumber":"' + n + '"}'; }
+  if (t === "boolean") return v ? "true" : "false";
+  if (t === "bigint") throw new I.TypeErr("A BigInt cannot be passed to the host.");
+  if (t !== "object") return undefined;
+  if (depth >= __JSON_DEPTH__) throw new I.TypeErr("A value passed to the host is nested more than __JSON_DEPTH__ levels deep (or refers to itself).");
+  const b = bytesOf(v);
+  if (b !== undefined) {
+    const copy = new I.U8(I.apply(I.TA[2], b, []));
+    I.apply(I.taSet, copy, [b]);
+    buffers[buffers.length] = I.apply(I.TA[0], copy, []);
+    return '{"__sandboxBuffer":' + buffers.length++ + "}";
+  }
+  let out = "";
+  if (I.isArray(v)) {
+    for (let i = 0, n = v.length; i < n; i++) { const x = I.hasOwn(v, i) ? encode(v[i], buffers, depth + 1) : undefined; out += (i ? "," : "") + (x === undefined ? "null" : x); }
+    return "[" + out + "]";
+  }
+  const keys = I.keys(v);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i], x = encode(v[k], buffers, depth + 1);
+    if (x !== undefined) out += (out === "" ? "" : ",") + I.JSONstringify(k) + ":" + x;
+  }
+  return "{" + out + "}";
 }
-async function callTagged(kind, name, args) {
-  const [json, buffers] = encodeArgs(args);
-  return I.JSONparse(await I.host(kind, name, json, buffers), fromJson);
+// A value we resolve a promise with is asked for "then": an own one keeps the question off its prototypes.
+function inert(v) {
+  if (v !== null && typeof v === "object" && !I.hasOwn(v, "then")) I.dp(v, "then", { __proto__: null, value: undefined, writable: true, configurable: true });
+  return v;
+}
+function later() {
+  let ok, no;
+  const p = guard(new I.Promise((y, n) => { ok = y; no = n; }));
+  return { p, ok: (v) => ok(inert(v)), no: (e) => no(e) };
+}
+const settled = (f) => { const d = later(); try { d.ok(f()); } catch (e) { d.no(e); } return d.p; };
+const begin = (f) => { try { return f(); } catch (e) { const d = later(); d.no(e); return d.p; } };
+function failure(r) {
+  const error = new I.Err(I.Str(own(r, "message")));
+  define(error, "code", own(r, "code"));
+  return error;
+}
+function settle(r, ok, no) {
+  if (own(r, "ok") === true) ok(inert(own(r, "value"))); else no(failure(r));
 }
 // The file of the innermost frame that is not ours (not the prelude, not this library, not a
 // built-in), or "" when none is within 64 frames: the kernel calls this from inside a host call
@@ -213,38 +299,48 @@ function caller() {
   try { new I.Err(); } finally { I.apply(I.setPrepare, I.Err, [undefined]); I.apply(I.setLimit, I.Err, [before]); }
   return file;
 }
-async function call(kind, name, args) {
-  const result = await callTagged(kind, name, args);
-  if (result.ok === true) return result.value;
-  const error = new I.Err(result.message);
-  error.code = result.code;
-  throw error;
+// One host call: a guarded promise of the answer's value (through "map"), or of an Error carrying its code.
+function call(kind, name, args, map) {
+  const d = later(), buffers = { __proto__: null, length: 0 };
+  try {
+    const json = encode(args, buffers, 0);
+    const answer = guard(I.host(kind, name, json, buffers.length === 0 ? undefined : buffers));
+    I.apply(I.P[0], answer, [(text) => {
+      try { settle(I.JSONparse(text, fromJson), map === undefined ? d.ok : (v) => d.ok(map(v)), d.no); } catch (e) { d.no(e); }
+    }, d.no]);
+  } catch (e) { d.no(e); }
+  return d.p;
 }
 function response(r) {
-  const body = r.body, headers = r.headers;
-  const get = (n) => { const v = headers[I.Str(n).toLowerCase()]; return v === undefined ? null : v; };
-  return I.freeze({
-    ok: r.status >= 200 && r.status < 300, status: r.status, statusText: r.statusText, url: r.url,
-    headers: I.freeze({ get, has: (n) => get(n) !== null, entries: () => I.keys(headers).map((k) => [k, headers[k]]) }),
-    bytes: async () => body, arrayBuffer: async () => body.buffer, text: async () => utf8decode(body), json: async () => I.JSONparse(utf8decode(body)),
-  });
+  const body = own(r, "body"), status = own(r, "status"), list = own(r, "headers"), headers = list !== null && typeof list === "object" ? list : {};
+  const get = (n) => { const v = own(headers, I.apply(I.lower, I.Str(n), [])); return v === undefined ? null : v; };
+  const entries = () => {
+    const keys = I.keys(headers), out = [];
+    for (let i = 0; i < keys.length; i++) define(out, i, [keys[i], headers[keys[i]]]);
+    return out;
+  };
+  return I.freeze(inert({
+    ok: status >= 200 && status < 300, status, statusText: own(r, "statusText"), url: own(r, "url"),
+    headers: I.freeze({ get, has: (n) => get(n) !== null, entries }),
+    bytes: () => settled(() => body), arrayBuffer: () => settled(() => I.apply(I.TA[0], body, [])), text: () => settled(() => utf8decode(body)), json: () => settled(() => I.JSONparse(utf8decode(body))),
+  }));
 }
-async function fetch(url, init) {
-  const o = init === undefined || init === null ? {} : init;
-  const request = { method: o.method === undefined ? "GET" : I.Str(o.method), headers: o.headers === undefined ? {} : o.headers };
-  if (o.body !== undefined && o.body !== null) request.body = typeof o.body === "string" ? utf8encode(o.body) : o.body;
-  return response(await call("capability", "fetch", [I.Str(url), request]));
-}
-async function workspace(op, path, data) {
+// init's fields are read only when own (a literal's): a missing one would be looked up on Object.prototype.
+const fetch = (url, init) => begin(() => {
+  const o = init === undefined || init === null ? {} : init, method = own(o, "method"), headers = own(o, "headers"), body = own(o, "body");
+  const request = { method: method === undefined ? "GET" : I.Str(method), headers: headers === undefined ? {} : headers, body: body === undefined || body === null ? undefined : typeof body === "string" ? utf8encode(body) : body };
+  return call("capability", "fetch", [I.Str(url), request], response);
+});
+const workspace = (op, path, data) => begin(() => {
   const p = path === undefined ? "." : I.Str(path);
-  if (op === "readText") return utf8decode(await call("capability", "workspace.read", [p]));
+  if (op === "readText") return call("capability", "workspace.read", [p], utf8decode);
   if (op === "readBytes") return call("capability", "workspace.read", [p]);
   if (op === "writeText") return call("capability", "workspace.write", [p, utf8encode(data)]);
   if (op === "writeBytes") return call("capability", "workspace.write", [p, data]);
   return call("capability", "workspace.list", [p]);
-}
-const getSecret = (name) => call("capability", "getSecret", [I.Str(name)]);
-return I.freeze({ tag, revive, call, callTagged, fetch, getSecret, workspace, caller });
+});
+const getSecret = (name) => begin(() => call("capability", "getSecret", [I.Str(name)]));
+return I.freeze({ tag, revive, call, settle, fetch, getSecret, workspace, caller });
 })`;
 
 function fill(source: string, withWasm: boolean): string {
@@ -258,10 +354,19 @@ function fill(source: string, withWasm: boolean): string {
     .replaceAll('__WASM_GLOBAL__', JSON.stringify(WASM_BRIDGE_GLOBAL));
 }
 
-const LIBRARY_FILLED = LIBRARY.replaceAll('__PRELUDE_NAME__', JSON.stringify(PRELUDE_SCRIPT_NAME)).replaceAll('__LIBRARY_NAME__', JSON.stringify(LIBRARY_SCRIPT_NAME));
+/** Whole-line comments cost compile time in every run that evaluates the text (measured); they stay here, for readers. */
+const uncommented = (source: string): string =>
+  source
+    .split('\n')
+    .filter((line) => !line.trimStart().startsWith('//'))
+    .join('\n');
 
-const CORE_PLAIN = fill(CORE, false);
-const CORE_WASM = fill(CORE, true);
+const LIBRARY_FILLED = uncommented(LIBRARY).replaceAll('__PRELUDE_NAME__', JSON.stringify(PRELUDE_SCRIPT_NAME))
+  .replaceAll('__LIBRARY_NAME__', JSON.stringify(LIBRARY_SCRIPT_NAME))
+  .replaceAll('__JSON_DEPTH__', String(LIMITS.jsonDepth));
+
+const CORE_PLAIN = uncommented(fill(CORE, false));
+const CORE_WASM = uncommented(fill(CORE, true));
 
 /** The core prelude for a run; `withWasm` binds the WASM bridge global for module evaluation. */
 export function guestPreludeSource(withWasm: boolean): string {
