@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scaffoldPack } from '../authoring/scaffold.ts';
 import { main } from '../cli/main.ts';
 import { startRegistry, type TestRegistry } from '../testing/verdaccio.ts';
-import { searchPacks } from './registry-search.ts';
+import { createPackSearch, searchPacks } from './registry-search.ts';
 
 let registry: TestRegistry;
 let work: string;
@@ -92,6 +92,21 @@ describe('search against a real Verdaccio', () => {
     const json = await cli(['search', 'zip', '--registry', registry.url, '--json']);
     expect(JSON.parse(json.out)).toMatchObject({ ok: true, registry: registry.url, results: [{ name: '@nodetool-ai/sandbox-zip', version: '1.2.0', sources: ['index', 'registry'] }] });
   }, 30_000);
+});
+
+describe('the app\'s search keeps the registry\'s answer briefly', () => {
+  it('within the time to keep, a pack published since is not asked for again; past it, it is found', async () => {
+    const kept = createPackSearch(60_000);
+    const fresh = createPackSearch(0);
+    const names = async (search: typeof kept): Promise<string[]> => {
+      const r = await search({ term: 'arrival', registry: registry.url });
+      return r.ok ? r.value.hits.map((h) => h.name) : [r.message];
+    };
+    expect(await names(kept)).toEqual([]);
+    await publishPack('@sp-fixture/late-arrival');
+    expect(await names(kept)).toEqual([]);
+    expect(await names(fresh)).toEqual(['@sp-fixture/late-arrival']);
+  }, 60_000);
 });
 
 describe('falling back to the bundled index', () => {

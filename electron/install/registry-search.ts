@@ -188,9 +188,9 @@ export interface PackSearchOptions {
  * The index's hits merged with the registry's: a pack in both is one hit marked with both sources,
  * with the registry's (live) version and the index's description and recommendation.
  */
-export async function searchPacks(options: PackSearchOptions): Promise<Result<PackSearchResult>> {
+export async function searchPacks(options: PackSearchOptions, askRegistry: (registry: string) => Promise<RegistryAnswer> = searchRegistry): Promise<Result<PackSearchResult>> {
   const registry = options.registry.endsWith('/') ? options.registry : `${options.registry}/`;
-  const [index, remote] = await Promise.all([loadRegistryIndex(options.index, options.cwd), searchRegistry(registry)]);
+  const [index, remote] = await Promise.all([loadRegistryIndex(options.index, options.cwd), askRegistry(registry)]);
   if (!index.ok) return index;
   const hits = new Map<string, PackSearchHit>();
   for (const entry of searchIndex(index.value, options.term)) {
@@ -211,4 +211,24 @@ export async function searchPacks(options: PackSearchOptions): Promise<Result<Pa
   }
   const sorted = [...hits.values()].sort((a, b) => Number(b.recommended) - Number(a.recommended) || a.name.localeCompare(b.name));
   return ok({ hits: sorted, registry, ...(remote.ok ? {} : { note: remote.note }) });
+}
+
+/**
+ * searchPacks for a long-lived face (the app): the registry's answer does not depend on the term
+ * (every keyword pack is fetched, the term applied here), so it is kept for `ttlMs` per registry
+ * and typing in the search field costs no registry requests. Failures are not kept.
+ */
+export function createPackSearch(ttlMs = 30_000): (options: PackSearchOptions) => Promise<Result<PackSearchResult>> {
+  const kept = new Map<string, { at: number; answer: Promise<RegistryAnswer> }>();
+  const cached = (registry: string): Promise<RegistryAnswer> => {
+    const hit = kept.get(registry);
+    if (hit && performance.now() - hit.at < ttlMs) return hit.answer;
+    const answer = searchRegistry(registry);
+    kept.set(registry, { at: performance.now(), answer });
+    void answer.then((a) => {
+      if (!a.ok && kept.get(registry)?.answer === answer) kept.delete(registry);
+    });
+    return answer;
+  };
+  return (options) => searchPacks(options, cached);
 }

@@ -13,7 +13,7 @@ import { fail, ok, type Result } from '../../shared/protocol/result.ts';
 import type { DiscoveryCatalog } from '../catalog/catalog.ts';
 import { createInstaller, type Installer, type ProgressListener } from '../install/index.ts';
 import { DEFAULT_REGISTRY } from '../install/npm-root.ts';
-import { searchPacks } from '../install/registry-search.ts';
+import { createPackSearch } from '../install/registry-search.ts';
 import { readInstalledPackageJson } from '../install/inspect.ts';
 import { compareVersions, fetchPackument, manifestSurface, removedSurface } from '../install/registry-metadata.ts';
 import { assetPath, SHIPPED_PACKS, type AssetId } from '../platform/assets.ts';
@@ -76,6 +76,8 @@ export function packHandlers(deps: PackHandlerDeps): {
   'packs.updates': Handler<'packs.updates'>;
 } {
   const { root, catalog, events } = deps;
+  // Keeps the registry's answer briefly, so each keystroke in the search field is not a request.
+  const search = createPackSearch();
 
   /**
    * Runs after npm and before the ledger records the pack: an active pack is discovered once with
@@ -154,7 +156,7 @@ export function packHandlers(deps: PackHandlerDeps): {
       const registry = (await deps.registry()) ?? listed.value.registry ?? DEFAULT_REGISTRY;
       return ok({ registry, packs: await Promise.all(listed.value.packs.map((p) => updateCheck(registry, p))) });
     },
-    'packs.search': async ({ term }) => searchPacks({ term, registry: (await deps.registry()) ?? DEFAULT_REGISTRY, ...(deps.registryIndex ? { index: deps.registryIndex } : {}) }),
+    'packs.search': async ({ term }) => search({ term, registry: (await deps.registry()) ?? DEFAULT_REGISTRY, ...(deps.registryIndex ? { index: deps.registryIndex } : {}) }),
     'packs.install': async ({ spec, operationId }) => {
       const result = await (await installer()).install(spec, { onProgress: progress('install', operationId) });
       return settleToRow('install', operationId, result);
