@@ -15,7 +15,9 @@ export function ContractClientProvider({ client, children }: { client: ContractC
   useEffect(
     () =>
       client.onEvent((event) => {
-        if (event.type === 'catalog-changed') void queries.invalidateQueries();
+        // A failed trust changes the ledger (trusted, setup failed) without reloading the catalog,
+        // so the end of any operation refreshes every view too, in every window.
+        if (event.type === 'catalog-changed' || (event.type === 'install-progress' && (event.stage === 'done' || event.stage === 'failed'))) void queries.invalidateQueries();
       }),
     [client, queries],
   );

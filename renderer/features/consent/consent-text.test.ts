@@ -20,7 +20,7 @@ describe('consent wording', () => {
 
   it('names the count of scripts the confirmation covers', () => {
     expect(consent.trustConfirmation('@a/p', '1.0.0', 2)).toBe(
-      'Trust @a/p@1.0.0 and run the 2 install scripts listed above on this computer, against the files already installed? Its host code may then run with your user\'s permissions.',
+      'Trust @a/p@1.0.0 and run the 2 install scripts listed above on this computer, against the files already installed? Its host code then runs with your permissions.',
     );
     expect(consent.trustConfirmation('p', '2.0.0', 0)).toContain('run no install scripts');
   });
@@ -29,9 +29,19 @@ describe('consent wording', () => {
     expect(consent.trustConfirmation('p', '1.0.0-\u202Ecod.exe', 1)).toMatch(/^Trust p@1\.0\.0-\\u202Ecod\.exe and run the install script listed above/);
   });
 
-  it('labels trust state by what the user decided, not by the mode alone', () => {
-    expect(consent.trustStateLabel({ installMode: 'sandbox-only', trusted: false, status: 'active' })).toBe('not trusted (sandbox-only)');
-    expect(consent.trustStateLabel({ installMode: 'register', trusted: false, status: 'needs-trust' })).toBe('needs trust');
-    expect(consent.trustStateLabel({ installMode: 'hybrid', trusted: true, status: 'active' })).toBe('trusted');
+  it('derives one trust state from the ledger row: a trusted pack whose setup did not finish is trust-failed, never "trusted"', () => {
+    expect(consent.trustState({ installMode: 'sandbox-only', trusted: false, status: 'active' })).toBe('sandbox-only');
+    expect(consent.trustState({ installMode: 'register', trusted: false, status: 'needs-trust' })).toBe('needs-trust');
+    expect(consent.trustState({ installMode: 'hybrid', trusted: true, status: 'active' })).toBe('trusted-and-built');
+    expect(consent.trustState({ installMode: 'register', trusted: true, status: 'needs-rebuild' })).toBe('trust-failed');
+    expect(consent.trustStateLabel({ installMode: 'register', trusted: true, status: 'needs-rebuild' })).toBe('setup failed · inactive');
+    expect(consent.trustStateLabel({ installMode: 'sandbox-only', trusted: false, status: 'active' })).toBe('sandbox-only · active');
+  });
+
+  it('leads with what trusting lets the pack do, including the register entry and the allowlist change', () => {
+    expect(consent.TRUST_CAN_RUN_OUTSIDE).toMatch(/^Run its code on your computer with your permissions, outside the sandbox/);
+    expect(consent.trustCanRunRegister('register.js')).toBe('Run its host code entry register.js each time the app loads packs.');
+    expect(consent.trustCanRunScripts(2)).toBe('Run the 2 install scripts below now, as its setup.');
+    expect(consent.TRUST_CHANGES_ALLOWLIST).toContain("the agent's default package allowlist is the modules of trusted packs");
   });
 });

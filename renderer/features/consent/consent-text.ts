@@ -20,7 +20,7 @@ export const NEEDS_TRUST_CONSENT =
 /** The explicit confirmation before scripts run. */
 export function trustConfirmation(name: string, version: string, scriptCount: number): string {
   const scripts = scriptCount === 0 ? 'no install scripts' : scriptCount === 1 ? 'the install script listed above' : `the ${scriptCount} install scripts listed above`;
-  return `Trust ${displayText(name)}@${displayText(version)} and run ${scripts} on this computer, against the files already installed? Its host code may then run with your user's permissions.`;
+  return `Trust ${displayText(name)}@${displayText(version)} and run ${scripts} on this computer, against the files already installed? Its host code then runs with your permissions.`;
 }
 
 export const SKILL_UNTRUSTED_BANNER =
@@ -38,11 +38,47 @@ export const INSTALL_MODE_HELP: Record<InstalledPack['installMode'], string> = {
   hybrid: 'Sandbox modules and host code: the host part runs on your computer once trusted.',
 };
 
-export function trustStateLabel(pack: Pick<InstalledPack, 'installMode' | 'trusted' | 'status'>): string {
-  if (pack.trusted) return 'trusted';
-  if (pack.status === 'needs-trust') return 'needs trust';
-  return pack.installMode === 'sandbox-only' ? 'not trusted (sandbox-only)' : 'not trusted';
+/**
+ * The one trust state every view shows, derived from the ledger row alone so no view can disagree:
+ * sandbox-only (nothing outside the sandbox to trust) → or needs-trust → trusted-and-built, or
+ * trust-failed when consent was given but the setup scripts did not finish (or the artifact no
+ * longer matched). "trusted" is never shown for a pack whose setup has not succeeded.
+ */
+export type TrustState = 'sandbox-only' | 'needs-trust' | 'trusted-and-built' | 'trust-failed';
+
+export function trustState(pack: Pick<InstalledPack, 'installMode' | 'trusted' | 'status'>): TrustState {
+  if (pack.installMode === 'sandbox-only') return 'sandbox-only';
+  if (pack.trusted && pack.status === 'active') return 'trusted-and-built';
+  if (pack.trusted) return 'trust-failed';
+  return 'needs-trust';
 }
+
+export const TRUST_STATE_LABEL: Record<TrustState, string> = {
+  'sandbox-only': 'sandbox-only · active',
+  'needs-trust': 'needs trust · inactive',
+  'trusted-and-built': 'trusted · active',
+  'trust-failed': 'setup failed · inactive',
+};
+
+export function trustStateLabel(pack: Pick<InstalledPack, 'installMode' | 'trusted' | 'status'>): string {
+  return TRUST_STATE_LABEL[trustState(pack)];
+}
+
+/** The consequence of trusting, first and in plain words (the way a browser's extension prompt says "It can:"). */
+export const TRUST_CAN_LEAD = 'If you trust it, it can:';
+export const TRUST_CAN_RUN_OUTSIDE =
+  'Run its code on your computer with your permissions, outside the sandbox: read and change your files, use the network and start programs.';
+export function trustCanRunScripts(count: number): string {
+  return count === 0 ? 'Run no install scripts now: it has none.' : `Run ${count === 1 ? 'the install script' : `the ${count} install scripts`} below now, as its setup.`;
+}
+export function trustCanRunRegister(entry: string | undefined): string {
+  return entry === undefined ? 'Run no host code entry: its manifest names none.' : `Run its host code entry ${displayText(entry)} each time the app loads packs.`;
+}
+/** Trusting changes the agent's default allowlist (shared/contract/session-allowlist.ts): said, never done silently. */
+export const TRUST_CHANGES_ALLOWLIST =
+  "Be offered to the agent: the agent's default package allowlist is the modules of trusted packs, so trusting adds this pack's modules to it (unless you saved your own list under Agent & settings).";
+/** Where the facts under the name come from. */
+export const PUBLISHER_CLAIMS_NOTE = 'Author and repository are what the package says about itself; the registry does not verify them.';
 
 /** What to do when the bytes on disk or the refetched artifact are not the ones consented to. */
 export const INTEGRITY_MISMATCH_HELP =

@@ -1,36 +1,58 @@
-// "Trust and rebuild": the only way a pack's install scripts or host code ever run. The button
-// opens a dialog that first asks main for the literal scripts on disk (packs.trustDryRun), then
-// needs an explicit confirmation before calling packs.trust (or packs.rebuild for a pack already
-// trusted). An integrity mismatch is reported as exactly that, with what to do.
+// "Trust and run setup": the only way a pack's install scripts or host code ever run. The button
+// opens a dialog that first asks main for the literal scripts on disk (packs.trustDryRun) and
+// leads with what trusting lets the pack do; confirming sends the version and integrity the
+// dialog showed, so main refuses (pack-changed) rather than act on an artifact nobody reviewed.
+// If the plan changes while the dialog is open (an update elsewhere), the dialog says so and will
+// not confirm until the new one is reviewed. Outcomes are read from the shared packs.list query,
+// so every view shows the same state; a failed setup shows npm's own lines.
 
 import { useState } from 'react';
-import type { InstalledPack } from '../../../shared/contract/pack-schemas.ts';
+import type { InstalledPack, TrustPlan } from '../../../shared/contract/pack-schemas.ts';
 import { useContractQuery } from '../../api/client-context.tsx';
 import { newOperationId, useContractMutation } from '../../api/use-contract-mutation.ts';
 import { Dialog } from '../../ui/dialog.tsx';
 import { FailureText } from '../../ui/failure-text.tsx';
-import { INTEGRITY_MISMATCH_HELP, NEEDS_TRUST_CONSENT, trustConfirmation } from './consent-text.ts';
+import { displayText } from '../../../shared/protocol/display-text.ts';
+import {
+  INTEGRITY_MISMATCH_HELP,
+  PUBLISHER_CLAIMS_NOTE,
+  TRUST_CAN_LEAD,
+  TRUST_CAN_RUN_OUTSIDE,
+  TRUST_CHANGES_ALLOWLIST,
+  trustCanRunRegister,
+  trustCanRunScripts,
+  trustConfirmation,
+  trustState,
+} from './consent-text.ts';
 import { ScriptsList } from './scripts-list.tsx';
 
-export function TrustAction({ pack }: { pack: Pick<InstalledPack, 'name' | 'version' | 'trusted' | 'status'> }) {
+type PackRef = Pick<InstalledPack, 'name' | 'version' | 'trusted' | 'status' | 'installMode'>;
+
+export function TrustAction({ pack }: { pack: PackRef }) {
   const [open, setOpen] = useState(false);
+  // Trusted already (setup failed or must run again): run the trusted setup again.
   const rebuildOnly = pack.trusted;
   const trust = useContractMutation('packs.trust');
   const rebuild = useContractMutation('packs.rebuild');
   const mutation = rebuildOnly ? rebuild : trust;
-  const label = rebuildOnly ? 'Rebuild…' : 'Trust and rebuild…';
+  const label = rebuildOnly ? `Run setup of ${pack.name} again…` : `Trust ${pack.name} and run setup…`;
   const integrity = mutation.error?.failure.code === 'integrity-mismatch';
+  const state = trustState(pack);
   return (
     <>
       <button type="button" className={rebuildOnly ? '' : 'primary'} onClick={() => { mutation.reset(); setOpen(true); }}>
         {label}
       </button>
-      {mutation.isSuccess && !open && <p role="status" className="ok-text">{pack.name} is trusted and its scripts ran: it is {mutation.data.status === 'active' ? 'active' : mutation.data.status}.</p>}
-      {mutation.isError && !open && (
+      {mutation.isSuccess && !open && state === 'trusted-and-built' && (
+        <p role="status" className="ok-text">
+          {displayText(pack.name)}@{displayText(pack.version)} is trusted and its setup ran: it is active.
+        </p>
+      )}
+      {mutation.isError && !open && mutation.error.failure.code !== 'rebuild-failed' && (
         <div role="alert" className="failure">
           <p>
             {integrity ? 'Integrity mismatch: ' : ''}
-            {mutation.error.failure.message} <code className="code-tag">{mutation.error.failure.code}</code>
+            {displayText(mutation.error.failure.message, { multiline: true })} <code className="code-tag">{mutation.error.failure.code}</code>
           </p>
           {integrity && <p>{INTEGRITY_MISMATCH_HELP}</p>}
         </div>
@@ -41,8 +63,8 @@ export function TrustAction({ pack }: { pack: Pick<InstalledPack, 'name' | 'vers
           rebuildOnly={rebuildOnly}
           pending={mutation.isPending}
           onCancel={() => setOpen(false)}
-          onConfirm={() => {
-            mutation.mutate({ name: pack.name, operationId: newOperationId(rebuildOnly ? 'rebuild' : 'trust') }, { onSettled: () => setOpen(false) });
+          onConfirm={(reviewed) => {
+            mutation.mutate({ name: pack.name, operationId: newOperationId(rebuildOnly ? 'rebuild' : 'trust'), reviewed }, { onSettled: () => setOpen(false) });
           }}
         />
       )}
@@ -50,35 +72,111 @@ export function TrustAction({ pack }: { pack: Pick<InstalledPack, 'name' | 'vers
   );
 }
 
-function TrustDialog(props: { pack: Pick<InstalledPack, 'name' | 'version'>; rebuildOnly: boolean; pending: boolean; onCancel: () => void; onConfirm: () => void }) {
+/** npm's lines from the last failed setup, as recorded in the ledger (so every view shows the same). */
+export function SetupFailure({ pack }: { pack: Pick<InstalledPack, 'name' | 'setupFailure'> }) {
+  if (!pack.setupFailure) return null;
+  return (
+    <div role="alert" className="failure" aria-label={`Setup of ${pack.name} failed`}>
+      <p>
+        <strong>Setup failed.</strong> The pack is trusted but inactive: its install scripts did not finish. Fix the cause below, then run setup again. <code className="code-tag">{pack.setupFailure.code}</code>
+      </p>
+      <pre className="npm-lines">{displayText(pack.setupFailure.message, { multiline: true })}</pre>
+    </div>
+  );
+}
+
+function samePlan(a: TrustPlan, b: TrustPlan): boolean {
+  return a.version === b.version && a.integrity === b.integrity;
+}
+
+function TrustDialog(props: { pack: PackRef; rebuildOnly: boolean; pending: boolean; onCancel: () => void; onConfirm: (reviewed: { version: string; integrity: string }) => void }) {
   const plan = useContractQuery('packs.trustDryRun', { name: props.pack.name });
-  const scripts = plan.data?.scripts ?? [];
+  // The plan the person is reading; a later, different plan does not silently replace it.
+  const [shown, setShown] = useState<TrustPlan | undefined>(undefined);
+  const current = plan.data;
+  if (current !== undefined && shown === undefined) setShown(current);
+  const changed = shown !== undefined && current !== undefined && !samePlan(shown, current);
+  const view = shown ?? current;
+  const scripts = view?.scripts ?? [];
   return (
     <Dialog
-      title={props.rebuildOnly ? `Rebuild ${props.pack.name}?` : `Trust ${props.pack.name}?`}
+      title={props.rebuildOnly ? `Run the setup of ${props.pack.name} again?` : `Trust ${props.pack.name}?`}
       onClose={props.onCancel}
       actions={
         <>
           <button type="button" onClick={props.onCancel} data-autofocus>
             Cancel
           </button>
-          <button type="button" className="danger" disabled={!plan.isSuccess || props.pending} onClick={props.onConfirm}>
-            {props.pending ? 'Running scripts…' : props.rebuildOnly ? 'Run scripts again' : 'Trust and run scripts'}
+          {changed && (
+            <button type="button" onClick={() => setShown(current)}>
+              Review {displayText(current.version)} instead
+            </button>
+          )}
+          <button type="button" className="danger" disabled={view === undefined || changed || props.pending} onClick={() => view && props.onConfirm({ version: view.version, integrity: view.integrity })}>
+            {props.pending ? 'Running setup…' : props.rebuildOnly ? 'Run setup again' : 'Trust and run setup'}
           </button>
         </>
       }
     >
-      {!props.rebuildOnly && <p>{NEEDS_TRUST_CONSENT}</p>}
       {plan.isPending && <p>Reading the scripts from the installed files…</p>}
       <FailureText error={plan.error} />
-      {plan.isSuccess && (
+      {changed && (
+        <p role="alert" className="failure">
+          This pack changed while the dialog was open: {displayText(shown.name)}@{displayText(shown.version)} is no longer what is installed ({displayText(current.version)} is). Nothing was run. Review the new version before you decide.
+        </p>
+      )}
+      {view !== undefined && (
         <>
-          <p className="muted">
-            {plan.data.name}@{plan.data.version} · integrity <code className="digest">{plan.data.integrity.slice(0, 24)}…</code>
-          </p>
+          {!props.rebuildOnly && (
+            <>
+              <p>
+                <strong>{TRUST_CAN_LEAD}</strong>
+              </p>
+              <ul className="trust-can" aria-label="If you trust it, it can">
+                <li>{TRUST_CAN_RUN_OUTSIDE}</li>
+                <li>{trustCanRunScripts(scripts.length)}</li>
+                <li>{trustCanRunRegister(view.register)}</li>
+                {props.pack.installMode !== 'register' && <li>{TRUST_CHANGES_ALLOWLIST}</li>}
+              </ul>
+            </>
+          )}
+          <dl className="pack-facts" aria-label="About this version">
+            <dt>Version</dt>
+            <dd>
+              {displayText(view.name)}@{displayText(view.version)}
+            </dd>
+            {view.publishedAt && (
+              <>
+                <dt>Published</dt>
+                <dd>{displayText(view.publishedAt.slice(0, 10))} (registry)</dd>
+              </>
+            )}
+            {view.author && (
+              <>
+                <dt>Author</dt>
+                <dd>{displayText(view.author)}</dd>
+              </>
+            )}
+            {view.repository && (
+              <>
+                <dt>Repository</dt>
+                <dd>{displayText(view.repository)}</dd>
+              </>
+            )}
+            <dt>Integrity</dt>
+            <dd>
+              <code className="digest">{view.integrity.slice(0, 24)}…</code>
+            </dd>
+          </dl>
+          {(view.author || view.repository) && <p className="muted small">{PUBLISHER_CLAIMS_NOTE}</p>}
+          {view.register && (
+            <p>
+              Host code entry (<code>nodetool.register</code>): <code>{displayText(view.register)}</code>
+            </p>
+          )}
           <ScriptsList scripts={scripts} />
           <p>
-            <strong>{trustConfirmation(plan.data.name, plan.data.version, scripts.length)}</strong>
+            <strong>{trustConfirmation(view.name, view.version, scripts.length)}</strong>
           </p>
         </>
       )}

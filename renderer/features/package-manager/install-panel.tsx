@@ -1,14 +1,18 @@
 // Install: a spec field, the stages as they happen, and a result that says what happened — a
 // sandbox-only pack is active, with the consent sentence; a pack that needs trust shows the
-// literal scripts and the "Trust and rebuild" action. A failure is shown only once the call has
-// answered, never from progress alone.
+// literal scripts and the "Trust and run setup" action. A failure is shown only once the call has
+// answered, never from progress alone. After the answer, the pack's state is read from the shared
+// packs.list query (not the install call's answer), so trusting it here or anywhere else, or an
+// update, shows at once and the panel never contradicts the cards.
 
 import { useId, useState, type FormEvent } from 'react';
+import { useContractQuery } from '../../api/client-context.tsx';
 import { newOperationId, useContractMutation } from '../../api/use-contract-mutation.ts';
 import { FailureText } from '../../ui/failure-text.tsx';
 import { IMPORT_CONSENT, NEEDS_TRUST_CONSENT, SANDBOX_ONLY_CONSENT } from '../consent/consent-text.ts';
 import { ScriptsList } from '../consent/scripts-list.tsx';
-import { TrustAction } from '../consent/trust-action.tsx';
+import { SetupFailure, TrustAction } from '../consent/trust-action.tsx';
+import { trustState } from '../consent/consent-text.ts';
 import { progressLine, STAGE_LABEL, type Phase } from './install-progress.ts';
 import { useOperationProgress } from './use-operation-progress.ts';
 import { useUiStore } from '../../state/ui-store.ts';
@@ -31,14 +35,20 @@ export function InstallPanel() {
     install.mutate({ spec: value, operationId });
   };
 
-  const pack = install.data;
+  const listed = useContractQuery('packs.list', {});
+  // The installed row once the list has it; the call's own answer only until then.
+  const row = listed.data?.packs.find((p) => p.name === install.data?.name);
+  // A list read after the install answered that lacks the pack: it was uninstalled since.
+  const goneSince = install.isSuccess && row === undefined && listed.dataUpdatedAt > install.submittedAt && !listed.isFetching;
+  const pack = goneSince ? undefined : install.data && (row ?? install.data);
+  const state = pack ? trustState(pack) : undefined;
   return (
     <section className="panel" aria-labelledby={`${specId}-h`}>
       <h2 id={`${specId}-h`}>Install a pack</h2>
       <form className="install-form" onSubmit={submit}>
         <label htmlFor={specId}>Package spec</label>
         <div className="row">
-          <input id={specId} value={spec} onChange={(e) => setSpec(e.target.value)} placeholder="@scope/name, name@1.2.3 or a tarball URL" autoComplete="off" spellCheck={false} />
+          <input id={specId} name="pack-spec" value={spec} onChange={(e) => setSpec(e.target.value)} placeholder="@scope/name, name@1.2.3 or a tarball URL" autoComplete="off" spellCheck={false} />
           <button type="submit" className="primary" disabled={install.isPending || spec.trim() === ''}>
             {install.isPending ? 'Installing…' : 'Install'}
           </button>
@@ -60,9 +70,28 @@ export function InstallPanel() {
         </div>
       )}
       <FailureText error={install.error} prefix="The install failed:" />
+      {goneSince && <p className="muted">{displayText(install.data.name)} was installed, and has been uninstalled since.</p>}
       {pack && (
         <div className="result" aria-label="Install result">
-          {pack.status === 'active' ? (
+          {state === 'trusted-and-built' ? (
+            <p className="ok-text">
+              <strong>
+                {displayText(pack.name)}@{displayText(pack.version)} is trusted and its setup ran
+              </strong>{' '}
+              — {pack.installMode}, active.
+            </p>
+          ) : state === 'trust-failed' ? (
+            <>
+              <p className="warn-text">
+                <strong>
+                  {displayText(pack.name)}@{displayText(pack.version)}: setup failed
+                </strong>{' '}
+                — trusted, but inactive.
+              </p>
+              <SetupFailure pack={pack} />
+              <TrustAction pack={pack} />
+            </>
+          ) : pack.status === 'active' ? (
             <>
               <p className="ok-text">
                 <strong>

@@ -1,46 +1,70 @@
-// One installed pack: version, install-mode chip, trust state, source label and status, its
-// modules with ready/skipped and reasons, and the actions that apply to it.
+// One installed pack: version, its own description, ONE trust-state chip (sandbox-only, needs
+// trust, trusted, setup failed — derived in consent-text.ts from the shared packs.list row, so no
+// two views can disagree), the source, its modules with ready/skipped and reasons, a failed
+// setup's npm lines, and the actions that apply. Buttons name their pack, since a screen reader
+// lists many cards' buttons together. Update shows only when the registry has a newer version.
 
-import type { InstalledPack } from '../../../shared/contract/pack-schemas.ts';
+import type { InstalledPack, UpdateCheck } from '../../../shared/contract/pack-schemas.ts';
 import type { ModuleSummary } from '../../../shared/contract/schemas.ts';
-import { Chip } from '../../ui/chip.tsx';
-import { INSTALL_MODE_HELP, trustStateLabel } from '../consent/consent-text.ts';
-import { TrustAction } from '../consent/trust-action.tsx';
+import { Chip, type Tone } from '../../ui/chip.tsx';
+import { INSTALL_MODE_HELP, trustState, trustStateLabel, type TrustState } from '../consent/consent-text.ts';
+import { SetupFailure, TrustAction } from '../consent/trust-action.tsx';
 import { useUiStore } from '../../state/ui-store.ts';
 import { ModuleRows } from './module-rows.tsx';
 import { UninstallAction } from './uninstall-action.tsx';
-import { UpdateAction } from './update-action.tsx';
+import { TarballUpdateNote, UpdateAction } from './update-action.tsx';
 import { displayText } from '../../../shared/protocol/display-text.ts';
 
-const STATUS_LABEL: Record<InstalledPack['status'], string> = { active: 'active', 'needs-trust': 'inactive: needs trust', 'needs-rebuild': 'inactive: needs rebuild' };
+const STATE_TONE: Record<TrustState, Tone> = { 'sandbox-only': 'info', 'needs-trust': 'warn', 'trusted-and-built': 'good', 'trust-failed': 'bad' };
 
-export function PackCard({ pack, modules, latest }: { pack: InstalledPack; modules: readonly ModuleSummary[]; latest?: string | undefined }) {
+/** Where the bytes came from, in the user's terms; our own shipped packs are not an unknown source. */
+export function sourceChip(pack: Pick<InstalledPack, 'sourceLabel' | 'shipped'>): { label: string; tone: Tone } {
+  if (pack.shipped) return { label: 'shipped with the app', tone: 'neutral' };
+  return pack.sourceLabel === 'registry' ? { label: 'registry', tone: 'neutral' } : { label: 'unverified source', tone: 'warn' };
+}
+
+export function PackCard({ pack, modules, update, onUninstalled }: { pack: InstalledPack; modules: readonly ModuleSummary[]; update?: UpdateCheck | undefined; onUninstalled?: (name: string) => void }) {
   const openDetails = useUiStore((s) => s.openDetails);
   const detailsPack = useUiStore((s) => s.detailsPack);
+  const state = trustState(pack);
+  const source = sourceChip(pack);
   return (
-    <article className="card" aria-labelledby={`pack-${pack.name}`}>
+    <article className="card" aria-labelledby={`pack-${pack.name}`} data-pack={pack.name}>
       <header className="card-head">
         <h3 id={`pack-${pack.name}`}>
           {displayText(pack.name)} <span className="version">{displayText(pack.version)}</span>
         </h3>
         <div className="chips">
-          <Chip tone="info" title={INSTALL_MODE_HELP[pack.installMode]}>
-            {pack.installMode}
+          {pack.installMode !== 'sandbox-only' && (
+            <Chip tone="info" title={INSTALL_MODE_HELP[pack.installMode]}>
+              {pack.installMode}
+            </Chip>
+          )}
+          <Chip tone={STATE_TONE[state]} title={INSTALL_MODE_HELP[pack.installMode]}>
+            {trustStateLabel(pack)}
           </Chip>
-          <Chip tone={pack.trusted ? 'good' : pack.status === 'needs-trust' ? 'warn' : 'neutral'}>{trustStateLabel(pack)}</Chip>
-          <Chip tone={pack.sourceLabel === 'registry' ? 'neutral' : 'warn'}>{pack.sourceLabel}</Chip>
-          <Chip tone={pack.status === 'active' ? 'good' : 'warn'}>{STATUS_LABEL[pack.status]}</Chip>
+          <Chip tone={source.tone}>{source.label}</Chip>
+          {update?.state === 'update' && update.latest && <Chip tone="info">{`${displayText(update.latest)} available`}</Chip>}
         </div>
       </header>
-      <p className="muted small">{INSTALL_MODE_HELP[pack.installMode]}</p>
+      <p className="pack-description">{displayText(pack.description ?? INSTALL_MODE_HELP[pack.installMode])}</p>
+      {pack.installMode !== 'sandbox-only' && <p className="muted small">{INSTALL_MODE_HELP[pack.installMode]}</p>}
+      {state === 'trust-failed' && <SetupFailure pack={pack} />}
       <ModuleRows modules={modules} emptyText={pack.status !== 'active' && pack.installMode !== 'register' ? 'Its sandbox modules are not loaded while the pack is inactive.' : undefined} />
       <div className="actions">
-        <button type="button" onClick={() => openDetails(pack.name)}>
-          Details
+        <button type="button" onClick={() => openDetails(pack.name)} aria-expanded={detailsPack === pack.name}>
+          Details of {pack.name}
         </button>
-        {(pack.status === 'needs-trust' || pack.trusted) && <TrustAction pack={pack} />}
-        <UpdateAction pack={pack} latest={latest} />
-        <UninstallAction name={pack.name} onDone={() => detailsPack === pack.name && openDetails(undefined)} />
+        {state !== 'sandbox-only' && <TrustAction pack={pack} />}
+        {update?.state === 'update' && <UpdateAction pack={pack} check={update} />}
+        {update?.state === 'tarball' && <TarballUpdateNote pack={pack} />}
+        <UninstallAction
+          name={pack.name}
+          onDone={() => {
+            if (detailsPack === pack.name) openDetails(undefined);
+            onUninstalled?.(pack.name);
+          }}
+        />
       </div>
     </article>
   );

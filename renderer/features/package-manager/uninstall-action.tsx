@@ -13,7 +13,7 @@ export function UninstallAction({ name, onDone }: { name: string; onDone?: () =>
   return (
     <>
       <button type="button" onClick={() => { uninstall.reset(); setOpen(true); }}>
-        Uninstall…
+        Uninstall {name}…
       </button>
       {!open && <FailureText error={uninstall.error} />}
       {open && (

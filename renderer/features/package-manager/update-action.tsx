@@ -1,15 +1,20 @@
-// Update: before acting, the affected Code nodes and the version change (current → the target the
-// user names, or the registry's latest); after, the digest change of every module, since a new
-// version re-stamps nothing by itself — saved nodes will show drift until re-pinned.
+// Update: offered only when the configured registry has a newer version (packs.updates). Before
+// acting, the version change (current → the registry's latest, or a version the user names), what
+// the new manifest removes and the saved nodes that break on it, and the affected Code nodes;
+// after, the digest change of every module, since a new version re-stamps nothing by itself —
+// saved nodes will show drift until re-pinned. A pack installed from a tarball has no registry to
+// update from: its card offers "install a newer tarball" instead.
 
 import { useId, useState } from 'react';
-import type { InstalledPack } from '../../../shared/contract/pack-schemas.ts';
+import type { InstalledPack, UpdateCheck } from '../../../shared/contract/pack-schemas.ts';
 import type { ModuleSummary } from '../../../shared/contract/schemas.ts';
 import { useContractQuery } from '../../api/client-context.tsx';
 import { newOperationId, useContractMutation } from '../../api/use-contract-mutation.ts';
 import { Dialog } from '../../ui/dialog.tsx';
 import { FailureText } from '../../ui/failure-text.tsx';
 import { AffectedList } from './affected-list.tsx';
+import { breakingNodes } from './update-breakage.ts';
+import { useSavedWorkflows } from './use-saved-workflows.ts';
 import { displayText } from '../../../shared/protocol/display-text.ts';
 
 interface DigestChange {
@@ -26,7 +31,63 @@ function digestChanges(before: readonly ModuleSummary[], after: readonly ModuleS
 
 const short = (digest: string | undefined) => (digest === undefined ? 'not loaded' : `${digest.slice(0, 12)}…`);
 
-export function UpdateAction({ pack, latest }: { pack: InstalledPack; latest?: string | undefined }) {
+/** What the newer manifest drops, and which saved nodes use it: listed before anything changes. */
+function Breakage({ check }: { check: UpdateCheck }) {
+  const saved = useSavedWorkflows();
+  if (check.removedModules.length === 0 && check.removedExports.length === 0) {
+    return <p className="muted">{displayText(check.latest ?? 'The new version')} declares every module and WASM export this version declares (JS exports are checked when a node is validated).</p>;
+  }
+  const broken = breakingNodes(check, saved.workflows);
+  return (
+    <div className="failure" role="group" aria-label="Removed in the new version">
+      <p>
+        <strong>{displayText(check.latest ?? 'The new version')} removes:</strong>{' '}
+        {[...check.removedModules.map((m) => `module ${m}`), ...check.removedExports.flatMap((e) => e.names.map((n) => `${n} from ${e.specifier}`))].map((t) => (
+          <code key={t}>{displayText(t)} </code>
+        ))}
+      </p>
+      {saved.pending ? (
+        <p>Looking for saved nodes that use them…</p>
+      ) : broken.length === 0 ? (
+        <p>No saved workflow uses them.</p>
+      ) : (
+        <ul aria-label="Nodes this update breaks">
+          {broken.map((b) => (
+            <li key={`${b.workflow}/${b.nodeId}`}>
+              Workflow <strong>{displayText(b.workflow)}</strong>, node <strong>{displayText(b.nodeId)}</strong> breaks: {b.reasons.map((r) => displayText(r)).join('; ')}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/** For a pack installed from a tarball: there is no registry to ask, so the way forward is a newer tarball. */
+export function TarballUpdateNote({ pack }: { pack: Pick<InstalledPack, 'name'> }) {
+  const [shown, setShown] = useState(false);
+  return (
+    <>
+      <button
+        type="button"
+        onClick={() => {
+          setShown(true);
+          document.querySelector<HTMLInputElement>('input[name="pack-spec"]')?.focus();
+        }}
+      >
+        Install a newer tarball of {pack.name}…
+      </button>
+      {shown && (
+        <p role="status" className="small">
+          {displayText(pack.name)} came from a tarball, so no registry can offer an update: uninstall it, then install the newer tarball by its path or URL in Install a pack.
+        </p>
+      )}
+    </>
+  );
+}
+
+export function UpdateAction({ pack, check }: { pack: InstalledPack; check?: UpdateCheck | undefined }) {
+  const latest = check?.state === 'update' ? check.latest : undefined;
   const [open, setOpen] = useState(false);
   const [target, setTarget] = useState(latest ?? '');
   const [before, setBefore] = useState<ModuleSummary[]>([]);
@@ -40,8 +101,8 @@ export function UpdateAction({ pack, latest }: { pack: InstalledPack; latest?: s
   const changes = update.isSuccess && fresh ? digestChanges(before, ownModules) : [];
   return (
     <>
-      <button type="button" onClick={() => { update.reset(); setOpen(true); }}>
-        Update…
+      <button type="button" onClick={() => { update.reset(); setTarget(latest ?? ''); setOpen(true); }}>
+        {latest ? `Update ${pack.name} to ${latest}…` : `Update ${pack.name}…`}
       </button>
       {!open && <FailureText error={update.error} />}
       {!open && update.isSuccess && (
@@ -62,7 +123,7 @@ export function UpdateAction({ pack, latest }: { pack: InstalledPack; latest?: s
       )}
       {open && (
         <Dialog
-          title={`Update ${pack.name}?`}
+          title={`Update ${pack.name} to ${target.trim() || 'the latest version'}?`}
           onClose={() => setOpen(false)}
           actions={
             <>
@@ -88,8 +149,10 @@ export function UpdateAction({ pack, latest }: { pack: InstalledPack; latest?: s
           }
         >
           <p>
-            Version: <strong>{displayText(pack.version)}</strong> → <strong>{target.trim() || 'latest in the registry'}</strong>
+            Version: <strong>{displayText(pack.version)}</strong> → <strong>{displayText(target.trim() || 'latest in the registry')}</strong>
+            {check?.publishedAt && target.trim() === latest ? ` (published ${displayText(check.publishedAt.slice(0, 10))})` : ''}
           </p>
+          {check && target.trim() === latest && <Breakage check={check} />}
           <label htmlFor={targetId}>Target version or tag (empty: latest)</label>
           <input id={targetId} value={target} onChange={(e) => setTarget(e.target.value)} placeholder="latest" />
           <p className="muted">Current module digests (the update is classified again like a fresh install; new digests are shown after it):</p>

@@ -1,49 +1,60 @@
-// The Updates tab: installed packs against the versions the registry index knows. A pack the
-// index does not list can still be updated to the registry's latest from its card.
+// The Updates tab: each installed pack against the latest version on the configured registry
+// (packs.updates reads the registry's metadata; nothing is installed). Update is offered only
+// where there is one; a pack from a tarball is offered "install a newer tarball" instead, and a
+// registry that could not be asked says so for that pack.
 
 import { useContractQuery } from '../../api/client-context.tsx';
 import { FailureText } from '../../ui/failure-text.tsx';
-import { UpdateAction } from './update-action.tsx';
+import { TarballUpdateNote, UpdateAction } from './update-action.tsx';
 import { displayText } from '../../../shared/protocol/display-text.ts';
 
-function newer(a: string, b: string): boolean {
-  const pa = a.split(/[.+-]/).map((x) => Number.parseInt(x, 10));
-  const pb = b.split(/[.+-]/).map((x) => Number.parseInt(x, 10));
-  for (let i = 0; i < 3; i++) {
-    const x = pa[i] ?? 0;
-    const y = pb[i] ?? 0;
-    if (Number.isNaN(x) || Number.isNaN(y)) return a !== b;
-    if (x !== y) return x > y;
-  }
-  return false;
+/** How many installed packs have a newer version on the registry (for the tab's label). */
+export function useUpdateCount(): number | undefined {
+  const checks = useContractQuery('packs.updates', {});
+  return checks.data?.packs.filter((p) => p.state === 'update').length;
 }
 
 export function UpdatesList() {
   const packs = useContractQuery('packs.list', {});
-  const index = useContractQuery('packs.search', { term: '' });
-  if (packs.isPending) return <p>Loading…</p>;
+  const checks = useContractQuery('packs.updates', {});
+  if (packs.isPending || checks.isPending) return <p>Checking the registry for newer versions…</p>;
   if (packs.isError) return <FailureText error={packs.error} />;
-  const known = new Map((index.data?.hits ?? []).map((h) => [h.name, h.version]));
-  const rows = packs.data.packs.map((pack) => ({ pack, latest: known.get(pack.name) }));
-  const withUpdate = rows.filter((r) => r.latest !== undefined && newer(r.latest, r.pack.version));
+  if (checks.isError) return <FailureText error={checks.error} prefix="The registry could not be checked:" />;
+  const byName = new Map(checks.data.packs.map((c) => [c.name, c]));
+  const withUpdate = checks.data.packs.filter((c) => c.state === 'update').length;
   return (
     <div>
-      <FailureText error={index.error} />
-      {withUpdate.length === 0 ? <p className="empty">The registry index lists no newer version of an installed pack.</p> : null}
+      <p className="muted">
+        Checked against {displayText(checks.data.registry)}: {withUpdate === 0 ? 'no installed pack has a newer version.' : `${withUpdate} installed ${withUpdate === 1 ? 'pack has' : 'packs have'} a newer version.`}
+      </p>
       <ul className="hits">
-        {rows.map(({ pack, latest }) => (
-          <li key={pack.name} className="card">
-            <div className="card-head">
-              <h3>
-                {displayText(pack.name)} <span className="version">{displayText(pack.version)}</span>
-              </h3>
-              <span className="small">{latest === undefined ? 'not in the index' : newer(latest, pack.version) ? `${displayText(latest)} available` : 'up to date with the index'}</span>
-            </div>
-            <div className="actions">
-              <UpdateAction pack={pack} latest={latest !== undefined && newer(latest, pack.version) ? latest : undefined} />
-            </div>
-          </li>
-        ))}
+        {packs.data.packs.map((pack) => {
+          const check = byName.get(pack.name);
+          const line =
+            check === undefined
+              ? 'not checked'
+              : check.state === 'update'
+                ? `${displayText(check.latest ?? '')} available${check.publishedAt ? ` (published ${displayText(check.publishedAt.slice(0, 10))})` : ''}`
+                : check.state === 'current'
+                  ? 'up to date'
+                  : check.state === 'tarball'
+                    ? 'installed from a tarball: no registry to check'
+                    : `could not be checked: ${displayText(check.message ?? '')}`;
+          return (
+            <li key={pack.name} className="card" aria-label={`${pack.name} ${pack.version}`}>
+              <div className="card-head">
+                <h3>
+                  {displayText(pack.name)} <span className="version">{displayText(pack.version)}</span>
+                </h3>
+                <span className="small">{line}</span>
+              </div>
+              <div className="actions">
+                {check?.state === 'update' && <UpdateAction pack={pack} check={check} />}
+                {check?.state === 'tarball' && <TarballUpdateNote pack={pack} />}
+              </div>
+            </li>
+          );
+        })}
       </ul>
     </div>
   );
