@@ -9,8 +9,11 @@
 // any byte another run left behind; a fresh WebAssembly instance with fresh memory meets it
 // whatever the engine's allocator or a future engine bug does.
 //
-// Cost: the module is compiled once per thread; an instance of it takes about a millisecond or
-// two (see `npm run bench`, kernel rows), which `prepare()` moves off the run's critical path.
+// Cost: the module is compiled once per thread; an instance of it takes about 1–3 ms (see `npm
+// run bench`, kernel engine rows), which `prepare()` moves off the run's critical path. Each
+// discarded instance's memory (16 MB committed at least) is external memory to V8, which answers
+// with about one garbage collection per instance (measured with --trace-gc: the largest share of
+// a busy worker's CPU); it mostly happens when the next instance is allocated, i.e. while idle.
 // The supply holds at most one prepared engine and never a used one: `take()` hands the engine
 // over and forgets it, so once the run drops it the instance and its memory can be collected.
 
