@@ -75,6 +75,8 @@ describe('skillLineOf and jsonEqual', () => {
     expect(skillLineOf('ReferenceError: q is not defined (line 3, column 1)', block)).toBe(13);
     expect(skillLineOf('x (line 4, column 1)', block)).toBeUndefined();
     expect(skillLineOf('no position', block)).toBeUndefined();
+    // A position inside a pack's module is not a SKILL.md line.
+    expect(skillLineOf('TypeError: x (in @acme/x, line 2, column 9)', block)).toBeUndefined();
   });
 
   it('compares JSON values deeply, ignoring key order', () => {

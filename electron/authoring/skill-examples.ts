@@ -187,7 +187,8 @@ function invalid(block: CodeBlock, specifiers: readonly string[], line: number, 
 
 /** Map "line N, column C" in a sandbox message about the generated program to SKILL.md's lines. */
 export function skillLineOf(message: string, block: CodeBlock): number | undefined {
-  const match = /\bline (\d+), column (\d+)/.exec(message);
+  // "(line N, column C)" is the node's own code; "(in <module>, line N, …)" is a pack file's.
+  const match = /\(line (\d+), column (\d+)\)/.exec(message);
   if (!match) return undefined;
   const generated = Number(match[1]);
   // The epilogue and hoisted imports follow the block's last line.
