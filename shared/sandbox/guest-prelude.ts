@@ -5,6 +5,17 @@
 // wrappers. Being first is the point: a pack's top level sees the hardened world, and cannot
 // replace `fetch` or `getSecret` to spy on the node's own calls.
 //
+// Nor can it spy by patching what the bridge would touch (a getter on Object.prototype for a tag
+// or for "then", toJSON, an Array index setter, String or TypedArray methods, Promise.prototype's
+// then or constructor): the core captures every intrinsic the bridge uses before any pack runs,
+// and from a capability call until its value reaches the node's await or then, nothing looks
+// anything up on a shared prototype (see prelude-spying.test.ts, one test per way in). The price:
+// capability arguments are plain data (toJSON is not honoured), the library's promises have a
+// frozen prototype of their own, Promise[Symbol.species] cannot be redefined. Not covered: what the
+// node itself does with a value once it has it; console output and the node's result, which are
+// serialized by JSON.stringify (toJSON is their contract); WASM results, which facades return
+// from async functions (a plain promise).
+//
 // It comes in two parts because compiling guest source is the dominant per-invocation cost
 // (measured: ~0.5 ms per KB on this engine). The CORE is small and always runs. The bridge
 // LIBRARY (marshaling, base64, UTF-8, the Response object) is compiled only when a run first

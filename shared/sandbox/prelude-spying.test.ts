@@ -79,3 +79,50 @@ describe('a pack that patches the shared world cannot spy on the node\'s capabil
     expect(testCase).toMatchObject({ code: NODE_CODE, hostAnswers: SPY_HOST_ANSWERS, expect: { ok: true, value: EXPECTED_VALUE } });
   });
 });
+
+describe('the bridge\'s own encoding of the node\'s arguments (it no longer uses JSON.stringify)', () => {
+  const run = async (code: string): Promise<{ result: RunResult; asked: unknown[] }> => {
+    const engine = await loadQuickJsNg();
+    const asked: unknown[] = [];
+    const request: KernelRunRequest = { code, entries: {}, modules: {}, inputs: {}, grants: { fetch: true, workspace: true, secrets: [] }, timeoutMs: 5000 };
+    const outcome = await runKernel(request, { engine, now: () => performance.now(), hostCall: scriptedHost(asked) });
+    expect(outcome.healthy).toBe(true);
+    return { result: outcome.result, asked };
+  };
+
+  it('sends the exact bytes of a DataView, an ArrayBuffer and an offset typed array, and JSON\'s view of plain data', async () => {
+    const code = [
+      'const f = new Float64Array([1, 2, 3]), u = new Uint8Array(f.buffer, 8, 8), ab = new Uint8Array([104, 105]).buffer, dv = new DataView(new Uint8Array([0, 111, 107, 0]).buffer, 1, 2);',
+      'await workspace.writeBytes("a", dv); await workspace.writeBytes("b", ab); await workspace.writeBytes("c", new Uint8Array(u));',
+      'await fetch("https://api.test/z", { method: "POST", headers: { n: [1, -0, NaN, Infinity, null, undefined, true, , "s"], skip: undefined, f() {}, [Symbol("k")]: 1 }, body: u });',
+      'return 1;',
+    ].join('\n');
+    const { result, asked } = await run(code);
+    expect(result).toMatchObject({ ok: true, value: 1 });
+    const two = String.fromCharCode(...new Uint8Array(new Float64Array([2]).buffer));
+    expect(asked).toEqual([
+      ['workspace.write', ['a', 'bytes:ok']],
+      ['workspace.write', ['b', 'bytes:hi']],
+      ['workspace.write', ['c', `bytes:${two}`]],
+      // The host revives -0, NaN and Infinity from their tags; JSON.parse(JSON.stringify()) in this test's record turns them to 0 and null.
+      ['fetch', ['https://api.test/z', { method: 'POST', headers: { n: [1, 0, null, null, null, null, true, null, 's'] }, body: `bytes:${two}` }]],
+    ]);
+  });
+
+  for (const [what, value] of [
+    ['refers to itself', 'const v = {}; v.self = v;'],
+    ['is nested deeper than the limit', 'let v = 1; for (let i = 0; i < 300; i++) v = [v];'],
+  ] as const) {
+    it(`refuses an argument that ${what}, before the host sees it`, async () => {
+      const { result, asked } = await run(`${value}\ntry { await fetch("https://api.test/", { headers: { v } }); } catch (e) { return [e.name, e.message]; }`);
+      expect(result).toMatchObject({ ok: true, value: ['TypeError', 'A value passed to the host is nested more than 256 levels deep (or refers to itself).'] });
+      expect(asked).toEqual([]);
+    });
+  }
+
+  it('refuses a BigInt argument as JSON.stringify did, with a TypeError', async () => {
+    const { result, asked } = await run('try { await fetch("https://api.test/", { headers: { v: 1n } }); } catch (e) { return [e.name, e.message]; }');
+    expect(result).toMatchObject({ ok: true, value: ['TypeError', 'A BigInt cannot be passed to the host.'] });
+    expect(asked).toEqual([]);
+  });
+});
