@@ -250,17 +250,17 @@ function encode(v, buffers, depth) {
   if (t === "bigint") throw new I.TypeErr("A BigInt cannot be passed to the host.");
   if (t !== "object") return undefined;
   if (depth >= __JSON_DEPTH__) throw new I.TypeErr("A value passed to the host is nested more than __JSON_DEPTH__ levels deep (or refers to itself).");
+  let out = "";
+  if (I.isArray(v)) {
+    for (let i = 0, n = v.length; i < n; i++) { const x = I.hasOwn(v, i) ? encode(v[i], buffers, depth + 1) : undefined; out += (i ? "," : "") + (x === undefined ? "null" : x); }
+    return "[" + out + "]";
+  }
   const b = bytesOf(v);
   if (b !== undefined) {
     const copy = new I.U8(I.apply(I.TA[2], b, []));
     I.apply(I.taSet, copy, [b]);
     buffers[buffers.length] = I.apply(I.TA[0], copy, []);
     return '{"__sandboxBuffer":' + buffers.length++ + "}";
-  }
-  let out = "";
-  if (I.isArray(v)) {
-    for (let i = 0, n = v.length; i < n; i++) { const x = I.hasOwn(v, i) ? encode(v[i], buffers, depth + 1) : undefined; out += (i ? "," : "") + (x === undefined ? "null" : x); }
-    return "[" + out + "]";
   }
   const keys = I.keys(v);
   for (let i = 0; i < keys.length; i++) {
