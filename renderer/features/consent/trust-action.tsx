@@ -40,9 +40,11 @@ export function TrustAction({ pack }: { pack: PackRef }) {
   const state = trustState(pack);
   return (
     <>
-      <button type="button" className={rebuildOnly ? '' : 'primary'} onClick={() => { mutation.reset(); setOpen(true); }}>
-        {label}
-      </button>
+      {state !== 'sandbox-only' && (
+        <button type="button" className={rebuildOnly ? '' : 'primary'} onClick={() => { mutation.reset(); setOpen(true); }}>
+          {label}
+        </button>
+      )}
       {mutation.isSuccess && !open && state === 'trusted-and-built' && (
         <p role="status" className="ok-text">
           {displayText(pack.name)}@{displayText(pack.version)} is trusted and its setup ran: it is active.

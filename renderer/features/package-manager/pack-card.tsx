@@ -55,8 +55,9 @@ export function PackCard({ pack, modules, update, onUninstalled }: { pack: Insta
         <button type="button" onClick={() => openDetails(pack.name)} aria-expanded={detailsPack === pack.name}>
           Details of {pack.name}
         </button>
-        {state !== 'sandbox-only' && <TrustAction pack={pack} />}
-        {update?.state === 'update' && <UpdateAction pack={pack} check={update} />}
+        {/* Mounted for every pack, so an open dialog survives the pack changing under it (and says so). */}
+        <TrustAction pack={pack} />
+        <UpdateAction pack={pack} check={update} />
         {update?.state === 'tarball' && <TarballUpdateNote pack={pack} />}
         <UninstallAction
           name={pack.name}

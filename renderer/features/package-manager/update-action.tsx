@@ -101,9 +101,12 @@ export function UpdateAction({ pack, check }: { pack: InstalledPack; check?: Upd
   const changes = update.isSuccess && fresh ? digestChanges(before, ownModules) : [];
   return (
     <>
-      <button type="button" onClick={() => { update.reset(); setTarget(latest ?? ''); setOpen(true); }}>
-        {latest ? `Update ${pack.name} to ${latest}…` : `Update ${pack.name}…`}
-      </button>
+      {/* Mounted even without an update, so the result of one just made stays on screen. */}
+      {latest !== undefined && (
+        <button type="button" onClick={() => { update.reset(); setTarget(latest); setOpen(true); }}>
+          Update {pack.name} to {latest}…
+        </button>
+      )}
       {!open && <FailureText error={update.error} />}
       {!open && update.isSuccess && (
         <div role="status" className="result">

@@ -49,7 +49,7 @@ export function UpdatesList() {
                 <span className="small">{line}</span>
               </div>
               <div className="actions">
-                {check?.state === 'update' && <UpdateAction pack={pack} check={check} />}
+                <UpdateAction pack={pack} check={check} />
                 {check?.state === 'tarball' && <TarballUpdateNote pack={pack} />}
               </div>
             </li>
