@@ -36,7 +36,7 @@ export type CacheInput = z.infer<typeof CacheInputSchema>;
 const WarningSchema = z.object({ code: CodeSchema, message: z.string().max(2000) }).strict();
 
 /** The static checks' verdict on the bundle (shared/packs/pack-graph.ts, StaticVerdict); discovery re-checks its digest. */
-const VerdictSchema = z
+export const VerdictSchema = z
   .object({ analyzer: z.string().max(300), sha256: z.string().regex(HEX64), exportNames: z.array(z.string().max(1000)).max(100_000) })
   .strict();
 

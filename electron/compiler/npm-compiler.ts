@@ -21,7 +21,7 @@ import { COMPILER_ID, COMPILER_VERSION, ESBUILD_VERSION, NORMALIZED_OPTIONS } fr
 import { bundleEntry, type EsbuildPort } from './bundle.ts';
 import { entryShape, generatedEntry, resolutionEntry } from './cjs-exports.ts';
 import { dependencyClosure, type DependencyClosure } from './dependency-closure.ts';
-import { CompileCache, contentKey, existing, hashInputs, sha256Hex, type CacheEntry } from './compile-cache.ts';
+import { CompileCache, contentKey, existing, hashInputs, sha256Hex, VerdictSchema, type CacheEntry } from './compile-cache.ts';
 import { FORBIDDEN_GLOBALS, scanForbiddenGlobals, type GlobalHit } from './global-scan.ts';
 import type { NpmCompileRequest, NpmCompileResult, NpmModuleCompiler } from '../catalog/npm-compiler-port.ts';
 import { locatePackage } from './package-locator.ts';
@@ -167,8 +167,10 @@ export function createNpmCompiler(options: NpmCompilerOptions): NpmCompiler {
       return probed.transient ? { transient: true, failure } : failure;
     }
     // The verdict rides along so discovery need not parse the bundle again (pack-graph.ts checks it still fits the bytes).
+    // One that the cache could not read back (absurdly many or long export names) is left out, or every start would miss.
     const verdict = staticVerdict(source, analysis.value, sha256Hex);
-    return ok({ source, compilerId: COMPILER_ID, inputsDigest, warnings, ...(verdict ? { analysis: verdict } : {}) });
+    const keep = verdict !== undefined && VerdictSchema.safeParse(verdict).success;
+    return ok({ source, compilerId: COMPILER_ID, inputsDigest, warnings, ...(keep ? { analysis: verdict } : {}) });
   }
 
   async function compile(req: NpmCompileRequest): Promise<Result<NpmCompileResult, ErrorCode>> {

@@ -98,6 +98,20 @@ describe('the static verdict of an npm bundle', () => {
   });
 });
 
+describe('a verdict the cache could not read back', () => {
+  it('is left out, so the entry is still a hit on the next start (an export name over 1000 characters)', async () => {
+    const long = `x${'y'.repeat(1000)}`;
+    await fx.addPackage('node_modules/long-name', { 'package.json': { name: 'long-name', version: '1.0.0', type: 'module', exports: './index.js' }, 'index.js': `export const ${long} = 1;\n` });
+    const packDir = await fx.addPack('long-pack', 'long-name');
+    const req = { packDir, packName: 'long-pack', packVersion: '1.0.0', npmName: 'long-name', specifier: 'long-pack' };
+    const first = await createNpmCompiler({ root: fx.root, probe }).compile(req);
+    expect(first.ok && first.value.analysis).toBe(undefined);
+    const again = createNpmCompiler({ root: fx.root, probe });
+    expect(await again.compile(req)).toEqual(first);
+    expect(again.stats()).toEqual({ bundles: 0, cacheHits: 1, probes: 0 });
+  });
+});
+
 describe('starting the probe worker early', () => {
   it('a compile that misses the cache warms the probe before bundling; a hit does not', async () => {
     const events: string[] = [];

@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { openCatalog } from '../catalog/catalog.ts';
+import { JS_ANALYZER_ID } from '../../shared/packs/js-analysis.ts';
 import { COMPILER_ID } from '../compiler/build-options.ts';
 import { CACHE_DIR, CacheEntrySchema, CompileCache, sha256Hex, type CacheEntry } from '../compiler/compile-cache.ts';
 import { createNpmCompiler } from '../compiler/npm-compiler.ts';
@@ -114,7 +115,8 @@ const StampSchema = z.object({ key: z.string().regex(HEX64), sha256: z.string().
 
 /** The key a precompiled cache is rebuilt under: the tarballs' bytes and the compiler. */
 async function precompiledKey(tarballs: readonly SeedTarball[]): Promise<string> {
-  const hash = createHash('sha256').update(`${COMPILER_ID}\0`);
+  // The analyzer id too: entries carry its verdict, which an analyzer change makes useless (discovery would parse again).
+  const hash = createHash('sha256').update(`${COMPILER_ID}\0${JS_ANALYZER_ID}\0`);
   for (const { pack, file } of [...tarballs].sort((a, b) => (a.pack.name < b.pack.name ? -1 : 1))) {
     hash.update(`${pack.name}\0${sha256Hex(await readFile(file))}\n`);
   }
