@@ -270,7 +270,7 @@ describe('sandbox-packs mcp: run_code', () => {
 describe('sandbox-packs mcp: validate_code', () => {
   it('reports a syntax error with its line and column', async () => {
     const checked = await byDefault.call('validate_code', { code: 'import { greet } from "@sp-mcp/trusted-kit";\nconst x = ;\nreturn greet(x);' });
-    expect(checked.structuredContent).toEqual({ ok: true, valid: false, issues: [{ severity: 'error', code: 'syntax-error', message: 'Syntax error: Unexpected token (line 2, column 11).' }] });
+    expect(checked.structuredContent).toEqual({ ok: true, valid: false, issues: [{ severity: 'error', code: 'syntax-error', message: 'Syntax error: Unexpected token (line 2, column 11).', line: 2, column: 11 }] });
     expect(text(checked)).toBe('Not valid:\nerror syntax-error: Syntax error: Unexpected token (line 2, column 11).');
   });
 

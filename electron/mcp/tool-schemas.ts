@@ -15,6 +15,7 @@ import { PackageNameSchema } from '../../shared/protocol/manifest.ts';
 import { SpecifierSchema } from '../../shared/protocol/declaration.ts';
 import { LIMITS } from '../../shared/protocol/limits.ts';
 import { RunLogSchema, RunReceiptSchema } from '../../shared/protocol/run.ts';
+import { ValidationIssueSchema } from '../../shared/protocol/workflow.ts';
 
 const PackagesSchema = z
   .array(SpecifierSchema)
@@ -66,7 +67,8 @@ export const RunCodeOutput = z.discriminatedUnion('ok', [
   z.object({ ok: z.literal(false), code: z.string(), message: z.string(), logs: z.array(RunLogSchema).optional(), receipt: RunReceiptSchema.optional() }),
 ]);
 
-const IssueSchema = z.object({ severity: z.enum(['error', 'warning']), code: z.string(), message: z.string(), specifier: z.string().optional() });
+/** The validator's own issue shape (code.validate), without the node id: one schema, not a copy that drifts. */
+const IssueSchema = ValidationIssueSchema.omit({ nodeId: true });
 
 export const ValidateCodeOutput = z.discriminatedUnion('ok', [z.object({ ok: z.literal(true), valid: z.boolean(), issues: z.array(IssueSchema) }), Failure]);
 
