@@ -5,12 +5,18 @@
 
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { RunLog, RunReceipt } from '../../shared/protocol/run.ts';
+import { displayText } from '../../shared/protocol/display-text.ts';
 
 /** Longest returned value or log the text summary repeats (the structured content has it all). */
 const MAX_TEXT = 8_000;
 
+/** The text a model reads: pack-supplied names, reasons, SKILL.md and logs with hidden characters shown as \uXXXX. */
+function modelText(text: string): string {
+  return displayText(text, { multiline: true });
+}
+
 export function toolOk(structured: Record<string, unknown>, text: string): CallToolResult {
-  return { content: [{ type: 'text', text }], structuredContent: { ok: true, ...structured } };
+  return { content: [{ type: 'text', text: modelText(text) }], structuredContent: { ok: true, ...structured } };
 }
 
 export interface ToolFailure {
@@ -24,7 +30,7 @@ export function toolError(failure: ToolFailure): CallToolResult {
   const text = [`${failure.code}: ${failure.message}`, ...runDetails(failure.logs, failure.receipt)].join('\n');
   return {
     isError: true,
-    content: [{ type: 'text', text }],
+    content: [{ type: 'text', text: modelText(text) }],
     structuredContent: {
       ok: false,
       code: failure.code,
