@@ -78,6 +78,10 @@ describe('first start in the browser', () => {
     // catalog-changed refreshed the list: the seeded packs show up in place.
     await page.getByText(YAML.name).first().waitFor();
     await page.getByText(GEO.name).first().waitFor();
+    // Our own shipped packs are labelled as such, not as an unverified source (issue 18).
+    const yamlCard = page.locator(`article[data-pack="${YAML.name}"]`);
+    await yamlCard.getByText('shipped with the app', { exact: true }).waitFor();
+    expect(await page.getByText('unverified source', { exact: true }).count()).toBe(0);
     await snap(page, 'first-run-ready');
     expect(problems).toEqual([]);
     await page.close();

@@ -84,11 +84,17 @@ describe('the Package Manager and Code node in Chromium', () => {
   it('lists the pack with its modules and renders its SKILL.md under the untrusted banner', async () => {
     const card = page.getByRole('article', { name: `${GEO} 0.1.0`, exact: true });
     await card.getByText(`${GEO}/simplify-wasm`).waitFor();
-    expect(await card.getByText('sandbox-only', { exact: true }).count()).toBe(1);
-    expect(await card.getByText('not trusted (sandbox-only)').count()).toBe(1);
+    // One state chip (not "sandbox-only" plus "not trusted (sandbox-only)"), and the pack's own description.
+    expect(await card.getByText('sandbox-only · active', { exact: true }).count()).toBe(1);
+    expect(await card.getByText(/not trusted/).count()).toBe(0);
     expect(await card.getByText('registry', { exact: true }).count()).toBe(1);
+    const geoDescription = (JSON.parse(await readFile(path.join(REPO_ROOT, 'packs/geo/package.json'), 'utf8')) as { description: string }).description;
+    expect(await card.locator('.pack-description').textContent()).toBe(geoDescription);
     expect(await card.getByRole('list', { name: 'Modules' }).getByText('ready').count()).toBe(2);
-    await card.getByRole('button', { name: 'Details' }).click();
+    await card.getByRole('button', { name: `Details of ${GEO}`, exact: true }).click();
+    // The details panel takes focus on its heading (it may open below the list in a narrow window).
+    await page.getByRole('heading', { name: GEO, exact: true, level: 2 }).waitFor();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('details-h');
     const doc = page.getByRole('article', { name: `Documentation of ${GEO}` });
     await doc.getByRole('heading', { name: GEO, exact: true }).waitFor();
     expect(await doc.getByRole('note').textContent()).toContain("written by the pack's author");
@@ -156,7 +162,7 @@ describe('the Package Manager and Code node in Chromium', () => {
   });
 
   it('trusts and rebuilds only after an explicit confirmation, and restores focus', async () => {
-    const opener = page.getByLabel('Install result').getByRole('button', { name: 'Trust and rebuild…' });
+    const opener = page.getByLabel('Install result').getByRole('button', { name: `Trust ${REGISTER} and run setup…`, exact: true });
     await opener.click();
     const dialog = page.getByRole('dialog', { name: `Trust ${REGISTER}?` });
     await dialog.getByText(`Trust ${REGISTER}@1.0.0 and run the 2 install scripts listed above`).waitFor();
@@ -170,16 +176,20 @@ describe('the Package Manager and Code node in Chromium', () => {
     // Escape cancels without acting, and focus returns to the opener.
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Trust and rebuild…');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(`Trust ${REGISTER} and run setup…`);
     const before = await services.dispatcher.handle('packs.list', {}, { face: 'test' });
     expect(JSON.stringify(before)).toContain('"status":"needs-trust"');
 
     await opener.click();
-    await dialog.getByRole('button', { name: 'Trust and run scripts' }).click();
-    await page.getByText(`${REGISTER} is trusted and its scripts ran: it is active.`).waitFor({ timeout: 90_000 });
+    await dialog.getByRole('button', { name: 'Trust and run setup', exact: true }).click();
+    // The install result reads the same packs.list row as the card: trusted, no live Trust button left.
+    const result = page.getByLabel('Install result');
+    await result.getByText(`${REGISTER}@1.0.0 is trusted and its setup ran`).waitFor({ timeout: 90_000 });
+    expect(await result.getByRole('button', { name: /Trust .* and run setup/ }).count()).toBe(0);
+    expect(await result.getByText('needs trust').count()).toBe(0);
     const card = page.getByRole('article', { name: `${REGISTER} 1.0.0`, exact: true });
-    await card.getByText('trusted', { exact: true }).waitFor();
-    expect(await card.getByText('active', { exact: true }).count()).toBe(1);
+    await card.getByText('trusted · active', { exact: true }).waitFor();
+    expect(await card.getByRole('button', { name: `Trust ${REGISTER} and run setup…` }).count()).toBe(0);
   });
 
   it('shows an integrity mismatch on rebuild as such, with what to do', async () => {
@@ -190,14 +200,16 @@ describe('the Package Manager and Code node in Chromium', () => {
       await rm(path.join(data.path, 'node_modules', REGISTER), { recursive: true, force: true });
       await rm(path.join(data.path, '.npm-cache'), { recursive: true, force: true });
       await screen('Packages');
-      await card.getByRole('button', { name: 'Rebuild…' }).click();
-      await page.getByRole('dialog', { name: `Rebuild ${REGISTER}?` }).getByRole('button', { name: 'Run scripts again' }).click();
+      await card.getByRole('button', { name: `Run setup of ${REGISTER} again…`, exact: true }).click();
+      await page.getByRole('dialog', { name: `Run the setup of ${REGISTER} again?` }).getByRole('button', { name: 'Run setup again', exact: true }).click();
       const alert = card.getByRole('alert');
       await alert.waitFor({ timeout: 90_000 });
       const text = await alert.textContent();
       expect(text).toContain(`Integrity mismatch: The registry served a different artifact for ${REGISTER}@1.0.0 than the one first installed`);
       expect(text).toContain('Nothing was run. The files are not the exact artifact you were shown');
-      await card.getByText('inactive: needs rebuild').waitFor();
+      // Trusted, but its setup did not complete: never shown as a green "trusted".
+      await card.getByText('setup failed · inactive', { exact: true }).waitFor();
+      expect(await card.getByText('trusted · active').count()).toBe(0);
       await snap(page, '06a-integrity-mismatch');
     } finally {
       await registry.replaceTarball(REGISTER, '1.0.0', path.join(FIXTURES, 'register-pack-1.0.0'));
@@ -208,8 +220,9 @@ describe('the Package Manager and Code node in Chromium', () => {
     await install(`${EVOLVING}@1.0.0`);
     await page.getByLabel('Install result').getByText(`Installed ${EVOLVING}@1.0.0`).waitFor({ timeout: 90_000 });
     const card = page.getByRole('article', { name: `${EVOLVING} 1.0.0`, exact: true });
-    await card.getByRole('button', { name: 'Update…' }).click();
-    const dialog = page.getByRole('dialog', { name: `Update ${EVOLVING}?` });
+    // The registry has 2.0.0: the card offers exactly that update, named for the pack and version.
+    await card.getByRole('button', { name: `Update ${EVOLVING} to 2.0.0…`, exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: `Update ${EVOLVING} to 2.0.0?` });
     await dialog.getByLabel('Target version or tag (empty: latest)').fill('2.0.0');
     expect(await dialog.textContent()).toContain('Version: 1.0.0 → 2.0.0');
     expect(await dialog.textContent()).toContain(`No saved workflow declares ${EVOLVING}.`);
@@ -242,7 +255,7 @@ describe('the Package Manager and Code node in Chromium', () => {
   it('lists the Code nodes that declare a pack before uninstalling it, then shows them as unavailable', async () => {
     const card = page.getByRole('article', { name: `${GEO} 0.1.0`, exact: true });
     await screen('Packages');
-    await card.getByRole('button', { name: 'Uninstall…' }).click();
+    await card.getByRole('button', { name: `Uninstall ${GEO}…`, exact: true }).click();
     const dialog = page.getByRole('dialog', { name: `Uninstall ${GEO}?` });
     const affected = dialog.getByRole('list', { name: 'Affected Code nodes' });
     await affected.waitFor();
@@ -250,6 +263,11 @@ describe('the Package Manager and Code node in Chromium', () => {
     await snap(page, '06-uninstall-affected');
     await dialog.getByRole('button', { name: 'Uninstall', exact: true }).click();
     await card.waitFor({ state: 'detached', timeout: 60_000 });
+    // Focus lands on a visible confirmation, not on the page body.
+    const confirmation = page.getByRole('status').filter({ hasText: `Uninstalled ${GEO}.` });
+    await confirmation.waitFor();
+    await page.waitForFunction(() => document.activeElement?.textContent?.startsWith('Uninstalled '));
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('P');
 
     await screen('Workflows');
     await page.getByText('unavailable', { exact: true }).waitFor();

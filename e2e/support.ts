@@ -12,12 +12,12 @@ export const CHROMIUM = '/usr/bin/chromium';
 export const BUILD = path.join(REPO_ROOT, 'out/renderer');
 export const ARTIFACTS = path.join(REPO_ROOT, 'e2e/artifacts');
 
+/** Headless Debian Chromium with no background traffic (also the Playwright config's launch flags). */
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    // Playwright gives each launch a fresh empty profile of its own.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  // Playwright gives each launch a fresh empty profile of its own.
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }
 
 export function watchProblems(page: Page): string[] {

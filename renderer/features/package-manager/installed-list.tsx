@@ -2,17 +2,18 @@
 // the same packs.updates query as the Updates tab, whether a newer version exists. After an
 // uninstall the card is gone, so focus moves to a visible confirmation instead of the page body.
 
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef } from 'react';
 import { useContractQuery } from '../../api/client-context.tsx';
 import { FailureText } from '../../ui/failure-text.tsx';
 import { displayText } from '../../../shared/protocol/display-text.ts';
 import { PackCard } from './pack-card.tsx';
+import { useUninstallNotice } from './uninstall-notice.ts';
 
 export function InstalledList() {
   const packs = useContractQuery('packs.list', {});
   const summaries = useContractQuery('catalog.summaries', {});
   const checks = useContractQuery('packs.updates', {});
-  const [removed, setRemoved] = useState<string | undefined>(undefined);
+  const removed = useUninstallNotice((s) => s.removing);
   const notice = useRef<HTMLParagraphElement>(null);
   const gone = removed !== undefined && packs.data !== undefined && !packs.data.packs.some((p) => p.name === removed);
   useEffect(() => {
@@ -40,7 +41,7 @@ export function InstalledList() {
       {confirmation}
       <FailureText error={summaries.error} />
       {packs.data.packs.map((pack) => (
-        <PackCard key={pack.name} pack={pack} modules={modules.filter((m) => m.packName === pack.name)} update={byName.get(pack.name)} onUninstalled={setRemoved} />
+        <PackCard key={pack.name} pack={pack} modules={modules.filter((m) => m.packName === pack.name)} update={byName.get(pack.name)} />
       ))}
     </div>
   );

@@ -23,7 +23,7 @@ export function sourceChip(pack: Pick<InstalledPack, 'sourceLabel' | 'shipped'>)
   return pack.sourceLabel === 'registry' ? { label: 'registry', tone: 'neutral' } : { label: 'unverified source', tone: 'warn' };
 }
 
-export function PackCard({ pack, modules, update, onUninstalled }: { pack: InstalledPack; modules: readonly ModuleSummary[]; update?: UpdateCheck | undefined; onUninstalled?: (name: string) => void }) {
+export function PackCard({ pack, modules, update }: { pack: InstalledPack; modules: readonly ModuleSummary[]; update?: UpdateCheck | undefined }) {
   const openDetails = useUiStore((s) => s.openDetails);
   const detailsPack = useUiStore((s) => s.detailsPack);
   const state = trustState(pack);
@@ -63,7 +63,6 @@ export function PackCard({ pack, modules, update, onUninstalled }: { pack: Insta
           name={pack.name}
           onDone={() => {
             if (detailsPack === pack.name) openDetails(undefined);
-            onUninstalled?.(pack.name);
           }}
         />
       </div>

@@ -6,10 +6,12 @@ import { newOperationId, useContractMutation } from '../../api/use-contract-muta
 import { Dialog } from '../../ui/dialog.tsx';
 import { FailureText } from '../../ui/failure-text.tsx';
 import { AffectedList } from './affected-list.tsx';
+import { useUninstallNotice } from './uninstall-notice.ts';
 
 export function UninstallAction({ name, onDone }: { name: string; onDone?: () => void }) {
   const [open, setOpen] = useState(false);
   const uninstall = useContractMutation('packs.uninstall');
+  const notice = useUninstallNotice((s) => s.set);
   return (
     <>
       <button type="button" onClick={() => { uninstall.reset(); setOpen(true); }}>
@@ -29,7 +31,10 @@ export function UninstallAction({ name, onDone }: { name: string; onDone?: () =>
                 type="button"
                 className="danger"
                 disabled={uninstall.isPending}
-                onClick={() => uninstall.mutate({ name, operationId: newOperationId('uninstall') }, { onSettled: () => setOpen(false), onSuccess: () => onDone?.() })}
+                onClick={() => {
+                  notice(name);
+                  uninstall.mutate({ name, operationId: newOperationId('uninstall') }, { onSettled: () => setOpen(false), onSuccess: () => onDone?.() });
+                }}
               >
                 {uninstall.isPending ? 'Uninstalling…' : 'Uninstall'}
               </button>
