@@ -39,6 +39,11 @@ export function npmBaseArgs(root: string, registry: string): string[] {
     '--loglevel=warn',
     '--color=false',
     '--progress=false',
+    // npm's defaults (2 retries, 10 s to 60 s apart) make an unreachable registry take about
+    // 80 s to report (measured); one retry a few seconds later still rides out a blip.
+    '--fetch-retries=1',
+    '--fetch-retry-mintimeout=2000',
+    '--fetch-retry-maxtimeout=5000',
   ];
 }
 
