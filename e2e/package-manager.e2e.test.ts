@@ -268,6 +268,7 @@ describe('the Package Manager and Code node in Chromium', () => {
     await confirmation.waitFor();
     await page.waitForFunction(() => document.activeElement?.textContent?.startsWith('Uninstalled '));
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('P');
+    await snap(page, '06c-uninstalled-focus');
 
     await screen('Workflows');
     await page.getByText('unavailable', { exact: true }).waitFor();
