@@ -121,4 +121,19 @@ describe('trust state through the app services', () => {
     expect(by.get(EVOLVING)).toMatchObject({ state: 'current', latest: '2.0.0', removedModules: [] });
     expect(by.get(LOUD)).toMatchObject({ state: 'current' });
   });
+
+  it('a registry that cannot be reached makes each registry pack "unavailable" with the reason, never "current"', async () => {
+    const set = await call('settings.setRegistry', { registry: 'http://127.0.0.1:9/' });
+    expect(set.ok).toBe(true);
+    try {
+      const checked = await call('packs.updates', {});
+      expect(checked.ok).toBe(true);
+      if (!checked.ok) return;
+      const shrinking = (checked.value as { packs: { name: string; state: string; message?: string }[] }).packs.find((p) => p.name === SHRINKING);
+      expect(shrinking?.state).toBe('unavailable');
+      expect(shrinking?.message).toMatch(/^The registry http:\/\/127\.0\.0\.1:9\/ could not be reached for @sp-fixture\/shrinking: /);
+    } finally {
+      await call('settings.setRegistry', { registry: registry.url });
+    }
+  });
 });
