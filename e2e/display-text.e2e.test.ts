@@ -9,7 +9,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppServices } from '../electron/services/app-services.ts';
 import type { WebHost } from '../electron/server/web-host.ts';
-import { tempDir, type TempDir, startAppHost } from '../electron/server/test-support.ts';
+import { tempDir, type TempDir, startAppHost } from '../electron/testing/test-support.ts';
 import { BUILD, launchChromium, snap, watchProblems } from './support.ts';
 
 const HIDDEN = /[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;

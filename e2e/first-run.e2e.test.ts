@@ -10,7 +10,7 @@ import { runFirstRun } from '../electron/first-run/first-run.ts';
 import { shippedPrecompiled, shippedTarball } from '../electron/first-run/shipped-tarballs.ts';
 import { SHIPPED_PACKS } from '../electron/platform/assets.ts';
 import { createAppServices, type AppServices } from '../electron/services/app-services.ts';
-import { tempDir, type TempDir } from '../electron/server/test-support.ts';
+import { tempDir, type TempDir } from '../electron/testing/test-support.ts';
 import { startWebHost, type WebHost } from '../electron/server/web-host.ts';
 import { BUILD, launchChromium, snap, watchProblems } from './support.ts';
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { AppServices } from '../electron/services/app-services.ts';
 import type { WebHost } from '../electron/server/web-host.ts';
-import { fixtureDataDir, type TempDir, startAppHost } from '../electron/server/test-support.ts';
+import { fixtureDataDir, type TempDir, startAppHost } from '../electron/testing/test-support.ts';
 import { BUILD, launchChromium, REPO_ROOT, snap, watchProblems } from './support.ts';
 
 let data: TempDir;

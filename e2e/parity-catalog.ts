@@ -12,7 +12,7 @@ import { graphClosure, moduleGraphDigest, type GraphSource } from '../shared/pac
 import type { AuthorizedSandboxModuleDelivery, SandboxModuleDelivery } from '../shared/protocol/catalog.ts';
 import type { DeliveredModuleInfo, DeliveryPart } from '../shared/protocol/delivery.ts';
 import { fail } from '../shared/protocol/result.ts';
-import { fixtureExecutableModules, type FixtureFile } from '../shared/sandbox/kernel-fixture.ts';
+import { fixtureExecutableModules, type FixtureFile } from '../shared/testing/kernel-fixture.ts';
 import { BRIDGE_GRAPH_SOURCE } from '../shared/packs/pack-graph.ts';
 import { WASM_BRIDGE_MODULE_ID } from '../shared/sandbox/wasm-facade.ts';
 import type { DeliveryCatalog } from '../electron/server/module-delivery.ts';

@@ -6,11 +6,11 @@
 
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { buildWasm, f64Bytes, op } from '../shared/packs/wasm-builder.ts';
+import { buildWasm, f64Bytes, op } from '../shared/testing/wasm-builder.ts';
 import { validateWasmBinary } from '../shared/packs/wasm-binary.ts';
 import { encodeBase64 } from '../shared/sandbox/base64.ts';
 import { generateWasmFacade, WASM_BRIDGE_MODULE_ID, WASM_BRIDGE_SPECIFIER } from '../shared/sandbox/wasm-facade.ts';
-import { FixtureFileSchema, type FixtureCase } from '../shared/sandbox/kernel-fixture.ts';
+import { FixtureFileSchema, type FixtureCase } from '../shared/testing/kernel-fixture.ts';
 import { REPO_ROOT } from './support.ts';
 
 const bytes = buildWasm({

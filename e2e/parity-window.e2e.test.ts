@@ -12,7 +12,7 @@ import type { RequestOf, ValueOf } from '../shared/contract/methods.ts';
 import type { Result } from '../shared/protocol/result.ts';
 import type { AppServices } from '../electron/services/app-services.ts';
 import type { WebHost } from '../electron/server/web-host.ts';
-import { fixtureDataDir, type TempDir, startAppHost } from '../electron/server/test-support.ts';
+import { fixtureDataDir, type TempDir, startAppHost } from '../electron/testing/test-support.ts';
 import { launchChromium, REPO_ROOT, watchProblems } from './support.ts';
 
 const GEO = path.join(REPO_ROOT, 'fixtures/discovery/good/node_modules/@acme/geo');

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scaffoldPack } from '../electron/authoring/scaffold.ts';
 import type { AppServices } from '../electron/services/app-services.ts';
 import type { WebHost } from '../electron/server/web-host.ts';
-import { tempDir, type TempDir, startAppHost } from '../electron/server/test-support.ts';
+import { tempDir, type TempDir, startAppHost } from '../electron/testing/test-support.ts';
 import { startRegistry, type TestRegistry } from '../electron/testing/verdaccio.ts';
 import { BUILD, launchChromium, snap, watchProblems } from './support.ts';
 

@@ -8,7 +8,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppServices } from '../electron/services/app-services.ts';
 import type { WebHost } from '../electron/server/web-host.ts';
-import { fixtureDataDir, type TempDir, startAppHost } from '../electron/server/test-support.ts';
+import { fixtureDataDir, type TempDir, startAppHost } from '../electron/testing/test-support.ts';
 import { BUILD, launchChromium, REPO_ROOT } from './support.ts';
 
 let data: TempDir;

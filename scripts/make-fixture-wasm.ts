@@ -1,12 +1,12 @@
 // Regenerates the small WASM binaries committed under fixtures/discovery/ from readable
-// descriptions, using the test-support builder in shared/packs/wasm-builder.ts. Run it with
+// descriptions, using the test-support builder in shared/testing/wasm-builder.ts. Run it with
 // `node --import tsx scripts/make-fixture-wasm.ts` after changing a description; the test
 // `electron/catalog/fixtures.test.ts` fails when a committed binary differs from its description.
 
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildExportsModule, buildWasm, op } from '../shared/packs/wasm-builder.ts';
+import { buildExportsModule, buildWasm, op } from '../shared/testing/wasm-builder.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.join(here, '..', 'fixtures', 'discovery');

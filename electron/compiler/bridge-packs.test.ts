@@ -6,7 +6,7 @@ import { openCatalog, type DiscoveryCatalog } from '../catalog/catalog.ts';
 import { activePackNames } from '../install/index.ts';
 import { SandboxPool } from '../runtime/sandbox/sandbox-pool.ts';
 import { NO_GRANTS, type GuestModule, type RunResult } from '../../shared/protocol/run.ts';
-import { installBridgePacks, type BridgeRoot } from './bridge-pack-harness.ts';
+import { installBridgePacks, type BridgeRoot } from '../testing/bridge-pack-harness.ts';
 import { createNpmCompiler } from './npm-compiler.ts';
 
 let bridge: BridgeRoot;

@@ -11,7 +11,7 @@ import * as esbuild from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NORMALIZED_OPTIONS } from './build-options.ts';
 import { CACHE_DIR, contentKey } from './compile-cache.ts';
-import { createFixtureRoot, type FixtureRoot, type PackageFiles } from './fixture-root.ts';
+import { createFixtureRoot, type FixtureRoot, type PackageFiles } from '../testing/fixture-root.ts';
 import { createNpmCompiler } from './npm-compiler.ts';
 
 const WORKFLOW_SECRET = 'WORKFLOW-INPUT-TOKEN-1f2e';

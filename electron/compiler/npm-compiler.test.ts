@@ -5,7 +5,7 @@ import * as esbuild from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { COMPILER_ID } from './build-options.ts';
 import { CACHE_DIR } from './compile-cache.ts';
-import { createFixtureRoot, type FixtureRoot } from './fixture-root.ts';
+import { createFixtureRoot, type FixtureRoot } from '../testing/fixture-root.ts';
 import { createNpmCompiler } from './npm-compiler.ts';
 import { createProbe } from './probe.ts';
 

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JS_ANALYZER_ID } from '../../shared/packs/js-analysis.ts';
 import { discover } from '../catalog/discover.ts';
 import { CACHE_DIR } from './compile-cache.ts';
-import { createFixtureRoot, type FixtureRoot } from './fixture-root.ts';
+import { createFixtureRoot, type FixtureRoot } from '../testing/fixture-root.ts';
 import { createNpmCompiler } from './npm-compiler.ts';
 import { createProbe, type Probe, type ProbeFn } from './probe.ts';
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContractEvent } from '../../shared/contract/events.ts';
 import { SHIPPED_PACKS, type ShippedPack } from '../platform/assets.ts';
 import { createAppServices } from '../services/app-services.ts';
-import { staticBuild, tempDir, type TempDir } from '../server/test-support.ts';
+import { staticBuild, tempDir, type TempDir } from '../testing/test-support.ts';
 import { startWebHost } from '../server/web-host.ts';
 import { FIRST_RUN_MESSAGES, seedInBackground, stillSettingUp } from './background.ts';
 import { EXAMPLE_CODE, EXAMPLE, runFirstRun } from './first-run.ts';

@@ -9,7 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../server/test-support.ts';
+import { REPO_ROOT } from '../testing/test-support.ts';
 import { createSettingsStore } from '../services/settings-store.ts';
 import { buildMcpTestRoot, type TestRoot } from './test-root.ts';
 

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL, PRELOAD_GLOBAL } from '../../shared/contract/ipc-channels.ts';
-import { REPO_ROOT } from '../server/test-support.ts';
+import { REPO_ROOT } from '../testing/test-support.ts';
 
 describe('preload bundle', () => {
   it('requires only electron, exposes one object, and speaks only the contract channels', () => {

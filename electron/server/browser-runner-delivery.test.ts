@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeliveredModuleInfoSchema } from '../../shared/protocol/delivery.ts';
 import type { AppServices } from '../services/app-services.ts';
 import { CONTENT_SECURITY_POLICY, WORKER_CONTENT_SECURITY_POLICY } from './static-files.ts';
-import { fixtureDataDir, raw, REPO_ROOT, staticBuild, type TempDir, startAppHost } from './test-support.ts';
+import { fixtureDataDir, raw, REPO_ROOT, staticBuild, type TempDir, startAppHost } from '../testing/test-support.ts';
 import type { WebHost } from './web-host.ts';
 
 const GEO = path.join(REPO_ROOT, 'fixtures/discovery/good/node_modules/@acme/geo');

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY, staticRelativePath } from './static-files.ts';
-import { REPO_ROOT } from './test-support.ts';
+import { REPO_ROOT } from '../testing/test-support.ts';
 
 describe('content security policy', () => {
   it('index.html carries the header policy (minus frame-ancestors, which a meta tag cannot set)', () => {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../shared/protocol/limits.ts';
 import type { AppServices } from '../services/app-services.ts';
-import { fixtureDataDir, raw, REPO_ROOT, staticBuild, startAppHost, type TempDir } from './test-support.ts';
+import { fixtureDataDir, raw, REPO_ROOT, staticBuild, startAppHost, type TempDir } from '../testing/test-support.ts';
 import type { WebHost } from './web-host.ts';
 
 let data: TempDir;

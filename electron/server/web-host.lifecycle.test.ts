@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createAppServices } from '../services/app-services.ts';
 import { startWebHost } from './web-host.ts';
-import { fixtureDataDir, REPO_ROOT } from './test-support.ts';
+import { fixtureDataDir, REPO_ROOT } from '../testing/test-support.ts';
 
 // Pool workers are unref'd, so Node lists them by their message ports.
 const workers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Worker' || kind === 'MessagePort').length;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAppServices, type AppServices } from '../services/app-services.ts';
 import { DEFAULT_CONNECTION_LIMITS } from './connection-limits.ts';
-import { fixtureDataDir, raw, REPO_ROOT, type TempDir } from './test-support.ts';
+import { fixtureDataDir, raw, REPO_ROOT, type TempDir } from '../testing/test-support.ts';
 import { startWebHost, type WebHost, type WebHostOptions } from './web-host.ts';
 
 let data: TempDir;

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAppServices, type AppServices } from '../services/app-services.ts';
 import { startWebHost, type WebHost } from './web-host.ts';
 import { CONTENT_SECURITY_POLICY } from './static-files.ts';
-import { fixtureDataDir, raw, REPO_ROOT, staticBuild, type TempDir, startAppHost } from './test-support.ts';
+import { fixtureDataDir, raw, REPO_ROOT, staticBuild, type TempDir, startAppHost } from '../testing/test-support.ts';
 
 const GOOD = path.join(REPO_ROOT, 'fixtures/discovery/good/node_modules/@acme/geo');
 const PRIVATE = path.join(REPO_ROOT, 'fixtures/discovery/rules/node_modules/private-pack');

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../shared/protocol/limits.ts';
 import { openRootCatalog } from '../validation/root-catalog.ts';
-import { REPO_ROOT } from '../server/test-support.ts';
+import { REPO_ROOT } from '../testing/test-support.ts';
 import { createCodeRunner, type CodeRunner } from './code-runner.ts';
 
 let runner: CodeRunner;

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInstaller } from '../install/index.ts';
-import { startRegistry, type TestRegistry } from '../testing/verdaccio.ts';
+import { startRegistry, type TestRegistry } from './verdaccio.ts';
 
 export const PACKS_DIR = fileURLToPath(new URL('../../packs/', import.meta.url));
 

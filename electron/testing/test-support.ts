@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAppServices, type AppServices } from '../services/app-services.ts';
-import { startWebHost, type WebHost } from './web-host.ts';
+import { startWebHost, type WebHost } from '../server/web-host.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildWasm, f64Bytes, op } from '../../../shared/packs/wasm-builder.ts';
-import { WasmModuleCache } from './module-cache.ts';
+import { buildWasm, f64Bytes, op } from '../../shared/testing/wasm-builder.ts';
+import { WasmModuleCache } from '../runtime/wasm/module-cache.ts';
 import { WasmPool } from './wasm-pool.ts';
 
 const stateful = buildWasm({
@@ -158,7 +158,7 @@ describe('WasmPool', () => {
   });
 
   it('runs the committed geo reference module', async () => {
-    const geo = new Uint8Array(readFileSync(new URL('../../../packs/geo/wasm/geo.wasm', import.meta.url)));
+    const geo = new Uint8Array(readFileSync(new URL('../../packs/geo/wasm/geo.wasm', import.meta.url)));
     const p = pool(1);
     const r = await call(p, 'haversineRad', [0, 0, 0, 90], 5000, geo);
     expect(r.ok && r.value).toBeCloseTo(Math.PI / 2, 12);
@@ -190,7 +190,7 @@ describe('WasmPool', () => {
     try {
       const script = join(dir, 'run.mts');
       const poolPath = fileURLToPath(new URL('./wasm-pool.ts', import.meta.url));
-      const geoPath = fileURLToPath(new URL('../../../packs/geo/wasm/geo.wasm', import.meta.url));
+      const geoPath = fileURLToPath(new URL('../../packs/geo/wasm/geo.wasm', import.meta.url));
       writeFileSync(
         script,
         [
@@ -202,7 +202,7 @@ describe('WasmPool', () => {
           'console.log(JSON.stringify({ ok: r.ok, value: r.ok ? r.value : r.code }));',
         ].join('\n'),
       );
-      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', script], { cwd: fileURLToPath(new URL('../../..', import.meta.url)) });
+      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', script], { cwd: fileURLToPath(new URL('../..', import.meta.url)) });
       expect(JSON.parse(stdout.trim())).toEqual({ ok: true, value: 550 });
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,7 @@
-// The process-wide WASM worker pool (Node `worker_threads`): it implements the dispatcher's
-// `WasmPoolPort`. Four workers by default; each runs one call at a time, so a runaway export
+// Test and bench support: a main-thread WASM worker pool (Node `worker_threads`) that implements
+// the dispatcher's `WasmPoolPort`. Production runs WASM through the per-run plan
+// (electron/runtime/wasm/wasm-plan.ts); this pool is how tests and the bench drive the shared pool
+// core on Node. Four workers by default; each runs one call at a time, so a runaway export
 // occupies one worker and nothing else. The scheduling — queue, timeouts that terminate and
 // replace a worker, aborts, the start-failure cap — is shared with the browser pool and lives in
 // shared/sandbox/wasm-pool-core.ts; this file is the Node adapter: it starts `worker_threads`
@@ -10,11 +12,11 @@
 // resolves once every worker — including ones terminated for timeouts — has exited.
 
 import { Worker } from 'node:worker_threads';
-import { LIMITS } from '../../../shared/protocol/index.ts';
-import type { WasmPoolPort, WasmPoolReply, WasmPoolRequest } from '../../../shared/sandbox/wasm-dispatcher.ts';
-import { WasmPoolCore, type WasmPoolCoreStats, type WasmPoolWorkerHooks } from '../../../shared/sandbox/wasm-pool-core.ts';
-import { WasmModuleCache } from './module-cache.ts';
-import { WASM_WORKER_OPTIONS, WASM_WORKER_URL, type WorkerCallMessage } from './worker-protocol.ts';
+import { LIMITS } from '../../shared/protocol/index.ts';
+import type { WasmPoolPort, WasmPoolReply, WasmPoolRequest } from '../../shared/sandbox/wasm-dispatcher.ts';
+import { WasmPoolCore, type WasmPoolCoreStats, type WasmPoolWorkerHooks } from '../../shared/sandbox/wasm-pool-core.ts';
+import { WasmModuleCache } from '../runtime/wasm/module-cache.ts';
+import { WASM_WORKER_OPTIONS, WASM_WORKER_URL, type WorkerCallMessage } from '../runtime/wasm/worker-protocol.ts';
 
 export interface WasmPoolOptions {
   /** Number of workers (default 4). */

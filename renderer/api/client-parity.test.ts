@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAppServices, type AppServices } from '../../electron/services/app-services.ts';
 import { startWebHost, type WebHost } from '../../electron/server/web-host.ts';
-import { fixtureDataDir, REPO_ROOT, type TempDir } from '../../electron/server/test-support.ts';
+import { fixtureDataDir, REPO_ROOT, type TempDir } from '../../electron/testing/test-support.ts';
 /* eslint-enable no-restricted-imports */
 import type { ContractClient } from '../../shared/contract/client.ts';
 import type { ContractEvent } from '../../shared/contract/events.ts';

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAppServices, type AppServices } from '../../electron/services/app-services.ts';
 import { startWebHost, type WebHost } from '../../electron/server/web-host.ts';
-import { REPO_ROOT, tempDir, type TempDir } from '../../electron/server/test-support.ts';
+import { REPO_ROOT, tempDir, type TempDir } from '../../electron/testing/test-support.ts';
 import { startRegistry, type TestRegistry } from '../../electron/testing/verdaccio.ts';
 /* eslint-enable no-restricted-imports */
 import type { ContractEvent } from '../../shared/contract/events.ts';

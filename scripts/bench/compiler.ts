@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import { openCatalog } from '../../electron/catalog/catalog.ts';
-import { BRIDGE_PACKS, installBridgePacks } from '../../electron/compiler/bridge-pack-harness.ts';
+import { BRIDGE_PACKS, installBridgePacks } from '../../electron/testing/bridge-pack-harness.ts';
 import { bundleEntry, type EsbuildPort } from '../../electron/compiler/bundle.ts';
 import { entryShape, generatedEntry, resolutionEntry } from '../../electron/compiler/cjs-exports.ts';
 import { CACHE_DIR } from '../../electron/compiler/compile-cache.ts';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openCatalog } from '../../electron/catalog/catalog.ts';
-import { buildExportsModule, op } from '../../shared/packs/wasm-builder.ts';
+import { buildExportsModule, op } from '../../shared/testing/wasm-builder.ts';
 import { measure, printTable, type BenchSection, type Stats } from './harness.ts';
 
 const PACKS = 50;

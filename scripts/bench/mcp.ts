@@ -10,7 +10,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAppServices } from '../../electron/services/app-services.ts';
-import { tempDir } from '../../electron/server/test-support.ts';
+import { tempDir } from '../../electron/testing/test-support.ts';
 import { startWebHost } from '../../electron/server/web-host.ts';
 import { measure, printRatio, printTable, type BenchSection } from './harness.ts';
 

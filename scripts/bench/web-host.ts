@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAppServices } from '../../electron/services/app-services.ts';
-import { fixtureDataDir } from '../../electron/server/test-support.ts';
+import { fixtureDataDir } from '../../electron/testing/test-support.ts';
 import { startWebHost } from '../../electron/server/web-host.ts';
 import { measure, printRatio, printTable, type BenchSection } from './harness.ts';
 

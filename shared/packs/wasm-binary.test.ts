@@ -3,7 +3,7 @@
 // WebAssembly.Module reports.
 
 import { describe, expect, it } from 'vitest';
-import { buildExportsModule, buildWasm, f64Bytes, op, sleb, uleb, type BuilderValType } from './wasm-builder.ts';
+import { buildExportsModule, buildWasm, f64Bytes, op, sleb, uleb, type BuilderValType } from '../testing/wasm-builder.ts';
 import { instantiatesQuietly, isGuestExportName, validateWasmBinary } from './wasm-binary.ts';
 
 const add = buildExportsModule([{ name: 'add', params: ['i32', 'i32'], results: ['i32'], body: [op.local_get, 0, op.local_get, 1, op.i32_add] }], {

@@ -8,7 +8,7 @@ import hardening from '../../fixtures/kernel/hardening.json' with { type: 'json'
 import { NO_GRANTS, type GuestModule, type HostCallResult, type KernelRunRequest, type RunResult } from '../protocol/run.ts';
 import { loadQuickJsNg } from './engine.ts';
 import { runKernel, UNKNOWN_CALLER } from './kernel.ts';
-import { FixtureFileSchema, fixtureAnswer, fixtureProblems, fixtureRequest, type FixtureCase } from './kernel-fixture.ts';
+import { FixtureFileSchema, fixtureAnswer, fixtureProblems, fixtureRequest, type FixtureCase } from '../testing/kernel-fixture.ts';
 import { WASM_BRIDGE_SPECIFIER, WASM_BRIDGE_MODULE_ID } from './wasm-facade.ts';
 
 const file = FixtureFileSchema.parse(hardening);

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import contract from '../../fixtures/kernel/contract.json' with { type: 'json' };
 import { loadQuickJsNg } from './engine.ts';
 import { runKernel } from './kernel.ts';
-import { FixtureFileSchema, fixtureAnswer, fixtureProblems, fixtureRequest } from './kernel-fixture.ts';
+import { FixtureFileSchema, fixtureAnswer, fixtureProblems, fixtureRequest } from '../testing/kernel-fixture.ts';
 
 const file = FixtureFileSchema.parse(contract);
 

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { GuestModule, HostCallResult, KernelRunRequest, RunResult } from '../protocol/run.ts';
 import hardening from '../../fixtures/kernel/hardening.json' with { type: 'json' };
 import { loadQuickJsNg } from './engine.ts';
-import { FixtureFileSchema } from './kernel-fixture.ts';
+import { FixtureFileSchema } from '../testing/kernel-fixture.ts';
 import { runKernel } from './kernel.ts';
 import { ALL_ATTACKS, ATTACKS, EXPECTED_ASKED, EXPECTED_VALUE, NODE_CODE, SPY_HOST_ANSWERS, spySource } from './prelude-spying.attacks.ts';
 

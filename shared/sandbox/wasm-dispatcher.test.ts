@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ExecutableModule, SandboxModuleResolutionOk, WasmExportSignature } from '../protocol/catalog.ts';
 import type { WasmBudgets } from '../protocol/manifest.ts';
-import { buildWasm, op } from '../packs/wasm-builder.ts';
+import { buildWasm, op } from '../testing/wasm-builder.ts';
 import { validateWasmBinary } from '../packs/wasm-binary.ts';
 import { createWasmDispatcher, effectiveBudgets, type WasmPoolPort, type WasmPoolRequest } from './wasm-dispatcher.ts';
 

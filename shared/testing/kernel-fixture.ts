@@ -1,7 +1,7 @@
-// Kernel contract fixtures as data. Each fixture file holds a small resolved module graph (what
-// the catalog would hand the kernel) and cases: code, grants, and the exact outcome. The Node
-// tests run them through the in-thread kernel and the worker pool; the browser runner (issue 9)
-// runs the same files in Chromium, so loading, denial and hardening hold on both.
+// Test support: kernel contract fixtures as data. Each fixture file holds a small resolved module
+// graph (what the catalog would hand the kernel) and cases: code, grants, and the exact outcome.
+// The Node tests run them through the in-thread kernel and the worker pool; the browser runner
+// (issue 9) runs the same files in Chromium, so loading, denial and hardening hold on both.
 
 import { z } from 'zod';
 import { validateWasmBinary } from '../packs/wasm-binary.ts';

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, tempDir, type TempDir } from '../../server/test-support.ts';
+import { REPO_ROOT, tempDir, type TempDir } from '../../testing/test-support.ts';
 import { EXAMPLE, EXAMPLE_CODE } from '../../first-run/index.ts';
 import { FIRST_RUN_MESSAGES, stillSettingUp } from '../../first-run/background.ts';
 import { shippedPrecompiled } from '../../first-run/shipped-tarballs.ts';

@@ -5,10 +5,10 @@
 // main-thread port instead. A file added to the directory runs here and in Chromium with no
 // other change.
 import { afterAll, describe, expect, it } from 'vitest';
-import { fixtureAnswer, fixtureExecutableModules, fixtureProblems, fixtureRequest, scriptsWasm } from '../../../shared/sandbox/kernel-fixture.ts';
+import { fixtureAnswer, fixtureExecutableModules, fixtureProblems, fixtureRequest, scriptsWasm } from '../../../shared/testing/kernel-fixture.ts';
 import { WasmModuleCache } from '../wasm/module-cache.ts';
 import { buildWasmPlan } from '../wasm/wasm-plan.ts';
-import { loadFixtureDir } from './fixture-dir.ts';
+import { loadFixtureDir } from '../../testing/fixture-dir.ts';
 import { SandboxPool } from './sandbox-pool.ts';
 
 const files = loadFixtureDir();

@@ -2,7 +2,7 @@
 // the same outcomes on the path the app really uses (worker thread, message port, host ports).
 import { afterAll, describe, expect, it } from 'vitest';
 import contract from '../../../fixtures/kernel/contract.json' with { type: 'json' };
-import { FixtureFileSchema, fixtureAnswer, fixtureProblems, fixtureRequest } from '../../../shared/sandbox/kernel-fixture.ts';
+import { FixtureFileSchema, fixtureAnswer, fixtureProblems, fixtureRequest } from '../../../shared/testing/kernel-fixture.ts';
 import { SandboxPool } from './sandbox-pool.ts';
 
 const file = FixtureFileSchema.parse(contract);

@@ -4,10 +4,10 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ExecutableModule } from '../../../shared/protocol/index.ts';
-import { buildWasm, op } from '../../../shared/packs/wasm-builder.ts';
+import { buildWasm, op } from '../../../shared/testing/wasm-builder.ts';
 import { validateWasmBinary } from '../../../shared/packs/wasm-binary.ts';
 import { createWasmDispatcher } from '../../../shared/sandbox/wasm-dispatcher.ts';
-import { WasmPool } from './wasm-pool.ts';
+import { WasmPool } from '../../testing/wasm-pool.ts';
 
 const pool = new WasmPool({ size: 2 });
 afterAll(() => pool.dispose());

@@ -17,7 +17,7 @@ import { openCatalog, type DiscoveryCatalog } from '../../catalog/catalog.ts';
 import { SandboxPool } from '../sandbox/sandbox-pool.ts';
 import { WasmModuleCache } from './module-cache.ts';
 import { buildWasmPlan } from './wasm-plan.ts';
-import { WasmPool } from './wasm-pool.ts';
+import { WasmPool } from '../../testing/wasm-pool.ts';
 
 const GEO = '@nodetool-ai/sandbox-geo';
 let root: string;

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildWasm, op } from '../../../shared/packs/wasm-builder.ts';
+import { buildWasm, op } from '../../../shared/testing/wasm-builder.ts';
 import { validateWasmBinary } from '../../../shared/packs/wasm-binary.ts';
 import type { ExecutableModule } from '../../../shared/protocol/catalog.ts';
 import { NO_GRANTS } from '../../../shared/protocol/run.ts';
