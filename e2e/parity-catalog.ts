@@ -14,7 +14,7 @@ import type { DeliveredModuleInfo, DeliveryPart } from '../shared/protocol/deliv
 import { fail } from '../shared/protocol/result.ts';
 import { fixtureExecutableModules, type FixtureFile } from '../shared/testing/kernel-fixture.ts';
 import { BRIDGE_GRAPH_SOURCE } from '../shared/packs/pack-graph.ts';
-import { WASM_BRIDGE_MODULE_ID } from '../shared/sandbox/wasm-facade.ts';
+import { WASM_BRIDGE_MODULE_ID } from '../shared/protocol/wasm-bridge.ts';
 import type { DeliveryCatalog } from '../electron/server/module-delivery.ts';
 
 export const sha256Hex = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');

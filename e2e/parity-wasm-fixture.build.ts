@@ -9,7 +9,8 @@ import path from 'node:path';
 import { buildWasm, f64Bytes, op } from '../shared/testing/wasm-builder.ts';
 import { validateWasmBinary } from '../shared/packs/wasm-binary.ts';
 import { encodeBase64 } from '../shared/sandbox/base64.ts';
-import { generateWasmFacade, WASM_BRIDGE_MODULE_ID, WASM_BRIDGE_SPECIFIER } from '../shared/sandbox/wasm-facade.ts';
+import { WASM_BRIDGE_MODULE_ID, WASM_BRIDGE_SPECIFIER } from '../shared/protocol/wasm-bridge.ts';
+import { generateWasmFacade } from '../shared/packs/wasm-facade.ts';
 import { FixtureFileSchema, type FixtureCase } from '../shared/testing/kernel-fixture.ts';
 import { REPO_ROOT } from './support.ts';
 

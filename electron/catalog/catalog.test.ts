@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'acorn';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SandboxModuleResolutionOk } from '../../shared/protocol/catalog.ts';
-import { WASM_BRIDGE_MODULE_ID } from '../../shared/sandbox/wasm-facade.ts';
+import { WASM_BRIDGE_MODULE_ID } from '../../shared/protocol/wasm-bridge.ts';
 import { openCatalog, type DiscoveryCatalog } from './catalog.ts';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/discovery');

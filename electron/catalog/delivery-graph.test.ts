@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { canonicalGraphBytes, type GraphSource } from '../../shared/packs/digest.ts';
 import type { AuthorizedSandboxModuleDelivery } from '../../shared/protocol/catalog.ts';
-import { wasmBridgeModuleSource } from '../../shared/sandbox/wasm-facade.ts';
+import { wasmBridgeModuleSource } from '../../shared/packs/wasm-facade.ts';
 import { openCatalog } from './catalog.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/discovery/good');

@@ -15,7 +15,7 @@ import type { ErrorCode } from '../../shared/protocol/codes.ts';
 import { DELIVERY_DEPENDENCIES_HEADER, DELIVERY_DIGEST_HEADER, DELIVERY_GRAPH_HEADER, DeliveredModuleInfoSchema, type DeliveredModuleInfo, type DeliveryPart } from '../../shared/protocol/delivery.ts';
 import { formatIssues } from '../../shared/protocol/parse.ts';
 import { fail, ok, type Result } from '../../shared/protocol/result.ts';
-import { generateWasmFacade, wasmBridgeModuleSource } from '../../shared/sandbox/wasm-facade.ts';
+import { generateWasmFacade, wasmBridgeModuleSource } from '../../shared/packs/wasm-facade.ts';
 
 /** One answer of the delivery route, as the fetch power hands it over. */
 export interface FetchedPart {

@@ -15,7 +15,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NO_GRANTS, type KernelRunRequest } from '../../shared/protocol/run.ts';
-import { WASM_BRIDGE_MODULE_ID } from '../../shared/sandbox/wasm-facade.ts';
+import { WASM_BRIDGE_MODULE_ID } from '../../shared/protocol/wasm-bridge.ts';
 import { openCatalog } from '../../electron/catalog/catalog.ts';
 import { SandboxPool } from '../../electron/runtime/sandbox/sandbox-pool.ts';
 import type { ExecutableModule } from '../../shared/protocol/index.ts';

@@ -7,7 +7,7 @@
 import { parse, version as acornVersion, type Node, type Program } from 'acorn';
 import { full } from 'acorn-walk';
 import { fail, ok, type Result } from '../protocol/result.ts';
-import { WASM_BRIDGE_SPECIFIER } from '../sandbox/wasm-facade.ts';
+import { WASM_BRIDGE_SPECIFIER } from '../protocol/wasm-bridge.ts';
 import { isNodeBuiltinRequest } from './node-builtins.ts';
 import { isRelativeRequest, printable, resolveRelative } from './pack-path.ts';
 

@@ -11,7 +11,7 @@
 import { parse, type Node, type Program, type Options } from 'acorn';
 import { recursive, base } from 'acorn-walk';
 import { fail, ok, type Result } from '../protocol/result.ts';
-import { WASM_BRIDGE_GLOBAL } from './wasm-facade.ts';
+import { WASM_BRIDGE_GLOBAL } from '../protocol/wasm-bridge.ts';
 
 /** The module name the entry is evaluated under; stack frames carry it. */
 export const ENTRY_MODULE_NAME = 'sandbox:entry';

@@ -27,7 +27,7 @@
 // failure into a normal guest Error carrying `code`.
 
 import { LIMITS } from '../protocol/limits.ts';
-import { WASM_BRIDGE_GLOBAL } from './wasm-facade.ts';
+import { WASM_BRIDGE_GLOBAL } from '../protocol/wasm-bridge.ts';
 
 /** Globals the host defines before the core runs; the core deletes them. */
 export const HOST_CALL_GLOBAL = '__sandboxHostCall';

@@ -9,7 +9,7 @@ import { NO_GRANTS, type GuestModule, type HostCallResult, type KernelRunRequest
 import { loadQuickJsNg } from './engine.ts';
 import { runKernel, UNKNOWN_CALLER } from './kernel.ts';
 import { FixtureFileSchema, fixtureAnswer, fixtureProblems, fixtureRequest, type FixtureCase } from '../testing/kernel-fixture.ts';
-import { WASM_BRIDGE_SPECIFIER, WASM_BRIDGE_MODULE_ID } from './wasm-facade.ts';
+import { WASM_BRIDGE_SPECIFIER, WASM_BRIDGE_MODULE_ID } from '../protocol/wasm-bridge.ts';
 
 const file = FixtureFileSchema.parse(hardening);
 

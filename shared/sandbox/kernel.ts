@@ -21,7 +21,8 @@ import { buildEntryModule, ENTRY_MODULE_NAME, type EntryModule } from './entry-t
 import { HOST_CALL_GLOBAL, HOST_LIBRARY_GLOBAL, HOST_LOG_GLOBAL, HOST_WASM_GLOBAL, LIBRARY_SCRIPT_NAME, PRELUDE_SCRIPT_NAME, guestLibrarySource, guestPreludeSource } from './guest-prelude.ts';
 import { decideImport, type LoaderGraph } from './loader-policy.ts';
 import { classifyGuestError, type GuestErrorInfo } from './guest-errors.ts';
-import { WASM_BRIDGE_MODULE_ID, wasmBridgeModuleSource } from './wasm-facade.ts';
+import { WASM_BRIDGE_MODULE_ID } from '../protocol/wasm-bridge.ts';
+import { wasmBridgeModuleSource } from '../packs/wasm-facade.ts';
 
 export interface KernelPowers {
   /**

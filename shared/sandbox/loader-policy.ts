@@ -5,7 +5,7 @@
 // "..", absolute paths, percent-encoding and `node:` prefixes have nothing to exploit.
 
 import type { ErrorCode } from '../protocol/codes.ts';
-import { WASM_BRIDGE_MODULE_ID, WASM_BRIDGE_SPECIFIER } from './wasm-facade.ts';
+import { WASM_BRIDGE_MODULE_ID, WASM_BRIDGE_SPECIFIER } from '../protocol/wasm-bridge.ts';
 import { ENTRY_MODULE_NAME } from './entry-transform.ts';
 
 /** What the loader needs of a module: where it may import from, and how to name it. */

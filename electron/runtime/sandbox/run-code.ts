@@ -6,7 +6,7 @@
 import type { SandboxModuleResolutionOk } from '../../../shared/protocol/catalog.ts';
 import { LIMITS } from '../../../shared/protocol/limits.ts';
 import type { GuestModule, KernelRunRequest, RunResult } from '../../../shared/protocol/run.ts';
-import { WASM_BRIDGE_MODULE_ID } from '../../../shared/sandbox/wasm-facade.ts';
+import { WASM_BRIDGE_MODULE_ID } from '../../../shared/protocol/wasm-bridge.ts';
 import { hostCapabilities, kernelGrants, type HostGrants } from './host-capabilities.ts';
 import type { SandboxHostPorts, SandboxPool } from './sandbox-pool.ts';
 

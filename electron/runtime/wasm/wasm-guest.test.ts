@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxModuleResolutionOk } from '../../../shared/protocol/catalog.ts';
 import { NO_GRANTS, type KernelRunRequest } from '../../../shared/protocol/run.ts';
 import { createWasmDispatcher } from '../../../shared/sandbox/wasm-dispatcher.ts';
-import { WASM_BRIDGE_MODULE_ID } from '../../../shared/sandbox/wasm-facade.ts';
+import { WASM_BRIDGE_MODULE_ID } from '../../../shared/protocol/wasm-bridge.ts';
 import { openCatalog, type DiscoveryCatalog } from '../../catalog/catalog.ts';
 import { SandboxPool } from '../sandbox/sandbox-pool.ts';
 import { WasmModuleCache } from './module-cache.ts';

@@ -11,17 +11,11 @@
 // loader resolves it for no module other than a facade.
 
 import type { WasmExportSignature } from '../protocol/catalog.ts';
-import { isGuestExportName } from '../packs/wasm-binary.ts';
+import { WASM_BRIDGE_GLOBAL, WASM_BRIDGE_SPECIFIER } from '../protocol/wasm-bridge.ts';
+import { isGuestExportName } from './wasm-binary.ts';
 
 /** Bumped whenever generated facade or bridge text changes: it is part of the graph digest. */
 export const WASM_FACADE_GENERATOR_VERSION = 'sandbox-packs-wasm-facade/2';
-
-/** The request string facades use, and the bridge's module id. Never importable by pack or user code. */
-export const WASM_BRIDGE_SPECIFIER = 'sandbox:wasm-bridge';
-export const WASM_BRIDGE_MODULE_ID = 'sandbox:wasm-bridge';
-
-/** The temporary global the kernel binds to the per-run dispatcher during module evaluation. */
-export const WASM_BRIDGE_GLOBAL = '__sandboxPacksWasmBridge';
 
 /**
  * Source of the private bridge module. It captures the binding once, when it evaluates. The

@@ -3,7 +3,8 @@
 
 import { parse } from 'acorn';
 import { describe, expect, it } from 'vitest';
-import { WASM_BRIDGE_SPECIFIER, generateWasmFacade } from './wasm-facade.ts';
+import { WASM_BRIDGE_SPECIFIER } from '../protocol/wasm-bridge.ts';
+import { generateWasmFacade } from './wasm-facade.ts';
 
 const sig = (as: string) => ({ wasm: `${as}-bin`, as, params: ['f64' as const], results: ['f64' as const] });
 
