@@ -11,6 +11,7 @@ import { parentPort } from 'node:worker_threads';
 import { NO_GRANTS } from '../../shared/protocol/run.ts';
 import { EngineSupply } from '../../shared/sandbox/engine-supply.ts';
 import { runKernel } from '../../shared/sandbox/kernel.ts';
+import { SYSTEM_CLOCK } from '../../shared/sandbox/system-clock.ts';
 import { compileEngineWasm } from '../runtime/sandbox/engine-wasm.ts';
 import { ProbeRequestSchema, type ProbeResponse } from './probe-protocol.ts';
 
@@ -41,7 +42,7 @@ async function probe(raw: unknown): Promise<ProbeResponse> {
     },
     {
       engine,
-      now: () => performance.now(),
+      ...SYSTEM_CLOCK,
       hostCall: async (_kind, name) => ({ ok: false, code: 'capability-denied', message: `${name} is not available while a package is being admitted` }),
     },
   );

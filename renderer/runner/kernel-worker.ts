@@ -8,6 +8,7 @@
 import { compileQuickJsNg } from '../../shared/sandbox/engine.ts';
 import { EngineSupply } from '../../shared/sandbox/engine-supply.ts';
 import { runKernel } from '../../shared/sandbox/kernel.ts';
+import { SYSTEM_CLOCK } from '../../shared/sandbox/system-clock.ts';
 import { emptyReceipt, type HostCallResult, type KernelRunRequest } from '../../shared/protocol/run.ts';
 import { ToKernelWorkerSchema, type FromKernelWorker } from './worker-messages.ts';
 
@@ -65,7 +66,7 @@ async function runOnce(supply: EngineSupply, runId: number, request: KernelRunRe
   }
   const outcome = await runKernel(request, {
     engine,
-    now: () => performance.now(),
+    ...SYSTEM_CLOCK,
     // Streamed as kept: if the page's watchdog must terminate this worker, the page has the logs so far.
     onLog: (entry) => post({ type: 'log', runId, entry }),
     hostCall: (kind, name, args) =>

@@ -16,6 +16,7 @@ import { NO_GRANTS, type GuestModule, type KernelRunRequest } from '../../shared
 import { instantiateQuickJsNg, loadQuickJsNg } from '../../shared/sandbox/engine.ts';
 import { EngineSupply } from '../../shared/sandbox/engine-supply.ts';
 import { runKernel } from '../../shared/sandbox/kernel.ts';
+import { SYSTEM_CLOCK } from '../../shared/sandbox/system-clock.ts';
 import { compileEngineWasm } from '../../electron/runtime/sandbox/engine-wasm.ts';
 import { SandboxPool } from '../../electron/runtime/sandbox/sandbox-pool.ts';
 import { measure, printRatio, printTable, type BenchSection, type Stats } from './harness.ts';
@@ -58,7 +59,7 @@ export const kernelBench: BenchSection = {
     const module: GuestModule = { moduleId: 'js:big', kind: 'js', packName: '@bench/big', packVersion: '1.0.0', displayName: '@bench/big', source: big, imports: {}, digest: 'c'.repeat(64) };
     const trivial: KernelRunRequest = { code: '1', entries: {}, modules: {}, inputs: {}, grants: NO_GRANTS, timeoutMs: 30_000 };
     const fifty: KernelRunRequest = { ...trivial, code: 'import { op1 } from "@bench/big";\nop1(1, 2)', entries: { '@bench/big': 'js:big' }, modules: { 'js:big': module } };
-    const powers = { engine, now: () => performance.now(), hostCall: async () => ({ ok: false as const, code: 'internal', message: 'unused' }) };
+    const powers = { engine, ...SYSTEM_CLOCK, hostCall: async () => ({ ok: false as const, code: 'internal' as const, message: 'unused' }) };
 
     const bareTrivial = () => {
       const rt = engine.newRuntime();

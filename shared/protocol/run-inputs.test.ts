@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadQuickJsNg } from '../sandbox/engine.ts';
 import { runKernel } from '../sandbox/kernel.ts';
+import { SYSTEM_CLOCK } from '../sandbox/system-clock.ts';
 import { deeperThan, jsonTextDeeperThan } from './json-depth.ts';
 import { LIMITS } from './limits.ts';
 import { NO_GRANTS, type KernelRunRequest, type RunResult } from './run.ts';
@@ -12,7 +13,7 @@ import { LOCKED_GLOBALS, reservedInputName, runInputProblems } from './run-input
 
 async function run(code: string, inputs: Record<string, unknown> = {}): Promise<RunResult> {
   const request: KernelRunRequest = { code, entries: {}, modules: {}, inputs, grants: NO_GRANTS, timeoutMs: 5000 };
-  const outcome = await runKernel(request, { engine: await loadQuickJsNg(), now: () => performance.now(), hostCall: async () => ({ ok: false, code: 'internal', message: 'unused' }) });
+  const outcome = await runKernel(request, { engine: await loadQuickJsNg(), ...SYSTEM_CLOCK, hostCall: async () => ({ ok: false, code: 'internal', message: 'unused' }) });
   return outcome.result;
 }
 

@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { analyzeUserCode, buildEntryModule } from './entry-transform.ts';
 import { loadQuickJsNg } from './engine.ts';
 import { runKernel } from './kernel.ts';
+import { SYSTEM_CLOCK } from './system-clock.ts';
 import { NO_GRANTS } from '../protocol/run.ts';
 
 async function run(code: string) {
   const engine = await loadQuickJsNg();
   const outcome = await runKernel({ code, entries: {}, modules: {}, inputs: { input: { n: 4 } }, grants: NO_GRANTS, timeoutMs: 2000 }, {
     engine,
-    now: () => performance.now(),
+    ...SYSTEM_CLOCK,
     hostCall: async () => ({ ok: false, code: 'internal', message: 'unused' }),
   });
   return outcome.result;

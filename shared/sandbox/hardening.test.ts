@@ -8,6 +8,7 @@ import hardening from '../../fixtures/kernel/hardening.json' with { type: 'json'
 import { NO_GRANTS, type GuestModule, type HostCallResult, type KernelRunRequest, type RunResult } from '../protocol/run.ts';
 import { loadQuickJsNg } from './engine.ts';
 import { runKernel, UNKNOWN_CALLER } from './kernel.ts';
+import { SYSTEM_CLOCK } from './system-clock.ts';
 import { FixtureFileSchema, fixtureAnswer, fixtureProblems, fixtureRequest, type FixtureCase } from '../testing/kernel-fixture.ts';
 import { WASM_BRIDGE_SPECIFIER, WASM_BRIDGE_MODULE_ID } from '../protocol/wasm-bridge.ts';
 
@@ -32,7 +33,7 @@ async function runCase(testCase: FixtureCase): Promise<RunResult> {
   const wasm = await wasmHost();
   const outcome = await runKernel(fixtureRequest(file, testCase), {
     engine,
-    now: () => performance.now(),
+    ...SYSTEM_CLOCK,
     hostCall: async (kind, name, args) => (kind === 'wasm' ? wasm(name, String(args[0]), args[1] as number[]) : fixtureAnswer(testCase, name)),
   });
   expect(outcome.healthy).toBe(true);
@@ -81,7 +82,7 @@ const engineRun = async (request: Partial<KernelRunRequest> & { code: string }, 
   const engine = await loadQuickJsNg();
   const outcome = await runKernel(
     { entries: {}, modules: {}, inputs: {}, grants: NO_GRANTS, timeoutMs: 5000, ...request },
-    { engine, now: () => performance.now(), hostCall: hostCall ?? (async () => ({ ok: false, code: 'internal', message: 'no host in this test' })) },
+    { engine, ...SYSTEM_CLOCK, hostCall: hostCall ?? (async () => ({ ok: false, code: 'internal', message: 'no host in this test' })) },
   );
   expect(outcome.healthy).toBe(true);
   return outcome.result;

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import contract from '../../fixtures/kernel/contract.json' with { type: 'json' };
 import { loadQuickJsNg } from './engine.ts';
 import { runKernel } from './kernel.ts';
+import { SYSTEM_CLOCK } from './system-clock.ts';
 import { FixtureFileSchema, fixtureAnswer, fixtureProblems, fixtureRequest } from '../testing/kernel-fixture.ts';
 
 const file = FixtureFileSchema.parse(contract);
@@ -14,7 +15,7 @@ describe('kernel contract fixtures (in-thread)', () => {
       const engine = await loadQuickJsNg();
       const outcome = await runKernel(fixtureRequest(file, testCase), {
         engine,
-        now: () => performance.now(),
+        ...SYSTEM_CLOCK,
         hostCall: async (kind, name, args) => fixtureAnswer(testCase, kind === 'wasm' ? `wasm:${String(args[0])}` : name),
       });
       expect(outcome.healthy).toBe(true);

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { NO_GRANTS, type KernelRunRequest } from '../protocol/run.ts';
 import { newBoundedQuickJsNg } from './engine.ts';
 import { runKernel } from './kernel.ts';
+import { SYSTEM_CLOCK } from './system-clock.ts';
 
 const request: KernelRunRequest = {
   code: 'import { twice } from "@acme/math";\nconst secret = await getSecret("K").catch((e) => e.code);\nlet failed;\ntry { null.x; } catch (e) { failed = e.name; }\nconsole.log("run", secret);\n({ v: twice(input), secret, failed, bytes: new Uint8Array(16) })',
@@ -20,7 +21,7 @@ const request: KernelRunRequest = {
 describe('kernel resource hygiene', () => {
   it('runs 1,000 invocations with clean runtime teardown and flat engine memory', async () => {
     const { engine, memory } = await newBoundedQuickJsNg();
-    const powers = { engine, now: () => performance.now(), hostCall: async () => ({ ok: true as const, value: null }) };
+    const powers = { engine, ...SYSTEM_CLOCK, hostCall: async () => ({ ok: true as const, value: null }) };
     let unhealthy = 0;
     let sizeAfterWarmup = 0;
     for (let i = 0; i < 1000; i++) {
@@ -35,7 +36,7 @@ describe('kernel resource hygiene', () => {
 
   it('keeps the engine usable and flat after runs that fail in every way', async () => {
     const { engine, memory } = await newBoundedQuickJsNg();
-    const powers = { engine, now: () => performance.now(), hostCall: () => new Promise<never>(() => undefined) };
+    const powers = { engine, ...SYSTEM_CLOCK, hostCall: () => new Promise<never>(() => undefined) };
     const failing = ['while (true) {}', 'const k = []; while (true) k.push(new Uint8Array(1 << 20));', 'await getSecret("X")', 'throw new Error("x")', 'import x from "node:fs";', 'syntax error here'];
     let sizeAfterFirstRound = 0;
     for (let round = 0; round < 5; round++) {

@@ -12,6 +12,7 @@ import hardening from '../../fixtures/kernel/hardening.json' with { type: 'json'
 import { loadQuickJsNg } from './engine.ts';
 import { FixtureFileSchema } from '../testing/kernel-fixture.ts';
 import { runKernel } from './kernel.ts';
+import { SYSTEM_CLOCK } from './system-clock.ts';
 import { ALL_ATTACKS, ATTACKS, EXPECTED_ASKED, EXPECTED_VALUE, NODE_CODE, SPY_HOST_ANSWERS, spySource } from './prelude-spying.attacks.ts';
 
 const asText = (value: unknown): unknown => (value instanceof Uint8Array ? `bytes:${String.fromCharCode(...value)}` : value);
@@ -46,7 +47,7 @@ async function spiedRun(patches: string): Promise<{ result: RunResult; asked: un
     grants: { fetch: true, workspace: true, secrets: ['K'] },
     timeoutMs: 5000,
   };
-  const outcome = await runKernel(request, { engine, now: () => performance.now(), hostCall: scriptedHost(asked) });
+  const outcome = await runKernel(request, { engine, ...SYSTEM_CLOCK, hostCall: scriptedHost(asked) });
   expect(outcome.healthy).toBe(true);
   return { result: outcome.result, asked };
 }
@@ -85,7 +86,7 @@ describe('the bridge\'s own encoding of the node\'s arguments (it no longer uses
     const engine = await loadQuickJsNg();
     const asked: unknown[] = [];
     const request: KernelRunRequest = { code, entries: {}, modules: {}, inputs: {}, grants: { fetch: true, workspace: true, secrets: [] }, timeoutMs: 5000 };
-    const outcome = await runKernel(request, { engine, now: () => performance.now(), hostCall: scriptedHost(asked) });
+    const outcome = await runKernel(request, { engine, ...SYSTEM_CLOCK, hostCall: scriptedHost(asked) });
     expect(outcome.healthy).toBe(true);
     return { result: outcome.result, asked };
   };

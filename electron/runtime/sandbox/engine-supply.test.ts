@@ -12,6 +12,7 @@ import { ENGINE_BASE_PAGES } from '../../../shared/sandbox/engine.ts';
 import { EngineSupply } from '../../../shared/sandbox/engine-supply.ts';
 import { isolationSecret, PLANT_CODE } from '../../../shared/sandbox/isolation-probe.ts';
 import { runKernel } from '../../../shared/sandbox/kernel.ts';
+import { SYSTEM_CLOCK } from '../../../shared/sandbox/system-clock.ts';
 import { compileEngineWasm } from './engine-wasm.ts';
 
 function occurrences(memory: WebAssembly.Memory, text: string): number {
@@ -25,7 +26,7 @@ function occurrences(memory: WebAssembly.Memory, text: string): number {
 v8.setFlagsFromString('--expose-gc');
 const collectGarbage = vm.runInNewContext('gc') as () => void;
 
-const powers = { now: () => performance.now(), hostCall: async () => ({ ok: false as const, code: 'capability-denied', message: 'none' }) };
+const powers = { ...SYSTEM_CLOCK, hostCall: async () => ({ ok: false as const, code: 'capability-denied' as const, message: 'none' }) };
 
 describe('EngineSupply', () => {
   it('hands the next run an engine whose memory holds nothing of the previous run', async () => {

@@ -13,6 +13,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { EngineSupply } from '../../../shared/sandbox/engine-supply.ts';
 import { runKernel } from '../../../shared/sandbox/kernel.ts';
+import { SYSTEM_CLOCK } from '../../../shared/sandbox/system-clock.ts';
 import { emptyReceipt, type HostCallResult, type KernelRunRequest } from '../../../shared/protocol/run.ts';
 import { parseToWorker, SandboxWorkerDataSchema, type FromWorker } from './messages.ts';
 import type { WasmDispatcher } from '../../../shared/sandbox/wasm-dispatcher.ts';
@@ -73,7 +74,7 @@ async function runOnce(runId: number, request: KernelRunRequest, dispatcher: Was
   }
   const outcome = await runKernel(request, {
     engine,
-    now: () => performance.now(),
+    ...SYSTEM_CLOCK,
     // Streamed as kept: if the pool's watchdog must terminate this thread, main has the logs so far.
     onLog: (entry) => post({ type: 'log', runId, entry }),
     hostCall: (kind, name, args) => {

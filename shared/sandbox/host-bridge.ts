@@ -1,0 +1,266 @@
+// The host side of the guest's bridge: the functions the prelude captures and deletes before any
+// module runs (console, general host calls, the WASM fast path, the lazily compiled library), the
+// grant check every capability call passes before it reaches the host, and the receipt entries
+// each call leaves. It is the only place guest values cross into host calls, so argument reading,
+// caller attribution and answer delivery live together here.
+
+import type { QuickJSContext, QuickJSHandle, Scope } from 'quickjs-emscripten-core';
+import type { HostCallResult, KernelRunRequest, RunLog } from '../protocol/run.ts';
+import { bytesReplacer, reviveNumber } from './base64.ts';
+import { ENTRY_MODULE_NAME } from './entry-transform.ts';
+import { HOST_CALL_GLOBAL, HOST_LIBRARY_GLOBAL, HOST_LOG_GLOBAL, HOST_WASM_GLOBAL, LIBRARY_SCRIPT_NAME, guestLibrarySource } from './guest-prelude.ts';
+import type { LoaderGraph } from './loader-policy.ts';
+import type { RunState } from './run-state.ts';
+
+/** The host side of capability and WASM calls (see KernelPowers.hostCall). */
+export type HostCall = (kind: 'capability' | 'wasm', name: string, args: readonly unknown[]) => Promise<HostCallResult>;
+
+/** Capability names the guest prelude calls, with the grant each needs. */
+const CAPABILITIES: Readonly<Record<string, 'fetch' | 'workspace' | 'secret'>> = {
+  fetch: 'fetch',
+  'workspace.read': 'workspace',
+  'workspace.write': 'workspace',
+  'workspace.list': 'workspace',
+  getSecret: 'secret',
+};
+
+/** A denial's `from` when the sandbox cannot tell which code asked (see `callerOf`). */
+export const UNKNOWN_CALLER = 'unknown';
+
+export interface BridgeRun {
+  readonly request: KernelRunRequest;
+  readonly graph: LoaderGraph;
+  readonly withWasm: boolean;
+  readonly state: RunState;
+  readonly hostCall: HostCall;
+}
+
+export interface HostBridge {
+  /** Hand over the prelude's `deliver` (WASM answers) and `caller` (attribution) once it has run. */
+  attach(helpers: { readonly deliver: QuickJSHandle; readonly caller: QuickJSHandle }): void;
+}
+
+/**
+ * Who made a host call, from the file name of its innermost frame that is not the prelude's, the
+ * bridge library's or a built-in's (the prelude reads it from the engine's own frames, see
+ * `caller` in guest-prelude.ts). Never parsed from stack text: function names in it are the
+ * guest's to write. No such frame (a promise job calling a capability directly) or a file that
+ * is not this run's is `UNKNOWN_CALLER`, never a guess.
+ */
+function callerOf(file: string, graph: LoaderGraph): string {
+  if (file === ENTRY_MODULE_NAME) return 'the node\'s code';
+  const module = Object.hasOwn(graph.modules, file) ? graph.modules[file] : undefined;
+  return module ? module.displayName : UNKNOWN_CALLER;
+}
+
+function readArgs(ctx: QuickJSContext, jsonHandle: QuickJSHandle | undefined, buffersHandle: QuickJSHandle | undefined): unknown[] | undefined {
+  if (!jsonHandle || ctx.typeof(jsonHandle) !== 'string') return undefined;
+  const buffers: Uint8Array[] = [];
+  if (buffersHandle && ctx.typeof(buffersHandle) === 'object') {
+    const lengthHandle = ctx.getProp(buffersHandle, 'length');
+    const length = ctx.typeof(lengthHandle) === 'number' ? ctx.getNumber(lengthHandle) : 0;
+    lengthHandle.dispose();
+    for (let i = 0; i < Math.min(length, 64); i++) {
+      const item = ctx.getProp(buffersHandle, i);
+      try {
+        const view = ctx.getArrayBuffer(item);
+        buffers.push(view.value.slice());
+        view.dispose();
+      } catch {
+        return undefined;
+      } finally {
+        item.dispose();
+      }
+    }
+  }
+  try {
+    const text = ctx.getString(jsonHandle);
+    // The reviver only acts on `__sandbox…` tags; text without that name (and without escapes
+    // that could spell it) parses the same without one, and a reviver is the slower path.
+    if (!text.includes('__sandbox') && !text.includes('\\')) {
+      const plain: unknown = JSON.parse(text);
+      return Array.isArray(plain) ? plain : undefined;
+    }
+    const parsed: unknown = JSON.parse(text, (_key, value: unknown) => {
+      if (value !== null && typeof value === 'object' && typeof (value as { __sandboxBuffer?: unknown }).__sandboxBuffer === 'number') {
+        return buffers[(value as { __sandboxBuffer: number }).__sandboxBuffer];
+      }
+      const number = reviveNumber(value);
+      if (number !== undefined) return number;
+      return value;
+    });
+    return Array.isArray(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Define the bridge's host functions on the context's global object, for the prelude to capture.
+ * Unanswered host-call promises are held in the run's scope, so they are freed with the context.
+ */
+export function installHostBridge(ctx: QuickJSContext, scope: Scope, run: BridgeRun): HostBridge {
+  const { request, graph, withWasm, state } = run;
+  let deliver: QuickJSHandle | undefined;
+  let callerHelper: QuickJSHandle | undefined;
+
+  const define = (name: string, fn: Parameters<QuickJSContext['newFunction']>[1]): void => {
+    const handle = ctx.newFunction(name, fn);
+    ctx.setProp(ctx.global, name, handle);
+    handle.dispose();
+  };
+
+  define(HOST_LOG_GLOBAL, (levelHandle, textHandle) => {
+    const level = levelHandle && ctx.typeof(levelHandle) === 'string' ? ctx.getString(levelHandle) : 'log';
+    const text = textHandle && ctx.typeof(textHandle) === 'string' ? ctx.getString(textHandle) : '';
+    state.log((['log', 'info', 'warn', 'error', 'debug'].includes(level) ? level : 'log') as RunLog['level'], text);
+  });
+
+  /** Keep a host call's answer in flight until it has been handed to the guest; wake the job loop then. */
+  const track = (answer: Promise<HostCallResult>, settle: (result: HostCallResult) => void): void => {
+    const tracked: Promise<void> = answer
+      .then(settle, (error: unknown) => settle({ ok: false, code: 'internal', message: `The host failed: ${error instanceof Error ? error.message : String(error)}` }))
+      .finally(() => {
+        state.inflight.delete(tracked);
+        state.wake(false);
+      });
+    state.inflight.add(tracked);
+  };
+
+  const asTaggedJson = (result: HostCallResult): QuickJSHandle => ctx.newString(JSON.stringify(result, bytesReplacer));
+
+  // Whatever is still unanswered when the run ends goes with the context (the scope frees in reverse order).
+  scope.manage({
+    get alive() {
+      return state.deferreds.size > 0;
+    },
+    dispose() {
+      for (const deferred of state.deferreds) deferred.dispose();
+      state.deferreds.clear();
+    },
+  });
+
+  /** Answer one general host call: a promise handle now, resolved with the tagged result as JSON later. */
+  const answerWith = (answer: Promise<HostCallResult>): QuickJSHandle => {
+    const deferred = ctx.newPromise();
+    state.deferreds.add(deferred);
+    track(answer, (result) => {
+      if (state.closed || !ctx.alive) return;
+      const value = asTaggedJson(result);
+      deferred.resolve(value);
+      value.dispose();
+      deferred.dispose();
+      state.deferreds.delete(deferred);
+    });
+    return deferred.handle;
+  };
+
+  define(HOST_CALL_GLOBAL, (kindHandle, nameHandle, jsonHandle, buffersHandle) => {
+    const kind = kindHandle && ctx.typeof(kindHandle) === 'string' ? ctx.getString(kindHandle) : '';
+    const name = nameHandle && ctx.typeof(nameHandle) === 'string' ? ctx.getString(nameHandle) : '';
+    const args = readArgs(ctx, jsonHandle, buffersHandle);
+    return answerWith(dispatch(kind, name, args));
+  });
+
+  // The WASM fast path (see HOST_WASM_GLOBAL): numbers in, a call id back at once, and later a
+  // number or `undefined` delivered through the core's `deliver`. The same dispatch and checks as
+  // the general bridge; only the marshaling differs. `deliver` is attached once the core has run.
+  let nextWasmCall = 1;
+  if (withWasm) {
+    define(HOST_WASM_GLOBAL, (moduleHandle, exportHandle, ...argHandles) => {
+      const moduleId = moduleHandle && ctx.typeof(moduleHandle) === 'string' ? ctx.getString(moduleHandle) : undefined;
+      const exportName = exportHandle && ctx.typeof(exportHandle) === 'string' ? ctx.getString(exportHandle) : undefined;
+      const numbers: number[] = [];
+      for (const handle of argHandles) {
+        if (ctx.typeof(handle) !== 'number') {
+          numbers.length = 0;
+          break;
+        }
+        numbers.push(ctx.getNumber(handle));
+      }
+      const args = numbers.length === argHandles.length ? [moduleId, exportName, numbers] : undefined;
+      const id = nextWasmCall++;
+      const settle = (result: HostCallResult) => {
+        if (state.closed || !ctx.alive || !deliver) return;
+        const idHandle = ctx.newNumber(id);
+        const value = result.ok && typeof result.value === 'number' ? ctx.newNumber(result.value) : result.ok && result.value === undefined ? ctx.undefined : asTaggedJson(result);
+        const delivered = ctx.callFunction(deliver, ctx.undefined, idHandle, value);
+        idHandle.dispose();
+        if (value !== ctx.undefined) value.dispose();
+        if (delivered.error) delivered.error.dispose();
+        else delivered.value.dispose();
+      };
+      track(dispatch('wasm', 'call', args), settle);
+      return ctx.newNumber(id);
+    });
+  }
+
+  // The bridge library is compiled on first use only (see guest-prelude.ts); the core calls this
+  // once with the intrinsics it captured before any guest code ran.
+  define(HOST_LIBRARY_GLOBAL, (intrinsics) => {
+    const compiled = ctx.evalCode(guestLibrarySource(), LIBRARY_SCRIPT_NAME, { type: 'global', strict: true });
+    if (compiled.error) return compiled;
+    const library = ctx.callFunction(compiled.value, ctx.undefined, intrinsics ?? ctx.undefined);
+    compiled.value.dispose();
+    return library;
+  });
+
+  /** The caller's file (see `callerOf`): valid only synchronously inside a host call, which is where dispatch runs. */
+  const callerFile = (): string => {
+    if (!callerHelper) return '';
+    const found = ctx.callFunction(callerHelper, ctx.undefined);
+    if (found.error) {
+      found.error.dispose();
+      return '';
+    }
+    const file = ctx.typeof(found.value) === 'string' ? ctx.getString(found.value) : '';
+    found.value.dispose();
+    return file;
+  };
+
+  function dispatch(kind: string, name: string, args: unknown[] | undefined): Promise<HostCallResult> {
+    if (args === undefined) return Promise.resolve({ ok: false, code: 'invalid-data', message: 'The bridge received arguments it cannot read.' });
+    if (kind === 'capability') {
+      const grant = Object.hasOwn(CAPABILITIES, name) ? CAPABILITIES[name] : undefined;
+      const secretName = grant === 'secret' && typeof args[0] === 'string' ? args[0] : undefined;
+      const granted = grant === 'fetch' ? request.grants.fetch : grant === 'workspace' ? request.grants.workspace : grant === 'secret' ? secretName !== undefined && request.grants.secrets.includes(secretName) : false;
+      if (!granted) {
+        // Finding the caller costs a stack capture: only a denial names it.
+        const from = callerOf(callerFile(), graph);
+        const what = grant === 'secret' ? `getSecret(${JSON.stringify(secretName ?? '')})` : name;
+        const who = from === UNKNOWN_CALLER ? `${what} was denied (the sandbox could not tell which code called it)` : `${what} called by ${from} was denied`;
+        const reason = grant === 'secret' ? `${who}: this node was not granted that secret.` : `${who}: this node was not granted the ${grant ?? name} capability.`;
+        state.deny({ kind: 'capability', request: what, from, code: 'capability-denied', reason });
+        state.calls.push({ kind: 'capability', name, ok: false, code: 'capability-denied' });
+        return Promise.resolve({ ok: false, code: 'capability-denied', message: reason });
+      }
+      return record('capability', name, run.hostCall('capability', name, args));
+    }
+    if (kind === 'wasm') {
+      const [moduleId, exportName, wasmArgs] = args;
+      const module = typeof moduleId === 'string' && Object.hasOwn(graph.modules, moduleId) ? graph.modules[moduleId] : undefined;
+      if (!module || module.kind !== 'wasm') {
+        state.calls.push({ kind: 'wasm', name: String(moduleId), ok: false, code: 'wasm-not-declared' });
+        return Promise.resolve({ ok: false, code: 'wasm-not-declared', message: `WASM module ${JSON.stringify(String(moduleId))} is not part of this run's declared packages.` });
+      }
+      // The export and the arguments are the dispatcher's to check (it names what is wrong).
+      const label = typeof exportName === 'string' && exportName.length <= 128 ? exportName : '?';
+      return record('wasm', `${module.displayName}#${label}`, run.hostCall('wasm', moduleId as string, [exportName, wasmArgs]));
+    }
+    return Promise.resolve({ ok: false, code: 'invalid-data', message: `Unknown bridge call ${JSON.stringify(kind)}.` });
+  }
+
+  function record(kind: 'capability' | 'wasm', name: string, answer: Promise<HostCallResult>): Promise<HostCallResult> {
+    return answer.then((result) => {
+      state.calls.push(result.ok ? { kind, name, ok: true } : { kind, name, ok: false, code: result.code });
+      return result;
+    });
+  }
+
+  return {
+    attach(helpers) {
+      deliver = helpers.deliver;
+      callerHelper = helpers.caller;
+    },
+  };
+}
