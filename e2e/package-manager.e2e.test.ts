@@ -205,7 +205,9 @@ describe('the Package Manager and Code node in Chromium', () => {
       const alert = card.getByRole('alert');
       await alert.waitFor({ timeout: 90_000 });
       const text = await alert.textContent();
-      expect(text).toContain(`Integrity mismatch: The registry served a different artifact for ${REGISTER}@1.0.0 than the one first installed`);
+      // Recorded with the pack, so every view shows why it is inactive (issue 18).
+      expect(text).toContain('Integrity mismatch: nothing was run; the pack is trusted but inactive.');
+      expect(text).toContain(`The registry served a different artifact for ${REGISTER}@1.0.0 than the one first installed`);
       expect(text).toContain('Nothing was run. The files are not the exact artifact you were shown');
       // Trusted, but its setup did not complete: never shown as a green "trusted".
       await card.getByText('setup failed · inactive', { exact: true }).waitFor();

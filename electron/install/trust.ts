@@ -10,13 +10,13 @@ import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { trustCovers, type ClosureEntry, type Ledger, type PackRecord } from '../../shared/protocol/ledger.ts';
-import { fail, ok, type Result } from '../../shared/protocol/result.ts';
+import { fail, ok, type Failure, type Result } from '../../shared/protocol/result.ts';
 import { readInstalledPackageJson, treeDigest } from './inspect.ts';
 import { writeLedger } from './ledger-store.ts';
 import { readLockfile } from './npm-root.ts';
 import { verifyRefetch } from './refetch.ts';
 import { npm, npmErrorLines, npmFailure, npmInstall, syncScriptPolicy, type OpContext } from './root-ops.ts';
-import { outcomeOf, type InstallOutcome } from './installer.ts';
+import { outcomeOf, type InstallOutcome } from './outcome.ts';
 
 export interface RebuildOutcome extends InstallOutcome {
   /** name@version of each package whose scripts ran. */
@@ -56,14 +56,18 @@ export async function rebuildLocked(ctx: OpContext, ledger: Ledger, name: string
     return fail('trust-required', `${name}@${record.version} needs your trust first: run \`trust ${name} --dry-run\` to see what would run, then \`trust ${name}\`.`);
   }
   const inactive = { ...record, status: 'needs-rebuild' as const };
+  /** Leave the pack trusted but inactive, with the reason recorded so every view shows why. */
+  const stopped = async (failure: Failure): Promise<Failure> => {
+    await save(ctx, ledger, { ...inactive, setupFailure: { code: failure.code, message: failure.message.slice(0, 4000), at: new Date().toISOString() } });
+    return failure;
+  };
 
   // The lockfile must still pin the artifact consent was given to.
   const lock = await readLockfile(ctx.root);
   if (!lock.ok) return lock;
   const pinned = lock.value?.packages[`node_modules/${name}`];
   if (!pinned || pinned.integrity !== record.integrity) {
-    await save(ctx, ledger, inactive);
-    return fail('integrity-mismatch', `The root's lockfile no longer pins ${name}@${record.version} with the integrity you trusted; nothing was run.`);
+    return stopped(fail('integrity-mismatch', `The root's lockfile no longer pins ${name}@${record.version} with the integrity you trusted; nothing was run.`));
   }
 
   ctx.progress({ stage: 'classifying', message: 'checking the artifact on disk against the install' });
@@ -74,21 +78,14 @@ export async function rebuildLocked(ctx: OpContext, ledger: Ledger, name: string
   if (broken.length > 0) {
     ctx.progress({ stage: 'fetching', message: `fetching ${broken.map((e) => `${e.name}@${e.version}`).join(', ')} again and verifying integrity` });
     const verified = await verifyRefetch(ctx.root, broken);
-    if (!verified.ok) {
-      await save(ctx, ledger, inactive);
-      return verified;
-    }
+    if (!verified.ok) return stopped(verified);
     for (const entry of broken) await rm(path.join(ctx.root, entry.path), { recursive: true, force: true });
     // npm restores from the lockfile and checks the same integrity again as it extracts.
     const run = await npmInstall(ctx, []);
-    if (run.code !== 0) {
-      await save(ctx, ledger, inactive);
-      return npmFailure(run, `restoring ${name} from the lockfile`);
-    }
+    if (run.code !== 0) return stopped(npmFailure(run, `restoring ${name} from the lockfile`));
     for (const entry of broken) {
       if (!(await intact(ctx.root, entry, false))) {
-        await save(ctx, ledger, inactive);
-        return fail('integrity-mismatch', `${entry.name}@${entry.version} on disk still differs from what was first installed after it was fetched again; nothing was run.`);
+        return stopped(fail('integrity-mismatch', `${entry.name}@${entry.version} on disk still differs from what was first installed after it was fetched again; nothing was run.`));
       }
     }
     refetched = true;
@@ -97,8 +94,10 @@ export async function rebuildLocked(ctx: OpContext, ledger: Ledger, name: string
   const targets = [...new Set(record.scripts.map((s) => `${s.package}@${s.version}`))];
   const ledgerNow = await save(ctx, ledger, inactive);
   if (targets.length > 0) {
-    await syncScriptPolicy(ctx.root, ledgerNow);
-    ctx.progress({ stage: 'compiling', message: `running the trusted install scripts of ${targets.join(', ')}` });
+    // An unreadable root package.json is a tagged failure; the pack stays saved as inactive.
+    const policy = await syncScriptPolicy(ctx.root, ledgerNow);
+    if (!policy.ok) return policy;
+    ctx.progress({ stage: 'rebuilding', message: `running the trusted install scripts of ${targets.join(', ')}` });
     const run = await npm(ctx, ['rebuild', '--ignore-scripts=false', '--strict-allow-scripts=true', '--foreground-scripts=false', ...targets]);
     if (run.code !== 0) {
       // npm's own lines, in order: the script's output (the cause) comes after npm's preamble.

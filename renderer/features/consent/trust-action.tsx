@@ -26,7 +26,7 @@ import {
 } from './consent-text.ts';
 import { ScriptsList } from './scripts-list.tsx';
 
-type PackRef = Pick<InstalledPack, 'name' | 'version' | 'trusted' | 'status' | 'installMode'>;
+type PackRef = Pick<InstalledPack, 'name' | 'version' | 'trusted' | 'status' | 'installMode' | 'setupFailure'>;
 
 export function TrustAction({ pack }: { pack: PackRef }) {
   const [open, setOpen] = useState(false);
@@ -36,8 +36,9 @@ export function TrustAction({ pack }: { pack: PackRef }) {
   const rebuild = useContractMutation('packs.rebuild');
   const mutation = rebuildOnly ? rebuild : trust;
   const label = rebuildOnly ? `Run setup of ${pack.name} again…` : `Trust ${pack.name} and run setup…`;
-  const integrity = mutation.error?.failure.code === 'integrity-mismatch';
   const state = trustState(pack);
+  // A failure the ledger recorded is shown by SetupFailure from packs.list; only others are shown here.
+  const unrecorded = mutation.isError && mutation.error.failure.message.slice(0, 4000) !== pack.setupFailure?.message;
   return (
     <>
       {state !== 'sandbox-only' && (
@@ -50,13 +51,11 @@ export function TrustAction({ pack }: { pack: PackRef }) {
           {displayText(pack.name)}@{displayText(pack.version)} is trusted and its setup ran: it is active.
         </p>
       )}
-      {mutation.isError && !open && mutation.error.failure.code !== 'rebuild-failed' && (
+      {mutation.isError && !open && unrecorded && (
         <div role="alert" className="failure">
           <p>
-            {integrity ? 'Integrity mismatch: ' : ''}
             {displayText(mutation.error.failure.message, { multiline: true })} <code className="code-tag">{mutation.error.failure.code}</code>
           </p>
-          {integrity && <p>{INTEGRITY_MISMATCH_HELP}</p>}
         </div>
       )}
       {open && (
@@ -77,12 +76,16 @@ export function TrustAction({ pack }: { pack: PackRef }) {
 /** npm's lines from the last failed setup, as recorded in the ledger (so every view shows the same). */
 export function SetupFailure({ pack }: { pack: Pick<InstalledPack, 'name' | 'setupFailure'> }) {
   if (!pack.setupFailure) return null;
+  const integrity = pack.setupFailure.code === 'integrity-mismatch';
   return (
     <div role="alert" className="failure" aria-label={`Setup of ${pack.name} failed`}>
       <p>
-        <strong>Setup failed.</strong> The pack is trusted but inactive: its install scripts did not finish. Fix the cause below, then run setup again. <code className="code-tag">{pack.setupFailure.code}</code>
+        <strong>{integrity ? 'Integrity mismatch:' : 'Setup failed.'}</strong>{' '}
+        {integrity ? 'nothing was run; the pack is trusted but inactive.' : 'The pack is trusted but inactive: its install scripts did not finish. Fix the cause below, then run setup again.'}{' '}
+        <code className="code-tag">{pack.setupFailure.code}</code>
       </p>
       <pre className="npm-lines">{displayText(pack.setupFailure.message, { multiline: true })}</pre>
+      {integrity && <p>{INTEGRITY_MISMATCH_HELP}</p>}
     </div>
   );
 }
