@@ -1,65 +1,88 @@
-// One Code node: its code, validation inline, Run and its output on one side; the package
+// One Code node: its code in the editor with the node's validation as lint marks and as a list,
+// Run (or Ctrl/Cmd+Enter) with elapsed time and Stop, and its output on one side; the package
 // picker, the capability grants and the capability preview on the other.
 
-import { useId, useMemo } from 'react';
+import { useCallback, useId, useMemo } from 'react';
 import type { ModuleSummary } from '../../../shared/contract/schemas.ts';
 import type { CodeNode } from '../../../shared/protocol/workflow.ts';
-import { useContractMutation } from '../../api/use-contract-mutation.ts';
+import { RunInWindow } from '../../runner/run-in-window.tsx';
 import { useDraftStore } from '../../state/workflow-draft.ts';
 import { FailureText } from '../../ui/failure-text.tsx';
 import { CapabilityPreview } from './capability-preview-view.tsx';
-import { CodeTextarea } from './code-textarea.tsx';
+import { CodeEditor, type CatalogForCompletion, type EditorMark } from './code-editor.tsx';
+import { toggleDeclaration } from './declarations.ts';
 import { GrantsEditor } from './grants-editor.tsx';
+import { RunControls, useNodeRun } from './node-run.tsx';
 import { PackagePicker } from './package-picker.tsx';
-import { RunOutput } from './run-panel.tsx';
-import { validateNode } from './validate-node.ts';
-import { RunInWindow } from '../../runner/run-in-window.tsx';
+import { useNodeValidation } from './use-node-validation.ts';
 
 export function CodeNodeEditor({ node, modules, byId }: { node: CodeNode; modules: readonly ModuleSummary[]; byId: ReadonlyMap<string, ModuleSummary> }) {
   const updateNode = useDraftStore((s) => s.updateNode);
   const removeNode = useDraftStore((s) => s.removeNode);
-  const run = useContractMutation('code.run', { invalidate: false });
-  const issues = useMemo(() => validateNode(node.code, node.packages, byId), [node.code, node.packages, byId]);
+  const run = useNodeRun();
+  const validation = useNodeValidation(node);
+  const issues = useMemo(() => validation.issues ?? [], [validation.issues]);
   const headingId = useId();
   const errors = issues.filter((i) => i.severity === 'error').length;
+  const request = useMemo(
+    () => ({ code: node.code, packages: node.packages, ...(node.grants?.fetch?.hosts.length ? { fetchHosts: node.grants.fetch.hosts } : {}) }),
+    [node.code, node.packages, node.grants],
+  );
+  const marks = useMemo<EditorMark[]>(
+    () => issues.flatMap((i) => (i.line === undefined ? [] : [{ severity: i.severity, message: `${i.message} [${i.code}]`, line: i.line, ...(i.column !== undefined ? { column: i.column } : {}) }])),
+    [issues],
+  );
+  const declare = useCallback(
+    (specifier: string) => updateNode(node.id, (n) => (n.packages.some((d) => d.specifier === specifier) ? n : { ...n, packages: toggleDeclaration(n.packages, specifier, true, byId) })),
+    [updateNode, node.id, byId],
+  );
+  const catalog = useMemo<CatalogForCompletion>(() => ({ modules, declared: new Set(node.packages.map((d) => d.specifier)), declare }), [modules, node.packages, declare]);
+
+  const remove = () => {
+    removeNode(node.id);
+    // The button is gone with its node: focus goes to the Undo that can bring it back.
+    requestAnimationFrame(() => document.querySelector<HTMLElement>('[data-undo-remove]')?.focus());
+  };
+
   return (
     <article className="card node" aria-labelledby={headingId}>
       <header className="card-head">
         <h3 id={headingId}>Code node {node.id}</h3>
-        <button type="button" onClick={() => removeNode(node.id)}>
+        <button type="button" onClick={remove}>
           Remove node {node.id}
         </button>
       </header>
       <div className="node-grid">
         <div className="node-main">
-          <CodeTextarea label={`Code of ${node.id}`} value={node.code} onChange={(code) => updateNode(node.id, (n) => ({ ...n, code }))} />
+          <CodeEditor label={`Code of ${node.id}`} value={node.code} onChange={(code) => updateNode(node.id, (n) => ({ ...n, code }))} onRun={() => run.start(request)} marks={marks} catalog={catalog} />
           <section aria-label={`Validation of ${node.id}`} aria-live="polite">
-            {issues.length === 0 ? (
+            {validation.issues === undefined ? (
+              <p className="muted small">Checking…</p>
+            ) : issues.length === 0 ? (
               <p className="ok-text small">No problems found.</p>
             ) : (
               <ul className="issues">
                 {issues.map((issue, i) => (
                   <li key={i} className={issue.severity === 'error' ? 'issue-error' : 'issue-warning'}>
-                    <strong>{issue.severity}</strong> <code className="code-tag">{issue.code}</code> {issue.message}
+                    <strong>{issue.severity}</strong> <code className="code-tag">{issue.code}</code>
+                    {issue.line !== undefined ? ` line ${issue.line}: ` : ' '}
+                    {issue.message}
+                    {issue.code === 'import-undeclared' && issue.specifier !== undefined && byId.get(issue.specifier)?.status === 'ready' && (
+                      <>
+                        {' '}
+                        <button type="button" className="link" onClick={() => declare(issue.specifier as string)}>
+                          Declare {issue.specifier}
+                        </button>
+                      </>
+                    )}
                   </li>
                 ))}
               </ul>
             )}
+            <FailureText error={validation.error} prefix="The node could not be checked:" />
           </section>
-          <div className="actions">
-            <button
-              type="button"
-              className="primary"
-              disabled={run.isPending}
-              onClick={() => run.mutate({ code: node.code, packages: node.packages, ...(node.grants?.fetch?.hosts.length ? { fetchHosts: node.grants.fetch.hosts } : {}) })}
-            >
-              {run.isPending ? 'Running…' : `Run ${node.id}`}
-            </button>
-            {errors > 0 && <span className="muted small">{errors === 1 ? 'There is 1 error; the run will likely fail.' : `There are ${errors} errors; the run will likely fail.`}</span>}
-          </div>
-          <FailureText error={run.error} prefix="The run could not start:" />
-          {run.data && <RunOutput run={run.data} />}
-          <RunInWindow nodeId={node.id} request={{ code: node.code, packages: node.packages, ...(node.grants?.fetch?.hosts.length ? { fetchHosts: node.grants.fetch.hosts } : {}) }} />
+          <RunControls nodeId={node.id} run={run} current={request} errors={errors} />
+          <RunInWindow nodeId={node.id} request={request} />
         </div>
         <div className="node-side">
           <PackagePicker nodeId={node.id} modules={modules} byId={byId} packages={node.packages} onChange={(packages) => updateNode(node.id, (n) => ({ ...n, packages }))} />

@@ -1,15 +1,22 @@
 // The workflow editor: create, open and save workflows of Code nodes through workflows.* (one
 // JSON file per name in the data directory, the format `sandbox-packs validate` reads). Saving
-// stamps every unstamped declaration with the installed version and digest.
+// stamps every unstamped declaration with the installed version and digest. Nothing is replaced
+// silently: New and Open ask first while the draft has unsaved changes, and a removed node can be
+// put back.
 
 import { useId, useMemo, useState, type FormEvent } from 'react';
 import { WorkflowNameSchema } from '../../../shared/contract/schemas.ts';
+import type { Workflow } from '../../../shared/protocol/workflow.ts';
 import { useContractClient, useContractQuery } from '../../api/client-context.tsx';
 import { useContractMutation } from '../../api/use-contract-mutation.ts';
 import { useDraftStore } from '../../state/workflow-draft.ts';
 import { FailureText } from '../../ui/failure-text.tsx';
 import { CodeNodeEditor } from './code-node-editor.tsx';
 import { moduleBySpecifier, stampMissing } from './declarations.ts';
+import { DiscardGuard } from './discard-guard.tsx';
+
+/** What the user asked for that would replace the draft, held while the guard asks. */
+type Pending = { readonly kind: 'new' } | { readonly kind: 'open'; readonly name: string };
 
 export function WorkflowEditor() {
   const draft = useDraftStore();
@@ -20,43 +27,73 @@ export function WorkflowEditor() {
   const [openName, setOpenName] = useState('');
   const [openError, setOpenError] = useState<string | undefined>(undefined);
   const [saved, setSaved] = useState<string | undefined>(undefined);
+  const [pending, setPending] = useState<Pending | undefined>(undefined);
   const id = useId();
   const modules = useMemo(() => summaries.data?.modules ?? [], [summaries.data]);
   const byId = useMemo(() => moduleBySpecifier(modules), [modules]);
   const nameCheck = WorkflowNameSchema.safeParse(draft.name);
 
-  const onSave = (event: FormEvent) => {
-    event.preventDefault();
+  const saveDraft = (then?: () => void) => {
     if (!nameCheck.success) return;
-    const workflow = { nodes: draft.workflow.nodes.map((n) => ({ ...n, packages: stampMissing(n.packages, byId) })) };
+    const workflow: Workflow = { nodes: draft.workflow.nodes.map((n) => ({ ...n, packages: stampMissing(n.packages, byId) })) };
     save.mutate(
       { name: draft.name, workflow },
       {
         onSuccess: (value) => {
           draft.markSaved(workflow);
           setSaved(`Saved "${value.name}".`);
+          then?.();
         },
       },
     );
   };
 
-  const onOpen = async () => {
+  const onSave = (event: FormEvent) => {
+    event.preventDefault();
+    saveDraft();
+  };
+
+  const open = async (name: string) => {
     setOpenError(undefined);
     setSaved(undefined);
-    if (openName === '') return;
-    const loaded = await client.call('workflows.load', { name: openName });
+    const loaded = await client.call('workflows.load', { name });
     if (!loaded.ok) setOpenError(loaded.message);
     else draft.load(loaded.value.name, loaded.value.workflow);
+  };
+
+  const carryOut = (action: Pending) => {
+    setPending(undefined);
+    if (action.kind === 'new') {
+      setSaved(undefined);
+      draft.reset();
+    } else void open(action.name);
+  };
+
+  const request = (action: Pending) => {
+    if (useDraftStore.getState().dirty) setPending(action);
+    else carryOut(action);
   };
 
   return (
     <div>
       <section className="panel" aria-labelledby={`${id}-h`}>
-        <h2 id={`${id}-h`}>Workflow{draft.name ? `: ${draft.name}` : ''}{draft.dirty ? ' (unsaved changes)' : ''}</h2>
+        <h2 id={`${id}-h`}>
+          Workflow{draft.name ? `: ${draft.name}` : ''}
+          {draft.dirty ? ' (unsaved changes)' : ''}
+        </h2>
         <div className="toolbar">
           <form className="row" onSubmit={onSave}>
             <label htmlFor={`${id}-name`}>Name</label>
-            <input id={`${id}-name`} value={draft.name} onChange={(e) => { setSaved(undefined); draft.setName(e.target.value); }} placeholder="my-workflow" aria-invalid={draft.name !== '' && !nameCheck.success} />
+            <input
+              id={`${id}-name`}
+              value={draft.name}
+              onChange={(e) => {
+                setSaved(undefined);
+                draft.setName(e.target.value);
+              }}
+              placeholder="my-workflow"
+              aria-invalid={draft.name !== '' && !nameCheck.success}
+            />
             <button type="submit" className="primary" disabled={!nameCheck.success || save.isPending}>
               Save workflow
             </button>
@@ -71,20 +108,46 @@ export function WorkflowEditor() {
                 </option>
               ))}
             </select>
-            <button type="button" onClick={() => void onOpen()} disabled={openName === ''}>
+            <button type="button" onClick={() => request({ kind: 'open', name: openName })} disabled={openName === ''}>
               Open
             </button>
-            <button type="button" onClick={() => { setSaved(undefined); draft.reset(); }}>
+            <button type="button" onClick={() => request({ kind: 'new' })}>
               New workflow
             </button>
           </div>
         </div>
         {draft.name !== '' && !nameCheck.success && <p className="warn-text small">{nameCheck.error.issues[0]?.message}</p>}
-        {saved && !draft.dirty && <p role="status" className="ok-text">{saved}</p>}
-        {openError && <p role="alert" className="failure">{openError}</p>}
+        {saved && !draft.dirty && (
+          <p role="status" className="ok-text">
+            {saved}
+          </p>
+        )}
+        {openError && (
+          <p role="alert" className="failure">
+            {openError}
+          </p>
+        )}
         <FailureText error={save.error} prefix="Saving failed:" />
         <FailureText error={summaries.error} />
       </section>
+      {pending && (
+        <DiscardGuard
+          action={pending.kind === 'new' ? 'start a new workflow' : `open "${pending.name}"`}
+          draftName={draft.name}
+          onSave={nameCheck.success ? () => saveDraft(() => carryOut(pending)) : undefined}
+          saveBlocked="Give the workflow a valid name above to save it; or discard the changes."
+          onDiscard={() => carryOut(pending)}
+          onCancel={() => setPending(undefined)}
+        />
+      )}
+      {draft.removed && (
+        <p role="status" className="panel small">
+          Removed {draft.removed.node.id}.{' '}
+          <button type="button" className="link" onClick={draft.undoRemove} data-undo-remove>
+            Undo remove {draft.removed.node.id}
+          </button>
+        </p>
+      )}
       {draft.workflow.nodes.map((node) => (
         <CodeNodeEditor key={`${draft.generation}/${node.id}`} node={node} modules={modules} byId={byId} />
       ))}
