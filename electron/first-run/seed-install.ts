@@ -131,7 +131,8 @@ export async function installShippedTarballs(options: SeedInstallOptions): Promi
     for (const record of recorded) if (record.ok) packs[record.value.name] = record.value;
     const next: Ledger = { ...ledger, packs };
     await writeLedger(root, next);
-    await syncScriptPolicy(root, next);
+    const policy = await syncScriptPolicy(root, next);
+    if (!policy.ok) return policy;
     return ok(recorded.flatMap((r) => (r.ok ? [r.value.name] : [])));
   } finally {
     await lock.value.release();

@@ -5,7 +5,7 @@
 
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readdirSync, readFileSync, rmSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -190,8 +190,11 @@ describe('trust and rebuild', () => {
     ]);
     expect(markers(root)).toEqual([]);
 
-    const trusted = await installer.trust('@sp-fixture/register-pack');
+    const stages: string[] = [];
+    const trusted = await installer.trust('@sp-fixture/register-pack', { onProgress: (e) => stages.push(e.stage) });
     expect(trusted).toMatchObject({ ok: true, value: { status: 'active', refetched: false, scriptsRun: ['@sp-fixture/register-pack@1.0.0', '@sp-fixture/script-dep@1.0.0'] } });
+    // The scripts running is reported as what it is, so the UI never says "compiling" meanwhile.
+    expect(stages).toEqual(['classifying', 'rebuilding', 'done']);
     expect(markers(root)).toEqual([
       'MARKER-@sp-fixture__register-pack-postinstall',
       'MARKER-@sp-fixture__script-dep-postinstall',
@@ -258,6 +261,23 @@ describe('failing scripts', () => {
     expect(result).toMatchObject({ ok: false, code: 'rebuild-failed' });
     if (!result.ok) expect(result.message).toMatch(/^The install scripts of @sp-fixture\/register-failing@1\.0\.0 failed\. npm said:\n/);
     expect(ledgerOf(root).packs['@sp-fixture/register-failing']).toMatchObject({ status: 'needs-rebuild', trust: { version: '1.0.0' } });
+    expect(await activePackNames(root)).toEqual(new Set());
+  });
+
+  it('an unreadable root package.json is a tagged failure before any script runs, not a thrown Error', async () => {
+    const root = newRoot();
+    const installer = createInstaller({ root, registry: registry.url });
+    expect(await installer.install('@sp-fixture/register-pack')).toMatchObject({ ok: true, value: { status: 'needs-trust' } });
+    const packageJson = path.join(root, 'package.json');
+    rmSync(packageJson);
+    mkdirSync(packageJson);
+    expect(await installer.trust('@sp-fixture/register-pack')).toEqual({
+      ok: false,
+      code: 'root-unreadable',
+      message: `${packageJson} could not be read: EISDIR: illegal operation on a directory, read`,
+    });
+    expect(markers(root)).toEqual([]);
+    expect(ledgerOf(root).packs['@sp-fixture/register-pack']).toMatchObject({ status: 'needs-rebuild' });
     expect(await activePackNames(root)).toEqual(new Set());
   });
 });

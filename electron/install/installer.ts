@@ -1,26 +1,23 @@
-// The installer service: one typed API over a managed install root, used by the CLI now and the
-// app later. Every operation returns a tagged result; every mutating one holds the root lock.
+// The installer service: one typed API over a managed install root, used by the pack services
+// behind every face, app start (reconcile) and `pack check`. Every operation returns a tagged
+// result; every mutating one holds the root lock.
 // Installing never runs pack code: npm runs with scripts off, the installed artifact is classified,
 // and only sandbox-only packs become active at once. Host code and scripts wait for consent
 // (trust.ts), which is keyed to the exact artifact. The ledger is written only after the artifact
 // is fully inspected, so an install that is killed or fails never leaves an active half pack.
 
-import type { ChildProcess } from 'node:child_process';
 import { SOURCE_LABELS, trustCovers, type InstallMode, type LifecycleScript, type Ledger, type PackInstallStatus, type PackRecord } from '../../shared/protocol/ledger.ts';
 import { fail, ok, type Result } from '../../shared/protocol/result.ts';
 import { defaultDataDir } from '../platform/data-dir.ts';
 import { classify, inspectClosure, readInstalledPackageJson } from './inspect.ts';
 import { emptyLedger, readLedger, writeLedger } from './ledger-store.ts';
 import { DEFAULT_REGISTRY, ensureRoot, readLockfile, readRootPackageJson } from './npm-root.ts';
+import { outcomeOf, type InstallOutcome } from './outcome.ts';
 import { reconcileLocked, type ReconcileReport } from './reconcile.ts';
 import { acquireRootLock } from './root-lock.ts';
 import { npmFailure, npmInstall, npmUninstall, syncScriptPolicy, type OpContext, type ProgressListener } from './root-ops.ts';
 import { parseSpec, type ParsedSpec } from './spec.ts';
 import { rebuildLocked, type RebuildOutcome } from './trust.ts';
-
-export type { ProgressEvent, ProgressListener, ProgressStage } from './root-ops.ts';
-export type { ReconcileReport } from './reconcile.ts';
-export type { RebuildOutcome } from './trust.ts';
 
 export interface InstallerOptions {
   /** The managed install root; defaults to the app data directory. */
@@ -31,8 +28,6 @@ export interface InstallerOptions {
   readonly lockWaitMs?: number;
   /** Examines an installed pack just before it is recorded (the app discovers it with its compiler); if it throws, the install is undone. */
   readonly compile?: (root: string, record: PackRecord) => Promise<void>;
-  /** Test hook: sees each npm child process as it starts. */
-  readonly onNpmSpawn?: (child: ChildProcess) => void;
 }
 
 export interface OpOptions {
@@ -51,19 +46,6 @@ function changedSinceReview(record: PackRecord, reviewed: ReviewedArtifact | und
   return fail('pack-changed', `You reviewed ${record.name}@${reviewed.version}, but ${what}; nothing was run. Open the dialog again to review what is installed now.`);
 }
 
-export interface InstallOutcome {
-  readonly name: string;
-  readonly version: string;
-  readonly installMode: InstallMode;
-  readonly status: PackInstallStatus;
-  readonly integrity: string;
-  readonly resolved: string;
-  readonly sourceLabel: 'registry' | 'unverified source';
-  readonly scripts: readonly LifecycleScript[];
-  /** Set by update: the version that was replaced. */
-  readonly previousVersion?: string;
-}
-
 export interface TrustDryRun {
   readonly name: string;
   readonly version: string;
@@ -71,20 +53,6 @@ export interface TrustDryRun {
   readonly installMode: InstallMode;
   /** The literal scripts a rebuild would run, the pack's own first. */
   readonly scripts: readonly LifecycleScript[];
-}
-
-export function outcomeOf(record: PackRecord, previousVersion?: string): InstallOutcome {
-  return {
-    name: record.name,
-    version: record.version,
-    installMode: record.installMode,
-    status: record.status,
-    integrity: record.integrity,
-    resolved: record.resolved,
-    sourceLabel: record.sourceLabel,
-    scripts: record.scripts,
-    ...(previousVersion ? { previousVersion } : {}),
-  };
 }
 
 const quiet: ProgressListener = () => {};
@@ -109,7 +77,7 @@ export function createInstaller(options: InstallerOptions = {}) {
       const ledger: Ledger = read.value ? { ...read.value, registry } : emptyLedger(registry);
       // The ledger exists before npm ever runs, so the root is managed even if this call is killed.
       if (!read.value || read.value.registry !== registry) await writeLedger(root, ledger);
-      const ctx: OpContext = { root, registry, progress: onProgress, ...(options.onNpmSpawn ? { onNpmSpawn: options.onNpmSpawn } : {}) };
+      const ctx: OpContext = { root, registry, progress: onProgress };
       return await body(ctx, ledger);
     } finally {
       await lock.value.release();
@@ -215,7 +183,8 @@ export function createInstaller(options: InstallerOptions = {}) {
     await writeLedger(ctx.root, next);
     // Recorded: from here the ledger and the tree agree, so a later throw must not undo the tree.
     guard.undo = undefined;
-    await syncScriptPolicy(ctx.root, next);
+    const policy = await syncScriptPolicy(ctx.root, next);
+    if (!policy.ok) return policy;
     return ok(record);
   }
 
@@ -264,7 +233,8 @@ export function createInstaller(options: InstallerOptions = {}) {
         await writeLedger(ctx.root, next);
         const run = await npmUninstall(ctx, [name]);
         if (run.code !== 0) return npmFailure(run, `uninstalling ${name}`);
-        await syncScriptPolicy(ctx.root, next);
+        const policy = await syncScriptPolicy(ctx.root, next);
+        if (!policy.ok) return policy;
         ctx.progress({ stage: 'done', message: `${name} removed` });
         return ok({ name, version: record.version });
       });

@@ -85,13 +85,14 @@ export async function readRootPackageJson(root: string): Promise<Result<RootPack
  * (unreviewed → hard error) and names its targets; the explicit denials keep the other packs'
  * scripts silently skipped rather than failing the strict check.
  */
-export async function writeAllowScripts(root: string, allowed: readonly string[], denied: readonly string[]): Promise<void> {
+export async function writeAllowScripts(root: string, allowed: readonly string[], denied: readonly string[]): Promise<Result<void>> {
   const read = await readRootPackageJson(root);
-  if (!read.ok) throw new Error(read.message);
+  if (!read.ok) return read;
   const policy: Record<string, boolean> = {};
   for (const name of denied) policy[name] = false;
   for (const pin of allowed) policy[pin] = true;
   await writeFile(rootPaths(root).packageJson, `${JSON.stringify({ ...read.value, allowScripts: policy }, null, 2)}\n`);
+  return ok(undefined);
 }
 
 const LockEntrySchema = z.looseObject({

@@ -75,7 +75,10 @@ export async function reconcileLocked(ctx: OpContext, ledger: Ledger): Promise<R
     for (const rel of extraneous) await rm(path.join(ctx.root, rel), { recursive: true, force: true });
     fixed.push(`Deleted ${extraneous.join(', ')}: left in node_modules by an interrupted install.`);
   }
-  if (fixed.length) await syncScriptPolicy(ctx.root, next);
+  if (fixed.length) {
+    const policy = await syncScriptPolicy(ctx.root, next);
+    if (!policy.ok) return policy;
+  }
   return ok({ fixed, removedFromTree: strays, forgotten, missing });
 }
 

@@ -3,12 +3,13 @@
 // and the per-operation context (root, registry, progress, lock).
 
 import type { ChildProcess } from 'node:child_process';
+import type { InstallStage } from '../../shared/contract/events.ts';
 import { fail, type Failure } from '../../shared/protocol/result.ts';
 import { NO_SCRIPTS, npmBaseArgs } from './npm-root.ts';
 import { npmErrorSummary, runNpm, type NpmRun } from './npm-runner.ts';
 
-export const PROGRESS_STAGES = ['resolving', 'fetching', 'classifying', 'compiling', 'done'] as const;
-export type ProgressStage = (typeof PROGRESS_STAGES)[number];
+/** Every stage but `failed`, which the handlers report when the call itself fails. */
+export type ProgressStage = Exclude<InstallStage, 'failed'>;
 export interface ProgressEvent {
   readonly stage: ProgressStage;
   readonly message: string;

@@ -140,13 +140,13 @@ describe('the key npm matches for a remote tarball', () => {
     expect([packKey, depKey]).toEqual([url, '@sp-fixture/script-dep@1.0.0']);
 
     const rebuild = () => runNpm(['rebuild', '--ignore-scripts=false', '--strict-allow-scripts=true', '--foreground-scripts=false', '@sp-fixture/register-pack@1.0.0', '@sp-fixture/script-dep@1.0.0', ...base], { cwd: root });
-    await writeAllowScripts(root, ['@sp-fixture/register-pack@1.0.0', depKey], []);
+    expect(await writeAllowScripts(root, ['@sp-fixture/register-pack@1.0.0', depKey], [])).toEqual({ ok: true, value: undefined });
     const refused = await rebuild();
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain('ESTRICTALLOWSCRIPTS');
     expect(has(root, REGISTRY_PACK_MARKER)).toBe(false);
 
-    await writeAllowScripts(root, [packKey, depKey], []);
+    expect(await writeAllowScripts(root, [packKey, depKey], [])).toEqual({ ok: true, value: undefined });
     const ran = await rebuild();
     expect(ran.code, npmErrorSummary(ran)).toBe(0);
     expect(has(root, REGISTRY_PACK_MARKER)).toBe(true);

@@ -13,6 +13,7 @@
 import path from 'node:path';
 import type { Ledger, PackRecord } from '../../shared/protocol/ledger.ts';
 import { trustCovers } from '../../shared/protocol/ledger.ts';
+import type { Result } from '../../shared/protocol/result.ts';
 import { readLockfile, readRootPackageJson, writeAllowScripts } from './npm-root.ts';
 
 export interface PolicySubject {
@@ -59,9 +60,10 @@ export function scriptPolicyKey(root: string, registry: string, subject: PolicyS
  * key of each closure package (with scripts) of a trusted pack, a denial for the key of every other
  * package with scripts, so the strict check sees every package reviewed and skips the denied ones.
  */
-export async function syncScriptPolicy(root: string, ledger: Ledger, extraAllowed: readonly PackRecord[] = []): Promise<void> {
+export async function syncScriptPolicy(root: string, ledger: Ledger, extraAllowed: readonly PackRecord[] = []): Promise<Result<void>> {
   const rootPkg = await readRootPackageJson(root);
-  const declared = rootPkg.ok ? (rootPkg.value.dependencies ?? {}) : {};
+  if (!rootPkg.ok) return rootPkg;
+  const declared = rootPkg.value.dependencies ?? {};
   const keyAt = (entryPath: string, subject: PolicySubject): string => {
     const top = /^node_modules\/((?:@[^/]+\/)?[^/]+)$/.exec(entryPath)?.[1];
     return scriptPolicyKey(root, ledger.registry, subject, top === undefined ? undefined : declared[top]);
@@ -85,5 +87,5 @@ export async function syncScriptPolicy(root: string, ledger: Ledger, extraAllowe
     }
   }
   for (const record of Object.values(ledger.packs)) for (const key of recordKeys(record)) if (!allowed.has(key)) denied.add(key);
-  await writeAllowScripts(root, [...allowed], [...denied]);
+  return writeAllowScripts(root, [...allowed], [...denied]);
 }

@@ -5,7 +5,13 @@
 import { z } from 'zod';
 import { OperationIdSchema } from './pack-schemas.ts';
 
+/**
+ * The one list of install stages: the installer reports them (electron/install/root-ops.ts), the
+ * handlers add `failed`, and the renderer labels each running one. `compiling` is the new pack's
+ * discovery before it is recorded; `rebuilding` is a trusted pack's install scripts running.
+ */
 export const INSTALL_STAGES = ['resolving', 'fetching', 'classifying', 'compiling', 'rebuilding', 'done', 'failed'] as const;
+export type InstallStage = (typeof INSTALL_STAGES)[number];
 
 export const InstallProgressEventSchema = z.object({
   type: z.literal('install-progress'),

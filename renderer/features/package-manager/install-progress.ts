@@ -2,9 +2,10 @@
 // `failed` event is only a hint: the panel says "failed" when the call itself has answered with a
 // failure, so a stray or early event can never show a running install as failed.
 
-import type { ContractEvent } from '../../../shared/contract/events.ts';
+import type { ContractEvent, InstallStage } from '../../../shared/contract/events.ts';
 
-export type Stage = 'resolving' | 'fetching' | 'classifying' | 'compiling' | 'rebuilding';
+/** The stages a running operation shows; `done` and `failed` end it. */
+export type Stage = Exclude<InstallStage, 'done' | 'failed'>;
 
 export const STAGE_LABEL: Record<Stage, string> = {
   resolving: 'Resolving the package',
