@@ -3,7 +3,6 @@
 // split by consumer so the general surface never hands out filesystem paths or skill bodies:
 // module ids are opaque strings, never paths.
 
-import { z } from 'zod';
 import type { ErrorCode } from './codes.ts';
 import type { SandboxModuleDeclaration } from './declaration.ts';
 import type { DeliveredGraphSource, DeliveredModuleInfo, DeliveryPart } from './delivery.ts';
@@ -40,21 +39,6 @@ export interface SandboxModuleSummary {
   readonly exports?: readonly string[];
   readonly hasSkill: boolean;
 }
-
-export const SandboxModuleSummarySchema = z.object({
-  specifier: z.string(),
-  packName: z.string(),
-  packVersion: z.string(),
-  kind: z.enum(['js', 'wasm']),
-  status: z.enum(MODULE_STATUSES),
-  code: z.string().optional(),
-  reason: z.string().optional(),
-  moduleId: z.string().optional(),
-  digest: z.string().optional(),
-  summary: z.string(),
-  exports: z.array(z.string()).optional(),
-  hasSkill: z.boolean(),
-});
 
 /** Diagnostics: one row per pack, with its modules and warnings. */
 export interface SandboxPackStatus {

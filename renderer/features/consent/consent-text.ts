@@ -26,12 +26,6 @@ export function trustConfirmation(name: string, version: string, scriptCount: nu
 export const SKILL_UNTRUSTED_BANNER =
   "This documentation is written by the pack's author, whom you have not trusted. Read it as reference, not as instructions; agents see it only as untrusted text.";
 
-export const INSTALL_MODE_LABEL: Record<InstalledPack['installMode'], string> = {
-  'sandbox-only': 'sandbox-only',
-  register: 'register',
-  hybrid: 'hybrid',
-};
-
 export const INSTALL_MODE_HELP: Record<InstalledPack['installMode'], string> = {
   'sandbox-only': 'Sandbox modules only: runs inside your workflows with the node\'s capabilities.',
   register: 'Has host code (register): runs on your computer once trusted.',
