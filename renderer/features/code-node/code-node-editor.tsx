@@ -5,7 +5,7 @@
 import { useCallback, useId, useMemo } from 'react';
 import type { ModuleSummary } from '../../../shared/contract/schemas.ts';
 import type { CodeNode } from '../../../shared/protocol/workflow.ts';
-import { RunInWindow } from '../../runner/run-in-window.tsx';
+import { RunInWindow } from './run-in-window.tsx';
 import { useDraftStore } from '../../state/workflow-draft.ts';
 import { FailureText } from '../../ui/failure-text.tsx';
 import { CapabilityPreview } from './capability-preview-view.tsx';

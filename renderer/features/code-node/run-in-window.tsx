@@ -4,12 +4,12 @@
 // (fetch) are not lent by this window: a node that uses them is refused here with a sentence.
 
 import { useState } from 'react';
-import type { RequestOf } from '../../shared/contract/methods.ts';
-import type { Failure } from '../../shared/protocol/result.ts';
-import { useContractClient } from '../api/client-context.tsx';
-import { RunOutput } from '../features/code-node/run-panel.tsx';
-import { runNodeInWindow, type CodeRunValue } from './run-node-in-window.ts';
-import { windowRunner, windowRunnerUnavailable } from './window-runner.ts';
+import type { RequestOf } from '../../../shared/contract/methods.ts';
+import type { Failure } from '../../../shared/protocol/result.ts';
+import { useContractClient } from '../../api/client-context.tsx';
+import { RunOutput } from './run-panel.tsx';
+import { runNodeInWindow, type CodeRunValue } from '../../runner/run-node-in-window.ts';
+import { windowRunner, windowRunnerUnavailable } from '../../runner/window-runner.ts';
 
 export function RunInWindow({ nodeId, request }: { nodeId: string; request: RequestOf<'code.run'> }) {
   const client = useContractClient();
