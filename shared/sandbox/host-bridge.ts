@@ -4,7 +4,7 @@
 // each call leaves. It is the only place guest values cross into host calls, so argument reading,
 // caller attribution and answer delivery live together here.
 
-import type { QuickJSContext, QuickJSHandle, Scope } from 'quickjs-emscripten-core';
+import { Lifetime, type QuickJSContext, type QuickJSHandle, type Scope } from 'quickjs-emscripten-core';
 import type { HostCallResult, KernelRunRequest, RunLog } from '../protocol/run.ts';
 import { bytesReplacer, reviveNumber } from './base64.ts';
 import { ENTRY_MODULE_NAME } from './entry-transform.ts';
@@ -130,15 +130,12 @@ export function installHostBridge(ctx: QuickJSContext, scope: Scope, run: Bridge
   const asTaggedJson = (result: HostCallResult): QuickJSHandle => ctx.newString(JSON.stringify(result, bytesReplacer));
 
   // Whatever is still unanswered when the run ends goes with the context (the scope frees in reverse order).
-  scope.manage({
-    get alive() {
-      return state.deferreds.size > 0;
-    },
-    dispose() {
-      for (const deferred of state.deferreds) deferred.dispose();
-      state.deferreds.clear();
-    },
-  });
+  scope.manage(
+    new Lifetime(state.deferreds, undefined, (deferreds) => {
+      for (const deferred of deferreds) deferred.dispose();
+      deferreds.clear();
+    }),
+  );
 
   /** Answer one general host call: a promise handle now, resolved with the tagged result as JSON later. */
   const answerWith = (answer: Promise<HostCallResult>): QuickJSHandle => {
