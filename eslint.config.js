@@ -1,8 +1,43 @@
 // Lint is mostly here to hold the process boundary: the folder a file lives in says
 // which process runs it, and imports may only point the way that keeps that true.
+//
+// ESLint keeps one set of options per rule for a file: the last config object that matches it.
+// So each object below restating `no-restricted-imports` carries its ring's whole list, and the
+// test-support rule uses the typescript-eslint twin of the rule so it adds to the ring rules
+// instead of replacing them. scripts/boundary-lint.test.ts proves each rule fires.
 import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = ['node:*', 'fs', 'fs/*', 'path', 'os', 'child_process', 'crypto', 'worker_threads', 'http', 'https', 'net', 'url', 'util', 'stream', 'events', 'module', 'process', 'buffer', 'zlib', 'tls', 'dns', 'readline', 'assert', 'v8', 'vm'];
+const tests = ['**/*.test.ts', '**/*.test.tsx'];
+
+const ELECTRON_MODULE = { regex: '^electron(/|$)', message: 'Only electron/main/ and electron/preload/ import Electron: everything else runs in plain Node too (web host, CLI, MCP, tests).' };
+
+const SHARED_RING = [
+  { group: nodeBuiltins, message: 'shared/ is environment-neutral: pass I/O in as a parameter instead of importing Node.' },
+  { group: ['electron', 'electron/*'], message: 'shared/ never imports Electron.' },
+  { group: ['react', 'react/*', 'react-dom', 'react-dom/*'], message: 'shared/ never imports React.' },
+  { group: ['**/electron/**', '**/renderer/**', '../electron/*', '../renderer/*'], message: 'shared/ may not depend on a process-specific folder.' },
+];
+const RENDERER_RING = [
+  { group: nodeBuiltins, message: 'renderer/ runs in a page: ask the main process through the contract client.' },
+  { group: ['electron', 'electron/*'], message: 'renderer/ never imports Electron; use the preload object through the contract client.' },
+  { group: ['**/electron/**', '../electron/*'], message: 'renderer/ may not import Node-side code; use shared/ contracts.' },
+];
+const ELECTRON_RING = [
+  { group: ['react', 'react/*', 'react-dom', 'react-dom/*'], message: 'electron/ is the main-process side; React belongs in renderer/.' },
+  { group: ['**/renderer/**', '../renderer/*'], message: 'electron/ may not import renderer code.' },
+];
+
+// Layers inside shared/ (production files; tests may combine layers): protocol is the base every
+// part agrees on; packs (validators) and contract (the service surface) build on it alone; the
+// sandbox kernel builds on protocol and packs. shared/testing/ may use any of them.
+const sharedLayer = (folder, forbidden, why) => ({
+  files: [`shared/${folder}/**/*.{ts,tsx}`],
+  ignores: tests,
+  rules: {
+    'no-restricted-imports': ['error', { patterns: [...SHARED_RING, { group: forbidden.flatMap((f) => [`../${f}/*`, `../${f}/**`]), message: why }] }],
+  },
+});
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'out/**', 'fixtures/**', 'packs/**', 'test-results/**', 'playwright-report/**', 'e2e/artifacts/**'] },
@@ -19,40 +54,46 @@ export default tseslint.config(
   {
     // shared/ runs in Node, in the Electron renderer and in a plain browser.
     files: ['shared/**/*.{ts,tsx}'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: nodeBuiltins, message: 'shared/ is environment-neutral: pass I/O in as a parameter instead of importing Node.' },
-          { group: ['electron', 'electron/*'], message: 'shared/ never imports Electron.' },
-          { group: ['react', 'react/*', 'react-dom', 'react-dom/*'], message: 'shared/ never imports React.' },
-          { group: ['**/electron/**', '**/renderer/**', '../electron/*', '../renderer/*'], message: 'shared/ may not depend on a process-specific folder.' },
-        ],
-      }],
-    },
+    rules: { 'no-restricted-imports': ['error', { patterns: SHARED_RING }] },
   },
+  sharedLayer('protocol', ['contract', 'packs', 'sandbox', 'testing'], 'shared/protocol/ is the base layer: it imports nothing else from shared/.'),
+  sharedLayer('packs', ['contract', 'sandbox', 'testing'], 'shared/packs/ imports shared/protocol/ only.'),
+  sharedLayer('contract', ['packs', 'sandbox', 'testing'], 'shared/contract/ imports shared/protocol/ only.'),
+  sharedLayer('sandbox', ['contract', 'testing'], 'shared/sandbox/ builds on shared/protocol/ and shared/packs/ only.'),
   {
     // The renderer is a page: it talks to main only through the contract client.
     files: ['renderer/**/*.{ts,tsx}'],
+    rules: { 'no-restricted-imports': ['error', { patterns: RENDERER_RING }] },
+  },
+  {
+    // The browser runner is the engine side of the page; screens use it, never the other way.
+    files: ['renderer/runner/**/*.{ts,tsx}'],
+    ignores: tests,
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: nodeBuiltins, message: 'renderer/ runs in a page: ask the main process through the contract client.' },
-          { group: ['electron', 'electron/*'], message: 'renderer/ never imports Electron; use the preload object through the contract client.' },
-          { group: ['**/electron/**', '../electron/*'], message: 'renderer/ may not import Node-side code; use shared/ contracts.' },
-        ],
-      }],
+      'no-restricted-imports': ['error', { patterns: [...RENDERER_RING, { group: ['../features/*', '../features/**', '../../features/*', '../../features/**'], message: 'renderer/runner/ may not import a feature: put what both need in runner/, ui/ or shared/.' }] }],
     },
   },
   {
-    // Node-side logic never pulls in React.
-    files: ['electron/**/*.{ts,tsx}'],
+    // Node-side logic never pulls in React, and only main/ and preload/ are Electron glue.
+    files: ['electron/**/*.{ts,tsx,mjs}'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [...ELECTRON_RING, ELECTRON_MODULE] }] },
+  },
+  {
+    files: ['electron/main/**/*.{ts,tsx,mjs}', 'electron/preload/**/*.{ts,tsx,mjs}'],
+    rules: { 'no-restricted-imports': ['error', { patterns: ELECTRON_RING }] },
+  },
+  {
+    files: ['scripts/**/*.{ts,js,mjs}', 'e2e/**/*.{ts,js,mjs}', '*.{ts,js,mjs}'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [ELECTRON_MODULE] }] },
+  },
+  {
+    // Test support (fixture builders, harnesses, the local registry) lives in a testing/ folder per
+    // ring; production code never imports it. Tests, testing/ itself and the parity page (a test
+    // page built for Chromium, never shipped) may.
+    files: ['shared/**/*.{ts,tsx}', 'electron/**/*.{ts,tsx,mjs}', 'renderer/**/*.{ts,tsx}'],
+    ignores: [...tests, '**/testing/**', 'renderer/runner/parity/**'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: ['react', 'react/*', 'react-dom', 'react-dom/*'], message: 'electron/ is the main-process side; React belongs in renderer/.' },
-          { group: ['**/renderer/**', '../renderer/*'], message: 'electron/ may not import renderer code.' },
-        ],
-      }],
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: ['**/testing/*', '**/testing/**', './testing/*', '../testing/*', '../../testing/*'], message: 'Production code never imports test support (a testing/ folder).' }] }],
     },
   },
 );

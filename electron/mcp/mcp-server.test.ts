@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../testing/test-support.ts';
 import { createSettingsStore } from '../services/settings-store.ts';
-import { buildMcpTestRoot, type TestRoot } from './test-root.ts';
+import { buildMcpTestRoot, type TestRoot } from '../testing/mcp-test-root.ts';
 
 interface Session {
   readonly client: Client;

@@ -15,14 +15,15 @@ import { createInstaller } from '../install/index.ts';
 import { runNpm } from '../install/npm-runner.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
+const MCP_FIXTURES = path.resolve(HERE, '..', 'mcp', 'fixtures');
 const REPO = path.resolve(HERE, '..', '..');
 /** Nobody listens here: any registry use would fail the install. */
 const UNREACHABLE = 'http://127.0.0.1:9/';
 
 export const PACK_SOURCES = {
-  trustedKit: path.join(HERE, 'fixtures', 'trusted-kit-1.0.0'),
+  trustedKit: path.join(MCP_FIXTURES, 'trusted-kit-1.0.0'),
   geo: path.join(REPO, 'fixtures', 'discovery', 'good', 'node_modules', '@acme', 'geo'),
-  hostileDocs: path.join(HERE, 'fixtures', 'hostile-docs-1.0.0'),
+  hostileDocs: path.join(MCP_FIXTURES, 'hostile-docs-1.0.0'),
 } as const;
 
 export interface TestRoot {
