@@ -12,7 +12,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { ERROR_CODE_LIST, type ErrorCode } from '../../shared/protocol/index.ts';
+import { ErrorCodeSchema as CodeSchema } from '../../shared/protocol/codes.ts';
 import { COMPILER_VERSION } from './build-options.ts';
 import { isInside } from './package-locator.ts';
 
@@ -20,7 +20,6 @@ export const CACHE_DIR = path.join('.sandbox-cache', 'compiler');
 
 const HEX64 = /^[0-9a-f]{64}$/;
 const HASH_BATCH = 32;
-const CodeSchema = z.enum(ERROR_CODE_LIST as [ErrorCode, ...ErrorCode[]]);
 
 /** A root-relative POSIX path that cannot climb out of the root or name a device. */
 const RelativePathSchema = z

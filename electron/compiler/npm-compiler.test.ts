@@ -29,7 +29,7 @@ async function compileFrom(npmName: string, packName = 'the-pack') {
 /** Exports of a compiled bundle as the real engine sees them. */
 async function engineExports(source: string): Promise<string[]> {
   const probed = await createProbe()(source, 'test');
-  if (!probed.ok) throw new Error(probed.error);
+  if (!probed.ok) throw new Error(probed.message);
   return probed.exports;
 }
 

@@ -163,7 +163,7 @@ export function createNpmCompiler(options: NpmCompilerOptions): NpmCompiler {
     counts.probes++;
     const probed = await probe(source, `${req.specifier} (npm ${npmName})`);
     if (!probed.ok) {
-      const failure = fail('npm-probe-failed', `${npmName} failed to initialize in the sandbox: ${probed.error}`);
+      const failure = fail('npm-probe-failed', `${npmName} failed to initialize in the sandbox: ${probed.message}`);
       return probed.transient ? { transient: true, failure } : failure;
     }
     // The verdict rides along so discovery need not parse the bundle again (pack-graph.ts checks it still fits the bytes).

@@ -2,6 +2,7 @@
 // worker message is a boundary like any other.
 
 import { z } from 'zod';
+import { ErrorCodeSchema } from '../../shared/protocol/codes.ts';
 
 export const ProbeRequestSchema = z
   .object({
@@ -14,7 +15,9 @@ export type ProbeRequest = z.infer<typeof ProbeRequestSchema>;
 
 export const ProbeResponseSchema = z.discriminatedUnion('ok', [
   z.object({ ok: z.literal(true), exports: z.array(z.string()), outputBytes: z.number().int().min(0), initMs: z.number().min(0) }).strict(),
-  z.object({ ok: z.literal(false), error: z.string(), transient: z.boolean().optional() }).strict(),
+  // The kernel's own failure code (runtime-error, timeout, import-denied, …); a probe worker that
+  // could not answer says sandbox-crashed. `transient` marks an outcome that must not be cached.
+  z.object({ ok: z.literal(false), code: ErrorCodeSchema, message: z.string(), transient: z.boolean().optional() }).strict(),
 ]);
 export type ProbeResponse = z.infer<typeof ProbeResponseSchema>;
 

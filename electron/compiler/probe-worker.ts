@@ -24,7 +24,7 @@ const engines = new EngineSupply(compileEngineWasm);
 
 async function probe(raw: unknown): Promise<ProbeResponse> {
   const parsed = ProbeRequestSchema.safeParse(raw);
-  if (!parsed.success) return { ok: false, error: 'probe request invalid', transient: true };
+  if (!parsed.success) return { ok: false, code: 'invalid-data', message: 'probe request invalid', transient: true };
   const req = parsed.data;
   // Taken before the clock starts: making an engine is not the module's time.
   const { engine } = await engines.take();
@@ -48,7 +48,7 @@ async function probe(raw: unknown): Promise<ProbeResponse> {
   );
   void engines.prepare();
   const outputBytes = result.logs.reduce((n, log) => n + log.text.length, 0);
-  if (!result.ok) return { ok: false, error: result.message, ...(TRANSIENT.has(result.code) ? { transient: true } : {}) };
+  if (!result.ok) return { ok: false, code: result.code, message: result.message, ...(TRANSIENT.has(result.code) ? { transient: true } : {}) };
   const exportsList = Array.isArray(result.value) ? result.value.map(String) : [];
   return { ok: true, exports: exportsList, outputBytes, initMs: performance.now() - started };
 }
@@ -56,12 +56,12 @@ async function probe(raw: unknown): Promise<ProbeResponse> {
 // Booting (tsx, the engine's WASM) is not part of the module's deadline: say when we are ready.
 engines.prepare().then(
   () => parentPort?.postMessage({ ready: true }),
-  (error: unknown) => parentPort?.postMessage({ ok: false, error: `probe engine failed to load: ${(error as Error).message}`, transient: true } satisfies ProbeResponse),
+  (error: unknown) => parentPort?.postMessage({ ok: false, code: 'sandbox-crashed', message: `probe engine failed to load: ${(error as Error).message}`, transient: true } satisfies ProbeResponse),
 );
 
 parentPort?.on('message', (raw: unknown) => {
   probe(raw).then(
     (response) => parentPort?.postMessage(response),
-    (error: unknown) => parentPort?.postMessage({ ok: false, error: `probe failed: ${(error as Error).message}`, transient: true } satisfies ProbeResponse),
+    (error: unknown) => parentPort?.postMessage({ ok: false, code: 'sandbox-crashed', message: `probe failed: ${(error as Error).message}`, transient: true } satisfies ProbeResponse),
   );
 });

@@ -1,6 +1,8 @@
-// How a failure from main is shown: its sentence, with the code as a quiet tag for support.
+// How a failure from main is shown: its sentence, with the code as a quiet tag for support whose
+// tooltip is the code's general sentence (explain), the same text `sandbox-packs explain CODE` prints.
 
 import type { ContractFailure } from '../api/client-context.tsx';
+import { explain } from '../../shared/protocol/codes.ts';
 import { displayText } from '../../shared/protocol/display-text.ts';
 
 export function FailureText({ error, prefix }: { error: ContractFailure | null | undefined; prefix?: string }) {
@@ -8,7 +10,9 @@ export function FailureText({ error, prefix }: { error: ContractFailure | null |
   return (
     <p role="alert" className="failure">
       {prefix ? `${prefix} ` : ''}
-      {displayText(error.failure.message, { multiline: true })} <code className="code-tag">{error.failure.code}</code>
+      {displayText(error.failure.message, { multiline: true })} <code className="code-tag" title={explain(error.failure.code)}>
+        {error.failure.code}
+      </code>
     </p>
   );
 }

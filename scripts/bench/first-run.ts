@@ -129,7 +129,7 @@ async function coldCompile(root: string): Promise<void> {
     });
     const probeFloor = await measure('floor: admission probe of the bundle on a running worker', 5, async () => {
       const r = await running(bundle, 'js-yaml.js');
-      if (!r.ok) throw new Error(r.error);
+      if (!r.ok) throw new Error(r.message);
     });
     const floor: Stats = { label: 'floor: esbuild + probe', runs: 5, minMs: esbuildFloor.minMs + probeFloor.minMs, medianMs: esbuildFloor.medianMs + probeFloor.medianMs, p95Ms: esbuildFloor.p95Ms + probeFloor.p95Ms };
     printTable('first-run: cold compile of one bridge pack (js-yaml)', [reused, booting, lateBoot, esbuildFloor, probeFloor, floor]);

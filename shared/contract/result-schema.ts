@@ -3,9 +3,9 @@
 // so a renderer can parse what main sent without trusting it.
 
 import { z } from 'zod';
-import { ERROR_CODE_LIST, type ErrorCode } from '../protocol/codes.ts';
+import { ErrorCodeSchema } from '../protocol/codes.ts';
 
-export const ErrorCodeSchema = z.enum(ERROR_CODE_LIST as [ErrorCode, ...ErrorCode[]]);
+export { ErrorCodeSchema };
 
 export const FailureSchema = z.object({
   ok: z.literal(false),

@@ -1,8 +1,11 @@
 // The closed set of expected-failure codes. Each code has one sentence a user understands,
 // saying what happened and, where there is something to do, what to do. A failure's own
-// `message` adds the specifics (which file, which export); `explain(code)` is the general form
-// used by the CLI's help and the UI's tooltips. Adding a code is a deliberate act: the union
-// below is what every face (CLI, IPC, HTTP) may answer with.
+// `message` adds the specifics (which file, which export); `explain(code)` is the general form,
+// served by `sandbox-packs explain CODE` and the UI's tooltip on a failure's code. Adding a code
+// is a deliberate act: the union below is what every face (CLI, IPC, HTTP) and every worker
+// protocol may carry, and ErrorCodeSchema is the one schema that checks it.
+
+import { z } from 'zod';
 
 export const ERROR_CODES = {
   // --- data crossing a boundary -------------------------------------------------------------
@@ -126,6 +129,9 @@ export const ERROR_CODES = {
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 export const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as ErrorCode[];
+
+/** The closed code set as a schema: an unknown code in a message is a parse failure. */
+export const ErrorCodeSchema = z.enum(ERROR_CODE_LIST as [ErrorCode, ...ErrorCode[]]);
 
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.hasOwn(ERROR_CODES, value);

@@ -4,6 +4,7 @@
 // the capability handlers on the host side.
 
 import { z } from 'zod';
+import { ErrorCodeSchema, type ErrorCode } from './codes.ts';
 import { LIMITS } from './limits.ts';
 
 /** One module as the guest-side kernel sees it (the catalog's ExecutableModule minus WASM bytes). */
@@ -49,9 +50,9 @@ export const KernelRunRequestSchema = z
 export type KernelRunRequest = z.infer<typeof KernelRunRequestSchema>;
 
 export const ReceiptModuleSchema = z.object({ moduleId: z.string(), displayName: z.string(), digest: z.string() }).strict();
-export const ReceiptCallSchema = z.object({ kind: z.enum(['capability', 'wasm']), name: z.string(), ok: z.boolean(), code: z.string().optional() }).strict();
+export const ReceiptCallSchema = z.object({ kind: z.enum(['capability', 'wasm']), name: z.string(), ok: z.boolean(), code: ErrorCodeSchema.optional() }).strict();
 export const ReceiptDenialSchema = z
-  .object({ kind: z.enum(['import', 'capability']), request: z.string(), from: z.string(), code: z.string(), reason: z.string() })
+  .object({ kind: z.enum(['import', 'capability']), request: z.string(), from: z.string(), code: ErrorCodeSchema, reason: z.string() })
   .strict();
 
 export const RunReceiptSchema = z
@@ -71,12 +72,13 @@ export type RunLog = z.infer<typeof RunLogSchema>;
 
 export const RunResultSchema = z.discriminatedUnion('ok', [
   z.object({ ok: z.literal(true), value: z.unknown(), logs: z.array(RunLogSchema), receipt: RunReceiptSchema }).strict(),
-  z.object({ ok: z.literal(false), code: z.string(), message: z.string(), logs: z.array(RunLogSchema), receipt: RunReceiptSchema }).strict(),
+  z.object({ ok: z.literal(false), code: ErrorCodeSchema, message: z.string(), logs: z.array(RunLogSchema), receipt: RunReceiptSchema }).strict(),
 ]);
 export type RunResult = z.infer<typeof RunResultSchema>;
 
 /** A host capability or WASM call answers with a tagged result: never a rejected promise. */
-export type HostCallResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly code: string; readonly message: string };
+export const HostCallResultSchema = z.union([z.object({ ok: z.literal(true), value: z.unknown() }), z.object({ ok: z.literal(false), code: ErrorCodeSchema, message: z.string() })]);
+export type HostCallResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly code: ErrorCode; readonly message: string };
 
 export function emptyReceipt(): RunReceipt {
   return { wallMs: 0, modules: [], calls: [], denied: [] };

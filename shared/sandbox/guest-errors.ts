@@ -3,6 +3,7 @@
 // code and sentence, and anything else is a runtime error located at the user's own line and
 // column (or named by the pack module it came from).
 
+import { isErrorCode, type ErrorCode } from '../protocol/codes.ts';
 import type { ReceiptDenial } from '../protocol/run.ts';
 import { LIMITS, formatBytes } from '../protocol/limits.ts';
 import { ENTRY_MODULE_NAME, type EntryModule } from './entry-transform.ts';
@@ -19,7 +20,7 @@ export interface ClassifyContext {
   readonly timeoutMs: number;
 }
 
-export type GuestFailure = { ok: false; code: string; message: string };
+export type GuestFailure = { ok: false; code: ErrorCode; message: string };
 
 /** Codes a guest Error may carry from the host side (the guest could forge one, mislabelling only its own failure). */
 const HOST_CODES = /^(wasm-[a-z-]+|fetch-[a-z-]+|response-too-large|workspace-failed|secret-not-set|capability-denied)$/;
@@ -62,7 +63,7 @@ export function classifyGuestError(info: GuestErrorInfo, context: ClassifyContex
     if (message === reason || message.endsWith(reason)) return { ok: false, code: denial.code, message: reason };
   }
   // Host-side failures rethrown by the bridge library or a WASM facade carry their code.
-  const hostCode = isObject && typeof info.code === 'string' && HOST_CODES.test(info.code) ? info.code : undefined;
+  const hostCode = isObject && typeof info.code === 'string' && HOST_CODES.test(info.code) && isErrorCode(info.code) ? info.code : undefined;
   const where = stack ? locate(stack, context) : undefined;
   if (hostCode) return { ok: false, code: hostCode, message: where ? `${message} (${where})` : message };
   const label = name ? `${name}: ${message}` : `Uncaught ${message}`;

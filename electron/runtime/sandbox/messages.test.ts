@@ -30,10 +30,24 @@ describe('worker message fast paths', () => {
   });
 
   it('parseToWorker agrees with ToWorkerSchema', () => {
-    const results: unknown[] = [{ ok: true, value: 1 }, { ok: true }, { ok: true, value: undefined }, { ok: false, code: 'c', message: 'm' }, { ok: false, code: 1, message: 'm' }, { ok: 'true', value: 1 }, [], null, { ok: true, value: { a: [1] }, x: 2 }, { ok: false, code: 'c', message: 'm', x: 1 }];
+    const results: unknown[] = [{ ok: true, value: 1 }, { ok: true }, { ok: true, value: undefined }, { ok: false, code: 'c', message: 'm' }, { ok: false, code: 'wasm-trap', message: 'm' }, { ok: false, code: 1, message: 'm' }, { ok: 'true', value: 1 }, [], null, { ok: true, value: { a: [1] }, x: 2 }, { ok: false, code: 'c', message: 'm', x: 1 }, { ok: false, code: 'timeout', message: 'm', x: 1 }];
     const cases: unknown[] = [];
     for (const runId of VALUES) for (const result of results) cases.push({ type: 'host-result', runId, callId: 2, result }, { type: 'host-result', runId: 1, callId: runId, result });
     expect(mismatches(parseToWorker, ToWorkerSchema, cases)).toEqual([]);
+  });
+
+  it('an unknown code in a worker message is a parse failure, both ways', () => {
+    const receipt = { wallMs: 1, modules: [], calls: [], denied: [] };
+    const done = (code: string) => ({ type: 'done', runId: 1, healthy: true, result: { ok: false, code, message: 'm', logs: [], receipt } });
+    const hostResult = (code: string) => ({ type: 'host-result', runId: 1, callId: 2, result: { ok: false, code, message: 'm' } });
+    const denial = (code: string) => ({ type: 'done', runId: 1, healthy: true, result: { ok: true, value: 1, logs: [], receipt: { ...receipt, denied: [{ kind: 'import', request: 'x', from: 'y', code, reason: 'r' }] } } });
+    const call = (code: string) => ({ type: 'done', runId: 1, healthy: true, result: { ok: true, value: 1, logs: [], receipt: { ...receipt, calls: [{ kind: 'wasm', name: 'f', ok: false, code }] } } });
+    for (const make of [done, denial, call]) {
+      expect(parseFromWorker(make('timeout'))).toBeDefined();
+      expect(parseFromWorker(make('made-up-code'))).toBeUndefined();
+    }
+    expect(parseToWorker(hostResult('capability-denied'))).toEqual(hostResult('capability-denied'));
+    expect(parseToWorker(hostResult('made-up-code'))).toBeUndefined();
   });
 
   it('parseWasmWorkerReply agrees with WasmWorkerReplySchema', () => {

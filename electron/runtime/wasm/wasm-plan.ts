@@ -19,7 +19,7 @@
 import { z } from 'zod';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { SandboxModuleResolutionOk } from '../../../shared/protocol/catalog.ts';
-import { ERROR_CODE_LIST, type ErrorCode } from '../../../shared/protocol/codes.ts';
+import { ErrorCodeSchema } from '../../../shared/protocol/codes.ts';
 import { LIMITS } from '../../../shared/protocol/limits.ts';
 import { WASM_VALUE_TYPES, WasmBudgetsSchema } from '../../../shared/protocol/manifest.ts';
 import { fail, ok, type Result } from '../../../shared/protocol/result.ts';
@@ -40,7 +40,7 @@ const WasmExportSignatureSchema = z
 /** A compiled module, or why the engine could not compile it (answered per call, as before). */
 const CompiledSchema = z.union([
   z.object({ ok: z.literal(true), digest: z.string().regex(/^[0-9a-f]{64}$/), module: z.instanceof(WebAssembly.Module), spare: z.boolean() }).strict(),
-  z.object({ ok: z.literal(false), code: z.enum(ERROR_CODE_LIST as [ErrorCode, ...ErrorCode[]]), message: z.string() }).strict(),
+  z.object({ ok: z.literal(false), code: ErrorCodeSchema, message: z.string() }).strict(),
 ]);
 
 export const WasmPlanModuleSchema = z
