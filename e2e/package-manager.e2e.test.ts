@@ -131,7 +131,9 @@ describe('the Package Manager and Code node in Chromium', () => {
 
     // An import the node does not declare: flagged inline, and the run's receipt shows it denied.
     const code = page.getByLabel('Code of node-1');
-    const saved1 = await code.inputValue();
+    // The editor is CodeMirror: its text is its lines.
+    const codeText = () => code.evaluate((el) => [...el.querySelectorAll(':scope > .cm-line')].map((line) => line.textContent ?? '').join('\n'));
+    const saved1 = await codeText();
     await code.fill(`import { clamp } from "${GEO}/simplify-wasm";\nreturn await clamp(5, 0, 1);`);
     await page.getByText(`The code imports "${GEO}/simplify-wasm", which is not in this node's packages`).waitFor();
     await page.getByRole('button', { name: 'Run node-1', exact: true }).click();
@@ -144,10 +146,10 @@ describe('the Package Manager and Code node in Chromium', () => {
     // Keyboard: Tab indents inside the editor; Esc then Tab moves on.
     await code.press('End');
     await code.press('Tab');
-    expect((await code.inputValue()).endsWith('  ')).toBe(true);
+    expect((await codeText()).endsWith('  ')).toBe(true);
     await code.press('Escape');
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.tagName)).not.toBe('TEXTAREA');
+    expect(await page.evaluate(() => document.activeElement?.classList.contains('code-editor'))).toBe(false);
     await code.fill(saved1);
   });
 
@@ -274,6 +276,8 @@ describe('the Package Manager and Code node in Chromium', () => {
 
     await screen('Workflows');
     await page.getByText('unavailable', { exact: true }).waitFor();
+    // The node's validation comes from code.validate a moment later.
+    await page.getByText(`No installed pack provides "${GEO}"`).waitFor();
     expect(await page.getByText(`No installed pack provides "${GEO}"`).count()).toBe(1);
     await snap(page, '07-workflow-unavailable');
     await page.getByRole('button', { name: `Remove ${GEO}` }).click();

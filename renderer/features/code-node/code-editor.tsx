@@ -191,15 +191,6 @@ export function CodeEditor({ label, value, onChange, onRun, marks = [], catalog 
           Prec.highest(
             keymap.of([
               {
-                // Esc releases Tab until the next other key, as the hint says (CodeMirror's own
-                // release is skipped when Esc closes a completion, and lapses after 2 s).
-                key: 'Escape',
-                run: (v) => {
-                  v.setTabFocusMode(RELEASE_MS);
-                  return false;
-                },
-              },
-              {
                 key: 'Mod-Enter',
                 run: (v) => {
                   closeCompletion(v);
@@ -211,6 +202,14 @@ export function CodeEditor({ label, value, onChange, onRun, marks = [], catalog 
           ),
           keymap.of([...completionKeymap, { key: 'Tab', run: typeIndent, shift: indentLess }, ...defaultKeymap, ...historyKeymap]),
           EditorView.domEventHandlers({ beforeinput: replaceAcrossLines }),
+          // Esc releases Tab until the next other key, as the hint says. An observer sees every Esc,
+          // also the one that closes a completion (CodeMirror's own release skips that one, and
+          // lapses after 2 s).
+          EditorView.domEventObservers({
+            keydown: (event, v) => {
+              if (event.key === 'Escape') v.setTabFocusMode(RELEASE_MS);
+            },
+          }),
           EditorView.contentAttributes.of({ 'aria-label': label, 'aria-describedby': hintId, 'aria-multiline': 'true' }),
           EditorView.updateListener.of((update) => {
             if (!update.docChanged) return;
