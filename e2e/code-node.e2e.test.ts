@@ -7,6 +7,7 @@
 // Remove can be undone, the draft survives a reload, and leaving a dirty page asks. Each new
 // state is saved under e2e/artifacts/.
 
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,9 +22,11 @@ let host: WebHost;
 let browser: Browser;
 let page: Page;
 let problems: string[];
+const MANY = 40;
 
 beforeAll(async () => {
   data = await fixtureDataDir(path.join(REPO_ROOT, 'fixtures/discovery/good/node_modules/@acme/geo'));
+  await writeManyModulePack(path.join(data.path, 'node_modules/@zz/many'));
   ({ services, host } = await startAppHost(data.path, BUILD));
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -32,6 +35,18 @@ beforeAll(async () => {
   await page.getByRole('heading', { name: 'Sandbox Packs' }).waitFor();
   await workflows();
 });
+
+/** A pack with 40 modules (the issue tried one with 37): one of them, m27, is about ISO week dates. */
+async function writeManyModulePack(dir: string): Promise<void> {
+  await mkdir(path.join(dir, 'sandbox'), { recursive: true });
+  const modules = [];
+  for (let i = 1; i <= MANY; i++) {
+    const name = `m${String(i).padStart(2, '0')}`;
+    await writeFile(path.join(dir, 'sandbox', `${name}.js`), `export const id = ${i};\n`);
+    modules.push({ name, kind: 'js', file: `sandbox/${name}.js`, description: i === 27 ? 'Parses ISO week dates.' : `Helper number ${i}.` });
+  }
+  await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: '@zz/many', version: '1.0.0', description: 'Many modules.', nodetool: { apiVersion: 1, sandboxModules: modules } }));
+}
 
 afterAll(async () => {
   await browser?.close();
@@ -176,6 +191,35 @@ describe('the Code node editor', () => {
     await last.getByRole('note').waitFor();
     expect(await last.getByRole('note').textContent()).toBe('Stale: the code or packages changed since this run. Run again to see the current result.');
     await snap(page, 'code-node-07-stale-result');
+  });
+});
+
+describe('a picker that scales', () => {
+  it('shows the selected modules first and a dozen matches, filters by description, and keeps focus on the chosen checkbox', async () => {
+    const found = page.getByRole('list', { name: 'Modules to add to node-1' });
+    const total = MANY + 3;
+    await page.getByText(`${total} modules match; showing 12.`).waitFor();
+    expect(await found.getByRole('checkbox').count()).toBe(12);
+    await page.getByRole('button', { name: `Show ${total - 12} more` }).waitFor();
+    // Each module's name appears once in its row (the description no longer repeats it).
+    expect(await found.getByRole('listitem').first().textContent()).toBe('@acme/geojs1.2.0DocsGreat-circle distance between two points, in km.');
+    await snap(page, 'code-node-11-picker');
+    const search = page.getByLabel('Find a module for node-1');
+    await search.fill('week');
+    await page.getByText('1 module matches.').waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('node-1-pkg-@zz/many/m27');
+    await page.keyboard.press('Space');
+    const chosen = page.getByRole('list', { name: 'Selected for node-1' });
+    await chosen.getByLabel('@zz/many/m27', { exact: true }).waitFor();
+    expect(await chosen.getByLabel('@zz/many/m27', { exact: true }).isChecked()).toBe(true);
+    await page.waitForFunction(() => document.activeElement?.id === 'node-1-pkg-@zz/many/m27');
+    await page.getByText('No module matches.').waitFor();
+    await snap(page, 'code-node-12-picker-chosen');
+    // Unselect it again: it goes back to the search results.
+    await page.keyboard.press('Space');
+    await found.getByLabel('@zz/many/m27', { exact: true }).waitFor();
+    await search.fill('');
   });
 });
 
