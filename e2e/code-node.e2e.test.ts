@@ -191,6 +191,18 @@ describe('the Code node editor', () => {
     await last.getByRole('note').waitFor();
     expect(await last.getByRole('note').textContent()).toBe('Stale: the code or packages changed since this run. Run again to see the current result.');
     await snap(page, 'code-node-07-stale-result');
+
+    // The same code run in this window: labelled so, and stale after an edit too.
+    await editor().fill('return 6 * 7;');
+    const here = page.getByRole('region', { name: 'In this window: node-1' });
+    await here.getByRole('button', { name: 'Run in this window (node-1)' }).click();
+    await here.getByLabel('Result value').filter({ hasText: /^42$/ }).waitFor({ timeout: 60_000 });
+    expect(await here.getByText('ran in this window', { exact: true }).count()).toBe(1);
+    expect(await here.getByRole('note').count()).toBe(0);
+    await editor().press('Control+End');
+    await page.keyboard.type(' // again');
+    await here.getByRole('note').waitFor();
+    expect(await here.getByRole('note').textContent()).toBe('Stale: the code or packages changed since this run. Run again to see the current result.');
   });
 });
 

@@ -7,6 +7,7 @@ import { useState } from 'react';
 import type { RequestOf } from '../../../shared/contract/methods.ts';
 import type { Failure } from '../../../shared/protocol/result.ts';
 import { useContractClient } from '../../api/client-context.tsx';
+import { Chip } from '../../ui/chip.tsx';
 import { RunOutput } from './run-panel.tsx';
 import { runNodeInWindow, type CodeRunValue } from '../../runner/run-node-in-window.ts';
 import { windowRunner, windowRunnerUnavailable } from '../../runner/window-runner.ts';
@@ -15,10 +16,14 @@ export function RunInWindow({ nodeId, request }: { nodeId: string; request: Requ
   const client = useContractClient();
   const [pending, setPending] = useState(false);
   const [outcome, setOutcome] = useState<{ ok: true; value: CodeRunValue } | Failure | undefined>(undefined);
+  // What the shown result answered: once the code or packages change it is marked stale.
+  const [ranWith, setRanWith] = useState<RequestOf<'code.run'> | undefined>(undefined);
+  const stale = ranWith !== undefined && (ranWith.code !== request.code || JSON.stringify(ranWith.packages) !== JSON.stringify(request.packages));
   const unavailable = windowRunnerUnavailable();
 
   async function run(): Promise<void> {
     setPending(true);
+    setRanWith(request);
     try {
       setOutcome(await runNodeInWindow(client, windowRunner(), request));
     } catch (error) {
@@ -41,7 +46,19 @@ export function RunInWindow({ nodeId, request }: { nodeId: string; request: Requ
           The run in this window could not start: {outcome.message} ({outcome.code})
         </p>
       )}
-      {outcome?.ok && <RunOutput run={outcome.value} />}
+      {outcome?.ok && (
+        <>
+          <p className="small">
+            <Chip tone="info">ran in this window</Chip>{' '}
+            {stale && (
+              <span className="warn-text" role="note">
+                Stale: the code or packages changed since this run. Run again to see the current result.
+              </span>
+            )}
+          </p>
+          <RunOutput run={outcome.value} />
+        </>
+      )}
     </section>
   );
 }
