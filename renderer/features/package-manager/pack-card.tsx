@@ -47,7 +47,8 @@ export function PackCard({ pack, modules, update }: { pack: InstalledPack; modul
           {update?.state === 'update' && update.latest && <Chip tone="info">{`${displayText(update.latest)} available`}</Chip>}
         </div>
       </header>
-      <p className="pack-description">{displayText(pack.description ?? INSTALL_MODE_HELP[pack.installMode])}</p>
+      {/* Without its own description (or its files), the mode's help line below says what it is. */}
+      {(pack.description !== undefined || pack.installMode === 'sandbox-only') && <p className="pack-description">{displayText(pack.description ?? INSTALL_MODE_HELP[pack.installMode])}</p>}
       {pack.installMode !== 'sandbox-only' && <p className="muted small">{INSTALL_MODE_HELP[pack.installMode]}</p>}
       {state === 'trust-failed' && <SetupFailure pack={pack} />}
       <ModuleRows modules={modules} emptyText={pack.status !== 'active' && pack.installMode !== 'register' ? 'Its sandbox modules are not loaded while the pack is inactive.' : undefined} />
