@@ -10,7 +10,7 @@ import { EngineSupply } from '../../shared/sandbox/engine-supply.ts';
 import { runKernel } from '../../shared/sandbox/kernel.ts';
 import { SYSTEM_CLOCK } from '../../shared/sandbox/system-clock.ts';
 import { emptyReceipt, type HostCallResult, type KernelRunRequest } from '../../shared/protocol/run.ts';
-import { ToKernelWorkerSchema, type FromKernelWorker } from './worker-messages.ts';
+import { parseToKernelWorker, ToKernelWorkerSchema, type FromKernelWorker } from '../../shared/sandbox/kernel-worker-messages.ts';
 
 /** The worker global as this file uses it (the DOM lib types `self` as a window). */
 const scope = self as unknown as { postMessage(message: unknown): void; onmessage: ((event: MessageEvent) => void) | null };
@@ -84,9 +84,8 @@ async function runOnce(supply: EngineSupply, runId: number, request: KernelRunRe
 }
 
 scope.onmessage = (event: MessageEvent) => {
-  const parsed = ToKernelWorkerSchema.safeParse(event.data);
-  if (!parsed.success) return;
-  const message = parsed.data;
+  const message = parseToKernelWorker(ToKernelWorkerSchema, event.data);
+  if (!message) return;
   if (message.type === 'init') {
     if (!engines) void boot(message.engineWasmUrl);
     return;

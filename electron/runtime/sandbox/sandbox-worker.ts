@@ -50,7 +50,8 @@ function post(message: FromWorker): void {
 
 port.on('message', (raw: unknown) => {
   const message = parseToWorker(raw);
-  if (!message) return;
+  // `init` is the browser worker's (it is told where its engine is); a thread compiles its own.
+  if (!message || message.type === 'init') return;
   if (message.type === 'host-result') {
     const resolve = waiting.get(message.callId);
     waiting.delete(message.callId);

@@ -1,0 +1,79 @@
+// The kernel worker's message protocol, one for both hosts: the Node pool's worker threads and the
+// browser's Web Worker speak it (a host whose runs carry more — the Node worker's WASM plan —
+// extends the run message). Both directions are parsed with zod from `unknown`: a worker runs
+// guest code, so the host never trusts what comes back without checking its shape, and the worker
+// never acts on a malformed request. Unknown keys are dropped, unknown codes refused.
+
+import { z } from 'zod';
+import { isErrorCode } from '../protocol/codes.ts';
+import { HostCallResultSchema, KernelRunRequestSchema, RunLogSchema, RunResultSchema, type RunLog } from '../protocol/run.ts';
+
+const InitMessageSchema = z.object({ type: z.literal('init'), engineWasmUrl: z.string().min(1) });
+/** A run as every host sends it; the Node pool's extends it with the run's WASM plan. */
+export const RunMessageSchema = z.object({ type: z.literal('run'), runId: z.number().int(), request: KernelRunRequestSchema });
+const HostResultMessageSchema = z.object({ type: z.literal('host-result'), runId: z.number().int(), callId: z.number().int(), result: HostCallResultSchema });
+export type HostResultMessage = z.infer<typeof HostResultMessageSchema>;
+
+/** What a kernel worker takes, with the host's own run message (see RunMessageSchema). */
+export function toKernelWorkerSchema<R extends typeof RunMessageSchema>(run: R) {
+  return z.discriminatedUnion('type', [InitMessageSchema, run, HostResultMessageSchema]);
+}
+
+export const ToKernelWorkerSchema = toKernelWorkerSchema(RunMessageSchema);
+export type ToKernelWorker = z.infer<typeof ToKernelWorkerSchema>;
+
+export const FromKernelWorkerSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready') }),
+  /** The browser worker could not compile its engine; the host counts it as a failed start. */
+  z.object({ type: z.literal('boot-failed'), message: z.string() }),
+  z.object({
+    type: z.literal('host-call'),
+    runId: z.number().int(),
+    callId: z.number().int(),
+    kind: z.enum(['capability', 'wasm']),
+    name: z.string(),
+    args: z.array(z.unknown()),
+  }),
+  z.object({ type: z.literal('done'), runId: z.number().int(), result: RunResultSchema, healthy: z.boolean() }),
+  /** A console entry the run kept, sent as it is kept: the host has the logs so far if it must terminate the worker. */
+  z.object({ type: z.literal('log'), runId: z.number().int(), entry: RunLogSchema }),
+]);
+export type FromKernelWorker = z.infer<typeof FromKernelWorkerSchema>;
+
+// Every guest-visible host call crosses this boundary twice. zod costs 8–25 µs per message here
+// while V8 is still warming it up between waits (measured), so the two hot shapes are checked by
+// hand first. A fast path only ever accepts what the schema accepts, and returns what zod would
+// (known keys only); anything else, including every odd case, is decided by zod.
+
+const isId = (v: unknown): v is number => Number.isSafeInteger(v);
+type Fields = Record<string, unknown>;
+const isRecord = (v: unknown): v is Fields => v !== null && typeof v === 'object' && !Array.isArray(v);
+const LEVELS: readonly unknown[] = RunLogSchema.shape.level.options;
+const isLevel = (v: unknown): v is RunLog['level'] => LEVELS.includes(v);
+
+/** Parse a message from a kernel worker; undefined when it is malformed. */
+export function parseFromKernelWorker(raw: unknown): FromKernelWorker | undefined {
+  if (isRecord(raw) && raw.type === 'host-call' && isId(raw.runId) && isId(raw.callId) && (raw.kind === 'capability' || raw.kind === 'wasm') && typeof raw.name === 'string' && Array.isArray(raw.args)) {
+    return { type: 'host-call', runId: raw.runId, callId: raw.callId, kind: raw.kind, name: raw.name, args: [...(raw.args as unknown[])] };
+  }
+  if (isRecord(raw) && raw.type === 'log' && isId(raw.runId) && isRecord(raw.entry) && isLevel(raw.entry.level) && typeof raw.entry.text === 'string' && Object.keys(raw.entry).length === 2) {
+    return { type: 'log', runId: raw.runId, entry: { level: raw.entry.level, text: raw.entry.text } };
+  }
+  const parsed = FromKernelWorkerSchema.safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** Parse a message to a kernel worker against the host's schema (from `toKernelWorkerSchema`); undefined when malformed. */
+export function parseToKernelWorker<S extends ReturnType<typeof toKernelWorkerSchema>>(schema: S, raw: unknown): z.infer<S> | undefined {
+  if (isRecord(raw) && raw.type === 'host-result' && isId(raw.runId) && isId(raw.callId) && isRecord(raw.result)) {
+    const result = raw.result;
+    if (result.ok === true && Object.hasOwn(result, 'value') && Object.keys(result).length === 2) {
+      return { type: 'host-result', runId: raw.runId, callId: raw.callId, result: { ok: true, value: result.value } } satisfies HostResultMessage as z.infer<S>;
+    }
+    if (result.ok === false && isErrorCode(result.code) && typeof result.message === 'string' && Object.keys(result).length === 3) {
+      return { type: 'host-result', runId: raw.runId, callId: raw.callId, result: { ok: false, code: result.code, message: result.message } } satisfies HostResultMessage as z.infer<S>;
+    }
+  }
+  const parsed = schema.safeParse(raw);
+  return parsed.success ? (parsed.data as z.infer<S>) : undefined;
+}
