@@ -1,9 +1,9 @@
-// The installer's CLI faces without npm: argument handling, exit codes, JSON output, search.
+// The package commands without npm: argument handling, exit codes, JSON output, search.
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../cli/main.ts';
+import { main } from './main.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'sp-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

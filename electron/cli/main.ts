@@ -1,6 +1,7 @@
 // Entry of the `sandbox-packs` CLI: finds the subcommand, runs it, and turns usage mistakes
-// into exit code 2 with the command's usage. The commands themselves are thin callers of the
-// same services the app and the web host use.
+// into exit code 2 with the command's usage. The commands themselves are thin: argv through one
+// parser (args.ts), a contract request through the same dispatcher the app and the web host use
+// (cli-services.ts), the tagged result printed.
 
 import { displayText } from '../../shared/protocol/display-text.ts';
 import { runtimeVersions, versionLines } from '../platform/app-runtime.ts';

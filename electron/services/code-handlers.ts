@@ -1,6 +1,7 @@
 // code.* over the code runner and the shared workflow validator: the request was parsed by the
 // contract; a run becomes the runner's request with the host-side grants the contract allows
-// (fetch to listed hosts only), a validation runs against the same injected catalog.
+// (fetch to listed hosts; a workspace and secrets only as the CLI's own grants, passed in the call
+// context), a validation runs against the same injected catalog.
 
 import type { Handler } from '../../shared/contract/dispatcher.ts';
 import { LIMITS } from '../../shared/protocol/limits.ts';
@@ -18,12 +19,16 @@ export function codeHandlers(
       const issues = validateWorkflow(workflow, catalog);
       return ok({ valid: !issues.some((issue) => issue.severity === 'error'), issues });
     },
-    'code.run': ({ code, packages, inputs, fetchHosts, timeoutMs, runId }) =>
+    'code.run': ({ code, packages, inputs, fetchHosts, timeoutMs, runId }, context) =>
       runner.run({
         code,
         packages,
         inputs: inputs ?? {},
-        grants: fetchHosts && fetchHosts.length > 0 ? { fetch: { hosts: fetchHosts } } : {},
+        grants: {
+          ...(fetchHosts && fetchHosts.length > 0 ? { fetch: { hosts: fetchHosts } } : {}),
+          // Workspace folders and secrets are the CLI's to grant (its user names them); no other face carries them.
+          ...(context.face === 'cli' ? context.grants : {}),
+        },
         timeoutMs: timeoutMs ?? LIMITS.guestTimeoutMs,
         ...(runId !== undefined ? { runId } : {}),
       }),

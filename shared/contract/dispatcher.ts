@@ -11,6 +11,18 @@ import { CONTRACT, isMethodName, responseSchemaOf, type MethodName, type ParsedR
 /** Who is calling: lets a handler (or its logs) tell the faces apart. */
 export interface CallContext {
   readonly face: 'ipc' | 'http' | 'cli' | 'mcp' | 'test';
+  /**
+   * Capabilities the contract deliberately does not carry (they name host paths and secret
+   * values, which a renderer must never supply): only the CLI grants them, for its own user, and
+   * code.run honours them only when `face` is 'cli'.
+   */
+  readonly grants?: FaceGrants;
+}
+
+/** What the CLI may grant a run beyond the request: a workspace folder, secrets with their values. */
+export interface FaceGrants {
+  readonly workspace?: { readonly dir: string };
+  readonly secrets?: Readonly<Record<string, string | undefined>>;
 }
 
 export type Handler<M extends MethodName> = (request: ParsedRequestOf<M>, context: CallContext) => Promise<Result<ValueOf<M>>>;

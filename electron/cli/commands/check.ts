@@ -3,11 +3,11 @@
 // only when nothing in it would hurt a user of the pack, so a pack's CI can run it as is.
 
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { displayText } from '../../../shared/protocol/display-text.ts';
 import { checkText } from '../../authoring/check-text.ts';
 import { checkPack } from '../../authoring/pack-check.ts';
 import { EXIT, UsageError, type CliCommand } from '../command.ts';
+import { parseCliArgs, registryOf } from '../args.ts';
 
 const USAGE = [
   'Usage: sandbox-packs check [DIR] [--registry URL] [--no-examples] [--json]',
@@ -30,22 +30,15 @@ export const check: CliCommand = {
   summary: 'Check a pack folder the way the app will see it once published (for pack authors)',
   usage: USAGE,
   async run(argv, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({ args: [...argv], options: { registry: { type: 'string' }, 'no-examples': { type: 'boolean' }, json: { type: 'boolean' } }, strict: true, allowPositionals: true });
-    } catch (error) {
-      throw new UsageError(error instanceof Error ? (error.message.split('\n')[0] as string) : String(error));
-    }
-    const { values, positionals } = parsed;
+    const { values, positionals } = parseCliArgs(argv, { registry: 'string', 'no-examples': 'boolean', json: 'boolean' });
     if (positionals.length > 1) throw new UsageError('Give at most one DIR.');
-    const registry = values.registry;
-    if (registry !== undefined && !/^https?:\/\/\S+$/.test(registry)) throw new UsageError('--registry must be an http(s) URL.');
+    const registry = registryOf(values.registry);
     const dir = path.resolve(io.cwd, positionals[0] ?? '.');
-    const json = values.json === true;
+    const json = values.json;
     const result = await checkPack({
       dir,
-      ...(registry ? { registry: registry.endsWith('/') ? registry : `${registry}/` } : {}),
-      examples: values['no-examples'] !== true,
+      ...(registry ? { registry } : {}),
+      examples: !values['no-examples'],
       ...(json ? {} : { onProgress: (line: string) => io.err(`[check] ${line}`) }),
     });
     if (!result.ok) {

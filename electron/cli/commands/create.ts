@@ -2,10 +2,10 @@
 // `sandbox-packs check` as written, and say what to do next.
 
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { displayText } from '../../../shared/protocol/display-text.ts';
 import { scaffoldPack } from '../../authoring/scaffold.ts';
 import { EXIT, UsageError, type CliCommand } from '../command.ts';
+import { parseCliArgs } from '../args.ts';
 
 const USAGE = [
   'Usage: sandbox-packs create DIR [--name @scope/name] [--wasm] [--json]',
@@ -25,15 +25,9 @@ export const create: CliCommand = {
   summary: 'Scaffold a new pack that passes `check` (for pack authors)',
   usage: USAGE,
   async run(argv, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({ args: [...argv], options: { name: { type: 'string' }, wasm: { type: 'boolean' }, json: { type: 'boolean' } }, strict: true, allowPositionals: true });
-    } catch (error) {
-      throw new UsageError(error instanceof Error ? (error.message.split('\n')[0] as string) : String(error));
-    }
-    const { values, positionals } = parsed;
+    const { values, positionals } = parseCliArgs(argv, { name: 'string', wasm: 'boolean', json: 'boolean' });
     if (positionals.length !== 1) throw new UsageError('Give exactly one DIR.');
-    const result = await scaffoldPack({ dir: path.resolve(io.cwd, positionals[0] as string), ...(values.name !== undefined ? { name: values.name } : {}), wasm: values.wasm === true });
+    const result = await scaffoldPack({ dir: path.resolve(io.cwd, positionals[0] as string), ...(values.name !== undefined ? { name: values.name } : {}), wasm: values.wasm });
     if (!result.ok) {
       if (values.json) io.out(JSON.stringify({ ok: false, code: result.code, message: result.message }));
       else io.err(`${result.code}: ${displayText(result.message)}`);

@@ -87,7 +87,7 @@ describe('sandbox-packs discover', () => {
     }
     const bad = cli(['--frobnicate']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('Unknown argument "--frobnicate".');
+    expect(bad.stderr).toContain('Unknown option "--frobnicate".');
     expect(cli(['--root']).code).toBe(2);
   });
 });

@@ -1,17 +1,14 @@
 // `sandbox-packs discover`: run discovery over an install root and show what the catalog would
-// hold, as a table for people or as JSON for scripts. It builds its own catalog from the same
-// discovery code the app uses (ledger-filtered in a managed root, with the real npm compiler), so
-// what it prints is what the app would load. Exit 0 whenever discovery ran, even with rejected
+// hold, as a table for people or as JSON for scripts. The catalog is opened the way the app opens
+// it (openRootCatalog: ledger-filtered in a managed root, with the real npm compiler) and read
+// through catalog.diagnostics, so what it prints is what the app would load. Exit 0 whenever discovery ran, even with rejected
 // packs; 2 on bad usage or an unreadable root.
 
-import path from 'node:path';
-import type { SandboxPackStatus } from '../../../shared/protocol/catalog.ts';
+import type { PackStatusRow } from '../../../shared/contract/schemas.ts';
 import { displayText } from '../../../shared/protocol/display-text.ts';
-import { openCatalog } from '../../catalog/catalog.ts';
-import { createNpmCompiler } from '../../compiler/npm-compiler.ts';
-import { activePackNames } from '../../install/active-packs.ts';
-import { defaultDataDir } from '../../platform/data-dir.ts';
-import { EXIT, UsageError, type CliCommand } from '../command.ts';
+import { EXIT, type CliCommand } from '../command.ts';
+import { parseCliArgs, ROOT_OPTIONS, rootOf } from '../args.ts';
+import { withCliServices } from '../cli-services.ts';
 
 const USAGE = [
   'Usage: sandbox-packs discover [--root DIR] [--json]',
@@ -46,7 +43,7 @@ export interface DiscoverJson {
   }[];
 }
 
-export function toDiscoverJson(root: string, packs: readonly SandboxPackStatus[]): DiscoverJson {
+export function toDiscoverJson(root: string, packs: readonly PackStatusRow[]): DiscoverJson {
   return {
     root,
     packs: packs.map((p) => ({
@@ -97,33 +94,22 @@ export const discoverCommand: CliCommand = {
   summary: 'List the sandbox packs of an install root and their modules',
   usage: USAGE,
   async run(args, io) {
-    let root: string | undefined;
-    let json = false;
-    for (let i = 0; i < args.length; i++) {
-      const arg = args[i] as string;
-      if (arg === '--json') json = true;
-      else if (arg === '--root') {
-        const value = args[++i];
-        if (value === undefined || value === '') throw new UsageError('--root needs a directory.');
-        root = value;
-      } else if (arg.startsWith('--root=')) {
-        root = arg.slice('--root='.length);
-        if (root === '') throw new UsageError('--root needs a directory.');
-      } else throw new UsageError(`Unknown argument "${arg}".`);
-    }
-    const resolvedRoot = root === undefined ? defaultDataDir(io.env) : path.resolve(io.cwd, root);
-    const onlyPacks = await activePackNames(resolvedRoot);
-    const catalog = await openCatalog({
-      root: resolvedRoot,
-      ...(onlyPacks ? { onlyPacks } : {}),
-      compiler: createNpmCompiler({ root: resolvedRoot }),
+    const { values } = parseCliArgs(args, ROOT_OPTIONS, { positionals: false });
+    const root = rootOf(values.root, io);
+    return withCliServices(root, io, {}, async (services) => {
+      const catalog = await services.openCatalog();
+      if (!catalog.ok) {
+        io.err(catalog.message);
+        return EXIT.usage;
+      }
+      const diagnostics = await services.call('catalog.diagnostics', {});
+      if (!diagnostics.ok) {
+        io.err(`${diagnostics.code}: ${diagnostics.message}`);
+        return EXIT.failed;
+      }
+      const out = toDiscoverJson(root, diagnostics.value.packs);
+      io.out(values.json ? JSON.stringify(out, null, 2) : table(out));
+      return EXIT.ok;
     });
-    if (!catalog.ok) {
-      io.err(`${catalog.message}`);
-      return EXIT.usage;
-    }
-    const out = toDiscoverJson(resolvedRoot, catalog.value.diagnostics());
-    io.out(json ? JSON.stringify(out, null, 2) : table(out));
-    return EXIT.ok;
   },
 };

@@ -1,10 +1,11 @@
 // `sandbox-packs first-run`: seeds a data directory with the packs the app ships and the example
 // workflow, the same step the app and `serve` take on the default data directory. Useful for a
-// root given with --root (which the app never seeds on its own) and for checking a bundle.
+// root given with --root (which the app never seeds on its own) and for checking a bundle. Seeding
+// is the app's start-up step, not a contract method, so this command calls it directly.
 
 import { seedDataDir } from '../../first-run/index.ts';
-import { resolveRoot } from '../../validation/root-catalog.ts';
-import { EXIT, UsageError, type CliCommand } from '../command.ts';
+import { EXIT, type CliCommand } from '../command.ts';
+import { parseCliArgs, REGISTRY_OPTIONS, registryOf, rootOf } from '../args.ts';
 
 const USAGE = [
   'Usage: sandbox-packs first-run [--root DIR] [--registry URL] [--json]',
@@ -23,20 +24,10 @@ export const firstRun: CliCommand = {
   summary: 'Seed a data directory with the shipped packs and the example workflow',
   usage: USAGE,
   async run(args, io) {
-    let root: string | undefined;
-    let registry: string | undefined;
-    let json = false;
-    for (let i = 0; i < args.length; i++) {
-      const arg = args[i];
-      if (arg === '--json') json = true;
-      else if (arg === '--root' || arg === '--registry') {
-        const value = args[++i];
-        if (value === undefined || value.startsWith('--')) throw new UsageError(`${arg} needs a value.`);
-        if (arg === '--root') root = value;
-        else registry = value;
-      } else throw new UsageError(`Unknown option "${arg}".`);
-    }
-    const dataDir = resolveRoot(root, io);
+    const { values } = parseCliArgs(args, REGISTRY_OPTIONS, { positionals: false });
+    const json = values.json;
+    const registry = registryOf(values.registry);
+    const dataDir = rootOf(values.root, io);
     const report = await seedDataDir(dataDir, { ...(registry ? { registry } : {}), onProgress: json ? undefined : (m) => io.out(m) });
     if (!report.ok) {
       io.err(`${report.code}: ${report.message}`);

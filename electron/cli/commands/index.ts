@@ -15,6 +15,7 @@ import { firstRun } from './first-run.ts';
 import { mcp } from './mcp.ts';
 import { create } from './create.ts';
 import { check } from './check.ts';
+import { explain } from './explain.ts';
 
 export const COMMANDS: readonly CliCommand[] = [
   discoverCommand,
@@ -32,4 +33,5 @@ export const COMMANDS: readonly CliCommand[] = [
   firstRun,
   create,
   check,
+  explain,
 ];

@@ -1,19 +1,27 @@
-// `sandbox-packs list`: the packs the root's ledger records, with mode, status and source.
+// `sandbox-packs list`: packs.list — the packs the root's ledger records, with mode, status and source.
 import type { CliCommand } from '../command.ts';
-import { COMMON_USAGE, finish, installerFor, parseInstallArgs } from '../../install/cli-support.ts';
+import { parseCliArgs, ROOT_OPTIONS, rootOf } from '../args.ts';
+import { withCliServices } from '../cli-services.ts';
+import { COMMON_USAGE, finish } from '../cli-support.ts';
+import { readLedger } from '../../install/ledger-store.ts';
 
 export const list: CliCommand = {
   name: 'list',
   summary: 'List installed packs',
   usage: `Usage: sandbox-packs list [--root DIR] [--json]\n${COMMON_USAGE}`,
   async run(argv, io) {
-    const args = parseInstallArgs(argv, io);
+    const { values } = parseCliArgs(argv, ROOT_OPTIONS, { positionals: false });
+    const root = rootOf(values.root, io);
+    const result = await withCliServices(root, io, {}, (services) => services.call('packs.list', {}));
+    // The registry the root remembers is part of the JSON scripts read; packs.list answers packs only.
+    const ledger = values.json && result.ok ? await readLedger(root) : undefined;
+    const registry = ledger?.ok ? ledger.value?.registry : undefined;
     return finish(
       io,
-      args,
-      await installerFor(args).list(),
+      values.json,
+      result,
       (o) => (o.packs.length ? o.packs.map((p) => `${p.name}@${p.version}  ${p.installMode}  ${p.status}  ${p.sourceLabel}${p.scripts.length ? `  scripts: ${p.scripts.length}` : ''}`).join('\n') : 'No packs installed.'),
-      (o) => ({ registry: o.registry, packs: o.packs.map((p) => ({ name: p.name, version: p.version, installMode: p.installMode, status: p.status, sourceLabel: p.sourceLabel, integrity: p.integrity, scripts: p.scripts })) }),
+      (o) => ({ registry, packs: o.packs.map((p) => ({ name: p.name, version: p.version, installMode: p.installMode, status: p.status, sourceLabel: p.sourceLabel, integrity: p.integrity, scripts: p.scripts })) }),
     );
   },
 };

@@ -17,9 +17,9 @@ describe('mcp arguments', () => {
 
   it('refuses unknown options, positionals, missing values and malformed hosts with a sentence', () => {
     expect(() => parseMcpArgs(['--port', '1'])).toThrow(UsageError);
-    expect(() => parseMcpArgs(['--port', '1'])).toThrow("Unknown option '--port'");
-    expect(() => parseMcpArgs(['serve'])).toThrow("Unexpected argument 'serve'");
-    expect(() => parseMcpArgs(['--root'])).toThrow("Option '--root <value>' argument missing");
+    expect(() => parseMcpArgs(['--port', '1'])).toThrow('Unknown option "--port".');
+    expect(() => parseMcpArgs(['serve'])).toThrow('Unexpected argument "serve".');
+    expect(() => parseMcpArgs(['--root'])).toThrow('--root needs a value.');
     expect(() => parseMcpArgs(['--allow', ' @acme/geo'])).toThrow('--allow " @acme/geo": give a module specifier such as @acme/geo or @acme/geo/simplify-wasm.');
     expect(() => parseMcpArgs(['--fetch', 'http://example.com'])).toThrow('--fetch: 0: a host is a lower-case DNS name, optionally starting with "*."');
   });

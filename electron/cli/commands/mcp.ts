@@ -8,17 +8,15 @@
 // output of the process included. The server stops when the client closes stdin, or on
 // SIGINT/SIGTERM, and then closes every worker it started.
 
-import { parseArgs } from 'node:util';
-import path from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CodeRunRequestSchema } from '../../../shared/contract/code-methods.ts';
 import { SpecifierSchema } from '../../../shared/protocol/declaration.ts';
 import { formatIssues } from '../../../shared/protocol/parse.ts';
 import { reportFirstRun, seedDataDir } from '../../first-run/index.ts';
 import { createMcpFace } from '../../mcp/mcp-server.ts';
-import { defaultDataDir } from '../../platform/data-dir.ts';
 import { createAppServices } from '../../services/app-services.ts';
 import { EXIT, UsageError, type CliCommand, type CliIo } from '../command.ts';
+import { parseCliArgs, rootOf } from '../args.ts';
 
 const SERVER_VERSION = '0.1.0';
 
@@ -45,29 +43,17 @@ export interface McpArgs {
 }
 
 export function parseMcpArgs(args: readonly string[]): McpArgs {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...args],
-      options: { root: { type: 'string' }, allow: { type: 'string', multiple: true }, fetch: { type: 'string', multiple: true } },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    // node:util's messages name the option ("Unknown option '--x'", "Option '--root <value>' argument missing").
-    throw new UsageError(error instanceof Error ? error.message.split('\n')[0]! : String(error));
-  }
-  if (values.root === '') throw new UsageError('--root needs a directory.');
-  for (const spec of values.allow ?? []) {
+  const { values } = parseCliArgs(args, { root: 'string', allow: 'strings', fetch: 'strings' }, { positionals: false });
+  for (const spec of values.allow) {
     const parsed = SpecifierSchema.safeParse(spec);
     if (!parsed.success || spec.trim() !== spec) throw new UsageError(`--allow ${JSON.stringify(spec)}: give a module specifier such as @acme/geo or @acme/geo/simplify-wasm.`);
   }
-  const hosts = (values.fetch ?? []).map((h) => h.toLowerCase());
+  const hosts = values.fetch.map((h) => h.toLowerCase());
   const checked = CodeRunRequestSchema.shape.fetchHosts.safeParse(hosts);
   if (!checked.success) throw new UsageError(`--fetch: ${formatIssues(checked.error.issues)}`);
   return {
     ...(values.root !== undefined ? { root: values.root } : {}),
-    ...(values.allow !== undefined ? { allow: [...new Set(values.allow)] } : {}),
+    ...(values.allow.length > 0 ? { allow: [...new Set(values.allow)] } : {}),
     fetchHosts: [...new Set(hosts)],
   };
 }
@@ -106,7 +92,7 @@ export const mcp: CliCommand = {
   usage: USAGE,
   async run(argv, io: CliIo) {
     const args = parseMcpArgs(argv);
-    const dataDir = args.root !== undefined ? path.resolve(io.cwd, args.root) : defaultDataDir(io.env);
+    const dataDir = rootOf(args.root, io);
     const restoreConsole = consoleToStderr();
     try {
       // Like `serve`: the app's own data directory is seeded on first start (progress to stderr).

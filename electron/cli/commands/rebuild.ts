@@ -1,18 +1,29 @@
-// `sandbox-packs rebuild NAME`: run a trusted pack's install scripts again against the artifact
-// on disk (or a refetched copy whose integrity matches the first install).
+// `sandbox-packs rebuild NAME`: packs.rebuild — run a trusted pack's install scripts again against
+// the artifact on disk (or a refetched copy whose integrity matches the first install).
 import type { CliCommand } from '../command.ts';
-import { COMMON_USAGE, finish, installerFor, onlyPositional, parseInstallArgs, progressLine, reconcileFirst } from '../../install/cli-support.ts';
+import type { InstalledPack } from '../../../shared/contract/pack-schemas.ts';
+import { onlyPositional, parseCliArgs, ROOT_OPTIONS, rootOf } from '../args.ts';
+import { withCliServices } from '../cli-services.ts';
+import { COMMON_USAGE, finish, reconcileFirst } from '../cli-support.ts';
+
+/** Whose install scripts a trust or rebuild ran: the packages the recorded scripts belong to. */
+export function scriptsRanText(pack: InstalledPack, none: string): string {
+  const packages = [...new Set(pack.scripts.map((s) => s.package))];
+  return packages.length ? `ran the install scripts of ${packages.join(', ')}` : none;
+}
 
 export const rebuild: CliCommand = {
   name: 'rebuild',
   summary: 'Re-run a trusted pack\'s install scripts',
   usage: `Usage: sandbox-packs rebuild NAME [--root DIR] [--json]\n${COMMON_USAGE}`,
   async run(argv, io) {
-    const args = parseInstallArgs(argv, io);
-    const name = onlyPositional(args, 'pack name');
-    const installer = installerFor(args);
-    await reconcileFirst(installer, io);
-    const result = await installer.rebuild(name, { onProgress: progressLine(io) });
-    return finish(io, args, result, (o) => o.note ?? `Rebuilt ${o.name}@${o.version}: ran ${o.scriptsRun.length ? o.scriptsRun.join(', ') : 'nothing (no install scripts)'}${o.refetched ? ' after verifying a refetched artifact' : ''}.`);
+    const { values, positionals } = parseCliArgs(argv, ROOT_OPTIONS);
+    const name = onlyPositional(positionals, 'pack name');
+    const root = rootOf(values.root, io);
+    await reconcileFirst(root, io);
+    const result = await withCliServices(root, io, {}, (services) => services.call('packs.rebuild', { name }));
+    return finish(io, values.json, result, (o) =>
+      o.installMode === 'sandbox-only' ? 'Sandbox-only packs never run install scripts.' : `Rebuilt ${o.name}@${o.version}: ${scriptsRanText(o, 'ran nothing (no install scripts)')}.`,
+    );
   },
 };

@@ -1,6 +1,6 @@
-// `sandbox-packs run FILE`: run Code-node code headlessly through the same catalog, code runner,
-// sandbox pool and WASM dispatcher the app uses, so a failing import or a denial reproduces
-// exactly. With --codeact the declaration is not given: the code's imports are parsed and
+// `sandbox-packs run FILE`: code.run through the contract dispatcher, with the same catalog, code
+// runner, sandbox pool and WASM dispatcher the app uses, so a failing import or a denial
+// reproduces exactly. With --codeact the declaration is not given: the code's imports are parsed and
 // mounted only if each is on the session allowlist (--session-allow; default: trusted packs).
 //
 // Secrets: `--secret NAME` grants the secret NAME and takes its value from the environment
@@ -11,13 +11,14 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { LIMITS } from '../../../shared/protocol/limits.ts';
 import { SandboxModuleDeclarationSchema, type SandboxModuleDeclaration } from '../../../shared/protocol/declaration.ts';
-import { IDENTIFIER_PATTERN, type RunResult } from '../../../shared/protocol/run.ts';
+import { emptyReceipt, IDENTIFIER_PATTERN, type RunResult } from '../../../shared/protocol/run.ts';
 import { formatIssues } from '../../../shared/protocol/parse.ts';
 import { codeActDeclarations } from '../../../shared/sandbox/codeact.ts';
-import type { HostGrants } from '../../runtime/sandbox/host-capabilities.ts';
-import { createCodeRunner } from '../../services/code-runner.ts';
-import { openRootCatalog, resolveRoot, trustedSpecifiers } from '../../validation/root-catalog.ts';
+import type { FaceGrants } from '../../../shared/contract/dispatcher.ts';
+import { effectiveAllowlist } from '../../../shared/contract/session-allowlist.ts';
 import { EXIT, UsageError, type CliCommand, type CliIo } from '../command.ts';
+import { parseCliArgs, rootOf } from '../args.ts';
+import { withCliServices, type CliServices } from '../cli-services.ts';
 
 const USAGE = [
   'Usage: sandbox-packs run FILE [--root DIR] [--package SPEC]... [--input NAME=JSON]...',
@@ -79,55 +80,66 @@ interface RunArgs {
   sessionAllow: string[];
 }
 
-function parseArgs(args: readonly string[]): RunArgs {
-  const out: RunArgs = { file: '', root: undefined, packages: [], inputs: {}, hosts: [], workspace: undefined, secrets: [], timeoutMs: LIMITS.guestTimeoutMs, json: false, codeact: false, sessionAllow: [] };
-  const files: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    const value = (): string => {
-      const v = inline ?? args[++i];
-      if (v === undefined || v === '') throw new UsageError(`${flag} needs a value.`);
-      return v;
-    };
-    switch (flag) {
-      case '--json': out.json = true; break;
-      case '--codeact': out.codeact = true; break;
-      case '--root': out.root = value(); break;
-      case '--package': out.packages.push(parseSpec(value())); break;
-      case '--allow-fetch': out.hosts.push(value().toLowerCase()); break;
-      case '--workspace': out.workspace = value(); break;
-      case '--secret': out.secrets.push(value()); break;
-      case '--session-allow': out.sessionAllow.push(parseSpec(value()).specifier); break;
-      case '--timeout': {
-        const ms = Number(value());
-        if (!Number.isInteger(ms) || ms < 1 || ms > LIMITS.guestTimeoutMs) throw new UsageError(`--timeout must be a whole number of ms from 1 to ${LIMITS.guestTimeoutMs}.`);
-        out.timeoutMs = ms;
-        break;
-      }
-      case '--input': {
-        const raw = value();
-        const eq = raw.indexOf('=');
-        const name = eq > 0 ? raw.slice(0, eq) : '';
-        if (!IDENTIFIER_PATTERN.test(name)) throw new UsageError(`--input ${JSON.stringify(raw)}: expected NAME=JSON with NAME a JavaScript identifier.`);
-        try {
-          out.inputs[name] = JSON.parse(raw.slice(eq + 1)) as unknown;
-        } catch {
-          throw new UsageError(`--input ${name}: the value is not valid JSON.`);
-        }
-        break;
-      }
-      default:
-        if (arg.startsWith('-')) throw new UsageError(`Unknown option "${arg}".`);
-        files.push(arg);
+const OPTIONS = {
+  root: 'string',
+  package: 'strings',
+  input: 'strings',
+  'allow-fetch': 'strings',
+  workspace: 'string',
+  secret: 'strings',
+  timeout: 'string',
+  json: 'boolean',
+  codeact: 'boolean',
+  'session-allow': 'strings',
+} as const;
+
+function parseRunArgs(args: readonly string[]): RunArgs {
+  const { values, positionals } = parseCliArgs(args, OPTIONS);
+  if (positionals.length !== 1) throw new UsageError(positionals.length ? 'Give exactly one FILE.' : 'Give the FILE with the code to run.');
+  let timeoutMs: number = LIMITS.guestTimeoutMs;
+  if (values.timeout !== undefined) {
+    timeoutMs = Number(values.timeout);
+    if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > LIMITS.guestTimeoutMs) throw new UsageError(`--timeout must be a whole number of ms from 1 to ${LIMITS.guestTimeoutMs}.`);
+  }
+  const inputs: Record<string, unknown> = {};
+  for (const raw of values.input) {
+    const eq = raw.indexOf('=');
+    const name = eq > 0 ? raw.slice(0, eq) : '';
+    if (!IDENTIFIER_PATTERN.test(name)) throw new UsageError(`--input ${JSON.stringify(raw)}: expected NAME=JSON with NAME a JavaScript identifier.`);
+    try {
+      inputs[name] = JSON.parse(raw.slice(eq + 1)) as unknown;
+    } catch {
+      throw new UsageError(`--input ${name}: the value is not valid JSON.`);
     }
   }
-  if (files.length !== 1) throw new UsageError(files.length ? 'Give exactly one FILE.' : 'Give the FILE with the code to run.');
-  out.file = files[0] as string;
-  for (const secret of out.secrets) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(secret)) throw new UsageError(`--secret ${JSON.stringify(secret)}: a secret name is an environment variable name.`);
-  if (out.codeact && out.packages.length) throw new UsageError('--codeact takes its packages from the code\'s imports; do not pass --package.');
-  if (!out.codeact && out.sessionAllow.length) throw new UsageError('--session-allow only applies with --codeact.');
-  return out;
+  for (const secret of values.secret) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(secret)) throw new UsageError(`--secret ${JSON.stringify(secret)}: a secret name is an environment variable name.`);
+  if (values.codeact && values.package.length) throw new UsageError('--codeact takes its packages from the code\'s imports; do not pass --package.');
+  if (!values.codeact && values['session-allow'].length) throw new UsageError('--session-allow only applies with --codeact.');
+  return {
+    file: positionals[0] as string,
+    root: values.root,
+    packages: values.package.map(parseSpec),
+    inputs,
+    hosts: values['allow-fetch'].map((host) => host.toLowerCase()),
+    workspace: values.workspace,
+    secrets: values.secret,
+    timeoutMs,
+    json: values.json,
+    codeact: values.codeact,
+    sessionAllow: values['session-allow'].map((spec) => parseSpec(spec).specifier),
+  };
+}
+
+/**
+ * The CodeAct default when no --session-allow is given: the same rule the app and the MCP server
+ * apply to an empty saved allowlist (the ready modules of trusted, active packs). A root without
+ * a ledger has no trusted packs.
+ */
+async function defaultAllowlist(services: CliServices): Promise<string[]> {
+  const packs = await services.call('packs.list', {});
+  const modules = await services.call('catalog.summaries', {});
+  if (!packs.ok || !modules.ok) return [];
+  return effectiveAllowlist([], packs.value.packs, modules.value.modules).specifiers;
 }
 
 function print(io: CliIo, json: boolean, result: RunResult): void {
@@ -148,7 +160,7 @@ export const run: CliCommand = {
   summary: 'Run Code-node code in the sandbox with declared packages',
   usage: USAGE,
   async run(argv, io) {
-    const args = parseArgs(argv);
+    const args = parseRunArgs(argv);
     const file = path.resolve(io.cwd, args.file);
     let code: string;
     try {
@@ -162,37 +174,36 @@ export const run: CliCommand = {
       const st = await stat(workspace).catch(() => undefined);
       if (!st?.isDirectory()) throw new UsageError(`--workspace ${workspace} is not a directory.`);
     }
-    const root = resolveRoot(args.root, io);
-    const catalog = await openRootCatalog(root);
-    if (!catalog.ok) {
-      io.err(catalog.message);
-      return EXIT.usage;
-    }
-
-    let packages = args.packages;
-    if (args.codeact) {
-      const allow = args.sessionAllow.length ? new Set(args.sessionAllow) : await trustedSpecifiers(root, catalog.value);
-      const declared = codeActDeclarations(code, allow);
-      if (!declared.ok) {
-        print(io, args.json, { ok: false, code: declared.code, message: declared.message, logs: [], receipt: { wallMs: 0, modules: [], calls: [], denied: [] } });
-        return EXIT.failed;
+    return withCliServices(rootOf(args.root, io), io, {}, async (services) => {
+      const catalog = await services.openCatalog();
+      if (!catalog.ok) {
+        io.err(catalog.message);
+        return EXIT.usage;
       }
-      packages = declared.value;
-    }
 
-    const grants: HostGrants = {
-      ...(args.hosts.length ? { fetch: { hosts: args.hosts } } : {}),
-      ...(workspace !== undefined ? { workspace: { dir: workspace } } : {}),
-      ...(args.secrets.length ? { secrets: Object.fromEntries(args.secrets.map((name) => [name, io.env[name]])) } : {}),
-    };
-    const runner = createCodeRunner(catalog.value, { sandboxWorkers: 1, wasmLanes: 1 });
-    try {
-      const outcome = await runner.run({ code, packages, inputs: args.inputs, grants, timeoutMs: args.timeoutMs });
-      const result: RunResult = outcome.ok ? outcome.value.result : { ok: false, code: outcome.code, message: outcome.message, logs: [], receipt: { wallMs: 0, modules: [], calls: [], denied: [] } };
+      let packages = args.packages;
+      if (args.codeact) {
+        const allow = new Set(args.sessionAllow.length ? args.sessionAllow : await defaultAllowlist(services));
+        const declared = codeActDeclarations(code, allow);
+        if (!declared.ok) {
+          print(io, args.json, { ok: false, code: declared.code, message: declared.message, logs: [], receipt: emptyReceipt() });
+          return EXIT.failed;
+        }
+        packages = declared.value;
+      }
+
+      // The workspace folder and the secrets' values are the CLI's own grants: the contract carries neither.
+      const grants: FaceGrants = {
+        ...(workspace !== undefined ? { workspace: { dir: workspace } } : {}),
+        ...(args.secrets.length ? { secrets: Object.fromEntries(args.secrets.map((name) => [name, io.env[name]])) } : {}),
+      };
+      const request = { code, packages, inputs: args.inputs, ...(args.hosts.length ? { fetchHosts: args.hosts } : {}), timeoutMs: args.timeoutMs };
+      const outcome = await services.call('code.run', request, grants);
+      // What the contract refuses was made from argv (a host pattern, an input name): bad usage.
+      if (!outcome.ok && outcome.code === 'invalid-request') throw new UsageError(outcome.message);
+      const result: RunResult = outcome.ok ? outcome.value.result : { ok: false, code: outcome.code, message: outcome.message, logs: [], receipt: emptyReceipt() };
       print(io, args.json, result);
       return result.ok ? EXIT.ok : EXIT.failed;
-    } finally {
-      await runner.close();
-    }
+    });
   },
 };

@@ -1,11 +1,12 @@
-// `sandbox-packs search [TERM…]`: find packs in the bundled registry index (or --index FILE/URL)
-// and on the registry (--registry URL, else the one the root remembers, else npm's), through the
-// same search the app's Available tab uses; each hit says where it came from.
+// `sandbox-packs search [TERM…]`: packs.search — the bundled registry index (or --index FILE/URL)
+// merged with the registry's npm search (--registry URL, else the one the root remembers, else
+// npm's), the same search the app's Available tab uses; each hit says where it came from.
+import path from 'node:path';
 import type { CliCommand } from '../command.ts';
-import { finish, parseInstallArgs } from '../../install/cli-support.ts';
+import { parseCliArgs, REGISTRY_OPTIONS, registryOf, rootOf } from '../args.ts';
+import { withCliServices } from '../cli-services.ts';
+import { finish } from '../cli-support.ts';
 import { readLedger } from '../../install/ledger-store.ts';
-import { DEFAULT_REGISTRY } from '../../install/npm-root.ts';
-import { searchPacks } from '../../install/registry-search.ts';
 import { displayText } from '../../../shared/protocol/display-text.ts';
 import type { PackSearchResult } from '../../../shared/contract/search-schemas.ts';
 
@@ -33,13 +34,16 @@ export const search: CliCommand = {
     '  --index FILE|URL  registry index to merge with (default: the bundled index of our packs)\n' +
     '  --json            print the result as JSON',
   async run(argv, io) {
-    const args = parseInstallArgs(argv, io, [], ['index']);
-    let registry = args.registry;
+    const { values, positionals } = parseCliArgs(argv, { ...REGISTRY_OPTIONS, index: 'string' });
+    const root = rootOf(values.root, io);
+    let registry = registryOf(values.registry);
     if (!registry) {
-      const ledger = await readLedger(args.root);
-      registry = (ledger.ok ? ledger.value?.registry : undefined) ?? DEFAULT_REGISTRY;
+      const ledger = await readLedger(root);
+      registry = ledger.ok ? ledger.value?.registry : undefined;
     }
-    const result = await searchPacks({ term: args.positional.join(' '), registry, ...(args.values.get('index') ? { index: args.values.get('index') as string } : {}), cwd: io.cwd });
-    return finish(io, args, result, text, (value) => ({ results: value.hits, registry: value.registry, ...(value.note ? { note: value.note } : {}) }));
+    // A file index is named relative to where the command was run; a URL is left as it is.
+    const index = values.index === undefined || /^[a-z][a-z0-9+.-]*:\/\//i.test(values.index) ? values.index : path.resolve(io.cwd, values.index);
+    const result = await withCliServices(root, io, { ...(registry ? { registry } : {}), ...(index ? { registryIndex: index } : {}) }, (services) => services.call('packs.search', { term: positionals.join(' ') }));
+    return finish(io, values.json, result, text, (value) => ({ results: value.hits, registry: value.registry, ...(value.note ? { note: value.note } : {}) }));
   },
 };

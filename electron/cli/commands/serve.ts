@@ -8,10 +8,10 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createAppServices } from '../../services/app-services.ts';
 import { startWebHost } from '../../server/web-host.ts';
-import { defaultDataDir } from '../../platform/data-dir.ts';
 import { assetPath } from '../../platform/assets.ts';
 import { seedDataDirInBackground } from '../../first-run/index.ts';
 import { EXIT, UsageError, type CliCommand } from '../command.ts';
+import { parseCliArgs, rootOf } from '../args.ts';
 
 const USAGE = [
   'Usage: sandbox-packs serve [--root DIR] [--port N]',
@@ -35,24 +35,13 @@ export interface ServeArgs {
 }
 
 export function parseServeArgs(args: readonly string[]): ServeArgs {
-  let root: string | undefined;
+  const { values } = parseCliArgs(args, { root: 'string', port: 'string' }, { positionals: false });
   let port = 0;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    const value = args[i + 1];
-    if (arg === '--root' || arg === '--port') {
-      if (value === undefined || value.startsWith('--')) throw new UsageError(`${arg} needs a value.`);
-      i++;
-      if (arg === '--root') root = value;
-      else {
-        if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) throw new UsageError(`--port must be a number from 0 to 65535, not "${value}".`);
-        port = Number(value);
-      }
-    } else {
-      throw new UsageError(`Unknown option "${arg}".`);
-    }
+  if (values.port !== undefined) {
+    if (!/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535) throw new UsageError(`--port must be a number from 0 to 65535, not "${values.port}".`);
+    port = Number(values.port);
   }
-  return { ...(root !== undefined ? { root } : {}), port };
+  return { ...(values.root !== undefined ? { root: values.root } : {}), port };
 }
 
 export const serve: CliCommand = {
@@ -61,7 +50,7 @@ export const serve: CliCommand = {
   usage: USAGE,
   async run(args, io) {
     const parsed = parseServeArgs(args);
-    const dataDir = parsed.root !== undefined ? path.resolve(io.cwd, parsed.root) : defaultDataDir(io.env);
+    const dataDir = rootOf(parsed.root, io);
     const services = await createAppServices({ dataDir, onBug: (where, error) => io.err(`bug in ${where}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`) });
     if (!services.ok) {
       io.err(`${services.code}: ${services.message}`);

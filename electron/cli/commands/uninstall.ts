@@ -1,16 +1,24 @@
-// `sandbox-packs uninstall NAME`: forget the pack in the ledger, then remove it from the root.
+// `sandbox-packs uninstall NAME`: packs.uninstall — forget the pack in the ledger, then remove it from the root.
 import type { CliCommand } from '../command.ts';
-import { COMMON_USAGE, finish, installerFor, onlyPositional, parseInstallArgs, progressLine, reconcileFirst } from '../../install/cli-support.ts';
+import { onlyPositional, parseCliArgs, ROOT_OPTIONS, rootOf } from '../args.ts';
+import { withCliServices } from '../cli-services.ts';
+import { COMMON_USAGE, finish, reconcileFirst } from '../cli-support.ts';
 
 export const uninstall: CliCommand = {
   name: 'uninstall',
   summary: 'Remove an installed pack',
   usage: `Usage: sandbox-packs uninstall NAME [--root DIR] [--json]\n${COMMON_USAGE}`,
   async run(argv, io) {
-    const args = parseInstallArgs(argv, io);
-    const name = onlyPositional(args, 'pack name');
-    const installer = installerFor(args);
-    await reconcileFirst(installer, io);
-    return finish(io, args, await installer.uninstall(name, { onProgress: progressLine(io) }), (o) => `Removed ${o.name}@${o.version}.`);
+    const { values, positionals } = parseCliArgs(argv, ROOT_OPTIONS);
+    const name = onlyPositional(positionals, 'pack name');
+    const root = rootOf(values.root, io);
+    await reconcileFirst(root, io);
+    return withCliServices(root, io, {}, async (services) => {
+      // The version it had, for the sentence: packs.uninstall answers with the name only.
+      const listed = await services.call('packs.list', {});
+      const version = listed.ok ? listed.value.packs.find((p) => p.name === name)?.version : undefined;
+      const result = await services.call('packs.uninstall', { name });
+      return finish(io, values.json, result, (o) => `Removed ${o.name}${version ? `@${version}` : ''}.`, (o) => ({ ...o, ...(version ? { version } : {}) }));
+    });
   },
 };

@@ -1,15 +1,16 @@
-// `sandbox-packs validate WORKFLOW.json`: check a workflow's Code nodes against an install root
-// before anything runs — unknown specifiers (naming the pack to install), imports missing from a
-// node's declaration, declared-but-unused packages, version and content-digest drift. Exit 1 when
+// `sandbox-packs validate WORKFLOW.json`: code.validate through the contract dispatcher — check a
+// workflow's Code nodes against an install root before anything runs: unknown specifiers (naming
+// the pack to install), imports missing from a node's declaration, declared-but-unused packages,
+// version and content-digest drift. Exit 1 when
 // any error is found, 0 when only warnings (or nothing), 2 on bad usage or an unreadable workflow.
 
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseWith } from '../../../shared/protocol/parse.ts';
-import { WorkflowSchema } from '../../../shared/protocol/workflow.ts';
-import { validateWorkflow } from '../../../shared/sandbox/validate-workflow.ts';
-import { openRootCatalog, resolveRoot } from '../../validation/root-catalog.ts';
-import { EXIT, UsageError, type CliCommand } from '../command.ts';
+import type { RequestOf } from '../../../shared/contract/methods.ts';
+import type { Workflow } from '../../../shared/protocol/workflow.ts';
+import { EXIT, type CliCommand } from '../command.ts';
+import { onlyPositional, parseCliArgs, ROOT_OPTIONS, rootOf } from '../args.ts';
+import { withCliServices } from '../cli-services.ts';
 
 const USAGE = [
   'Usage: sandbox-packs validate WORKFLOW.json [--root DIR] [--json]',
@@ -28,21 +29,8 @@ export const validate: CliCommand = {
   summary: 'Check a workflow\'s Code-node packages and imports before running it',
   usage: USAGE,
   async run(args, io) {
-    let root: string | undefined;
-    let json = false;
-    const files: string[] = [];
-    for (let i = 0; i < args.length; i++) {
-      const arg = args[i] as string;
-      if (arg === '--json') json = true;
-      else if (arg === '--root' || arg.startsWith('--root=')) {
-        const value = arg === '--root' ? args[++i] : arg.slice('--root='.length);
-        if (!value) throw new UsageError('--root needs a directory.');
-        root = value;
-      } else if (arg.startsWith('-')) throw new UsageError(`Unknown option "${arg}".`);
-      else files.push(arg);
-    }
-    if (files.length !== 1) throw new UsageError('Give exactly one WORKFLOW.json.');
-    const file = path.resolve(io.cwd, files[0] as string);
+    const { values, positionals } = parseCliArgs(args, ROOT_OPTIONS);
+    const file = path.resolve(io.cwd, onlyPositional(positionals, 'WORKFLOW.json'));
     let raw: unknown;
     try {
       raw = JSON.parse(await readFile(file, 'utf8')) as unknown;
@@ -50,23 +38,27 @@ export const validate: CliCommand = {
       io.err(`Cannot read ${file} as JSON: ${error instanceof Error ? error.message : String(error)}`);
       return EXIT.usage;
     }
-    const workflow = parseWith(WorkflowSchema, raw, file);
-    if (!workflow.ok) {
-      io.err(workflow.message);
-      return EXIT.usage;
-    }
-    const catalog = await openRootCatalog(resolveRoot(root, io));
-    if (!catalog.ok) {
-      io.err(catalog.message);
-      return EXIT.usage;
-    }
-    const issues = validateWorkflow(workflow.value, catalog.value);
-    const errors = issues.filter((i) => i.severity === 'error').length;
-    if (json) io.out(JSON.stringify({ ok: errors === 0, issues }, null, 2));
-    else {
-      for (const i of issues) io.out(`${i.severity === 'error' ? 'error  ' : 'warning'} ${i.nodeId}: ${i.message} [${i.code}]`);
-      io.out(`${workflow.value.nodes.length} node(s): ${errors} error(s), ${issues.length - errors} warning(s).`);
-    }
-    return errors ? EXIT.failed : EXIT.ok;
+    return withCliServices(rootOf(values.root, io), io, {}, async (services) => {
+      const catalog = await services.openCatalog();
+      if (!catalog.ok) {
+        io.err(catalog.message);
+        return EXIT.usage;
+      }
+      // The file goes in as it was read: the dispatcher's WorkflowSchema checks it, and a malformed
+      // workflow comes back as an invalid request.
+      const result = await services.call('code.validate', { workflow: raw } as RequestOf<'code.validate'>);
+      if (!result.ok) {
+        io.err(result.code === 'invalid-request' ? `${file} is not a workflow: ${result.message}` : `${result.code}: ${result.message}`);
+        return result.code === 'invalid-request' ? EXIT.usage : EXIT.failed;
+      }
+      const { issues } = result.value;
+      const errors = issues.filter((i) => i.severity === 'error').length;
+      if (values.json) io.out(JSON.stringify({ ok: errors === 0, issues }, null, 2));
+      else {
+        for (const i of issues) io.out(`${i.severity === 'error' ? 'error  ' : 'warning'} ${i.nodeId}: ${i.message} [${i.code}]`);
+        io.out(`${(raw as Workflow).nodes.length} node(s): ${errors} error(s), ${issues.length - errors} warning(s).`);
+      }
+      return errors ? EXIT.failed : EXIT.ok;
+    });
   },
 };
