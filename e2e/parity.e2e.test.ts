@@ -105,6 +105,8 @@ describe('the browser kernel worker\'s outer watchdog', () => {
       (window as unknown as { sandboxParity: { watchdogProbe(): Promise<{ wedged: RunResult; after: RunResult; workersBefore: number; workersAfter: number }> } }).sandboxParity.watchdogProbe(),
     );
     expect(probe.wedged).toMatchObject({ ok: false, code: 'timeout', message: 'The code ran longer than its 20 ms time limit and was stopped.' });
+    // The line logged before the stall survives the worker's termination (issue 14 item 8).
+    expect(probe.wedged.logs).toEqual([{ level: 'log', text: 'before 1' }]);
     expect(probe.workersAfter).toBe(probe.workersBefore + 1);
     expect(probe.after).toMatchObject({ ok: true, value: 'still serving' });
   });

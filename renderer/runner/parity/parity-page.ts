@@ -26,8 +26,8 @@ export interface ParityApi {
   /** Wall times (ms) of `runs` back-to-back runs of one case, measured in the page (for the bench). */
   timeCase(fixture: unknown, caseName: string, entries: ExpectedEntries, runs: number): Promise<number[]>;
   /**
-   * The outer watchdog: code wedged in one native call (which the interrupt handler cannot stop)
-   * on a runner with 1 ms of grace, then a plain run on the same runner.
+   * The outer watchdog: code that logs a line, then is wedged in one native call (which the
+   * interrupt handler cannot stop), on a runner with 1 ms of grace; then a plain run on the same runner.
    */
   watchdogProbe(): Promise<{ wedged: RunResult; after: RunResult; workersBefore: number; workersAfter: number }>;
   /** Wall times (ms) of fetching and verifying `entries` with an empty cache each time (for the bench). */
@@ -90,7 +90,7 @@ if (token === undefined) {
       try {
         await strict.run({ code: 'return 1;', entries: {} });
         const workersBefore = strict.kernelWorkersStarted;
-        const wedged = await strict.run({ code: 'const big = new Array(2e6).fill("abcdefgh");\nreturn JSON.stringify(big).length;', entries: {}, timeoutMs: 20 });
+        const wedged = await strict.run({ code: 'console.log("before", 1);\nconst big = new Array(2e6).fill("abcdefgh");\nreturn JSON.stringify(big).length;', entries: {}, timeoutMs: 20 });
         const workersAfter = strict.kernelWorkersStarted;
         const after = await strict.run({ code: 'return "still serving";', entries: {} });
         return { wedged, after, workersBefore, workersAfter };
