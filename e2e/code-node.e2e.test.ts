@@ -179,6 +179,8 @@ describe('the Code node editor', () => {
     // Stopped well before the 30 s deadline (timing on a shared machine: generous bound).
     expect(Date.now() - stoppedAt).toBeLessThan(10_000);
     expect(await last.locator('pre.value').textContent()).toBe('The run was stopped before it finished.');
+    // Nothing a user does is lost: the log written before Stop is in the cancelled result.
+    expect(await last.locator('pre.logs').textContent()).toBe('[log] looping');
     expect(await last.getByText('ran in the app', { exact: true }).count()).toBe(1);
     await snap(page, 'code-node-06-cancelled');
 
