@@ -90,6 +90,9 @@ if (token === undefined) {
       try {
         await strict.run({ code: 'return 1;', entries: {} });
         const workersBefore = strict.kernelWorkersStarted;
+        // Idle long enough for the worker to prepare its next engine: the 21 ms watchdog counts
+        // from dispatch, and a worker still instantiating would be cut off before the guest logs.
+        await new Promise((resolve) => setTimeout(resolve, 300));
         const wedged = await strict.run({ code: 'console.log("before", 1);\nconst big = new Array(2e6).fill("abcdefgh");\nreturn JSON.stringify(big).length;', entries: {}, timeoutMs: 20 });
         const workersAfter = strict.kernelWorkersStarted;
         const after = await strict.run({ code: 'return "still serving";', entries: {} });
