@@ -155,7 +155,7 @@ describe('the Code node editor', () => {
     await page.keyboard.type('sc');
     const scale = popup.getByRole('option').filter({ hasText: 'scale' });
     await scale.waitFor();
-    expect(await scale.textContent()).toContain('WASM export (async)');
+    expect(await scale.textContent()).toContain('scale(f64, f64) → f64 (async)');
     await snap(page, 'code-node-04-complete-export');
     await page.keyboard.press('Enter');
     expect(await text()).toBe('import { scale } from "@acme/geo/simplify-wasm";');

@@ -5,7 +5,7 @@
 
 import { z } from 'zod';
 import { MODULE_STATUSES, PACK_STATUSES } from '../protocol/catalog.ts';
-import { PackageNameSchema } from '../protocol/manifest.ts';
+import { PackageNameSchema, WASM_VALUE_TYPES } from '../protocol/manifest.ts';
 import { LIMITS } from '../protocol/limits.ts';
 import { ErrorCodeSchema } from './result-schema.ts';
 
@@ -26,6 +26,10 @@ export const ModuleSummarySchema = z.object({
   digest: Text(64).optional(),
   summary: Text(LIMITS.disclosureChars * 4),
   exports: z.array(Text(128)).max(256).optional(),
+  signatures: z
+    .array(z.object({ as: Text(128), params: z.array(z.enum(WASM_VALUE_TYPES)).max(LIMITS.wasmMaxParams), results: z.array(z.enum(WASM_VALUE_TYPES)).max(LIMITS.wasmMaxResults) }))
+    .max(256)
+    .optional(),
   hasSkill: z.boolean(),
 });
 export type ModuleSummary = z.infer<typeof ModuleSummarySchema>;

@@ -4,7 +4,7 @@
 // opaque id, executable form and module-graph digest. Pure: bytes in, records out.
 
 import type { ErrorCode } from '../protocol/codes.ts';
-import type { ExecutableModule, ExecutableWasm, ModuleKind, PackWarning } from '../protocol/catalog.ts';
+import type { ExecutableModule, ExecutableWasm, ModuleKind, PackWarning, WasmExportTypes } from '../protocol/catalog.ts';
 import type { DeliveredGraphSource } from '../protocol/delivery.ts';
 import { LIMITS, formatBytes } from '../protocol/limits.ts';
 import type { SandboxModuleEntry } from '../protocol/manifest.ts';
@@ -74,6 +74,8 @@ export interface LoadedEntry {
   readonly exports?: readonly string[];
   /** Exports the manifest declares (WASM only): the only names the disclosure line may show. */
   readonly declaredExports?: readonly string[];
+  /** A ready WASM entry's exports with the scalar types its validated binary gives them. */
+  readonly signatures?: readonly WasmExportTypes[];
   readonly description?: string;
 }
 
@@ -329,6 +331,7 @@ export async function buildPackGraph(
       ...(ready ? { moduleId: ready.moduleId, digest: ready.digest } : {}),
       ...((node.exports ?? declaredExports) ? { exports: node.exports ?? declaredExports } : {}),
       ...(declaredExports ? { declaredExports } : {}),
+      ...(ready?.wasm ? { signatures: ready.wasm.exports.map((e) => ({ as: e.as, params: [...e.params], results: [...e.results] })) } : {}),
       ...(file.entry.description !== undefined ? { description: file.entry.description } : {}),
     });
   }

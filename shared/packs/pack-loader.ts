@@ -248,6 +248,7 @@ export async function loadPack(input: PackInput, powers: PackPowers): Promise<Pa
       ...(module.description !== undefined ? { description: module.description } : {}),
     }),
     ...(module.exports ? { exports: module.exports } : {}),
+    ...(module.signatures ? { signatures: module.signatures } : {}),
     hasSkill: skill !== undefined,
   }));
 

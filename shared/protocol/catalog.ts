@@ -37,7 +37,17 @@ export interface SandboxModuleSummary {
   readonly summary: string;
   /** Exported names (WASM: the `as` names) when known. */
   readonly exports?: readonly string[];
+  /** A ready WASM module's exports with their scalar signatures (from the validated binary), for completions. */
+  readonly signatures?: readonly WasmExportTypes[];
   readonly hasSkill: boolean;
+}
+
+/** The guest-facing name of a WASM export and its scalar types (no binary-internal name). */
+export interface WasmExportTypes {
+  readonly as: string;
+  readonly params: readonly WasmScalarType[];
+  /** Empty for a void export. */
+  readonly results: readonly WasmScalarType[];
 }
 
 /** Diagnostics: one row per pack, with its modules and warnings. */

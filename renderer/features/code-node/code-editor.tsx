@@ -21,7 +21,7 @@ import { EditorState, Prec } from '@codemirror/state';
 import { drawSelection, EditorView, highlightActiveLine, keymap, lineNumbers } from '@codemirror/view';
 import { useEffect, useId, useRef } from 'react';
 import type { ModuleSummary } from '../../../shared/contract/schemas.ts';
-import { importContext } from './import-context.ts';
+import { importContext, wasmSignatureText } from './import-context.ts';
 
 export interface EditorMark {
   readonly severity: 'error' | 'warning';
@@ -143,7 +143,12 @@ function catalogCompletions(catalog: () => CatalogForCompletion | undefined) {
     if (!module?.exports) return null;
     const options: Completion[] = module.exports
       .filter((name) => !where.already.includes(name) && name !== 'default')
-      .map((name) => ({ label: name, type: module.kind === 'wasm' ? 'function' : 'variable', detail: module.kind === 'wasm' ? 'WASM export (async)' : `from ${module.specifier}` }));
+      .map((name) => {
+        // A WASM facade's exports take and return numbers only: the signature says which.
+        const signature = module.signatures?.find((s) => s.as === name);
+        const detail = module.kind !== 'wasm' ? `from ${module.specifier}` : signature ? wasmSignatureText(signature) : 'WASM export (async)';
+        return { label: name, type: module.kind === 'wasm' ? 'function' : 'variable', detail };
+      });
     return { from, options, validFor: /^[A-Za-z0-9_$]*$/ };
   };
 }

@@ -1,6 +1,6 @@
 // The text rules behind the editor's import completions: which part of an import the cursor is in.
 import { describe, expect, it } from 'vitest';
-import { importContext } from './import-context.ts';
+import { importContext, wasmSignatureText } from './import-context.ts';
 
 describe('importContext', () => {
   it('finds the partial specifier after from, and after a bare import', () => {
@@ -19,5 +19,12 @@ describe('importContext', () => {
     expect(importContext('return "abc', '"')).toBeUndefined();
     expect(importContext('import { add as pl', ' } from "x";')).toBeUndefined();
     expect(importContext('import { ad', ' } from ')).toBeUndefined();
+  });
+});
+
+describe('wasmSignatureText', () => {
+  it('writes a WASM export as name(params) → result (async), a void one returning nothing', () => {
+    expect(wasmSignatureText({ as: 'distance', params: ['f64', 'f64', 'f64', 'f64'], results: ['f64'] })).toBe('distance(f64, f64, f64, f64) → f64 (async)');
+    expect(wasmSignatureText({ as: 'tick', params: [], results: [] })).toBe('tick() → nothing (async)');
   });
 });
