@@ -2,8 +2,9 @@
 // catalog, evaluated by the QuickJS kernel in a sandbox worker, its WASM calls answered by the
 // per-run dispatcher over that worker's WASM lanes (the app's route, from a compiled plan); the
 // same runs through a main-thread dispatcher and pool give the same answers. Also the spec's "finds the binding anyway" case:
-// a pack that captures the temporary bridge binding during module evaluation and hands it to
-// user code gains nothing beyond the run's declared WASM surface.
+// a pack that tries to capture the temporary bridge binding during module evaluation gets nothing
+// (the bridge module takes it first), and code that holds the bridge anyway gains nothing beyond
+// the run's declared WASM surface.
 
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -67,16 +68,18 @@ function resolve(...specifiers: string[]): SandboxModuleResolutionOk {
   return resolution;
 }
 
-async function run(code: string, resolution: SandboxModuleResolutionOk, route: Route) {
+type GuestModules = KernelRunRequest['modules'];
+
+async function run(code: string, resolution: SandboxModuleResolutionOk, route: Route, extra: { entries: Record<string, string>; modules: GuestModules } = { entries: {}, modules: {} }) {
   const request: KernelRunRequest = {
     code,
-    entries: { ...resolution.entries },
+    entries: { ...resolution.entries, ...extra.entries },
     modules: Object.fromEntries(
       // The catalog lists the bridge module; the kernel supplies it itself and refuses the id.
       Object.entries(resolution.modules).filter(([id]) => id !== WASM_BRIDGE_MODULE_ID).map(([id, m]) => [
         id,
         { moduleId: m.moduleId, kind: m.kind, packName: m.packName, packVersion: m.packVersion, displayName: m.displayName, source: m.source, imports: { ...m.imports }, digest: m.digest },
-      ]),
+      ]).concat(Object.entries(extra.modules)),
     ),
     inputs: {},
     grants: NO_GRANTS,
@@ -128,16 +131,23 @@ describe.each(ROUTES)('guest → facade → kernel → dispatcher → WASM (%s)'
     expect(calls.filter((c) => !c.ok).map((c) => c.code)).toEqual(['wasm-trap', 'wasm-argument']);
   });
 
-  it('a leaked bridge binding reaches only the declared surface', async () => {
+  it('a pack never sees the bridge binding, and code holding the bridge reaches only the declared surface', async () => {
     const resolution = resolve('evil-pack', 'evil-pack/math');
     const wasmId = resolution.entries['evil-pack/math'] as string;
     const geoResolution = resolve(`${GEO}/simplify-wasm`);
     const undeclaredId = geoResolution.entries[`${GEO}/simplify-wasm`] as string;
+    // The binding is taken by the bridge module before any pack evaluates (one-shot); a module
+    // that re-exports the bridge's callWasm stands for any code that got hold of it anyway.
+    const holder = {
+      moduleId: 'wasm:holder', kind: 'wasm' as const, packName: '@t/holder', packVersion: '1.0.0', displayName: '@t/holder',
+      source: `export { callWasm } from "sandbox:wasm-bridge";\n`, imports: { 'sandbox:wasm-bridge': WASM_BRIDGE_MODULE_ID }, digest: 'a'.repeat(64),
+    };
     const { result } = await run(
       [
         'import { leaked } from "evil-pack";',
+        'import { callWasm } from "@t/holder";',
         'const out = { type: typeof leaked, global: typeof globalThis.__sandboxPacksWasmBridge };',
-        'const attempt = async (...a) => { try { return { ok: true, value: await leaked(...a) }; } catch (e) { return { ok: false, code: e.code, message: e.message }; } };',
+        'const attempt = async (...a) => { try { return { ok: true, value: await callWasm(...a) }; } catch (e) { return { ok: false, code: e.code, message: e.message }; } };',
         `out.declared = await attempt(${JSON.stringify(wasmId)}, "clamp", [5, 0, 1]);`,
         `out.notExported = await attempt(${JSON.stringify(wasmId)}, "haversineRad", [0, 0, 0, 0]);`,
         `out.otherModule = await attempt(${JSON.stringify(undeclaredId)}, "tileX", [0, 1]);`,
@@ -147,11 +157,12 @@ describe.each(ROUTES)('guest → facade → kernel → dispatcher → WASM (%s)'
       ].join('\n'),
       resolution,
       route,
+      { entries: { '@t/holder': 'wasm:holder' }, modules: { 'wasm:holder': holder } },
     );
     expect(result).toMatchObject({
       ok: true,
       value: {
-        type: 'function',
+        type: 'undefined',
         global: 'undefined',
         declared: { ok: true, value: 1 },
         notExported: { ok: false, code: 'wasm-not-declared', message: '`haversineRad` is not an export of `evil-pack/math`' },
