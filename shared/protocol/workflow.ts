@@ -3,6 +3,7 @@
 // workflows are shared between people and machines, so nothing in one is trusted.
 
 import { z } from 'zod';
+import { ErrorCodeSchema } from './codes.ts';
 import { DeclarationListSchema } from './declaration.ts';
 import { LIMITS } from './limits.ts';
 
@@ -36,7 +37,7 @@ export const ValidationIssueSchema = z
   .object({
     nodeId: z.string(),
     severity: z.enum(['error', 'warning']),
-    code: z.string(),
+    code: ErrorCodeSchema,
     message: z.string(),
     specifier: z.string().optional(),
     /** Where in the node's code (1-based), when the issue has a place: editors mark that line. */

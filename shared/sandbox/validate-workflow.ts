@@ -37,7 +37,7 @@ export function packOfSpecifier(specifier: string): string {
 
 export function validateCodeNode(node: CodeNode, catalog: Pick<SandboxModuleCatalog, 'resolveForExecution'>): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  const issue = (severity: ValidationIssue['severity'], code: string, message: string, specifier?: string, place?: Place) =>
+  const issue = (severity: ValidationIssue['severity'], code: ValidationIssue['code'], message: string, specifier?: string, place?: Place) =>
     issues.push({ nodeId: node.id, severity, code, message, ...(specifier === undefined ? {} : { specifier }), ...(place ?? {}) });
 
   const analyzed = analyzeUserCode(node.code);
