@@ -11,7 +11,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../cli/main.ts';
 import { LedgerSchema } from '../../shared/protocol/ledger.ts';
 import { startRegistry, type TestRegistry } from '../testing/verdaccio.ts';
 import { activePackNames } from './active-packs.ts';
@@ -136,10 +135,13 @@ describe('install (scripts never run)', () => {
       const packed = await runNpm(['pack', fixture('evolving-1.0.0'), '--pack-destination', packDir, '--ignore-scripts'], { cwd: packDir });
       expect(packed.code).toBe(0);
       const tgz = path.join(packDir, 'sp-fixture-evolving-1.0.0.tgz');
-      const out: string[] = [];
-      const code = await main(['install', tgz, '--root', root, '--registry', registry.url, '--json'], { out: (t) => out.push(t), err: () => {} });
+      // The CLI as the user runs it (a process: the installer's tests do not import the CLI face).
+      const child = spawn(process.execPath, [CLI, 'install', tgz, '--root', root, '--registry', registry.url, '--json'], { stdio: ['ignore', 'pipe', 'ignore'] });
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      const [code] = (await once(child, 'close')) as [number];
       expect(code).toBe(0);
-      const printed = JSON.parse(out.join('')) as Record<string, unknown>;
+      const printed = JSON.parse(out) as Record<string, unknown>;
       expect(printed).toMatchObject({ ok: true, name: '@sp-fixture/evolving', version: '1.0.0', installMode: 'sandbox-only', status: 'active', sourceLabel: 'unverified source', scripts: [] });
       expect(printed.integrity).toMatch(/^sha512-/);
       expect(ledgerOf(root).packs['@sp-fixture/evolving']).toMatchObject({ source: 'tarball-file', sourceLabel: 'unverified source' });

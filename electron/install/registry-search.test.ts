@@ -4,15 +4,17 @@
 // with the bundled index and marked with their source; a package without the keyword is not; a
 // registry that is down, or that has no search endpoint, leaves the bundled index with a note.
 
+import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scaffoldPack } from '../authoring/scaffold.ts';
-import { main } from '../cli/main.ts';
 import { startRegistry, type TestRegistry } from '../testing/verdaccio.ts';
 import { createPackSearch, searchPacks } from './registry-search.ts';
 
@@ -53,10 +55,18 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
+const CLI = fileURLToPath(new URL('../../scripts/sandbox-packs.mjs', import.meta.url));
+
+/** The CLI as the user runs it (a process: the installer's tests do not import the CLI face). */
 async function cli(argv: string[]): Promise<{ code: number; out: string }> {
-  const out: string[] = [];
-  const code = await main(argv, { out: (t) => out.push(t), err: () => {}, cwd: work, env: { SANDBOX_PACKS_ROOT: path.join(work, 'root') } });
-  return { code, out: out.join('\n') };
+  const env = { ...process.env, SANDBOX_PACKS_ROOT: path.join(work, 'root') };
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, [CLI, ...argv], { cwd: work, env });
+    return { code: 0, out: stdout.replace(/\n$/, '') };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string };
+    return { code: failed.code, out: failed.stdout.replace(/\n$/, '') };
+  }
 }
 
 describe('search against a real Verdaccio', () => {
