@@ -72,6 +72,19 @@ async function until(check: () => Promise<boolean>, timeoutMs = 15_000): Promise
   }
 }
 const validation = (node = 'node-1') => page.getByRole('region', { name: `Validation of ${node}` });
+const combobox = (node = 'node-1') => page.getByRole('combobox', { name: `Add a module to ${node}` });
+const selected = (node = 'node-1') => page.getByRole('list', { name: `Selected for ${node}` });
+const removeButton = (specifier: string, node = 'node-1') => selected(node).getByRole('button', { name: `Remove ${specifier}`, exact: true });
+/** Add a module with the mouse: type part of its name, click its option, see its chip. */
+async function addModule(specifier: string, node = 'node-1'): Promise<void> {
+  await combobox(node).fill(specifier);
+  await page.getByRole('listbox', { name: `Modules to add to ${node}` }).getByRole('option', { name: specifier, exact: true }).click();
+  await removeButton(specifier, node).waitFor();
+}
+async function removeModule(specifier: string, node = 'node-1'): Promise<void> {
+  await removeButton(specifier, node).click();
+  await removeButton(specifier, node).waitFor({ state: 'detached' });
+}
 
 describe('the Code node editor', () => {
   it('is CodeMirror: highlighted, numbered lines, Tab indents, Esc then Tab leaves, and Ctrl+Z undoes across Tab', async () => {
@@ -107,7 +120,7 @@ describe('the Code node editor', () => {
   });
 
   it('marks validation problems on their lines, from the same validator as the CLI', async () => {
-    await page.getByLabel('@acme/geo', { exact: true }).check();
+    await addModule('@acme/geo');
     await editor().fill('import { havresine } from "@acme/geo";\nimport { add } from "@acme/geo/simplify-wasm";\nreturn havresine(1, 2) + add;');
     await validation().getByText('"@acme/geo" has no export named "havresine"; its exports are "haversine".').waitFor();
     const items = await validation().getByRole('listitem').allTextContents();
@@ -124,7 +137,7 @@ describe('the Code node editor', () => {
     await snap(page, 'code-node-02-lint-marks');
     // One click declares the missing module; its mark goes.
     await validation().getByRole('button', { name: 'Declare @acme/geo/simplify-wasm' }).click();
-    expect(await page.getByLabel('@acme/geo/simplify-wasm', { exact: true }).isChecked()).toBe(true);
+    await removeButton('@acme/geo/simplify-wasm').waitFor();
     await until(async () => (await page.locator('.cm-lint-marker-error').count()) === 1);
 
     await editor().fill('const a = 1;\nreturn (a;');
@@ -137,7 +150,7 @@ describe('the Code node editor', () => {
   });
 
   it('completes installed specifiers inside an import, declares one on choosing it, then completes its exports', async () => {
-    await page.getByLabel('@acme/geo/simplify-wasm', { exact: true }).uncheck();
+    await removeModule('@acme/geo/simplify-wasm');
     await editor().fill('');
     await page.keyboard.type('import {  } from "@acme/geo/si');
     const popup = page.locator('.cm-tooltip-autocomplete');
@@ -148,7 +161,7 @@ describe('the Code node editor', () => {
     await page.keyboard.press('Enter');
     expect(await text()).toBe('import {  } from "@acme/geo/simplify-wasm');
     await page.keyboard.type('";');
-    expect(await page.getByLabel('@acme/geo/simplify-wasm', { exact: true }).isChecked()).toBe(true);
+    await removeButton('@acme/geo/simplify-wasm').waitFor();
     // Back between the braces: the module's exports.
     await page.keyboard.press('Control+Home');
     for (let i = 0; i < 'import { '.length; i++) await page.keyboard.press('ArrowRight');
@@ -162,8 +175,8 @@ describe('the Code node editor', () => {
   });
 
   it('runs with Ctrl+Enter; a running node shows elapsed time and Stop cancels it; results say where they ran and go stale on edit', async () => {
-    await page.getByLabel('@acme/geo/simplify-wasm', { exact: true }).uncheck();
-    await page.getByLabel('@acme/geo', { exact: true }).uncheck();
+    await removeModule('@acme/geo/simplify-wasm');
+    await removeModule('@acme/geo');
     await editor().fill('console.log("looping");\nwhile (true) {}');
     await editor().press('Control+Enter');
     const elapsed = page.getByRole('status', { name: 'Elapsed time of node-1' });
@@ -209,31 +222,84 @@ describe('the Code node editor', () => {
 });
 
 describe('a picker that scales', () => {
-  it('shows the selected modules first and a dozen matches, filters by description, and keeps focus on the chosen checkbox', async () => {
-    const found = page.getByRole('list', { name: 'Modules to add to node-1' });
+  it('is an ARIA combobox: typing filters by specifier, pack and description in a bounded listbox; the keyboard alone adds and removes a module', async () => {
+    const box = combobox();
+    const listbox = page.getByRole('listbox', { name: 'Modules to add to node-1' });
+    expect(await box.getAttribute('aria-expanded')).toBe('false');
+    expect(await box.getAttribute('aria-autocomplete')).toBe('list');
+    // All 43 installed modules (40 + @acme/geo's 3) in a listbox of bounded height, each name once.
+    await box.focus();
+    await page.keyboard.press('ArrowDown');
+    expect(await box.getAttribute('aria-expanded')).toBe('true');
+    expect(await box.getAttribute('aria-controls')).toBe(await listbox.getAttribute('id'));
     const total = MANY + 3;
-    await page.getByText(`${total} modules match; showing 12.`).waitFor();
-    expect(await found.getByRole('checkbox').count()).toBe(12);
-    await page.getByRole('button', { name: `Show ${total - 12} more` }).waitFor();
-    // Each module's name appears once in its row (the description no longer repeats it).
-    expect(await found.getByRole('listitem').first().textContent()).toBe('@acme/geojs1.2.0DocsGreat-circle distance between two points, in km.');
-    await snap(page, 'code-node-11-picker');
-    const search = page.getByLabel('Find a module for node-1');
-    await search.fill('week');
+    expect(await listbox.getByRole('option').count()).toBe(total);
+    await page.getByText(`${total} modules match.`).waitFor();
+    expect(await listbox.evaluate((el) => el.getBoundingClientRect().height)).toBeLessThan(300);
+    expect(await listbox.getByRole('option').first().textContent()).toBe('@acme/geojs1.2.0Great-circle distance between two points, in km.');
+    expect(await box.getAttribute('aria-activedescendant')).toBeNull();
+    await page.keyboard.press('ArrowDown');
+    const activeName = async () => page.evaluate(() => {
+      const id = document.activeElement?.getAttribute('aria-activedescendant');
+      const option = id ? document.getElementById(id) : null;
+      return option ? `${option.getAttribute('aria-selected')} ${option.querySelector('code')?.textContent}` : 'none';
+    });
+    expect(await activeName()).toBe('true @acme/geo');
+    await page.keyboard.press('End');
+    expect(await activeName()).toBe('true @zz/many/m40');
+    await page.keyboard.press('ArrowDown');
+    expect(await activeName()).toBe('true @acme/geo');
+    await page.keyboard.press('ArrowUp');
+    expect(await activeName()).toBe('true @zz/many/m40');
+    await page.keyboard.press('Home');
+    expect(await activeName()).toBe('true @acme/geo');
+    await snap(page, 'code-node-11-picker-open');
+    await page.keyboard.press('Escape');
+    expect(await box.getAttribute('aria-expanded')).toBe('false');
+    expect(await box.getAttribute('aria-activedescendant')).toBeNull();
+
+    // Filter by description (m27 "Parses ISO week dates.") and by pack name.
+    await page.keyboard.type('iso week');
     await page.getByText('1 module matches.').waitFor();
-    await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('node-1-pkg-@zz/many/m27');
-    await page.keyboard.press('Space');
-    const chosen = page.getByRole('list', { name: 'Selected for node-1' });
-    await chosen.getByLabel('@zz/many/m27', { exact: true }).waitFor();
-    expect(await chosen.getByLabel('@zz/many/m27', { exact: true }).isChecked()).toBe(true);
-    await page.waitForFunction(() => document.activeElement?.id === 'node-1-pkg-@zz/many/m27');
-    await page.getByText('No module matches.').waitFor();
-    await snap(page, 'code-node-12-picker-chosen');
-    // Unselect it again: it goes back to the search results.
-    await page.keyboard.press('Space');
-    await found.getByLabel('@zz/many/m27', { exact: true }).waitFor();
-    await search.fill('');
+    expect(await listbox.getByRole('option').allTextContents()).toEqual(['@zz/many/m27js1.0.0Parses ISO week dates.']);
+    await snap(page, 'code-node-12-picker-filtered');
+    await page.keyboard.press('ArrowDown');
+    expect(await activeName()).toBe('true @zz/many/m27');
+    await page.keyboard.press('Enter');
+    // Added as a chip; the combobox is empty and closed, with focus still in it.
+    await removeButton('@zz/many/m27').waitFor();
+    expect(await box.inputValue()).toBe('');
+    expect(await box.getAttribute('aria-expanded')).toBe('false');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('combobox');
+    expect(await selected().getByRole('listitem').allTextContents()).toEqual(['@zz/many/m27js1.0.0×']);
+    await box.fill('many');
+    expect(await listbox.getByRole('option').count()).toBe(MANY - 1);
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Escape');
+    expect(await box.inputValue()).toBe('');
+    await snap(page, 'code-node-13-picker-chip');
+
+    // Keyboard-only remove: Shift+Tab reaches the chip's Remove; Enter removes it and focus returns to the combobox.
+    await page.keyboard.press('Shift+Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Remove @zz/many/m27');
+    await page.keyboard.press('Enter');
+    await removeButton('@zz/many/m27').waitFor({ state: 'detached' });
+    await page.waitForFunction(() => document.activeElement?.getAttribute('role') === 'combobox');
+    expect(await selected().count()).toBe(0);
+  });
+
+  it("shows a selected module's docs one click away, beside its chip", async () => {
+    await addModule('@acme/geo');
+    const docs = selected().getByRole('button', { name: 'Docs for @acme/geo', exact: true });
+    expect(await docs.getAttribute('aria-expanded')).toBe('false');
+    await docs.click();
+    const article = selected().getByRole('article', { name: 'Documentation of @acme/geo' });
+    await article.waitFor();
+    expect(await selected().getByRole('button', { name: 'Hide docs for @acme/geo' }).getAttribute('aria-expanded')).toBe('true');
+    await snap(page, 'code-node-14-picker-docs');
+    await selected().getByRole('button', { name: 'Hide docs for @acme/geo' }).click();
+    await article.waitFor({ state: 'detached' });
+    await removeModule('@acme/geo');
   });
 });
 

@@ -109,7 +109,8 @@ describe('the Package Manager and Code node in Chromium', () => {
     await page.getByLabel('Code of node-1').fill(`import { haversine } from "${GEO}";\nreturn Math.round(haversine([52.52, 13.405], [48.8566, 2.3522]) / 1000);`);
     // Undeclared import is flagged inline before the module is selected.
     await page.getByText(`The code imports "${GEO}", which is not in this node's packages`).waitFor();
-    await page.getByLabel(GEO, { exact: true }).check();
+    await page.getByRole('combobox', { name: 'Add a module to node-1' }).fill(GEO);
+    await page.getByRole('listbox', { name: 'Modules to add to node-1' }).getByRole('option', { name: GEO, exact: true }).click();
     await page.getByText('No problems found.').waitFor();
     expect(await page.getByRole('region', { name: 'Capability preview' }).textContent()).toContain('nothing outside the sandbox: this node grants no network, workspace or secrets');
     await page.getByLabel('Name', { exact: true }).fill('trips');

@@ -1,18 +1,20 @@
-// The Code node's package picker, built for packs with dozens of modules: the selected modules
-// first (with their drift warning and "Re-pin" beside it, and a Remove), then a search field that
-// filters the installed specifiers by specifier, pack and description, and at most a screenful of
-// matches, so the module a user wants is a few keystrokes and Tabs away, not the 61st Tab stop.
-// Each module keeps its checkbox (its label is its specifier), a docs toggle that renders the
-// pack's SKILL.md (the same file agents read), skipped modules greyed with their reason, and saved
-// specifiers no installed pack provides listed as unavailable with a Remove action.
+// The Code node's package picker, built for packs with dozens of modules: the selected modules as
+// chips (each with its kind and version, "Docs for …" opening the pack's SKILL.md — the same file
+// agents read — a "Remove …" button, and its drift warning with "Re-pin" beside it), then one
+// searchable combobox (WAI-ARIA APG "combobox with listbox popup") that filters the installed
+// specifiers by specifier, pack and description in a listbox of bounded height, so the module a
+// user wants is a few keystrokes away, not the 61st Tab stop. Skipped modules are listed greyed
+// with their reason and cannot be picked; saved specifiers no installed pack provides are chips
+// marked unavailable, with a Remove.
 
-import { useId, useState } from 'react';
+import { useId, useRef, useState, type KeyboardEvent } from 'react';
 import type { ModuleSummary } from '../../../shared/contract/schemas.ts';
 import type { SandboxModuleDeclaration } from '../../../shared/protocol/declaration.ts';
 import { displayText } from '../../../shared/protocol/display-text.ts';
 import { Chip } from '../../ui/chip.tsx';
 import { IMPORT_CONSENT } from '../consent/consent-text.ts';
 import { SkillDoc } from '../skill-docs/skill-doc.tsx';
+import { comboboxKey } from './combobox-keys.ts';
 import { declarationState, driftMessage, repin, toggleDeclaration } from './declarations.ts';
 
 export interface PackagePickerProps {
@@ -23,10 +25,7 @@ export interface PackagePickerProps {
   readonly onChange: (next: SandboxModuleDeclaration[]) => void;
 }
 
-/** Unselected matches shown at once; the rest are a refinement of the search away. */
-export const PICKER_PAGE = 12;
-
-/** The disclosure line repeats the specifier and kind ("@x/y (js): …"); the row already shows both. */
+/** The disclosure line repeats the specifier and kind ("@x/y (js): …"); the option already shows both. */
 function description(m: ModuleSummary): string {
   const prefix = `${m.specifier} (${m.kind})`;
   const text = m.summary.startsWith(prefix) ? m.summary.slice(prefix.length).replace(/^:\s*/, '') : m.summary;
@@ -39,55 +38,94 @@ export function matchesQuery(m: ModuleSummary, query: string): boolean {
   return words.every((w) => haystack.includes(w));
 }
 
+/** An id fragment safe in an id attribute (specifiers hold "@" and "/"). */
+const idPart = (specifier: string) => specifier.replace(/[^A-Za-z0-9_-]/g, (c) => `_${c.charCodeAt(0).toString(16)}`);
+
 export function PackagePicker({ nodeId, modules, byId, packages, onChange }: PackagePickerProps) {
   const [docsFor, setDocsFor] = useState<string | undefined>(undefined);
   const [query, setQuery] = useState('');
-  const [showAll, setShowAll] = useState(false);
-  const searchId = useId();
+  const [open, setOpen] = useState(false);
+  const [active, setActive] = useState(-1);
+  const [announce, setAnnounce] = useState('');
+  const base = useId();
+  const inputRef = useRef<HTMLInputElement>(null);
+  const chipsRef = useRef<HTMLUListElement>(null);
+  const inputId = `${base}-input`;
+  const listId = `${base}-list`;
+  const optionId = (m: ModuleSummary) => `${base}-opt-${idPart(m.specifier)}`;
+
   const selected = new Map(packages.map((d) => [d.specifier, d]));
   const unavailable = packages.filter((d) => !byId.has(d.specifier));
   const chosen = modules.filter((m) => selected.has(m.specifier));
   const matches = modules.filter((m) => !selected.has(m.specifier) && matchesQuery(m, query));
-  const shown = showAll ? matches : matches.slice(0, PICKER_PAGE);
-  const hidden = matches.length - shown.length;
+  const activeModule = open ? matches[active] : undefined;
 
-  const row = (m: ModuleSummary) => {
+  const moveTo = (index: number) => {
+    setOpen(true);
+    setActive(index);
+    const m = matches[index];
+    // The active option stays in view inside the listbox's bounded height.
+    if (m) requestAnimationFrame(() => document.getElementById(optionId(m))?.scrollIntoView({ block: 'nearest' }));
+  };
+
+  const pick = (m: ModuleSummary) => {
+    if (m.status !== 'ready') return;
+    onChange(toggleDeclaration(packages, m.specifier, true, byId));
+    setQuery('');
+    setOpen(false);
+    setActive(-1);
+    setAnnounce(`Added ${m.specifier} to ${nodeId}.`);
+  };
+
+  const remove = (specifier: string) => {
+    // Focus goes to the next chip's Remove, or back to the combobox when it was the last one.
+    const removers = [...(chipsRef.current?.querySelectorAll<HTMLButtonElement>('button[data-remove]') ?? [])];
+    const at = removers.findIndex((b) => b.dataset.remove === specifier);
+    const nextSpecifier = removers[at + 1]?.dataset.remove ?? removers[at - 1]?.dataset.remove;
+    onChange(packages.filter((p) => p.specifier !== specifier));
+    if (docsFor === specifier) setDocsFor(undefined);
+    setAnnounce(`Removed ${specifier} from ${nodeId}.`);
+    requestAnimationFrame(() => {
+      const next = nextSpecifier ? chipsRef.current?.querySelector<HTMLButtonElement>(`button[data-remove="${CSS.escape(nextSpecifier)}"]`) : undefined;
+      (next ?? inputRef.current)?.focus();
+    });
+  };
+
+  const onKeyDown = (e: KeyboardEvent<HTMLInputElement>) => {
+    const action = comboboxKey(e.key, open, active, matches.length, e.altKey);
+    if (action.kind === 'none') return;
+    e.preventDefault();
+    if (action.kind === 'move') return moveTo(action.active);
+    if (action.kind === 'close') {
+      setOpen(false);
+      setActive(-1);
+      return;
+    }
+    if (action.kind === 'clear') return setQuery('');
+    const m = matches[action.index];
+    if (m) pick(m);
+  };
+
+  const chip = (m: ModuleSummary) => {
     const declaration = selected.get(m.specifier);
     const state = declaration ? declarationState(declaration, byId) : undefined;
     const skipped = m.status !== 'ready';
-    const checkboxId = `${nodeId}-pkg-${m.specifier}`;
     return (
-      <li key={m.specifier} className={skipped ? 'pick pick-skipped' : 'pick'}>
+      <li key={m.specifier} className={skipped ? 'pick-chip pick-skipped' : 'pick-chip'}>
         <div className="pick-row">
-          <input
-            type="checkbox"
-            id={checkboxId}
-            checked={declaration !== undefined}
-            disabled={skipped && declaration === undefined}
-            onChange={(e) => {
-              onChange(toggleDeclaration(packages, m.specifier, e.target.checked, byId));
-              // The row moves between the selected and the found list: keep focus on its checkbox.
-              requestAnimationFrame(() => document.getElementById(checkboxId)?.focus());
-            }}
-          />
-          <label htmlFor={checkboxId}>
-            <code>{m.specifier}</code>
-          </label>
+          <code>{m.specifier}</code>
           <Chip tone="info">{m.kind}</Chip>
           <span className="muted small">{displayText(m.packVersion)}</span>
           {m.hasSkill && (
-            <button
-              type="button"
-              className="link small"
-              aria-expanded={docsFor === m.specifier}
-              aria-label={`${docsFor === m.specifier ? 'Hide docs' : 'Docs'} for ${m.specifier}`}
-              onClick={() => setDocsFor(docsFor === m.specifier ? undefined : m.specifier)}
-            >
-              {docsFor === m.specifier ? 'Hide docs' : 'Docs'}
+            <button type="button" className="link small" aria-expanded={docsFor === m.specifier} onClick={() => setDocsFor(docsFor === m.specifier ? undefined : m.specifier)}>
+              {docsFor === m.specifier ? 'Hide docs' : 'Docs'} for {m.specifier}
             </button>
           )}
+          <button type="button" className="chip-remove" data-remove={m.specifier} aria-label={`Remove ${m.specifier}`} title={`Remove ${m.specifier}`} onClick={() => remove(m.specifier)}>
+            ×
+          </button>
         </div>
-        {skipped ? <p className="reason small">Skipped: {displayText(m.reason ?? m.code ?? 'no reason given')}</p> : <p className="muted small">{displayText(description(m))}</p>}
+        {skipped && <p className="reason small">Skipped: {displayText(m.reason ?? m.code ?? 'no reason given')}</p>}
         {state?.kind === 'ready' &&
           state.drift.map((d) => (
             <p key={d.kind} className="warn-text small" role="note">
@@ -108,14 +146,14 @@ export function PackagePicker({ nodeId, modules, byId, packages, onChange }: Pac
       <p className="consent small">{IMPORT_CONSENT}</p>
       {modules.length === 0 && unavailable.length === 0 && <p className="muted">No sandbox modules are installed. Install a pack in Packages.</p>}
       {(chosen.length > 0 || unavailable.length > 0) && (
-        <ul className="picker-list" aria-label={`Selected for ${nodeId}`}>
-          {chosen.map(row)}
+        <ul className="picker-chips" aria-label={`Selected for ${nodeId}`} ref={chipsRef}>
+          {chosen.map(chip)}
           {unavailable.map((d) => (
-            <li key={d.specifier} className="pick pick-unavailable">
+            <li key={d.specifier} className="pick-chip pick-unavailable">
               <div className="pick-row">
                 <code>{d.specifier}</code> <Chip tone="bad">unavailable</Chip>
-                <button type="button" className="link" onClick={() => onChange(packages.filter((p) => p.specifier !== d.specifier))}>
-                  Remove {d.specifier}
+                <button type="button" className="chip-remove" data-remove={d.specifier} aria-label={`Remove ${d.specifier}`} title={`Remove ${d.specifier}`} onClick={() => remove(d.specifier)}>
+                  ×
                 </button>
               </div>
               <p className="reason small">
@@ -126,34 +164,75 @@ export function PackagePicker({ nodeId, modules, byId, packages, onChange }: Pac
         </ul>
       )}
       {modules.length > chosen.length && (
-        <>
-          <label htmlFor={searchId} className="small">
-            Find a module for {nodeId}
+        <div className="combobox">
+          <label htmlFor={inputId} className="small">
+            Add a module to {nodeId}
           </label>
           <input
-            id={searchId}
-            type="search"
+            id={inputId}
+            ref={inputRef}
+            type="text"
+            role="combobox"
+            autoComplete="off"
+            spellCheck={false}
+            aria-autocomplete="list"
+            aria-expanded={open}
+            aria-controls={listId}
+            aria-activedescendant={activeModule ? optionId(activeModule) : undefined}
+            aria-describedby={`${base}-count`}
             value={query}
-            placeholder="specifier, pack or description"
+            placeholder="Type a specifier, pack or description"
             onChange={(e) => {
               setQuery(e.target.value);
-              setShowAll(false);
+              setOpen(true);
+              setActive(-1);
             }}
-            aria-describedby={`${searchId}-count`}
+            onKeyDown={onKeyDown}
+            onClick={() => setOpen(true)}
+            onBlur={() => {
+              setOpen(false);
+              setActive(-1);
+            }}
           />
-          <p id={`${searchId}-count`} className="muted small" aria-live="polite">
-            {matches.length === 0 ? 'No module matches.' : `${matches.length} ${matches.length === 1 ? 'module matches' : 'modules match'}${hidden > 0 ? `; showing ${shown.length}` : ''}.`}
+          <p id={`${base}-count`} className="muted small">
+            {matches.length === 0 ? 'No module matches.' : `${matches.length} ${matches.length === 1 ? 'module matches' : 'modules match'}.`}
           </p>
-          <ul className="picker-list" aria-label={`Modules to add to ${nodeId}`}>
-            {shown.map(row)}
+          <ul id={listId} role="listbox" className="picker-listbox" aria-label={`Modules to add to ${nodeId}`} hidden={!open}>
+            {open &&
+              matches.map((m, i) => {
+                const skipped = m.status !== 'ready';
+                const id = optionId(m);
+                return (
+                  <li
+                    key={m.specifier}
+                    id={id}
+                    role="option"
+                    aria-selected={i === active}
+                    aria-disabled={skipped || undefined}
+                    aria-labelledby={`${id}-name`}
+                    aria-describedby={`${id}-text`}
+                    className={`picker-option${i === active ? ' active' : ''}${skipped ? ' pick-skipped' : ''}`}
+                    // Keep focus in the combobox: the option is chosen on click without a blur first.
+                    onMouseDown={(e) => e.preventDefault()}
+                    onClick={() => pick(m)}
+                  >
+                    <span className="pick-row">
+                      <code id={`${id}-name`}>{m.specifier}</code>
+                      <Chip tone="info">{m.kind}</Chip>
+                      <span className="muted small">{displayText(m.packVersion)}</span>
+                    </span>
+                    <span id={`${id}-text`} className={skipped ? 'reason small' : 'muted small'}>
+                      {skipped ? `Skipped: ${displayText(m.reason ?? m.code ?? 'no reason given')}` : displayText(description(m))}
+                    </span>
+                  </li>
+                );
+              })}
           </ul>
-          {hidden > 0 && (
-            <button type="button" className="link small" onClick={() => setShowAll(true)}>
-              Show {hidden} more
-            </button>
-          )}
-        </>
+        </div>
       )}
+      <p className="visually-hidden" aria-live="polite">
+        {announce}
+      </p>
     </fieldset>
   );
 }
