@@ -4,8 +4,9 @@
 // CLI's validator as lint marks on their lines; completions of specifiers and export names from
 // the catalog, declaring a module in one action; a run with elapsed time and Stop (code.cancel),
 // its result labelled and marked stale after an edit; and nothing lost: New/Open ask first,
-// Remove can be undone, the draft survives a reload, and leaving a dirty page asks. Each new
-// state is saved under e2e/artifacts/.
+// Remove can be undone, the draft survives a reload, and leaving a dirty page asks; the package
+// picker is an ARIA combobox over 43 modules, with chips (Docs, Remove, Re-pin beside drift).
+// Each new state is saved under e2e/artifacts/.
 
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -177,6 +178,11 @@ describe('the Code node editor', () => {
   it('runs with Ctrl+Enter; a running node shows elapsed time and Stop cancels it; results say where they ran and go stale on edit', async () => {
     await removeModule('@acme/geo/simplify-wasm');
     await removeModule('@acme/geo');
+    // A first run starts the app's sandbox (a second or more): a Stop during that start ends the run
+    // before any code ran (a unit and an HTTP test cover that case); here the loop runs and logs.
+    await editor().fill('return 1;');
+    await editor().press('Control+Enter');
+    await page.getByRole('group', { name: 'Last run of node-1' }).getByLabel('Result value').filter({ hasText: /^1$/ }).waitFor({ timeout: 60_000 });
     await editor().fill('console.log("looping");\nwhile (true) {}');
     await editor().press('Control+Enter');
     const elapsed = page.getByRole('status', { name: 'Elapsed time of node-1' });
@@ -300,6 +306,33 @@ describe('a picker that scales', () => {
     await selected().getByRole('button', { name: 'Hide docs for @acme/geo' }).click();
     await article.waitFor({ state: 'detached' });
     await removeModule('@acme/geo');
+  });
+
+  it('shows a drift warning on the chip with Re-pin beside it; Re-pin clears it', async () => {
+    await addModule('@acme/geo');
+    await page.getByLabel('Name', { exact: true }).fill('drifted');
+    await page.getByRole('button', { name: 'Save workflow' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved "drifted".' }).waitFor();
+    // The saved file says another version and digest than what is installed now.
+    const loaded = await services.dispatcher.handle('workflows.load', { name: 'drifted' }, { face: 'test' });
+    if (!loaded.ok) throw new Error(loaded.message);
+    const workflow = (loaded.value as { workflow: { nodes: { packages: Record<string, string>[] }[] } }).workflow;
+    workflow.nodes[0]!.packages[0] = { ...workflow.nodes[0]!.packages[0]!, resolvedPackVersion: '1.0.0', contentDigest: '0'.repeat(64) };
+    expect((await services.dispatcher.handle('workflows.save', { name: 'drifted', workflow }, { face: 'test' })).ok).toBe(true);
+    await page.getByLabel('Saved', { exact: true }).selectOption('drifted');
+    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    const chip = selected().getByRole('listitem').filter({ hasText: '@acme/geo' });
+    await chip.getByRole('note').first().waitFor();
+    expect(await chip.getByRole('note').first().textContent()).toBe('"@acme/geo" was saved with version 1.0.0; 1.2.0 is installed and will be used. Re-pin to installed');
+    expect(await chip.getByRole('note').count()).toBe(2);
+    await snap(page, 'code-node-15-picker-drift');
+    await chip.getByRole('note').first().getByRole('button', { name: 'Re-pin to installed' }).click();
+    await chip.getByRole('note').first().waitFor({ state: 'detached' });
+    expect(await chip.getByRole('note').count()).toBe(0);
+    // Leave a fresh workflow for the tests that follow.
+    await page.getByRole('button', { name: 'New workflow' }).click();
+    await page.getByRole('dialog', { name: 'Unsaved changes' }).getByRole('button', { name: 'Discard changes' }).click();
+    await page.getByRole('heading', { name: 'Workflow', exact: true }).waitFor();
   });
 });
 

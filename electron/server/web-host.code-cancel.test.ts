@@ -38,7 +38,7 @@ describe('code.cancel over HTTP', () => {
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect((await rpc('code.cancel', { runId: 'run-cold-1' })).json()).toEqual({ ok: true, value: { cancelled: true } });
     const body = (await run).json() as { ok: true; value: { result: unknown } };
-    expect(body.value.result).toMatchObject({ ok: false, code: 'cancelled', message: 'The run was stopped before it finished.', logs: [] });
+    expect(body.value.result).toMatchObject({ ok: false, code: 'cancelled', message: 'The run was stopped while it waited for the sandbox to be ready; none of its code ran.', logs: [] });
   });
 
   it('stops a running code.run by its runId; the run answers cancelled at once', async () => {

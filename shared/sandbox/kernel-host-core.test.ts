@@ -95,7 +95,7 @@ describe('kernel host core', () => {
     const queued = core.run(request, noPorts, stopQueued.signal);
     const next = core.run(request, noPorts);
     stopQueued.abort();
-    expect(await queued).toMatchObject({ ok: false, code: 'cancelled', message: 'The run was stopped before it finished.' });
+    expect(await queued).toMatchObject({ ok: false, code: 'cancelled', message: 'The run was stopped while it waited for the sandbox to be ready; none of its code ran.' });
     stopRunning.abort();
     expect(await running).toMatchObject({ ok: false, code: 'cancelled' });
     expect(first.terminated).toBe(true);

@@ -93,6 +93,9 @@ interface Slot<P> {
 
 const MAX_START_FAILURES = 3;
 const CANCELLED_MESSAGE = 'The run was stopped before it finished.';
+// A run stopped before a worker took it: say that none of its code ran, or a user who waited on a
+// starting sandbox (the first run takes a second or more) reads its empty logs as logs lost.
+const CANCELLED_QUEUED_MESSAGE = 'The run was stopped while it waited for the sandbox to be ready; none of its code ran.';
 
 export class KernelHostCore<P> {
   readonly #options: KernelHostCoreOptions<P>;
@@ -145,7 +148,7 @@ export class KernelHostCore<P> {
       };
       const onCancel = () => this.#cancel(job);
       if (this.#broken) return job.resolve(this.#failure(job, 'sandbox-crashed', this.#broken));
-      if (cancel?.aborted) return job.resolve(this.#failure(job, 'cancelled', CANCELLED_MESSAGE));
+      if (cancel?.aborted) return job.resolve(this.#failure(job, 'cancelled', CANCELLED_QUEUED_MESSAGE));
       cancel?.addEventListener('abort', onCancel, { once: true });
       this.#queue.push(job);
       this.#pump();
@@ -172,7 +175,7 @@ export class KernelHostCore<P> {
     const queued = this.#queue.indexOf(job);
     if (queued >= 0) {
       this.#queue.splice(queued, 1);
-      job.resolve(this.#failure(job, 'cancelled', CANCELLED_MESSAGE));
+      job.resolve(this.#failure(job, 'cancelled', CANCELLED_QUEUED_MESSAGE));
       return;
     }
     for (const slot of this.#slots) if (slot.job === job) this.#fail(slot, 'cancelled', CANCELLED_MESSAGE);
