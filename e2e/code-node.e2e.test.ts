@@ -243,6 +243,8 @@ describe('a picker that scales', () => {
     await page.getByText(`${total} modules match.`).waitFor();
     expect(await listbox.evaluate((el) => el.getBoundingClientRect().height)).toBeLessThan(300);
     expect(await listbox.getByRole('option').first().textContent()).toBe('@acme/geojs1.2.0Great-circle distance between two points, in km.');
+    // A WASM module lists its exports with their signatures (from the module summary), its name once.
+    expect(await listbox.getByRole('option', { name: '@acme/geo/simplify-wasm', exact: true }).textContent()).toBe('@acme/geo/simplify-wasmwasm1.2.0Exports add(i32, i32) → i32, scale(f64, f64) → f64 (async).');
     expect(await box.getAttribute('aria-activedescendant')).toBeNull();
     await page.keyboard.press('ArrowDown');
     const activeName = async () => page.evaluate(() => {

@@ -16,6 +16,7 @@ import { IMPORT_CONSENT } from '../consent/consent-text.ts';
 import { SkillDoc } from '../skill-docs/skill-doc.tsx';
 import { comboboxKey } from './combobox-keys.ts';
 import { declarationState, driftMessage, repin, toggleDeclaration } from './declarations.ts';
+import { signatureText } from './import-context.ts';
 
 export interface PackagePickerProps {
   readonly nodeId: string;
@@ -25,11 +26,16 @@ export interface PackagePickerProps {
   readonly onChange: (next: SandboxModuleDeclaration[]) => void;
 }
 
-/** The disclosure line repeats the specifier and kind ("@x/y (js): …"); the option already shows both. */
-function description(m: ModuleSummary): string {
-  const prefix = `${m.specifier} (${m.kind})`;
-  const text = m.summary.startsWith(prefix) ? m.summary.slice(prefix.length).replace(/^:\s*/, '') : m.summary;
-  return text === '' ? 'No description.' : text;
+/**
+ * The disclosure line repeats the specifier and kind ("@x/y (wasm; exports a, b): …"); the option
+ * already shows both, and a WASM module's exports are shown with their signatures instead.
+ */
+export function description(m: ModuleSummary): string {
+  const head = `${m.specifier} (`;
+  const close = m.summary.startsWith(head) ? m.summary.indexOf(')', head.length) : -1;
+  const text = close >= 0 ? m.summary.slice(close + 1).replace(/^:\s*/, '') : m.summary;
+  const exports = m.signatures && m.signatures.length > 0 ? `Exports ${m.signatures.map(signatureText).join(', ')} (async).` : '';
+  return [text, exports].filter((t) => t !== '').join(' ') || 'No description.';
 }
 
 export function matchesQuery(m: ModuleSummary, query: string): boolean {
