@@ -8,14 +8,14 @@
 // picker is an ARIA combobox over 43 modules, with chips (Docs, Remove, Re-pin beside drift).
 // Each new state is saved under e2e/artifacts/.
 
+import { expect, test } from '@playwright/test';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppServices } from '../electron/services/app-services.ts';
 import type { WebHost } from '../electron/server/web-host.ts';
 import { fixtureDataDir, type TempDir, startAppHost } from '../electron/testing/test-support.ts';
-import { BUILD, launchChromium, REPO_ROOT, snap, watchProblems } from './support.ts';
+import { BUILD, REPO_ROOT, snap, watchProblems } from './support.ts';
 
 let data: TempDir;
 let services: AppServices;
@@ -25,11 +25,15 @@ let page: Page;
 let problems: string[];
 const MANY = 40;
 
-beforeAll(async () => {
+// Tests of a suite share its host, registry and page, so they run in order; a failure skips the rest.
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async ({ browser: sharedBrowser }) => {
+  test.setTimeout(300_000);
   data = await fixtureDataDir(path.join(REPO_ROOT, 'fixtures/discovery/good/node_modules/@acme/geo'));
   await writeManyModulePack(path.join(data.path, 'node_modules/@zz/many'));
   ({ services, host } = await startAppHost(data.path, BUILD));
-  browser = await launchChromium();
+  browser = sharedBrowser;
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   problems = watchProblems(page);
   await page.goto(host.url);
@@ -49,8 +53,8 @@ async function writeManyModulePack(dir: string): Promise<void> {
   await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: '@zz/many', version: '1.0.0', description: 'Many modules.', nodetool: { apiVersion: 1, sandboxModules: modules } }));
 }
 
-afterAll(async () => {
-  await browser?.close();
+test.afterAll(async () => {
+  for (const context of browser?.contexts() ?? []) await context.close();
   await host?.close();
   await services?.dispose();
   await data?.remove();
@@ -87,8 +91,8 @@ async function removeModule(specifier: string, node = 'node-1'): Promise<void> {
   await removeButton(specifier, node).waitFor({ state: 'detached' });
 }
 
-describe('the Code node editor', () => {
-  it('is CodeMirror: highlighted, numbered lines, Tab indents, Esc then Tab leaves, and Ctrl+Z undoes across Tab', async () => {
+test.describe('the Code node editor', () => {
+  test('is CodeMirror: highlighted, numbered lines, Tab indents, Esc then Tab leaves, and Ctrl+Z undoes across Tab', async () => {
     await editor().fill('const total = 1;\nreturn total;');
     expect(await page.locator('.cm-lineNumbers .cm-gutterElement').filter({ hasText: /^2$/ }).count()).toBe(1);
     // The JavaScript parser styles `const` and `return` as keywords (a token span, not plain text).
@@ -120,7 +124,7 @@ describe('the Code node editor', () => {
     expect(hint).toContain('Tab indents; press Esc, then Tab, to leave the editor.');
   });
 
-  it('marks validation problems on their lines, from the same validator as the CLI', async () => {
+  test('marks validation problems on their lines, from the same validator as the CLI', async () => {
     await addModule('@acme/geo');
     await editor().fill('import { havresine } from "@acme/geo";\nimport { add } from "@acme/geo/simplify-wasm";\nreturn havresine(1, 2) + add;');
     await validation().getByText('"@acme/geo" has no export named "havresine"; its exports are "haversine".').waitFor();
@@ -150,7 +154,7 @@ describe('the Code node editor', () => {
     expect(await editor().locator('.cm-lintRange-error').allTextContents()).toEqual(['import']);
   });
 
-  it('completes installed specifiers inside an import, declares one on choosing it, then completes its exports', async () => {
+  test('completes installed specifiers inside an import, declares one on choosing it, then completes its exports', async () => {
     await removeModule('@acme/geo/simplify-wasm');
     await editor().fill('');
     await page.keyboard.type('import {  } from "@acme/geo/si');
@@ -175,7 +179,7 @@ describe('the Code node editor', () => {
     expect(await text()).toBe('import { scale } from "@acme/geo/simplify-wasm";');
   });
 
-  it('runs with Ctrl+Enter; a running node shows elapsed time and Stop cancels it; results say where they ran and go stale on edit', async () => {
+  test('runs with Ctrl+Enter; a running node shows elapsed time and Stop cancels it; results say where they ran and go stale on edit', async () => {
     await removeModule('@acme/geo/simplify-wasm');
     await removeModule('@acme/geo');
     // A first run starts the app's sandbox (a second or more): a Stop during that start ends the run
@@ -227,8 +231,8 @@ describe('the Code node editor', () => {
   });
 });
 
-describe('a picker that scales', () => {
-  it('is an ARIA combobox: typing filters by specifier, pack and description in a bounded listbox; the keyboard alone adds and removes a module', async () => {
+test.describe('a picker that scales', () => {
+  test('is an ARIA combobox: typing filters by specifier, pack and description in a bounded listbox; the keyboard alone adds and removes a module', async () => {
     const box = combobox();
     const listbox = page.getByRole('listbox', { name: 'Modules to add to node-1' });
     expect(await box.getAttribute('aria-expanded')).toBe('false');
@@ -296,7 +300,7 @@ describe('a picker that scales', () => {
     expect(await selected().count()).toBe(0);
   });
 
-  it("shows a selected module's docs one click away, beside its chip", async () => {
+  test("shows a selected module's docs one click away, beside its chip", async () => {
     await addModule('@acme/geo');
     const docs = selected().getByRole('button', { name: 'Docs for @acme/geo', exact: true });
     expect(await docs.getAttribute('aria-expanded')).toBe('false');
@@ -310,7 +314,7 @@ describe('a picker that scales', () => {
     await removeModule('@acme/geo');
   });
 
-  it('shows a drift warning on the chip with Re-pin beside it; Re-pin clears it', async () => {
+  test('shows a drift warning on the chip with Re-pin beside it; Re-pin clears it', async () => {
     await addModule('@acme/geo');
     await page.getByLabel('Name', { exact: true }).fill('drifted');
     await page.getByRole('button', { name: 'Save workflow' }).click();
@@ -338,8 +342,8 @@ describe('a picker that scales', () => {
   });
 });
 
-describe('nothing is lost', () => {
-  it('asks before New or Open replaces unsaved work: cancel keeps it, discard drops it, save keeps it on disk', async () => {
+test.describe('nothing is lost', () => {
+  test('asks before New or Open replaces unsaved work: cancel keeps it, discard drops it, save keeps it on disk', async () => {
     await page.getByLabel('Name', { exact: true }).fill('alpha');
     await editor().fill('return "alpha";');
     await page.getByRole('button', { name: 'Save workflow' }).click();
@@ -370,7 +374,7 @@ describe('nothing is lost', () => {
     expect(beta.ok && (beta.value as { workflow: { nodes: { code: string }[] } }).workflow.nodes[0]?.code).toBe('return "beta";');
   });
 
-  it('Remove node can be undone, with focus on the Undo', async () => {
+  test('Remove node can be undone, with focus on the Undo', async () => {
     await page.getByRole('button', { name: 'Add Code node' }).click();
     await editor('node-2').fill('return "second";');
     await page.getByRole('button', { name: 'Remove node node-2' }).click();
@@ -384,7 +388,7 @@ describe('nothing is lost', () => {
     expect(await text('node-2')).toBe('return "second";');
   });
 
-  it('keeps the draft across a reload, and asks before leaving while it is unsaved', async () => {
+  test('keeps the draft across a reload, and asks before leaving while it is unsaved', async () => {
     await editor().fill('return "kept";');
     await page.getByRole('heading', { name: 'Workflow: alpha (unsaved changes)' }).waitFor();
     const dialogs: string[] = [];
@@ -414,7 +418,7 @@ describe('nothing is lost', () => {
     page.removeAllListeners('dialog');
   });
 
-  it('ran without page errors or CSP violations', () => {
+  test('ran without page errors or CSP violations', () => {
     expect(problems).toEqual([]);
   });
 });

@@ -3,14 +3,14 @@
 // a file name with one, and a description-like reason with a zero-width space. On the Diagnostics
 // screen the text reads `\u202E` literally and no hidden character is left in the DOM text.
 
+import { expect, test } from '@playwright/test';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppServices } from '../electron/services/app-services.ts';
 import type { WebHost } from '../electron/server/web-host.ts';
 import { tempDir, type TempDir, startAppHost } from '../electron/testing/test-support.ts';
-import { BUILD, launchChromium, snap, watchProblems } from './support.ts';
+import { BUILD, snap, watchProblems } from './support.ts';
 
 const HIDDEN = /[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
 let data: TempDir;
@@ -25,23 +25,27 @@ async function pack(name: string, manifest: object): Promise<void> {
   await writeFile(path.join(dir, 'sandbox/index.js'), 'export const a = 1;\n');
 }
 
-beforeAll(async () => {
+// Tests of a suite share its host, registry and page, so they run in order; a failure skips the rest.
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async ({ browser: sharedBrowser }) => {
+  test.setTimeout(300_000);
   data = await tempDir('display');
   await pack('bidi-version', { version: '1.0.0-\u202Ecod.exe', nodetool: { apiVersion: 1, sandboxModules: [{ name: '.', kind: 'js', file: 'sandbox/index.js' }] } });
   await pack('bidi-file', { version: '1.0.0', nodetool: { apiVersion: 1, sandboxModules: [{ name: '.', kind: 'js', file: 'sandbox/index.js' }, { name: 'extra', kind: 'js', file: 'sandbox/m\u200B\u202Esj.txt' }] } });
   ({ services, host } = await startAppHost(data.path, BUILD));
-  browser = await launchChromium();
+  browser = sharedBrowser;
 });
 
-afterAll(async () => {
-  await browser?.close();
+test.afterAll(async () => {
+  for (const context of browser?.contexts() ?? []) await context.close();
   await host?.close();
   await services?.dispose();
   await data?.remove();
 });
 
-describe('hidden characters in pack text, in Chromium', () => {
-  it('the Diagnostics screen shows a bidi override and a zero-width space as \\u202E and \\u200B', async () => {
+test.describe('hidden characters in pack text, in Chromium', () => {
+  test('the Diagnostics screen shows a bidi override and a zero-width space as \\u202E and \\u200B', async () => {
     const page = await browser.newPage();
     const problems = watchProblems(page);
     await page.goto(host.url);

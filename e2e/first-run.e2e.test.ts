@@ -3,8 +3,8 @@
 // lists them without a reload. The seeding (real installer, real compiler) is held at its start by
 // a gate the test opens, so the page is certain to load during it.
 
+import { expect, test } from '@playwright/test';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIRST_RUN_MESSAGES, seedInBackground } from '../electron/first-run/background.ts';
 import { runFirstRun } from '../electron/first-run/first-run.ts';
 import { shippedPrecompiled, shippedTarball } from '../electron/first-run/shipped-tarballs.ts';
@@ -12,7 +12,7 @@ import { SHIPPED_PACKS } from '../electron/platform/assets.ts';
 import { createAppServices, type AppServices } from '../electron/services/app-services.ts';
 import { tempDir, type TempDir } from '../electron/testing/test-support.ts';
 import { startWebHost, type WebHost } from '../electron/server/web-host.ts';
-import { BUILD, launchChromium, snap, watchProblems } from './support.ts';
+import { BUILD, snap, watchProblems } from './support.ts';
 
 const YAML = SHIPPED_PACKS.find((p) => p.dir === 'sandbox-yaml')!;
 const GEO = SHIPPED_PACKS.find((p) => p.dir === 'geo')!;
@@ -24,7 +24,11 @@ let browser: Browser;
 let open: () => void = () => {};
 let seeding: ReturnType<typeof seedInBackground>;
 
-beforeAll(async () => {
+// Tests of a suite share its host, registry and page, so they run in order; a failure skips the rest.
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async ({ browser: sharedBrowser }) => {
+  test.setTimeout(300_000);
   await shippedPrecompiled();
   data = await tempDir('e2e-first-run');
   const created = await createAppServices({ dataDir: data.path });
@@ -48,21 +52,22 @@ beforeAll(async () => {
       }),
   });
   host = await startWebHost({ dispatcher: seeding.dispatcher, events: services.events, catalog: services.catalog, staticDir: BUILD, port: 0 });
-  browser = await launchChromium();
-}, 300_000);
+  browser = sharedBrowser;
+});
 
-afterAll(async () => {
+test.afterAll(async () => {
   open();
   await seeding?.done;
   seeding?.close();
-  await browser?.close();
+  for (const context of browser?.contexts() ?? []) await context.close();
   await host?.close();
   await services?.dispose();
   await data?.remove();
 });
 
-describe('first start in the browser', () => {
-  it('shows the seeding while it runs, then the ready packs without a reload', async () => {
+test.describe('first start in the browser', () => {
+  test('shows the seeding while it runs, then the ready packs without a reload', async () => {
+    test.setTimeout(180_000);
     const page = await browser.newPage();
     const problems = watchProblems(page);
     await page.goto(host.url);
@@ -85,5 +90,5 @@ describe('first start in the browser', () => {
     await snap(page, 'first-run-ready');
     expect(problems).toEqual([]);
     await page.close();
-  }, 180_000);
+  });
 });

@@ -1,5 +1,6 @@
-// Runs once before the e2e files: checks that Debian's Chromium is there and builds the renderer
-// the web host serves, so the files (which may run in parallel) do not build it twice.
+// Playwright's global setup (playwright.config.ts): runs once before the e2e files, checks that
+// Debian's Chromium is there and builds the renderer the web host serves, so the files (two
+// workers run them in parallel) do not build it twice.
 
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -3,8 +3,8 @@
 // page's watchdog has to terminate the kernel worker stuck in one native call; a result nested too
 // deeply to cross to the page is result-invalid at once, not a timeout after the deadline.
 
+import { expect, test } from '@playwright/test';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from 'vite';
 import type { Browser, Page } from 'playwright-core';
 import { createAppServices, type AppServices } from '../electron/services/app-services.ts';
@@ -14,7 +14,7 @@ import { loadFixtureDir } from '../electron/testing/fixture-dir.ts';
 import { LIMITS } from '../shared/protocol/limits.ts';
 import type { RunResult } from '../shared/protocol/run.ts';
 import { fixtureDelivery } from './parity-catalog.ts';
-import { launchChromium, REPO_ROOT, watchProblems } from './support.ts';
+import { REPO_ROOT, watchProblems } from './support.ts';
 
 let data: TempDir;
 let services: AppServices;
@@ -23,13 +23,17 @@ let host: WebHost;
 let page: Page;
 let problems: string[];
 
-beforeAll(async () => {
+// Tests of a suite share its host, registry and page, so they run in order; a failure skips the rest.
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async ({ browser: sharedBrowser }) => {
+  test.setTimeout(300_000);
   await build({ configFile: path.join(REPO_ROOT, 'renderer/runner/parity/vite.config.ts'), logLevel: 'warn' });
   data = await tempDir('endings-data');
   const created = await createAppServices({ dataDir: data.path });
   if (!created.ok) throw new Error(created.message);
   services = created.value;
-  browser = await launchChromium();
+  browser = sharedBrowser;
   const delivery = fixtureDelivery(loadFixtureDir());
   host = await startWebHost({ dispatcher: services.dispatcher, events: services.events, catalog: delivery.catalog, staticDir: path.join(REPO_ROOT, 'out/parity'), port: 0 });
   page = await browser.newPage();
@@ -38,8 +42,8 @@ beforeAll(async () => {
   await page.waitForFunction(() => document.getElementById('status')?.textContent === 'ready');
 });
 
-afterAll(async () => {
-  await browser?.close();
+test.afterAll(async () => {
+  for (const context of browser?.contexts() ?? []) await context.close();
   await host?.close();
   await services?.dispose();
   await data?.remove();
@@ -57,15 +61,15 @@ function runCode(code: string, timeoutMs: number): Promise<RunResult> {
   return page.evaluate(({ code, timeoutMs }) => (window as unknown as Api).sandboxParity.runCode(code, {}, timeoutMs), { code, timeoutMs });
 }
 
-describe('run endings in the browser runner', () => {
-  it('caps console entries with a marker and keeps them at a timeout', async () => {
+test.describe('run endings in the browser runner', () => {
+  test('caps console entries with a marker and keeps them at a timeout', async () => {
     const result = await runCode('for (;;) console.log("");', 2000);
     expect(result).toMatchObject({ ok: false, code: 'timeout', message: 'The code ran longer than its 2000 ms time limit and was stopped.' });
     expect(result.logs).toHaveLength(LIMITS.consoleEntries + 1);
     expect(result.logs.at(-1)).toEqual({ level: 'warn', text: `[console output truncated at ${LIMITS.consoleEntries} entries]` });
   });
 
-  it('keeps the logs so far when the watchdog terminates a worker stuck in one native call', async () => {
+  test('keeps the logs so far when the watchdog terminates a worker stuck in one native call', async () => {
     // On a runner with 1 ms of grace, so the stall (about a second) always outlasts deadline + grace.
     const probe = await page.evaluate(() => (window as unknown as Api).sandboxParity.watchdogProbe());
     expect(probe.wedged).toMatchObject({ ok: false, code: 'timeout', message: 'The code ran longer than its 20 ms time limit and was stopped.' });
@@ -74,7 +78,7 @@ describe('run endings in the browser runner', () => {
     expect(probe.after).toMatchObject({ ok: true, value: 'still serving' });
   });
 
-  it('reports a result nested 5,000 deep at once as result-invalid', async () => {
+  test('reports a result nested 5,000 deep at once as result-invalid', async () => {
     const started = Date.now();
     const result = await runCode('let v = 1;\nfor (let i = 0; i < 5000; i++) v = [v];\nreturn v;', 10_000);
     expect(result).toMatchObject({ ok: false, code: 'result-invalid', message: `The code's result is nested more than ${LIMITS.jsonDepth} levels deep, the most a value passed out of the sandbox may have.` });

@@ -5,15 +5,15 @@
 // trust" with the script text; trust and rebuild behind the confirmation; uninstall and see the
 // affected node listed first. Each main screen is saved under e2e/artifacts/.
 
+import { expect, test } from '@playwright/test';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppServices } from '../electron/services/app-services.ts';
 import type { WebHost } from '../electron/server/web-host.ts';
 import { tempDir, type TempDir, startAppHost } from '../electron/testing/test-support.ts';
 import { startRegistry, type TestRegistry } from '../electron/testing/verdaccio.ts';
-import { BUILD, launchChromium, REPO_ROOT, snap, watchProblems } from './support.ts';
+import { BUILD, REPO_ROOT, snap, watchProblems } from './support.ts';
 
 const GEO = '@nodetool-ai/sandbox-geo';
 const REGISTER = '@sp-fixture/register-pack';
@@ -28,7 +28,11 @@ let browser: Browser;
 let page: Page;
 let problems: string[];
 
-beforeAll(async () => {
+// Tests of a suite share its host, registry and page, so they run in order; a failure skips the rest.
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async ({ browser: sharedBrowser }) => {
+  test.setTimeout(300_000);
   registry = await startRegistry({ uplink: false });
   await registry.publish(path.join(REPO_ROOT, 'packs/geo'));
   for (const pack of ['script-dep-1.0.0', 'register-pack-1.0.0', 'evolving-1.0.0', 'evolving-2.0.0']) await registry.publish(path.join(FIXTURES, pack));
@@ -36,15 +40,15 @@ beforeAll(async () => {
   ({ services, host } = await startAppHost(data.path, BUILD));
   const set = await services.dispatcher.handle('settings.setRegistry', { registry: registry.url }, { face: 'test' });
   if (!set.ok) throw new Error(set.message);
-  browser = await launchChromium();
+  browser = sharedBrowser;
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   problems = watchProblems(page);
   await page.goto(host.url);
   await page.getByRole('heading', { name: 'Sandbox Packs' }).waitFor();
 });
 
-afterAll(async () => {
-  await browser?.close();
+test.afterAll(async () => {
+  for (const context of browser?.contexts() ?? []) await context.close();
   await host?.close();
   await services?.dispose();
   await data?.remove();
@@ -61,8 +65,8 @@ async function install(spec: string): Promise<void> {
   await page.getByRole('button', { name: 'Install', exact: true }).click();
 }
 
-describe('the Package Manager and Code node in Chromium', () => {
-  it('installs a sandbox-only pack: progress by stage, then active with the consent sentence', async () => {
+test.describe('the Package Manager and Code node in Chromium', () => {
+  test('installs a sandbox-only pack: progress by stage, then active with the consent sentence', async () => {
     // The Packages tabs follow the tabs pattern: arrow keys move between them.
     await page.getByRole('tab', { name: 'Installed' }).focus();
     await page.keyboard.press('ArrowRight');
@@ -81,7 +85,7 @@ describe('the Package Manager and Code node in Chromium', () => {
     await snap(page, '01-install-sandbox-only');
   });
 
-  it('lists the pack with its modules and renders its SKILL.md under the untrusted banner', async () => {
+  test('lists the pack with its modules and renders its SKILL.md under the untrusted banner', async () => {
     const card = page.getByRole('article', { name: `${GEO} 0.1.0`, exact: true });
     await card.getByText(`${GEO}/simplify-wasm`).waitFor();
     // One state chip (not "sandbox-only" plus "not trusted (sandbox-only)"), and the pack's own description.
@@ -104,7 +108,7 @@ describe('the Package Manager and Code node in Chromium', () => {
     await snap(page, '02-installed-with-details');
   });
 
-  it('selects the pack in a Code node, saves with stamped declarations, runs code importing it and shows the value', async () => {
+  test('selects the pack in a Code node, saves with stamped declarations, runs code importing it and shows the value', async () => {
     await screen('Workflows');
     await page.getByLabel('Code of node-1').fill(`import { haversine } from "${GEO}";\nreturn Math.round(haversine([52.52, 13.405], [48.8566, 2.3522]) / 1000);`);
     // Undeclared import is flagged inline before the module is selected.
@@ -154,7 +158,7 @@ describe('the Package Manager and Code node in Chromium', () => {
     await code.fill(saved1);
   });
 
-  it('installs a pack with a lifecycle script: needs trust, with the literal scripts', async () => {
+  test('installs a pack with a lifecycle script: needs trust, with the literal scripts', async () => {
     await install(`${REGISTER}@1.0.0`);
     const result = page.getByLabel('Install result');
     await result.getByText(`${REGISTER}@1.0.0 needs trust`).waitFor({ timeout: 90_000 });
@@ -164,7 +168,7 @@ describe('the Package Manager and Code node in Chromium', () => {
     await snap(page, '04-needs-trust');
   });
 
-  it('trusts and rebuilds only after an explicit confirmation, and restores focus', async () => {
+  test('trusts and rebuilds only after an explicit confirmation, and restores focus', async () => {
     const opener = page.getByLabel('Install result').getByRole('button', { name: `Trust ${REGISTER} and run setup…`, exact: true });
     await opener.click();
     const dialog = page.getByRole('dialog', { name: `Trust ${REGISTER}?` });
@@ -195,7 +199,7 @@ describe('the Package Manager and Code node in Chromium', () => {
     expect(await card.getByRole('button', { name: `Trust ${REGISTER} and run setup…` }).count()).toBe(0);
   });
 
-  it('shows an integrity mismatch on rebuild as such, with what to do', async () => {
+  test('shows an integrity mismatch on rebuild as such, with what to do', async () => {
     await registry.replaceTarball(REGISTER, '1.0.0', path.join(FIXTURES, 'register-pack-1.0.0-tampered'));
     const card = page.getByRole('article', { name: `${REGISTER} 1.0.0`, exact: true });
     try {
@@ -221,7 +225,7 @@ describe('the Package Manager and Code node in Chromium', () => {
     }
   });
 
-  it('updates a pack showing the version change first and the digest change after', async () => {
+  test('updates a pack showing the version change first and the digest change after', async () => {
     await install(`${EVOLVING}@1.0.0`);
     await page.getByLabel('Install result').getByText(`Installed ${EVOLVING}@1.0.0`).waitFor({ timeout: 90_000 });
     const card = page.getByRole('article', { name: `${EVOLVING} 1.0.0`, exact: true });
@@ -242,7 +246,7 @@ describe('the Package Manager and Code node in Chromium', () => {
     await snap(page, '06b-update');
   });
 
-  it('offers the agent allowlist: trusted packs by default, with a preview of the prompt\'s package lines', async () => {
+  test('offers the agent allowlist: trusted packs by default, with a preview of the prompt\'s package lines', async () => {
     await screen('Agent & settings');
     await page.getByText('the default allows the modules of packs you trusted').waitFor();
     const geoBox = page.getByLabel(GEO, { exact: true });
@@ -257,7 +261,7 @@ describe('the Package Manager and Code node in Chromium', () => {
     await page.getByText('No package lines: the agent would be told of no packages.').waitFor();
   });
 
-  it('lists the Code nodes that declare a pack before uninstalling it, then shows them as unavailable', async () => {
+  test('lists the Code nodes that declare a pack before uninstalling it, then shows them as unavailable', async () => {
     const card = page.getByRole('article', { name: `${GEO} 0.1.0`, exact: true });
     await screen('Packages');
     await card.getByRole('button', { name: `Uninstall ${GEO}…`, exact: true }).click();
@@ -285,7 +289,7 @@ describe('the Package Manager and Code node in Chromium', () => {
     expect(await page.getByText('unavailable', { exact: true }).count()).toBe(0);
   });
 
-  it('shows diagnostics, and stays usable in a narrow window', async () => {
+  test('shows diagnostics, and stays usable in a narrow window', async () => {
     await screen('Diagnostics');
     await page.getByRole('heading', { name: 'Catalog' }).waitFor();
     await page.getByRole('heading', { name: 'Start-up reconcile', exact: true }).waitFor();

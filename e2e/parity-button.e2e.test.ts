@@ -4,13 +4,13 @@
 // value, modules and calls, and the page stays free of CSP violations while the workers compile
 // WebAssembly.
 
+import { expect, test } from '@playwright/test';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { AppServices } from '../electron/services/app-services.ts';
 import type { WebHost } from '../electron/server/web-host.ts';
 import { fixtureDataDir, type TempDir, startAppHost } from '../electron/testing/test-support.ts';
-import { BUILD, launchChromium, REPO_ROOT, snap, watchProblems } from './support.ts';
+import { BUILD, REPO_ROOT, snap, watchProblems } from './support.ts';
 
 let data: TempDir;
 let services: AppServices;
@@ -19,10 +19,14 @@ let browser: Browser;
 let page: Page;
 let problems: string[];
 
-beforeAll(async () => {
+// Tests of a suite share its host, registry and page, so they run in order; a failure skips the rest.
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async ({ browser: sharedBrowser }) => {
+  test.setTimeout(300_000);
   data = await fixtureDataDir(path.join(REPO_ROOT, 'fixtures/discovery/good/node_modules/@acme/geo'));
   ({ services, host } = await startAppHost(data.path, BUILD));
-  browser = await launchChromium();
+  browser = sharedBrowser;
   page = await browser.newPage();
   problems = watchProblems(page);
   await page.goto(host.url);
@@ -30,8 +34,8 @@ beforeAll(async () => {
   await page.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name: 'Workflows' }).click();
 });
 
-afterAll(async () => {
-  await browser?.close();
+test.afterAll(async () => {
+  for (const context of browser?.contexts() ?? []) await context.close();
   await host?.close();
   await services?.dispose();
   await data?.remove();
@@ -57,8 +61,8 @@ async function bothRuns(code: string): Promise<{ main: string; here: string; mai
   };
 }
 
-describe('Run in this window next to Run in the main process', () => {
-  it('gives the same result for a node importing a JS entry and a WASM entry', async () => {
+test.describe('Run in this window next to Run in the main process', () => {
+  test('gives the same result for a node importing a JS entry and a WASM entry', async () => {
     for (const specifier of ['@acme/geo', '@acme/geo/simplify-wasm']) {
       await page.getByRole('combobox', { name: 'Add a module to node-1' }).fill(specifier);
       await page.getByRole('listbox', { name: 'Modules to add to node-1' }).getByRole('option', { name: specifier, exact: true }).click();
@@ -70,7 +74,7 @@ describe('Run in this window next to Run in the main process', () => {
     await snap(page, 'parity-run-in-window');
   });
 
-  it('shows the same denial for an undeclared import', async () => {
+  test('shows the same denial for an undeclared import', async () => {
     await page.getByRole('button', { name: 'Remove @acme/geo/simplify-wasm', exact: true }).click();
     await page.getByLabel('Code of node-1').fill('import { add } from "@acme/geo/simplify-wasm";\nreturn await add(1, 2);');
     await page.getByRole('button', { name: 'Run node-1', exact: true }).click();
@@ -82,7 +86,7 @@ describe('Run in this window next to Run in the main process', () => {
     expect(await denied(window.getByRole('region', { name: 'Run result' }))).toBe(await denied(page.getByRole('region', { name: 'Run result' }).first()));
   });
 
-  it('ran without page errors or CSP violations', () => {
+  test('ran without page errors or CSP violations', () => {
     expect(problems).toEqual([]);
   });
 });

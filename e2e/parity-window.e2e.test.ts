@@ -4,8 +4,8 @@
 // contract's code.run — including WASM conversions, a WASM trap, the dispatcher's argument checks
 // and denied imports. A granted capability is the one deliberate difference: this window refuses it.
 
+import { expect, test } from '@playwright/test';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from 'vite';
 import type { Browser, Page } from 'playwright-core';
 import type { RequestOf, ValueOf } from '../shared/contract/methods.ts';
@@ -13,7 +13,7 @@ import type { Result } from '../shared/protocol/result.ts';
 import type { AppServices } from '../electron/services/app-services.ts';
 import type { WebHost } from '../electron/server/web-host.ts';
 import { fixtureDataDir, type TempDir, startAppHost } from '../electron/testing/test-support.ts';
-import { launchChromium, REPO_ROOT, watchProblems } from './support.ts';
+import { REPO_ROOT, watchProblems } from './support.ts';
 
 const GEO = path.join(REPO_ROOT, 'fixtures/discovery/good/node_modules/@acme/geo');
 type Run = Result<ValueOf<'code.run'>>;
@@ -25,19 +25,23 @@ let browser: Browser;
 let page: Page;
 let problems: string[];
 
-beforeAll(async () => {
+// Tests of a suite share its host, registry and page, so they run in order; a failure skips the rest.
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async ({ browser: sharedBrowser }) => {
+  test.setTimeout(300_000);
   await build({ configFile: path.join(REPO_ROOT, 'renderer/runner/parity/vite.config.ts'), logLevel: 'warn' });
   data = await fixtureDataDir(GEO);
   ({ services, host } = await startAppHost(data.path, path.join(REPO_ROOT, 'out/parity')));
-  browser = await launchChromium();
+  browser = sharedBrowser;
   page = await browser.newPage();
   problems = watchProblems(page);
   await page.goto(host.url);
   await page.waitForFunction(() => document.getElementById('status')?.textContent === 'ready');
 });
 
-afterAll(async () => {
-  await browser?.close();
+test.afterAll(async () => {
+  for (const context of browser?.contexts() ?? []) await context.close();
   await host?.close();
   await services?.dispose();
   await data?.remove();
@@ -92,22 +96,22 @@ const NODES: Record<string, RequestOf<'code.run'>> = {
   'timeout': { code: 'for (;;) {}', packages: [], timeoutMs: 300 },
 };
 
-describe('Run in this window gives the main process result', () => {
+test.describe('Run in this window gives the main process result', () => {
   for (const [name, node] of Object.entries(NODES)) {
-    it(name, async () => {
+    test(name, async () => {
       const main = await inMain(node);
       const here = await inWindow(node);
-      expect(main.ok && main.value.result).toMatchObject(EXPECT[name] as object);
+      expect(main.ok && main.value.result).toMatchObject(EXPECT[name] as Record<string, unknown>);
       expect(comparable(here)).toEqual(comparable(main));
     });
   }
 
-  it('an unknown declaration fails both ways with the same code', async () => {
+  test('an unknown declaration fails both ways with the same code', async () => {
     const node = { code: 'return 1;', packages: [{ specifier: '@nobody/nothing' }] };
     expect(await inWindow(node)).toMatchObject({ ok: false, code: (await inMain(node)).ok ? 'x' : 'unknown-specifier' });
   });
 
-  it('a granted fetch is refused in this window with a sentence that says where it works', async () => {
+  test('a granted fetch is refused in this window with a sentence that says where it works', async () => {
     const here = await inWindow({ code: 'return await fetch("https://example.com/");', packages: [], fetchHosts: ['example.com'] });
     expect(here.ok && here.value.result).toMatchObject({
       ok: false,
@@ -116,7 +120,7 @@ describe('Run in this window gives the main process result', () => {
     });
   });
 
-  it('ran without page errors or CSP violations', () => {
+  test('ran without page errors or CSP violations', () => {
     expect(problems).toEqual([]);
   });
 });

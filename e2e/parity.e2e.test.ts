@@ -5,8 +5,8 @@
 // refusals: a tampered body, a tampered dependency and a digest the node did not expect are refused
 // before anything runs.
 
+import { expect, test } from '@playwright/test';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from 'vite';
 import type { Browser, Page } from 'playwright-core';
 import { createAppServices, type AppServices } from '../electron/services/app-services.ts';
@@ -16,7 +16,7 @@ import { loadFixtureDir } from '../electron/testing/fixture-dir.ts';
 import { fixtureProblems } from '../shared/testing/kernel-fixture.ts';
 import type { RunResult } from '../shared/protocol/run.ts';
 import { fixtureDelivery, type FixtureDelivery } from './parity-catalog.ts';
-import { launchChromium, REPO_ROOT, watchProblems } from './support.ts';
+import { REPO_ROOT, watchProblems } from './support.ts';
 
 const PARITY_BUILD = path.join(REPO_ROOT, 'out/parity');
 const files = loadFixtureDir();
@@ -62,28 +62,32 @@ function runCode(served: Served, code: string, entries: Record<string, { moduleI
 
 let main: Served;
 
-beforeAll(async () => {
+// Tests of a suite share its host, registry and page, so they run in order; a failure skips the rest.
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async ({ browser: sharedBrowser }) => {
+  test.setTimeout(300_000);
   await build({ configFile: path.join(REPO_ROOT, 'renderer/runner/parity/vite.config.ts'), logLevel: 'warn' });
   data = await tempDir('parity-data');
   const created = await createAppServices({ dataDir: data.path });
   if (!created.ok) throw new Error(created.message);
   services = created.value;
-  browser = await launchChromium();
+  browser = sharedBrowser;
   main = await serve();
 });
 
-afterAll(async () => {
-  await browser?.close();
+test.afterAll(async () => {
+  for (const context of browser?.contexts() ?? []) await context.close();
   for (const host of hosts) await host.close();
   await services?.dispose();
   await data?.remove();
 });
 
-describe('kernel contract fixtures in Chromium (browser runner)', () => {
+test.describe('kernel contract fixtures in Chromium (browser runner)', () => {
   for (const [fileName, file] of files) {
-    describe(fileName, () => {
+    test.describe(fileName, () => {
       for (const testCase of file.cases) {
-        it(`${testCase.name}: ${testCase.why}`, async () => {
+        test(`${testCase.name}: ${testCase.why}`, async () => {
           const result = await runCase(main, fileName, testCase.name);
           expect(fixtureProblems(testCase, result)).toEqual([]);
         });
@@ -91,7 +95,7 @@ describe('kernel contract fixtures in Chromium (browser runner)', () => {
     });
   }
 
-  it('ran without page errors or CSP violations, cached verified modules by digest, and replaced the WASM worker a timeout stopped', async () => {
+  test('ran without page errors or CSP violations, cached verified modules by digest, and replaced the WASM worker a timeout stopped', async () => {
     expect(main.problems).toEqual([]);
     const stats = await main.page.evaluate(() => (window as unknown as { sandboxParity: { stats(): { cachedModules: number; wasmWorkersReplaced: number } } }).sandboxParity.stats());
     expect(stats.cachedModules).toBeGreaterThan(0);
@@ -99,8 +103,8 @@ describe('kernel contract fixtures in Chromium (browser runner)', () => {
   });
 });
 
-describe('the browser kernel worker\'s outer watchdog', () => {
-  it('terminates a worker wedged in one native call at deadline + grace, replaces it, and keeps serving', async () => {
+test.describe('the browser kernel worker\'s outer watchdog', () => {
+  test('terminates a worker wedged in one native call at deadline + grace, replaces it, and keeps serving', async () => {
     const probe = await main.page.evaluate(() =>
       (window as unknown as { sandboxParity: { watchdogProbe(): Promise<{ wedged: RunResult; after: RunResult; workersBefore: number; workersAfter: number }> } }).sandboxParity.watchdogProbe(),
     );
@@ -111,7 +115,7 @@ describe('the browser kernel worker\'s outer watchdog', () => {
     expect(probe.after).toMatchObject({ ok: true, value: 'still serving' });
   });
 
-  it('stops respawning a kernel worker whose engine cannot start, and answers sandbox-crashed', async () => {
+  test('stops respawning a kernel worker whose engine cannot start, and answers sandbox-crashed', async () => {
     const served = await serve();
     const probe = await served.page.evaluate(() =>
       (window as unknown as { sandboxParity: { brokenEngineProbe(): Promise<{ result: RunResult; workersStarted: number }> } }).sandboxParity.brokenEngineProbe(),
@@ -122,17 +126,17 @@ describe('the browser kernel worker\'s outer watchdog', () => {
   });
 });
 
-describe('digest verification in the browser', () => {
+test.describe('digest verification in the browser', () => {
   const fileName = 'contract.json';
   const geo = 'import { dist } from "@acme/geo";\nreturn dist({ x: 0, y: 0 }, { x: 3, y: 4 });';
   const geoEntry = () => ({ '@acme/geo': main.delivery.entries(fileName)['@acme/geo'] as { moduleId: string; digest: string } });
 
-  it('runs the untampered module', async () => {
+  test('runs the untampered module', async () => {
     const result = await runCode(main, geo, geoEntry());
     expect(result).toMatchObject({ ok: true, value: 5 });
   });
 
-  it('refuses a tampered entry body served under its digest', async () => {
+  test('refuses a tampered entry body served under its digest', async () => {
     const honest = fixtureDelivery(files);
     const id = honest.deliveryId(fileName, 'js:geo');
     const served = await serve(new Map([[id, 'export function dist() { return 666; }\n']]));
@@ -145,7 +149,7 @@ describe('digest verification in the browser', () => {
     await served.page.close();
   });
 
-  it('refuses a tampered dependency (the entry body is intact)', async () => {
+  test('refuses a tampered dependency (the entry body is intact)', async () => {
     const honest = fixtureDelivery(files);
     const dep = honest.deliveryId(fileName, 'js:geo/lib/math.js');
     const served = await serve(new Map([[dep, 'export const sq = (x) => 666;\n']]));
@@ -155,7 +159,7 @@ describe('digest verification in the browser', () => {
     await served.page.close();
   });
 
-  it('refuses a module whose digest is not the one the node expects, even when it is served honestly', async () => {
+  test('refuses a module whose digest is not the one the node expects, even when it is served honestly', async () => {
     const entry = geoEntry()['@acme/geo'];
     const wrong = { moduleId: entry.moduleId, digest: entry.digest.replace(/^./, (c) => (c === '0' ? '1' : '0')) };
     // Asked with ?digest= the host answers stale-digest; the runner reports the host's sentence.

@@ -3,17 +3,17 @@
 // from the published manifest) and installs from there. Real Chromium, the real web host and
 // services, a real local Verdaccio.
 
+import { expect, test } from '@playwright/test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scaffoldPack } from '../electron/authoring/scaffold.ts';
 import type { AppServices } from '../electron/services/app-services.ts';
 import type { WebHost } from '../electron/server/web-host.ts';
 import { tempDir, type TempDir, startAppHost } from '../electron/testing/test-support.ts';
 import { startRegistry, type TestRegistry } from '../electron/testing/verdaccio.ts';
-import { BUILD, launchChromium, snap, watchProblems } from './support.ts';
+import { BUILD, snap, watchProblems } from './support.ts';
 
 const NAME = '@sp-fixture/published-now';
 
@@ -26,21 +26,25 @@ let browser: Browser;
 let page: Page;
 let problems: string[];
 
-beforeAll(async () => {
+// Tests of a suite share its host, registry and page, so they run in order; a failure skips the rest.
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async ({ browser: sharedBrowser }) => {
+  test.setTimeout(300_000);
   registry = await startRegistry({ uplink: false });
   data = await tempDir('e2e-search');
   ({ services, host } = await startAppHost(data.path, BUILD));
   const set = await services.dispatcher.handle('settings.setRegistry', { registry: registry.url }, { face: 'test' });
   if (!set.ok) throw new Error(set.message);
-  browser = await launchChromium();
+  browser = sharedBrowser;
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   problems = watchProblems(page);
   await page.goto(host.url);
   await page.getByRole('heading', { name: 'Sandbox Packs' }).waitFor();
 });
 
-afterAll(async () => {
-  await browser?.close();
+test.afterAll(async () => {
+  for (const context of browser?.contexts() ?? []) await context.close();
   await host?.close();
   await services?.dispose();
   await data?.remove();
@@ -48,8 +52,8 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-describe('Available lists packs from the registry', () => {
-  it('a pack published during the run appears with its source and module line, and installs from there', async () => {
+test.describe('Available lists packs from the registry', () => {
+  test('a pack published during the run appears with its source and module line, and installs from there', async () => {
     // Published after the app started: only a live registry search can know it.
     work = await mkdtemp(path.join(os.tmpdir(), 'sp-e2e-search-'));
     const made = await scaffoldPack({ dir: path.join(work, 'pack'), name: NAME });

@@ -5,8 +5,8 @@
 // each run an engine instance of its own; 150 runs that each take 8 MB then show that discarded
 // instances are collected (the worker is never replaced and no run fails to get an engine).
 
+import { expect, test } from '@playwright/test';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from 'vite';
 import type { Browser, Page } from 'playwright-core';
 import { createAppServices, type AppServices } from '../electron/services/app-services.ts';
@@ -16,7 +16,7 @@ import type { RunResult } from '../shared/protocol/run.ts';
 import type { FixtureFile } from '../shared/testing/kernel-fixture.ts';
 import { isolationSecret, mayBeDirty, PLANT_CODE, SCAN_CODE, scanInputs, type ScanEntry } from '../shared/sandbox/isolation-probe.ts';
 import { fixtureDelivery } from './parity-catalog.ts';
-import { launchChromium, REPO_ROOT, watchProblems } from './support.ts';
+import { REPO_ROOT, watchProblems } from './support.ts';
 
 const PARITY_BUILD = path.join(REPO_ROOT, 'out/parity');
 
@@ -41,13 +41,17 @@ function kernelWorkersStarted(): Promise<number> {
   return page.evaluate(() => (window as unknown as { sandboxParity: PageApi }).sandboxParity.stats().kernelWorkersStarted);
 }
 
-beforeAll(async () => {
+// Tests of a suite share its host, registry and page, so they run in order; a failure skips the rest.
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async ({ browser: sharedBrowser }) => {
+  test.setTimeout(300_000);
   await build({ configFile: path.join(REPO_ROOT, 'renderer/runner/parity/vite.config.ts'), logLevel: 'warn' });
   data = await tempDir('run-isolation-data');
   const created = await createAppServices({ dataDir: data.path });
   if (!created.ok) throw new Error(created.message);
   services = created.value;
-  browser = await launchChromium();
+  browser = sharedBrowser;
   host = await startWebHost({ dispatcher: services.dispatcher, events: services.events, catalog: fixtureDelivery(new Map()).catalog, staticDir: PARITY_BUILD, port: 0 });
   page = await browser.newPage();
   problems = watchProblems(page);
@@ -55,15 +59,15 @@ beforeAll(async () => {
   await page.waitForFunction(() => document.getElementById('status')?.textContent === 'ready');
 });
 
-afterAll(async () => {
-  await browser?.close();
+test.afterAll(async () => {
+  for (const context of browser?.contexts() ?? []) await context.close();
   await host?.close();
   await services?.dispose();
   await data?.remove();
 });
 
-describe('run isolation in the browser runner (Chromium)', () => {
-  it('gives run B no byte of the secret run A held, from any primitive that hands out fresh memory', async () => {
+test.describe('run isolation in the browser runner (Chromium)', () => {
+  test('gives run B no byte of the secret run A held, from any primitive that hands out fresh memory', async () => {
     const secret = isolationSecret();
     const fixture: FixtureFile = {
       description: 'run isolation',
@@ -87,7 +91,7 @@ describe('run isolation in the browser runner (Chromium)', () => {
     expect(await kernelWorkersStarted()).toBe(before);
   });
 
-  it('runs 150 invocations of 8 MB each on one worker: discarded engines are collected', async () => {
+  test('runs 150 invocations of 8 MB each on one worker: discarded engines are collected', async () => {
     const before = await kernelWorkersStarted();
     const outcome = await page.evaluate(async () => {
       const api = (window as unknown as { sandboxParity: PageApi }).sandboxParity;

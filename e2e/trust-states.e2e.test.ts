@@ -6,15 +6,15 @@
 // removed modules next to the nodes they break, "install a newer tarball" for tarball packs).
 // Each new state is saved under e2e/artifacts/.
 
+import { expect, test } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppServices } from '../electron/services/app-services.ts';
 import type { WebHost } from '../electron/server/web-host.ts';
 import { tempDir, type TempDir, startAppHost } from '../electron/testing/test-support.ts';
 import { startRegistry, type TestRegistry } from '../electron/testing/verdaccio.ts';
-import { BUILD, launchChromium, REPO_ROOT, snap, watchProblems } from './support.ts';
+import { BUILD, REPO_ROOT, snap, watchProblems } from './support.ts';
 
 const FIXTURES = path.join(REPO_ROOT, 'fixtures/registry-packs');
 const LOUD = '@sp-fixture/register-failing-loud';
@@ -33,7 +33,11 @@ let page: Page;
 let other: Page;
 let problems: string[];
 
-beforeAll(async () => {
+// Tests of a suite share its host, registry and page, so they run in order; a failure skips the rest.
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async ({ browser: sharedBrowser }) => {
+  test.setTimeout(300_000);
   registry = await startRegistry({ uplink: false });
   for (const dir of ['register-failing-loud-1.0.0', 'risky-script-1.0.0', 'evolving-1.0.0', 'evolving-2.0.0', 'shrinking-1.0.0', 'shrinking-2.0.0']) await registry.publish(path.join(FIXTURES, dir));
   packed = await tempDir('e2e-tarball');
@@ -44,7 +48,7 @@ beforeAll(async () => {
   ({ services, host } = await startAppHost(data.path, BUILD));
   const set = await services.dispatcher.handle('settings.setRegistry', { registry: registry.url }, { face: 'test' });
   if (!set.ok) throw new Error(set.message);
-  browser = await launchChromium();
+  browser = sharedBrowser;
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   problems = watchProblems(page);
   await page.goto(host.url);
@@ -53,10 +57,10 @@ beforeAll(async () => {
   other = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   await other.goto(host.url);
   await other.getByRole('heading', { name: 'Sandbox Packs' }).waitFor();
-}, 300_000);
+});
 
-afterAll(async () => {
-  await browser?.close();
+test.afterAll(async () => {
+  for (const context of browser?.contexts() ?? []) await context.close();
   await host?.close();
   await services?.dispose();
   await data?.remove();
@@ -72,8 +76,8 @@ async function install(spec: string): Promise<void> {
   await page.getByRole('button', { name: 'Install', exact: true }).click();
 }
 
-describe('trust state, consent and updates in Chromium (issue 18)', () => {
-  it('a 404 on install says the package does not exist on the configured registry, naming it', async () => {
+test.describe('trust state, consent and updates in Chromium (issue 18)', () => {
+  test('a 404 on install says the package does not exist on the configured registry, naming it', async () => {
     await install('@sp-fixture/no-such-pack');
     const alert = page.getByRole('alert').filter({ hasText: 'The install failed:' });
     await alert.waitFor({ timeout: 90_000 });
@@ -83,7 +87,7 @@ describe('trust state, consent and updates in Chromium (issue 18)', () => {
     await snap(page, '18-01-install-404');
   });
 
-  it('the consent dialog leads with what the pack can do, names the register entry, shows its claims and flags curl | sh', async () => {
+  test('the consent dialog leads with what the pack can do, names the register entry, shows its claims and flags curl | sh', async () => {
     await install(RISKY);
     await page.getByLabel('Install result').getByText(`${RISKY}@1.0.0 needs trust`).waitFor({ timeout: 90_000 });
     await page.getByLabel('Install result').getByRole('button', { name: `Trust ${RISKY} and run setup…`, exact: true }).click();
@@ -111,7 +115,7 @@ describe('trust state, consent and updates in Chromium (issue 18)', () => {
     await dialog.waitFor({ state: 'detached' });
   });
 
-  it('a failed setup shows as failed with npm\'s lines, the same in the install result, the card and another window', async () => {
+  test('a failed setup shows as failed with npm\'s lines, the same in the install result, the card and another window', async () => {
     await install(LOUD);
     const result = page.getByLabel('Install result');
     await result.getByText(`${LOUD}@1.0.0 needs trust`).waitFor({ timeout: 90_000 });
@@ -131,7 +135,7 @@ describe('trust state, consent and updates in Chromium (issue 18)', () => {
     await card(other, LOUD, '1.0.0').getByText('setup failed · inactive', { exact: true }).waitFor({ timeout: 30_000 });
   });
 
-  it('a dialog whose pack changed while open says so and will not confirm the old version', async () => {
+  test('a dialog whose pack changed while open says so and will not confirm the old version', async () => {
     await install(`${EVOLVING}@2.0.0`);
     await page.getByLabel('Install result').getByText(`${EVOLVING}@2.0.0 needs trust`).waitFor({ timeout: 90_000 });
     await card(page, EVOLVING, '2.0.0').getByRole('button', { name: `Trust ${EVOLVING} and run setup…`, exact: true }).click();
@@ -149,7 +153,7 @@ describe('trust state, consent and updates in Chromium (issue 18)', () => {
     expect(await call('packs.list', {})).toMatchObject({ ok: true });
   });
 
-  it('updates come from the registry: a count on the tab, Update only where there is one, the target and what it breaks', async () => {
+  test('updates come from the registry: a count on the tab, Update only where there is one, the target and what it breaks', async () => {
     await install(`${SHRINKING}@1.0.0`);
     await page.getByLabel('Install result').getByText(`Installed ${SHRINKING}@1.0.0`).waitFor({ timeout: 90_000 });
     const saved = await call('workflows.save', {
@@ -178,7 +182,7 @@ describe('trust state, consent and updates in Chromium (issue 18)', () => {
     await page.getByRole('tab', { name: 'Installed' }).click();
   });
 
-  it('a pack from a tarball offers "install a newer tarball" instead of Update', async () => {
+  test('a pack from a tarball offers "install a newer tarball" instead of Update', async () => {
     const file = path.join(packed.path, 'sp-fixture-sandbox-marker-1.0.0.tgz');
     await install(file);
     await page.getByLabel('Install result').getByText(`Installed ${MARKER}@1.0.0`).waitFor({ timeout: 90_000 });

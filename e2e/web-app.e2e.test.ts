@@ -3,34 +3,38 @@
 // token from the address bar, render the installed modules through the contract client, and run
 // under the strict CSP without a single violation.
 
+import { expect, test } from '@playwright/test';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppServices } from '../electron/services/app-services.ts';
 import type { WebHost } from '../electron/server/web-host.ts';
 import { fixtureDataDir, type TempDir, startAppHost } from '../electron/testing/test-support.ts';
-import { BUILD, launchChromium, REPO_ROOT } from './support.ts';
+import { BUILD, REPO_ROOT } from './support.ts';
 
 let data: TempDir;
 let services: AppServices;
 let host: WebHost;
 let browser: Browser;
 
-beforeAll(async () => {
+// Tests of a suite share its host, registry and page, so they run in order; a failure skips the rest.
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async ({ browser: sharedBrowser }) => {
+  test.setTimeout(300_000);
   data = await fixtureDataDir(path.join(REPO_ROOT, 'fixtures/discovery/good/node_modules/@acme/geo'));
   ({ services, host } = await startAppHost(data.path, BUILD));
-  browser = await launchChromium();
+  browser = sharedBrowser;
 });
 
-afterAll(async () => {
-  await browser?.close();
+test.afterAll(async () => {
+  for (const context of browser?.contexts() ?? []) await context.close();
   await host?.close();
   await services?.dispose();
   await data?.remove();
 });
 
-describe('the web app in Chromium', () => {
-  it('connects with the printed URL, hides the token, and lists the modules under a strict CSP', async () => {
+test.describe('the web app in Chromium', () => {
+  test('connects with the printed URL, hides the token, and lists the modules under a strict CSP', async () => {
     const page = await browser.newPage();
     const problems: string[] = [];
     page.on('console', (message) => {
@@ -52,7 +56,7 @@ describe('the web app in Chromium', () => {
     await page.close();
   });
 
-  it('without the token the page says how to connect, and the API refuses it', async () => {
+  test('without the token the page says how to connect, and the API refuses it', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(`${host.origin}/`);
@@ -63,7 +67,7 @@ describe('the web app in Chromium', () => {
     await context.close();
   });
 
-  it('blocks inline script by CSP (a pack summary rendered as text can never run)', async () => {
+  test('blocks inline script by CSP (a pack summary rendered as text can never run)', async () => {
     const page = await browser.newPage();
     await page.goto(host.url);
     await page.getByRole('heading', { name: 'Sandbox Packs' }).waitFor();
