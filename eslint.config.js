@@ -7,10 +7,39 @@
 // instead of replacing them. scripts/boundary-lint.test.ts proves each rule fires.
 import tseslint from 'typescript-eslint';
 
-const nodeBuiltins = ['node:*', 'fs', 'fs/*', 'path', 'os', 'child_process', 'crypto', 'worker_threads', 'http', 'https', 'net', 'url', 'util', 'stream', 'events', 'module', 'process', 'buffer', 'zlib', 'tls', 'dns', 'readline', 'assert', 'v8', 'vm'];
+const nodeBuiltins = [
+  'node:*',
+  'fs',
+  'fs/*',
+  'path',
+  'os',
+  'child_process',
+  'crypto',
+  'worker_threads',
+  'http',
+  'https',
+  'net',
+  'url',
+  'util',
+  'stream',
+  'events',
+  'module',
+  'process',
+  'buffer',
+  'zlib',
+  'tls',
+  'dns',
+  'readline',
+  'assert',
+  'v8',
+  'vm',
+];
 const tests = ['**/*.test.ts', '**/*.test.tsx'];
 
-const ELECTRON_MODULE = { regex: '^electron(/|$)', message: 'Only electron/main/ and electron/preload/ import Electron: everything else runs in plain Node too (web host, CLI, MCP, tests).' };
+const ELECTRON_MODULE = {
+  regex: '^electron(/|$)',
+  message: 'Only electron/main/ and electron/preload/ import Electron: everything else runs in plain Node too (web host, CLI, MCP, tests).',
+};
 
 const SHARED_RING = [
   { group: nodeBuiltins, message: 'shared/ is environment-neutral: pass I/O in as a parameter instead of importing Node.' },
@@ -70,7 +99,18 @@ export default tseslint.config(
     files: ['renderer/runner/**/*.{ts,tsx}'],
     ignores: tests,
     rules: {
-      'no-restricted-imports': ['error', { patterns: [...RENDERER_RING, { group: ['../features/*', '../features/**', '../../features/*', '../../features/**'], message: 'renderer/runner/ may not import a feature: put what both need in runner/, ui/ or shared/.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...RENDERER_RING,
+            {
+              group: ['../features/*', '../features/**', '../../features/*', '../../features/**'],
+              message: 'renderer/runner/ may not import a feature: put what both need in runner/, ui/ or shared/.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -93,7 +133,17 @@ export default tseslint.config(
     files: ['shared/**/*.{ts,tsx}', 'electron/**/*.{ts,tsx,mjs}', 'renderer/**/*.{ts,tsx}'],
     ignores: [...tests, '**/testing/**', 'renderer/runner/parity/**'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: ['**/testing/*', '**/testing/**', './testing/*', '../testing/*', '../../testing/*'], message: 'Production code never imports test support (a testing/ folder).' }] }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/testing/*', '**/testing/**', './testing/*', '../testing/*', '../../testing/*'],
+              message: 'Production code never imports test support (a testing/ folder).',
+            },
+          ],
+        },
+      ],
     },
   },
 );

@@ -50,7 +50,10 @@ async function writeManyModulePack(dir: string): Promise<void> {
     await writeFile(path.join(dir, 'sandbox', `${name}.js`), `export const id = ${i};\n`);
     modules.push({ name, kind: 'js', file: `sandbox/${name}.js`, description: i === 27 ? 'Parses ISO week dates.' : `Helper number ${i}.` });
   }
-  await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: '@zz/many', version: '1.0.0', description: 'Many modules.', nodetool: { apiVersion: 1, sandboxModules: modules } }));
+  await writeFile(
+    path.join(dir, 'package.json'),
+    JSON.stringify({ name: '@zz/many', version: '1.0.0', description: 'Many modules.', nodetool: { apiVersion: 1, sandboxModules: modules } }),
+  );
 }
 
 test.afterAll(async () => {
@@ -83,7 +86,10 @@ const removeButton = (specifier: string, node = 'node-1') => selected(node).getB
 /** Add a module with the mouse: type part of its name, click its option, see its chip. */
 async function addModule(specifier: string, node = 'node-1'): Promise<void> {
   await combobox(node).fill(specifier);
-  await page.getByRole('listbox', { name: `Modules to add to ${node}` }).getByRole('option', { name: specifier, exact: true }).click();
+  await page
+    .getByRole('listbox', { name: `Modules to add to ${node}` })
+    .getByRole('option', { name: specifier, exact: true })
+    .click();
   await removeButton(specifier, node).waitFor();
 }
 async function removeModule(specifier: string, node = 'node-1'): Promise<void> {
@@ -96,7 +102,12 @@ test.describe('the Code node editor', () => {
     await editor().fill('const total = 1;\nreturn total;');
     expect(await page.locator('.cm-lineNumbers .cm-gutterElement').filter({ hasText: /^2$/ }).count()).toBe(1);
     // The JavaScript parser styles `const` and `return` as keywords (a token span, not plain text).
-    expect(await editor().locator('span').filter({ hasText: /^const$/ }).count()).toBe(1);
+    expect(
+      await editor()
+        .locator('span')
+        .filter({ hasText: /^const$/ })
+        .count(),
+    ).toBe(1);
     await editor().press('Control+End');
     await page.keyboard.type(' // sum');
     await page.keyboard.press('Tab');
@@ -110,7 +121,13 @@ test.describe('the Code node editor', () => {
       seen.push(await text());
     }
     expect(seen.at(-1)).toBe('const total = 1;\nreturn total;');
-    for (const state of seen) expect(['const total = 1;\nreturn total; // sum  x', 'const total = 1;\nreturn total; // sum  ', 'const total = 1;\nreturn total; // sum', 'const total = 1;\nreturn total;']).toContain(state);
+    for (const state of seen)
+      expect([
+        'const total = 1;\nreturn total; // sum  x',
+        'const total = 1;\nreturn total; // sum  ',
+        'const total = 1;\nreturn total; // sum',
+        'const total = 1;\nreturn total;',
+      ]).toContain(state);
     await page.keyboard.press('Control+Shift+z');
     expect(await text()).not.toBe('const total = 1;\nreturn total;');
     // Esc, then Tab, moves focus out of the editor (and types nothing).
@@ -150,7 +167,9 @@ test.describe('the Code node editor', () => {
     expect(await validation().getByRole('listitem').first().textContent()).toContain('error syntax-error line 2:');
     await until(async () => (await page.locator('.cm-lint-marker-error').count()) === 1);
     await editor().fill('return import("@acme/geo");');
-    await validation().getByText('import() is not allowed in sandbox code; use a static import of a package declared on this node (line 1, column 8).').waitFor();
+    await validation()
+      .getByText('import() is not allowed in sandbox code; use a static import of a package declared on this node (line 1, column 8).')
+      .waitFor();
     expect(await editor().locator('.cm-lintRange-error').allTextContents()).toEqual(['import']);
   });
 
@@ -248,14 +267,17 @@ test.describe('a picker that scales', () => {
     expect(await listbox.evaluate((el) => el.getBoundingClientRect().height)).toBeLessThan(300);
     expect(await listbox.getByRole('option').first().textContent()).toBe('@acme/geojs1.2.0Great-circle distance between two points, in km.');
     // A WASM module lists its exports with their signatures (from the module summary), its name once.
-    expect(await listbox.getByRole('option', { name: '@acme/geo/simplify-wasm', exact: true }).textContent()).toBe('@acme/geo/simplify-wasmwasm1.2.0Exports add(i32, i32) → i32, scale(f64, f64) → f64 (async).');
+    expect(await listbox.getByRole('option', { name: '@acme/geo/simplify-wasm', exact: true }).textContent()).toBe(
+      '@acme/geo/simplify-wasmwasm1.2.0Exports add(i32, i32) → i32, scale(f64, f64) → f64 (async).',
+    );
     expect(await box.getAttribute('aria-activedescendant')).toBeNull();
     await page.keyboard.press('ArrowDown');
-    const activeName = async () => page.evaluate(() => {
-      const id = document.activeElement?.getAttribute('aria-activedescendant');
-      const option = id ? document.getElementById(id) : null;
-      return option ? `${option.getAttribute('aria-selected')} ${option.querySelector('code')?.textContent}` : 'none';
-    });
+    const activeName = async () =>
+      page.evaluate(() => {
+        const id = document.activeElement?.getAttribute('aria-activedescendant');
+        const option = id ? document.getElementById(id) : null;
+        return option ? `${option.getAttribute('aria-selected')} ${option.querySelector('code')?.textContent}` : 'none';
+      });
     expect(await activeName()).toBe('true @acme/geo');
     await page.keyboard.press('End');
     expect(await activeName()).toBe('true @zz/many/m40');
@@ -329,7 +351,9 @@ test.describe('a picker that scales', () => {
     await page.getByRole('button', { name: 'Open', exact: true }).click();
     const chip = selected().getByRole('listitem').filter({ hasText: '@acme/geo' });
     await chip.getByRole('note').first().waitFor();
-    expect(await chip.getByRole('note').first().textContent()).toBe('"@acme/geo" was saved with version 1.0.0; 1.2.0 is installed and will be used. Re-pin to installed');
+    expect(await chip.getByRole('note').first().textContent()).toBe(
+      '"@acme/geo" was saved with version 1.0.0; 1.2.0 is installed and will be used. Re-pin to installed',
+    );
     expect(await chip.getByRole('note').count()).toBe(2);
     await snap(page, 'code-node-15-picker-drift');
     await chip.getByRole('note').first().getByRole('button', { name: 'Re-pin to installed' }).click();
@@ -352,7 +376,9 @@ test.describe('nothing is lost', () => {
     await page.getByRole('button', { name: 'New workflow' }).click();
     const dialog = page.getByRole('dialog', { name: 'Unsaved changes' });
     await dialog.waitFor();
-    expect(await dialog.textContent()).toContain('The workflow "alpha" has changes that are not saved. Save them before you start a new workflow, or discard them?');
+    expect(await dialog.textContent()).toContain(
+      'The workflow "alpha" has changes that are not saved. Save them before you start a new workflow, or discard them?',
+    );
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
     await snap(page, 'code-node-08-unsaved-dialog');
     await dialog.getByRole('button', { name: 'Cancel' }).click();

@@ -31,8 +31,20 @@ test.describe.configure({ mode: 'serial' });
 test.beforeAll(async ({ browser: sharedBrowser }) => {
   test.setTimeout(300_000);
   data = await tempDir('display');
-  await pack('bidi-version', { version: '1.0.0-\u202Ecod.exe', nodetool: { apiVersion: 1, sandboxModules: [{ name: '.', kind: 'js', file: 'sandbox/index.js' }] } });
-  await pack('bidi-file', { version: '1.0.0', nodetool: { apiVersion: 1, sandboxModules: [{ name: '.', kind: 'js', file: 'sandbox/index.js' }, { name: 'extra', kind: 'js', file: 'sandbox/m\u200B\u202Esj.txt' }] } });
+  await pack('bidi-version', {
+    version: '1.0.0-\u202Ecod.exe',
+    nodetool: { apiVersion: 1, sandboxModules: [{ name: '.', kind: 'js', file: 'sandbox/index.js' }] },
+  });
+  await pack('bidi-file', {
+    version: '1.0.0',
+    nodetool: {
+      apiVersion: 1,
+      sandboxModules: [
+        { name: '.', kind: 'js', file: 'sandbox/index.js' },
+        { name: 'extra', kind: 'js', file: 'sandbox/m\u200B\u202Esj.txt' },
+      ],
+    },
+  });
   ({ services, host } = await startAppHost(data.path, BUILD));
   browser = sharedBrowser;
 });

@@ -35,7 +35,13 @@ test.beforeAll(async ({ browser: sharedBrowser }) => {
   services = created.value;
   browser = sharedBrowser;
   const delivery = fixtureDelivery(loadFixtureDir());
-  host = await startWebHost({ dispatcher: services.dispatcher, events: services.events, catalog: delivery.catalog, staticDir: path.join(REPO_ROOT, 'out/parity'), port: 0 });
+  host = await startWebHost({
+    dispatcher: services.dispatcher,
+    events: services.events,
+    catalog: delivery.catalog,
+    staticDir: path.join(REPO_ROOT, 'out/parity'),
+    port: 0,
+  });
   page = await browser.newPage();
   problems = watchProblems(page);
   await page.goto(host.url);
@@ -81,7 +87,11 @@ test.describe('run endings in the browser runner', () => {
   test('reports a result nested 5,000 deep at once as result-invalid', async () => {
     const started = Date.now();
     const result = await runCode('let v = 1;\nfor (let i = 0; i < 5000; i++) v = [v];\nreturn v;', 10_000);
-    expect(result).toMatchObject({ ok: false, code: 'result-invalid', message: `The code's result is nested more than ${LIMITS.jsonDepth} levels deep, the most a value passed out of the sandbox may have.` });
+    expect(result).toMatchObject({
+      ok: false,
+      code: 'result-invalid',
+      message: `The code's result is nested more than ${LIMITS.jsonDepth} levels deep, the most a value passed out of the sandbox may have.`,
+    });
     expect(Date.now() - started).toBeLessThan(5000);
     expect(problems).toEqual([]);
   });

@@ -77,7 +77,9 @@ test.describe('the Package Manager and Code node in Chromium', () => {
     const result = page.getByLabel('Install result');
     await result.getByText(`Installed ${GEO}@0.1.0`).waitFor({ timeout: 90_000 });
     expect(await result.textContent()).toContain("This pack runs inside your workflows with the node's capabilities.");
-    expect(await result.textContent()).toContain("Importing a module means trusting it with that node's sandbox capabilities: its network access, its workspace, its secrets.");
+    expect(await result.textContent()).toContain(
+      "Importing a module means trusting it with that node's sandbox capabilities: its network access, its workspace, its secrets.",
+    );
     expect(await result.textContent()).not.toMatch(/no trust/i);
     const stages = await page.getByRole('list', { name: 'Install stages' }).getByRole('listitem').allTextContents();
     expect(stages.slice(0, 3)).toEqual(['Resolving the package', 'Fetching (install scripts disabled)', 'Reading the installed manifest']);
@@ -110,13 +112,17 @@ test.describe('the Package Manager and Code node in Chromium', () => {
 
   test('selects the pack in a Code node, saves with stamped declarations, runs code importing it and shows the value', async () => {
     await screen('Workflows');
-    await page.getByLabel('Code of node-1').fill(`import { haversine } from "${GEO}";\nreturn Math.round(haversine([52.52, 13.405], [48.8566, 2.3522]) / 1000);`);
+    await page
+      .getByLabel('Code of node-1')
+      .fill(`import { haversine } from "${GEO}";\nreturn Math.round(haversine([52.52, 13.405], [48.8566, 2.3522]) / 1000);`);
     // Undeclared import is flagged inline before the module is selected.
     await page.getByText(`The code imports "${GEO}", which is not in this node's packages`).waitFor();
     await page.getByRole('combobox', { name: 'Add a module to node-1' }).fill(GEO);
     await page.getByRole('listbox', { name: 'Modules to add to node-1' }).getByRole('option', { name: GEO, exact: true }).click();
     await page.getByText('No problems found.').waitFor();
-    expect(await page.getByRole('region', { name: 'Capability preview' }).textContent()).toContain('nothing outside the sandbox: this node grants no network, workspace or secrets');
+    expect(await page.getByRole('region', { name: 'Capability preview' }).textContent()).toContain(
+      'nothing outside the sandbox: this node grants no network, workspace or secrets',
+    );
     await page.getByLabel('Name', { exact: true }).fill('trips');
     await page.getByRole('button', { name: 'Save workflow' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved "trips".' }).waitFor();
@@ -208,7 +214,10 @@ test.describe('the Package Manager and Code node in Chromium', () => {
       await rm(path.join(data.path, '.npm-cache'), { recursive: true, force: true });
       await screen('Packages');
       await card.getByRole('button', { name: `Run setup of ${REGISTER} again…`, exact: true }).click();
-      await page.getByRole('dialog', { name: `Run the setup of ${REGISTER} again?` }).getByRole('button', { name: 'Run setup again', exact: true }).click();
+      await page
+        .getByRole('dialog', { name: `Run the setup of ${REGISTER} again?` })
+        .getByRole('button', { name: 'Run setup again', exact: true })
+        .click();
       const alert = card.getByRole('alert');
       await alert.waitFor({ timeout: 90_000 });
       const text = await alert.textContent();
@@ -246,7 +255,7 @@ test.describe('the Package Manager and Code node in Chromium', () => {
     await snap(page, '06b-update');
   });
 
-  test('offers the agent allowlist: trusted packs by default, with a preview of the prompt\'s package lines', async () => {
+  test("offers the agent allowlist: trusted packs by default, with a preview of the prompt's package lines", async () => {
     await screen('Agent & settings');
     await page.getByText('the default allows the modules of packs you trusted').waitFor();
     const geoBox = page.getByLabel(GEO, { exact: true });

@@ -67,7 +67,9 @@ test.describe('Run in this window next to Run in the main process', () => {
       await page.getByRole('combobox', { name: 'Add a module to node-1' }).fill(specifier);
       await page.getByRole('listbox', { name: 'Modules to add to node-1' }).getByRole('option', { name: specifier, exact: true }).click();
     }
-    const runs = await bothRuns('import { haversine } from "@acme/geo";\nimport { add, scale } from "@acme/geo/simplify-wasm";\nconsole.log("both");\nreturn [Math.round(haversine({ lat: 0, lon: 0 }, { lat: 0, lon: 1 })), await add(40, 2), await scale(0.1, 3)];');
+    const runs = await bothRuns(
+      'import { haversine } from "@acme/geo";\nimport { add, scale } from "@acme/geo/simplify-wasm";\nconsole.log("both");\nreturn [Math.round(haversine({ lat: 0, lon: 0 }, { lat: 0, lon: 1 })), await add(40, 2), await scale(0.1, 3)];',
+    );
     expect(JSON.parse(runs.main)).toEqual([111, 42, 0.30000000000000004]);
     expect(runs.here).toBe(runs.main);
     expect(runs.hereText).toBe(runs.mainText);

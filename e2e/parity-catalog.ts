@@ -75,7 +75,9 @@ export function fixtureDelivery(files: ReadonlyMap<string, FixtureFile>, options
         mediaType: 'text/javascript',
         body: options.tamper?.get(id) ?? module.source,
         digest: moduleGraphDigest(closure(module.moduleId), sha256Hex),
-        dependencies: deps(module.moduleId).map((dep) => deliveryId(fileName, dep)).sort(),
+        dependencies: deps(module.moduleId)
+          .map((dep) => deliveryId(fileName, dep))
+          .sort(),
         graph,
       });
     }

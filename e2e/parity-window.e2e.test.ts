@@ -59,7 +59,8 @@ async function inMain(node: RequestOf<'code.run'>): Promise<Run> {
 async function inWindow(node: RequestOf<'code.run'>): Promise<Run> {
   // Through JSON: playwright's serializable-type check recurses too deep on the contract's types.
   const text: string = await page.evaluate(
-    async (n: string) => JSON.stringify(await (window as unknown as { sandboxParity: { runNode(n: unknown): Promise<unknown> } }).sandboxParity.runNode(JSON.parse(n))),
+    async (n: string) =>
+      JSON.stringify(await (window as unknown as { sandboxParity: { runNode(n: unknown): Promise<unknown> } }).sandboxParity.runNode(JSON.parse(n))),
     JSON.stringify(node),
   );
   return JSON.parse(text) as Run;
@@ -82,18 +83,31 @@ const EXPECT: Record<string, { ok: true; value: unknown } | { ok: false; code: s
   'undeclared import denied': { ok: false, code: 'import-denied' },
   'node builtin denied': { ok: false, code: 'import-denied' },
   'runtime error': { ok: false, code: 'runtime-error' },
-  'timeout': { ok: false, code: 'timeout' },
+  timeout: { ok: false, code: 'timeout' },
 };
 
 const NODES: Record<string, RequestOf<'code.run'>> = {
-  'JS entry with an internal helper': { code: 'import { haversine } from "@acme/geo";\nconsole.log("from the node");\nreturn Math.round(haversine({ lat: 0, lon: 0 }, { lat: 0, lon: 1 }));', packages: [{ specifier: '@acme/geo' }] },
-  'WASM i32 add with inputs': { code: 'import { add } from "@acme/geo/simplify-wasm";\nreturn [await add(x, 2), await add(2147483647, 1)];', packages: [{ specifier: '@acme/geo/simplify-wasm' }], inputs: { x: 40 } },
-  'WASM f64 export by its as-name': { code: 'import { scale } from "@acme/geo/simplify-wasm";\nreturn [await scale(1.5, 2), await scale(0.1, 3)];', packages: [{ specifier: '@acme/geo/simplify-wasm' }] },
-  'WASM argument check': { code: 'import { add } from "@acme/geo/simplify-wasm";\ntry { await add("1", 2); } catch (e) { return [e.code, e.message]; }', packages: [{ specifier: '@acme/geo/simplify-wasm' }] },
+  'JS entry with an internal helper': {
+    code: 'import { haversine } from "@acme/geo";\nconsole.log("from the node");\nreturn Math.round(haversine({ lat: 0, lon: 0 }, { lat: 0, lon: 1 }));',
+    packages: [{ specifier: '@acme/geo' }],
+  },
+  'WASM i32 add with inputs': {
+    code: 'import { add } from "@acme/geo/simplify-wasm";\nreturn [await add(x, 2), await add(2147483647, 1)];',
+    packages: [{ specifier: '@acme/geo/simplify-wasm' }],
+    inputs: { x: 40 },
+  },
+  'WASM f64 export by its as-name': {
+    code: 'import { scale } from "@acme/geo/simplify-wasm";\nreturn [await scale(1.5, 2), await scale(0.1, 3)];',
+    packages: [{ specifier: '@acme/geo/simplify-wasm' }],
+  },
+  'WASM argument check': {
+    code: 'import { add } from "@acme/geo/simplify-wasm";\ntry { await add("1", 2); } catch (e) { return [e.code, e.message]; }',
+    packages: [{ specifier: '@acme/geo/simplify-wasm' }],
+  },
   'undeclared import denied': { code: 'import { add } from "@acme/geo/simplify-wasm";\nreturn 1;', packages: [] },
   'node builtin denied': { code: 'import fs from "node:fs";\nreturn 1;', packages: [{ specifier: '@acme/geo' }] },
   'runtime error': { code: 'throw new TypeError("nope");', packages: [] },
-  'timeout': { code: 'for (;;) {}', packages: [], timeoutMs: 300 },
+  timeout: { code: 'for (;;) {}', packages: [], timeoutMs: 300 },
 };
 
 test.describe('Run in this window gives the main process result', () => {

@@ -48,14 +48,20 @@ function runCase(served: Served, fileName: string, caseName: string): Promise<Ru
   const fixture = files.get(fileName);
   const entries = served.delivery.entries(fileName);
   return served.page.evaluate(
-    ({ fixture, caseName, entries }) => (window as unknown as { sandboxParity: { runCase(f: unknown, c: string, e: unknown): Promise<RunResult> } }).sandboxParity.runCase(fixture, caseName, entries),
+    ({ fixture, caseName, entries }) =>
+      (window as unknown as { sandboxParity: { runCase(f: unknown, c: string, e: unknown): Promise<RunResult> } }).sandboxParity.runCase(
+        fixture,
+        caseName,
+        entries,
+      ),
     { fixture, caseName, entries },
   );
 }
 
 function runCode(served: Served, code: string, entries: Record<string, { moduleId: string; digest: string }>): Promise<RunResult> {
   return served.page.evaluate(
-    ({ code, entries }) => (window as unknown as { sandboxParity: { runCode(c: string, e: unknown): Promise<RunResult> } }).sandboxParity.runCode(code, entries),
+    ({ code, entries }) =>
+      (window as unknown as { sandboxParity: { runCode(c: string, e: unknown): Promise<RunResult> } }).sandboxParity.runCode(code, entries),
     { code, entries },
   );
 }
@@ -97,16 +103,22 @@ test.describe('kernel contract fixtures in Chromium (browser runner)', () => {
 
   test('ran without page errors or CSP violations, cached verified modules by digest, and replaced the WASM worker a timeout stopped', async () => {
     expect(main.problems).toEqual([]);
-    const stats = await main.page.evaluate(() => (window as unknown as { sandboxParity: { stats(): { cachedModules: number; wasmWorkersReplaced: number } } }).sandboxParity.stats());
+    const stats = await main.page.evaluate(() =>
+      (window as unknown as { sandboxParity: { stats(): { cachedModules: number; wasmWorkersReplaced: number } } }).sandboxParity.stats(),
+    );
     expect(stats.cachedModules).toBeGreaterThan(0);
     expect(stats.wasmWorkersReplaced).toBeGreaterThanOrEqual(1);
   });
 });
 
-test.describe('the browser kernel worker\'s outer watchdog', () => {
+test.describe("the browser kernel worker's outer watchdog", () => {
   test('terminates a worker wedged in one native call at deadline + grace, replaces it, and keeps serving', async () => {
     const probe = await main.page.evaluate(() =>
-      (window as unknown as { sandboxParity: { watchdogProbe(): Promise<{ wedged: RunResult; after: RunResult; workersBefore: number; workersAfter: number }> } }).sandboxParity.watchdogProbe(),
+      (
+        window as unknown as {
+          sandboxParity: { watchdogProbe(): Promise<{ wedged: RunResult; after: RunResult; workersBefore: number; workersAfter: number }> };
+        }
+      ).sandboxParity.watchdogProbe(),
     );
     expect(probe.wedged).toMatchObject({ ok: false, code: 'timeout', message: 'The code ran longer than its 20 ms time limit and was stopped.' });
     // The line logged before the stall survives the worker's termination (issue 14 item 8).
@@ -118,10 +130,16 @@ test.describe('the browser kernel worker\'s outer watchdog', () => {
   test('stops respawning a kernel worker whose engine cannot start, and answers sandbox-crashed', async () => {
     const served = await serve();
     const probe = await served.page.evaluate(() =>
-      (window as unknown as { sandboxParity: { brokenEngineProbe(): Promise<{ result: RunResult; workersStarted: number }> } }).sandboxParity.brokenEngineProbe(),
+      (
+        window as unknown as { sandboxParity: { brokenEngineProbe(): Promise<{ result: RunResult; workersStarted: number }> } }
+      ).sandboxParity.brokenEngineProbe(),
     );
     expect(probe.workersStarted).toBe(3);
-    expect(probe.result).toMatchObject({ ok: false, code: 'sandbox-crashed', message: expect.stringMatching(/^The sandbox cannot start in this window: the sandbox engine could not start: /) });
+    expect(probe.result).toMatchObject({
+      ok: false,
+      code: 'sandbox-crashed',
+      message: expect.stringMatching(/^The sandbox cannot start in this window: the sandbox engine could not start: /),
+    });
     await served.page.close();
   });
 });
@@ -144,7 +162,9 @@ test.describe('digest verification in the browser', () => {
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.code).toBe('digest-mismatch');
-    expect(result.message).toMatch(/^Module @acme\/geo \(f_[0-9a-f]{32}\) was refused: what was delivered hashes to [0-9a-f]{12}…, not to its digest [0-9a-f]{12}…\. Nothing was run; reload the page or run in the main process\.$/);
+    expect(result.message).toMatch(
+      /^Module @acme\/geo \(f_[0-9a-f]{32}\) was refused: what was delivered hashes to [0-9a-f]{12}…, not to its digest [0-9a-f]{12}…\. Nothing was run; reload the page or run in the main process\.$/,
+    );
     expect(result.receipt.modules).toEqual([]);
     await served.page.close();
   });

@@ -77,7 +77,10 @@ test.describe('Available lists packs from the registry', () => {
 
     await page.getByLabel('Search for packs').fill('published');
     await card.getByRole('button', { name: `Install ${NAME}` }).click();
-    await page.getByRole('status').filter({ hasText: `Installed ${NAME}@0.1.0: active.` }).waitFor({ timeout: 90_000 });
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Installed ${NAME}@0.1.0: active.` })
+      .waitFor({ timeout: 90_000 });
     await card.getByRole('button', { name: 'Installed — details' }).waitFor();
     expect(problems).toEqual([]);
   });

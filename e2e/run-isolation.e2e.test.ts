@@ -34,7 +34,10 @@ interface PageApi {
 }
 
 function runCase(fixture: FixtureFile, caseName: string): Promise<RunResult> {
-  return page.evaluate(({ fixture, caseName }) => (window as unknown as { sandboxParity: PageApi }).sandboxParity.runCase(fixture, caseName, {}), { fixture, caseName });
+  return page.evaluate(({ fixture, caseName }) => (window as unknown as { sandboxParity: PageApi }).sandboxParity.runCase(fixture, caseName, {}), {
+    fixture,
+    caseName,
+  });
 }
 
 function kernelWorkersStarted(): Promise<number> {
@@ -52,7 +55,13 @@ test.beforeAll(async ({ browser: sharedBrowser }) => {
   if (!created.ok) throw new Error(created.message);
   services = created.value;
   browser = sharedBrowser;
-  host = await startWebHost({ dispatcher: services.dispatcher, events: services.events, catalog: fixtureDelivery(new Map()).catalog, staticDir: PARITY_BUILD, port: 0 });
+  host = await startWebHost({
+    dispatcher: services.dispatcher,
+    events: services.events,
+    catalog: fixtureDelivery(new Map()).catalog,
+    staticDir: PARITY_BUILD,
+    port: 0,
+  });
   page = await browser.newPage();
   problems = watchProblems(page);
   await page.goto(host.url);

@@ -13,7 +13,15 @@ export const BUILD = path.join(REPO_ROOT, 'out/renderer');
 export const ARTIFACTS = path.join(REPO_ROOT, 'e2e/artifacts');
 
 /** Headless Debian Chromium with no background traffic (also the Playwright config's launch flags). */
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export function launchChromium(): Promise<Browser> {
   // Playwright gives each launch a fresh empty profile of its own.

@@ -39,10 +39,15 @@ test.describe.configure({ mode: 'serial' });
 test.beforeAll(async ({ browser: sharedBrowser }) => {
   test.setTimeout(300_000);
   registry = await startRegistry({ uplink: false });
-  for (const dir of ['register-failing-loud-1.0.0', 'risky-script-1.0.0', 'evolving-1.0.0', 'evolving-2.0.0', 'shrinking-1.0.0', 'shrinking-2.0.0']) await registry.publish(path.join(FIXTURES, dir));
+  for (const dir of ['register-failing-loud-1.0.0', 'risky-script-1.0.0', 'evolving-1.0.0', 'evolving-2.0.0', 'shrinking-1.0.0', 'shrinking-2.0.0'])
+    await registry.publish(path.join(FIXTURES, dir));
   packed = await tempDir('e2e-tarball');
   const npmCli = path.join(REPO_ROOT, 'node_modules/npm/bin/npm-cli.js');
-  const pack = spawnSync(process.execPath, [npmCli, 'pack', path.join(FIXTURES, 'sandbox-marker-1.0.0'), '--pack-destination', packed.path, '--ignore-scripts'], { cwd: packed.path, encoding: 'utf8' });
+  const pack = spawnSync(
+    process.execPath,
+    [npmCli, 'pack', path.join(FIXTURES, 'sandbox-marker-1.0.0'), '--pack-destination', packed.path, '--ignore-scripts'],
+    { cwd: packed.path, encoding: 'utf8' },
+  );
   if (pack.status !== 0) throw new Error(`npm pack failed: ${pack.stderr}`);
   data = await tempDir('e2e-trust');
   ({ services, host } = await startAppHost(data.path, BUILD));
@@ -90,7 +95,10 @@ test.describe('trust state, consent and updates in Chromium (issue 18)', () => {
   test('the consent dialog leads with what the pack can do, names the register entry, shows its claims and flags curl | sh', async () => {
     await install(RISKY);
     await page.getByLabel('Install result').getByText(`${RISKY}@1.0.0 needs trust`).waitFor({ timeout: 90_000 });
-    await page.getByLabel('Install result').getByRole('button', { name: `Trust ${RISKY} and run setup…`, exact: true }).click();
+    await page
+      .getByLabel('Install result')
+      .getByRole('button', { name: `Trust ${RISKY} and run setup…`, exact: true })
+      .click();
     const dialog = page.getByRole('dialog', { name: `Trust ${RISKY}?` });
     const can = dialog.getByRole('list', { name: 'If you trust it, it can' });
     await can.waitFor();
@@ -107,7 +115,9 @@ test.describe('trust state, consent and updates in Chromium (issue 18)', () => {
     expect(facts[2]).toBe('Risky Fixtures <risky@example.invalid>');
     expect(facts[3]).toContain('https://example.invalid/risky-script.git');
     const risk = dialog.locator('[data-risk="pipe-to-shell"]');
-    expect(await risk.textContent()).toBe('Downloads and runs remote code: Downloads a script and runs it at once: what runs is whatever that server sends, not what you see here.');
+    expect(await risk.textContent()).toBe(
+      'Downloads and runs remote code: Downloads a script and runs it at once: what runs is whatever that server sends, not what you see here.',
+    );
     expect(await dialog.getByRole('button', { name: 'Trust and run setup', exact: true }).isEnabled()).toBe(true);
     expect(await dialog.getByText(/rebuild/i).count()).toBe(0);
     await snap(page, '18-02-consent-dialog');
@@ -115,17 +125,23 @@ test.describe('trust state, consent and updates in Chromium (issue 18)', () => {
     await dialog.waitFor({ state: 'detached' });
   });
 
-  test('a failed setup shows as failed with npm\'s lines, the same in the install result, the card and another window', async () => {
+  test("a failed setup shows as failed with npm's lines, the same in the install result, the card and another window", async () => {
     await install(LOUD);
     const result = page.getByLabel('Install result');
     await result.getByText(`${LOUD}@1.0.0 needs trust`).waitFor({ timeout: 90_000 });
     await result.getByRole('button', { name: `Trust ${LOUD} and run setup…`, exact: true }).click();
-    await page.getByRole('dialog', { name: `Trust ${LOUD}?` }).getByRole('button', { name: 'Trust and run setup', exact: true }).click();
+    await page
+      .getByRole('dialog', { name: `Trust ${LOUD}?` })
+      .getByRole('button', { name: 'Trust and run setup', exact: true })
+      .click();
     await result.getByText(`${LOUD}@1.0.0: setup failed`).waitFor({ timeout: 90_000 });
     const mine = card(page, LOUD, '1.0.0');
     await mine.getByText('setup failed · inactive', { exact: true }).waitFor();
     expect(await mine.getByText(/^trusted/).count()).toBe(0);
-    const lines = await mine.getByRole('alert', { name: `Setup of ${LOUD} failed` }).locator('pre').textContent();
+    const lines = await mine
+      .getByRole('alert', { name: `Setup of ${LOUD} failed` })
+      .locator('pre')
+      .textContent();
     expect(lines?.split('\n')[0]).toBe(`The install scripts of ${LOUD}@1.0.0 failed. npm said:`);
     expect(lines).toContain('setup step 1 of 5');
     expect(lines).toContain('fatal: could not find the Python 3 interpreter the build needs (set PYTHON)');
@@ -138,7 +154,9 @@ test.describe('trust state, consent and updates in Chromium (issue 18)', () => {
   test('a dialog whose pack changed while open says so and will not confirm the old version', async () => {
     await install(`${EVOLVING}@2.0.0`);
     await page.getByLabel('Install result').getByText(`${EVOLVING}@2.0.0 needs trust`).waitFor({ timeout: 90_000 });
-    await card(page, EVOLVING, '2.0.0').getByRole('button', { name: `Trust ${EVOLVING} and run setup…`, exact: true }).click();
+    await card(page, EVOLVING, '2.0.0')
+      .getByRole('button', { name: `Trust ${EVOLVING} and run setup…`, exact: true })
+      .click();
     const dialog = page.getByRole('dialog', { name: `Trust ${EVOLVING}?` });
     // A hybrid pack's modules join the agent's default allowlist once trusted: the dialog says so.
     await dialog.getByText("Be offered to the agent: the agent's default package allowlist is the modules of trusted packs").waitFor();
@@ -146,7 +164,9 @@ test.describe('trust state, consent and updates in Chromium (issue 18)', () => {
     expect(updated).toMatchObject({ ok: true, value: { version: '1.0.0' } });
     const alert = dialog.getByRole('alert');
     await alert.waitFor({ timeout: 30_000 });
-    expect(await alert.textContent()).toBe(`This pack changed while the dialog was open: ${EVOLVING}@2.0.0 is no longer what is installed (1.0.0 is). Nothing was run. Review the new version before you decide.`);
+    expect(await alert.textContent()).toBe(
+      `This pack changed while the dialog was open: ${EVOLVING}@2.0.0 is no longer what is installed (1.0.0 is). Nothing was run. Review the new version before you decide.`,
+    );
     expect(await dialog.getByRole('button', { name: 'Trust and run setup', exact: true }).isDisabled()).toBe(true);
     await snap(page, '18-04-stale-dialog');
     await dialog.getByRole('button', { name: 'Cancel' }).click();
@@ -158,12 +178,20 @@ test.describe('trust state, consent and updates in Chromium (issue 18)', () => {
     await page.getByLabel('Install result').getByText(`Installed ${SHRINKING}@1.0.0`).waitFor({ timeout: 90_000 });
     const saved = await call('workflows.save', {
       name: 'shrink-flow',
-      workflow: { nodes: [{ id: 'n1', type: 'code', code: `import { shout } from "${SHRINKING}/extra";\nreturn shout("hi");`, packages: [{ specifier: `${SHRINKING}/extra` }] }] },
+      workflow: {
+        nodes: [
+          { id: 'n1', type: 'code', code: `import { shout } from "${SHRINKING}/extra";\nreturn shout("hi");`, packages: [{ specifier: `${SHRINKING}/extra` }] },
+        ],
+      },
     });
     expect(saved.ok).toBe(true);
     // evolving is back at 1.0.0 and shrinking at 1.0.0: two newer versions on the registry.
     await page.getByRole('tab', { name: 'Updates (2)' }).waitFor({ timeout: 30_000 });
-    expect(await card(page, LOUD, '1.0.0').getByRole('button', { name: /^Update / }).count()).toBe(0);
+    expect(
+      await card(page, LOUD, '1.0.0')
+        .getByRole('button', { name: /^Update / })
+        .count(),
+    ).toBe(0);
     const shrinking = card(page, SHRINKING, '1.0.0');
     await shrinking.getByText('2.0.0 available', { exact: true }).waitFor();
     await shrinking.getByRole('button', { name: `Update ${SHRINKING} to 2.0.0…`, exact: true }).click();
@@ -171,7 +199,9 @@ test.describe('trust state, consent and updates in Chromium (issue 18)', () => {
     expect(await dialog.getByText(/^Version: 1\.0\.0 → 2\.0\.0 \(published \d{4}-\d\d-\d\d\)$/).count()).toBe(1);
     const removed = dialog.getByRole('group', { name: 'Removed in the new version' });
     await removed.getByRole('list', { name: 'Nodes this update breaks' }).waitFor();
-    expect(await removed.textContent()).toBe(`2.0.0 removes: module ${SHRINKING}/extra Workflow shrink-flow, node n1 breaks: uses ${SHRINKING}/extra, which 2.0.0 removes`);
+    expect(await removed.textContent()).toBe(
+      `2.0.0 removes: module ${SHRINKING}/extra Workflow shrink-flow, node n1 breaks: uses ${SHRINKING}/extra, which 2.0.0 removes`,
+    );
     await snap(page, '18-05-update-breakage');
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await page.getByRole('tab', { name: 'Updates (2)' }).click();

@@ -61,8 +61,10 @@ test.describe('the web app in Chromium', () => {
     const page = await context.newPage();
     await page.goto(`${host.origin}/`);
     await page.getByRole('alert').waitFor();
-    expect(await page.getByRole('alert').textContent()).toBe('Open the address the app printed at start (it carries this session\'s access token).');
-    const status = await page.evaluate(async () => (await fetch('/api/rpc/settings.get', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })).status);
+    expect(await page.getByRole('alert').textContent()).toBe("Open the address the app printed at start (it carries this session's access token).");
+    const status = await page.evaluate(
+      async () => (await fetch('/api/rpc/settings.get', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })).status,
+    );
     expect(status).toBe(401);
     await context.close();
   });

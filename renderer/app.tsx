@@ -29,7 +29,12 @@ export function App() {
           <ul>
             {VIEWS.map((v) => (
               <li key={v.id}>
-                <button type="button" className={v.id === view ? 'nav nav-active' : 'nav'} aria-current={v.id === view ? 'page' : undefined} onClick={() => setView(v.id)}>
+                <button
+                  type="button"
+                  className={v.id === view ? 'nav nav-active' : 'nav'}
+                  aria-current={v.id === view ? 'page' : undefined}
+                  onClick={() => setView(v.id)}
+                >
                   {v.label}
                 </button>
               </li>

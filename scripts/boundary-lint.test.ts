@@ -23,7 +23,10 @@ describe('process boundary lint', () => {
   it('refuses bare Node builtins, electron and react in shared/', async () => {
     for (const mod of ['fs', 'path', 'electron', 'react']) {
       const messages = await ruleIds('shared/sandbox/probe.ts', `import x from '${mod}';\nexport const y = x;\n`);
-      expect(messages.some((m) => m.startsWith('no-restricted-imports')), mod).toBe(true);
+      expect(
+        messages.some((m) => m.startsWith('no-restricted-imports')),
+        mod,
+      ).toBe(true);
     }
   });
   it('refuses Node-side imports in renderer/', async () => {
@@ -48,24 +51,42 @@ describe('process boundary lint', () => {
     ];
     for (const [file, spec, message] of refused) {
       const messages = await ruleIds(file, `import { x } from '${spec}';\nexport const y = x;\n`);
-      expect(messages.some((m) => m.startsWith('no-restricted-imports: ') && m.includes(message)), `${file} → ${spec}: ${messages.join('; ')}`).toBe(true);
+      expect(
+        messages.some((m) => m.startsWith('no-restricted-imports: ') && m.includes(message)),
+        `${file} → ${spec}: ${messages.join('; ')}`,
+      ).toBe(true);
     }
     // The ring rules still hold in a layer's files (the layer rule restates them).
-    expect((await ruleIds('shared/sandbox/probe.ts', "import fs from 'node:fs';\nexport const y = fs;\n")).join('\n')).toContain('shared/ is environment-neutral');
-    expect(await ruleIds('shared/sandbox/probe.ts', "import { a } from '../packs/wasm-facade.ts';\nimport { b } from '../protocol/limits.ts';\nexport const y = [a, b];\n")).toEqual([]);
+    expect((await ruleIds('shared/sandbox/probe.ts', "import fs from 'node:fs';\nexport const y = fs;\n")).join('\n')).toContain(
+      'shared/ is environment-neutral',
+    );
+    expect(
+      await ruleIds(
+        'shared/sandbox/probe.ts',
+        "import { a } from '../packs/wasm-facade.ts';\nimport { b } from '../protocol/limits.ts';\nexport const y = [a, b];\n",
+      ),
+    ).toEqual([]);
     // Tests may combine layers.
     expect(await ruleIds('shared/protocol/probe.test.ts', "import { a } from '../sandbox/kernel.ts';\nexport const y = a;\n")).toEqual([]);
   });
   it('refuses an import from the browser runner back up into a feature', async () => {
-    const messages = await ruleIds('renderer/runner/probe.ts', "import { RunOutput } from '../features/code-node/run-panel.tsx';\nexport const y = RunOutput;\n");
+    const messages = await ruleIds(
+      'renderer/runner/probe.ts',
+      "import { RunOutput } from '../features/code-node/run-panel.tsx';\nexport const y = RunOutput;\n",
+    );
     expect(messages.some((m) => m.includes('renderer/runner/ may not import a feature'))).toBe(true);
-    expect(await ruleIds('renderer/features/code-node/probe.tsx', "import { windowRunner } from '../../runner/window-runner.ts';\nexport const y = windowRunner;\n")).toEqual([]);
+    expect(
+      await ruleIds('renderer/features/code-node/probe.tsx', "import { windowRunner } from '../../runner/window-runner.ts';\nexport const y = windowRunner;\n"),
+    ).toEqual([]);
   });
   it('refuses Electron outside electron/main/ and electron/preload/', async () => {
     for (const file of ['electron/services/probe.ts', 'electron/server/probe.ts', 'scripts/probe.ts', 'e2e/probe.ts']) {
       for (const mod of ['electron', 'electron/main']) {
         const messages = await ruleIds(file, `import { app } from '${mod}';\nexport const y = app;\n`);
-        expect(messages.some((m) => m.includes('Only electron/main/ and electron/preload/ import Electron')), `${file} ← ${mod}`).toBe(true);
+        expect(
+          messages.some((m) => m.includes('Only electron/main/ and electron/preload/ import Electron')),
+          `${file} ← ${mod}`,
+        ).toBe(true);
       }
     }
     for (const file of ['electron/main/probe.ts', 'electron/preload/probe.ts']) {
@@ -85,7 +106,9 @@ describe('process boundary lint', () => {
     ];
     for (const [file, spec] of refused) {
       const messages = await ruleIds(file, `import { x } from '${spec}';\nexport const y = x;\n`);
-      expect(messages, `${file} → ${spec}`).toContain(`@typescript-eslint/no-restricted-imports: '${spec}' import is restricted from being used by a pattern. Production code never imports test support (a testing/ folder).`);
+      expect(messages, `${file} → ${spec}`).toContain(
+        `@typescript-eslint/no-restricted-imports: '${spec}' import is restricted from being used by a pattern. Production code never imports test support (a testing/ folder).`,
+      );
     }
     const allowed: Array<[string, string]> = [
       ['electron/services/probe.test.ts', '../testing/verdaccio.ts'],
@@ -96,7 +119,10 @@ describe('process boundary lint', () => {
     for (const [file, spec] of allowed) expect(await ruleIds(file, `import { x } from '${spec}';\nexport const y = x;\n`), file).toEqual([]);
   });
   it('allows shared/ to import zod and its own files', async () => {
-    const messages = await ruleIds('shared/packs/probe.ts', "import { z } from 'zod';\nimport { LIMITS } from '../protocol/limits.ts';\nexport const y = [z, LIMITS];\n");
+    const messages = await ruleIds(
+      'shared/packs/probe.ts',
+      "import { z } from 'zod';\nimport { LIMITS } from '../protocol/limits.ts';\nexport const y = [z, LIMITS];\n",
+    );
     expect(messages).toEqual([]);
   });
 });

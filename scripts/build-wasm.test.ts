@@ -14,10 +14,12 @@ const root = new URL('..', import.meta.url);
 describe('scripts/build-wasm.mjs', () => {
   it('rebuilds every committed reference binary byte for byte', async () => {
     const { stdout } = await run(process.execPath, ['scripts/build-wasm.mjs', '--check'], { cwd: root });
-    expect(stdout.trim().split('\n').map((line) => line.replace(/ \(\d+ bytes\)$/, ''))).toEqual([
-      'ok    packs/geo/wasm/geo.wasm',
-      'ok    wasm-src/bin/bytes.wasm',
-    ]);
+    expect(
+      stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.replace(/ \(\d+ bytes\)$/, '')),
+    ).toEqual(['ok    packs/geo/wasm/geo.wasm', 'ok    wasm-src/bin/bytes.wasm']);
   }, 120_000);
 
   it('the geo pack manifest accepts its binary with the declared signatures', () => {

@@ -78,7 +78,9 @@ const ALLOWED_META = [
 ];
 
 async function sha256File(file) {
-  return createHash('sha256').update(await readFile(file)).digest('hex');
+  return createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex');
 }
 
 async function listFiles(dir, base = dir) {
@@ -116,7 +118,8 @@ export function uncoveredReferences(text, registeredFiles) {
   for (const spec of runtimeImports(text)) {
     if (spec.startsWith('node:') || spec.startsWith('.') || spec.startsWith('/')) continue;
     const bare = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0];
-    if (!EXTERNALS.includes(bare) && !isBuiltin(spec)) problems.push(`the bundle imports "${spec}" at run time, which is neither bundled nor a registered asset`);
+    if (!EXTERNALS.includes(bare) && !isBuiltin(spec))
+      problems.push(`the bundle imports "${spec}" at run time, which is neither bundled nor a registered asset`);
   }
   return problems;
 }
@@ -132,7 +135,8 @@ function runtimeImports(text) {
   try {
     ast = acorn.parse(text, { ecmaVersion: 'latest', sourceType: 'module' });
   } catch {
-    const textual = /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*["']([^"']*)["']|(?:^|[\s;(])import\(\s*["']([^"']*)["']\s*\)|\brequire\(\s*["']([^"']*)["']\s*\)/g;
+    const textual =
+      /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*["']([^"']*)["']|(?:^|[\s;(])import\(\s*["']([^"']*)["']\s*\)|\brequire\(\s*["']([^"']*)["']\s*\)/g;
     return [...text.matchAll(textual)].map((m) => m[1] ?? m[2] ?? m[3]);
   }
   const specs = [];
@@ -171,7 +175,10 @@ async function main() {
   // Sources first: a missing one names the asset and why the backend needs it.
   const devPath = (asset) => ('repo' in asset.dev ? path.join(ROOT, asset.dev.repo) : path.join(ROOT, 'node_modules', asset.dev.pkg, asset.dev.file));
   for (const asset of ASSETS) {
-    const source = asset.stage === 'pack' || asset.stage === 'precompiled' || asset.stage === 'bundle' ? path.join(ROOT, asset.bundleEntry ?? asset.dev.repo) : devPath(asset);
+    const source =
+      asset.stage === 'pack' || asset.stage === 'precompiled' || asset.stage === 'bundle'
+        ? path.join(ROOT, asset.bundleEntry ?? asset.dev.repo)
+        : devPath(asset);
     if (!(await exists(source))) failures.push(`asset "${asset.id}" (${asset.why}): source ${path.relative(ROOT, source)} is missing`);
     for (const file of asset.files ?? []) {
       if (!(await exists(path.join(source, file)))) failures.push(`asset "${asset.id}": ${path.relative(ROOT, path.join(source, file))} is missing`);
@@ -198,7 +205,10 @@ async function main() {
     target: 'node20',
     external: EXTERNALS,
     plugins: [esbuildThroughRegistry],
-    define: { __SANDBOX_PACKS_BUNDLE__: 'true', __SANDBOX_PACKS_VERSION__: JSON.stringify(JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')).version) },
+    define: {
+      __SANDBOX_PACKS_BUNDLE__: 'true',
+      __SANDBOX_PACKS_VERSION__: JSON.stringify(JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')).version),
+    },
     // Bundled CommonJS dependencies call require() for Node builtins; ESM output has none of its own.
     banner: { js: "import { createRequire as __spCreateRequire } from 'node:module'; const require = __spCreateRequire(import.meta.url);" },
     legalComments: 'none',
@@ -210,7 +220,10 @@ async function main() {
   const registeredFiles = new Set(ASSETS.map((a) => a.staged));
   const outputs = Object.keys(result.metafile.outputs).map((file) => path.resolve(ROOT, file));
   for (const output of outputs) {
-    const text = (await readFile(output, 'utf8')).replace("const require = __spCreateRequire(import.meta.url);", 'const require = __spCreateRequire(/*banner*/);');
+    const text = (await readFile(output, 'utf8')).replace(
+      'const require = __spCreateRequire(import.meta.url);',
+      'const require = __spCreateRequire(/*banner*/);',
+    );
     for (const problem of uncoveredReferences(text, registeredFiles)) failures.push(`${path.basename(output)}: ${problem}`);
   }
   if (failures.length) throw new BundleError(`the bundle loads files the asset registry does not cover:\n${failures.join('\n')}`);
@@ -249,18 +262,24 @@ async function main() {
       id: asset.id,
       staged: asset.staged,
       unpacked: asset.unpacked,
-      files: await Promise.all(files.map(async (file) => {
-        const full = file ? path.join(target, file) : target;
-        return { path: file ? `${asset.staged}/${file}` : asset.staged, sha256: await sha256File(full), bytes: (await stat(full)).size };
-      })),
+      files: await Promise.all(
+        files.map(async (file) => {
+          const full = file ? path.join(target, file) : target;
+          return { path: file ? `${asset.staged}/${file}` : asset.staged, sha256: await sha256File(full), bytes: (await stat(full)).size };
+        }),
+      ),
     });
   }
-  const entries = await Promise.all(CODE_ENTRIES.map(async (entry) => ({ file: `${entry.out}.mjs`, why: entry.why, sha256: await sha256File(path.join(args.out, `${entry.out}.mjs`)) })));
+  const entries = await Promise.all(
+    CODE_ENTRIES.map(async (entry) => ({ file: `${entry.out}.mjs`, why: entry.why, sha256: await sha256File(path.join(args.out, `${entry.out}.mjs`)) })),
+  );
   const manifest = { format: 1, builtAt: new Date().toISOString(), platform: `${process.platform}-${process.arch}`, entries, assets: manifestAssets };
   await writeFile(path.join(args.out, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
 
   const bytes = manifestAssets.flatMap((a) => a.files).reduce((sum, f) => sum + f.bytes, 0);
-  console.log(`backend staged → ${path.relative(process.cwd(), args.out) || '.'}: ${entries.length} entries, ${manifestAssets.length} assets (${(bytes / 1024 / 1024).toFixed(1)} MB), ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `backend staged → ${path.relative(process.cwd(), args.out) || '.'}: ${entries.length} entries, ${manifestAssets.length} assets (${(bytes / 1024 / 1024).toFixed(1)} MB), ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain .mjs build script without type declarations
 import { uncoveredReferences } from './bundle-backend.mjs';
 
-const check = (text: string, registered: string[] = ['emscripten-module.wasm']): string[] => (uncoveredReferences as (t: string, r: Set<string>) => string[])(text, new Set(registered));
+const check = (text: string, registered: string[] = ['emscripten-module.wasm']): string[] =>
+  (uncoveredReferences as (t: string, r: Set<string>) => string[])(text, new Set(registered));
 
 describe('bundle coverage check', () => {
   it('accepts a registered file loaded relative to the bundle', () => {
@@ -20,7 +21,7 @@ describe('bundle coverage check', () => {
     ]);
   });
 
-  it('fails any other use of the bundle\'s location', () => {
+  it("fails any other use of the bundle's location", () => {
     expect(check('const here = path.dirname(fileURLToPath(import.meta.url));')).toEqual(['unregistered data reference: import.meta.url));']);
     expect(check('const p = import.meta.resolve("left-pad/data.json");')).toEqual(['unregistered data reference: import.meta.resolve("left-pad/data.json");']);
   });
@@ -36,7 +37,9 @@ describe('bundle coverage check', () => {
     // esbuild goes through esbuild-runtime.ts; a bare import would find its binary inside the asar.
     expect(check('import * as esbuild from "esbuild";')).toEqual(['the bundle imports "esbuild" at run time, which is neither bundled nor a registered asset']);
     expect(check('import sharp from "sharp";')).toEqual(['the bundle imports "sharp" at run time, which is neither bundled nor a registered asset']);
-    expect(check('const m = await import("@scope/native");')).toEqual(['the bundle imports "@scope/native" at run time, which is neither bundled nor a registered asset']);
+    expect(check('const m = await import("@scope/native");')).toEqual([
+      'the bundle imports "@scope/native" at run time, which is neither bundled nor a registered asset',
+    ]);
     expect(check('var x = require("bufferutil");')).toEqual(['the bundle imports "bufferutil" at run time, which is neither bundled nor a registered asset']);
   });
 
@@ -51,7 +54,7 @@ describe('bundle coverage check', () => {
     expect(check(text)).toEqual(['the bundle imports "bufferutil" at run time, which is neither bundled nor a registered asset']);
   });
 
-  it('catches the loads in esbuild\'s real ESM output, not only in hand-written text', async () => {
+  it("catches the loads in esbuild's real ESM output, not only in hand-written text", async () => {
     const built = await esbuild.build({
       stdin: {
         contents: [

@@ -37,7 +37,7 @@ function covered(file: string, patterns: readonly string[]): boolean {
 }
 
 describe('electron-builder.yml', () => {
-  it('passes electron-builder\'s own schema validation', async () => {
+  it("passes electron-builder's own schema validation", async () => {
     const config = await load();
     expect(config.appId).toBe('ai.nodetool.sandbox-packs');
     expect(config.directories).toMatchObject({ app: 'dist/app', output: 'dist/packages' });
@@ -65,7 +65,15 @@ describe('electron-builder.yml', () => {
   });
 });
 
-type MainFileMatchers = (appDir: string, destination: string, expand: (s: string) => string, platformOptions: object, packager: unknown, outDir: string, electronCompile: boolean) => FileMatcher[] | null;
+type MainFileMatchers = (
+  appDir: string,
+  destination: string,
+  expand: (s: string) => string,
+  platformOptions: object,
+  packager: unknown,
+  outDir: string,
+  electronCompile: boolean,
+) => FileMatcher[] | null;
 // electron-builder's own function for the app's file sets; marked @internal, so not in its .d.ts.
 const { getMainFileMatchers } = fileMatcher as unknown as { getMainFileMatchers: MainFileMatchers };
 
@@ -93,11 +101,13 @@ function copiedBy(matchers: FileMatcher[], rel: string): number {
 }
 
 function filesUnder(dir: string, base = dir): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name), base) : e.isFile() ? [path.relative(base, path.join(dir, e.name)).split(path.sep).join('/')] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? filesUnder(path.join(dir, e.name), base) : e.isFile() ? [path.relative(base, path.join(dir, e.name)).split(path.sep).join('/')] : [],
+  );
 }
 
 describe('electron-builder file sets', () => {
-  it('pack every file of the staged npm once, node_modules and node-gyp\'s .cc files included', async () => {
+  it("pack every file of the staged npm once, node_modules and node-gyp's .cc files included", async () => {
     const matchers = await fileSets();
     const npm = ASSETS.find((a) => a.id === 'npm');
     expect(npm?.staged).toBe('vendor/npm');
@@ -108,7 +118,7 @@ describe('electron-builder file sets', () => {
     expect(wrong).toEqual([]);
   });
 
-  it('keep electron-builder\'s default exclusions for the rest of the backend', async () => {
+  it("keep electron-builder's default exclusions for the rest of the backend", async () => {
     const matchers = await fileSets();
     expect(copiedBy(matchers, 'backend/cli.mjs')).toBe(1);
     expect(copiedBy(matchers, 'backend/_sandbox/geo/pack.tgz')).toBe(1);

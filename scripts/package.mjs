@@ -32,15 +32,17 @@ function electronRuntime() {
 
 const runtime = electronRuntime();
 if (!runtime) {
-  console.error([
-    'Cannot package: the Electron runtime is not installed on this machine.',
-    `  Expected it in ${path.join(ROOT, 'node_modules', 'electron', 'dist')} (electron's install step downloads it;`,
-    '  it was skipped with ELECTRON_SKIP_BINARY_DOWNLOAD=1 or the download is not reachable from here).',
-    'On a machine that can download it:',
-    '  npm install                      # without ELECTRON_SKIP_BINARY_DOWNLOAD',
-    '  npm run package                  # this platform; see README "Packaging" for macOS and Windows',
-    'The staged backend can still be built and checked here: node scripts/bundle-backend.mjs && node scripts/verify-backend-bundle.mjs',
-  ].join('\n'));
+  console.error(
+    [
+      'Cannot package: the Electron runtime is not installed on this machine.',
+      `  Expected it in ${path.join(ROOT, 'node_modules', 'electron', 'dist')} (electron's install step downloads it;`,
+      '  it was skipped with ELECTRON_SKIP_BINARY_DOWNLOAD=1 or the download is not reachable from here).',
+      'On a machine that can download it:',
+      '  npm install                      # without ELECTRON_SKIP_BINARY_DOWNLOAD',
+      '  npm run package                  # this platform; see README "Packaging" for macOS and Windows',
+      'The staged backend can still be built and checked here: node scripts/bundle-backend.mjs && node scripts/verify-backend-bundle.mjs',
+    ].join('\n'),
+  );
   process.exit(1);
 }
 
@@ -53,7 +55,9 @@ const npmOnElectron = spawnSync(runtime.binary, [path.join(ROOT, 'node_modules',
   encoding: 'utf8',
 });
 if (npmOnElectron.status !== 0 || npmOnElectron.stdout.trim() !== pinnedNpm) {
-  console.error(`Cannot package: the pinned npm ${pinnedNpm} does not run on this Electron's Node (exit ${npmOnElectron.status}): ${(npmOnElectron.stderr || npmOnElectron.stdout || String(npmOnElectron.error)).trim().split('\n').slice(-3).join(' | ')}`);
+  console.error(
+    `Cannot package: the pinned npm ${pinnedNpm} does not run on this Electron's Node (exit ${npmOnElectron.status}): ${(npmOnElectron.stderr || npmOnElectron.stdout || String(npmOnElectron.error)).trim().split('\n').slice(-3).join(' | ')}`,
+  );
   process.exit(1);
 }
 
@@ -69,22 +73,34 @@ await rm(app, { recursive: true, force: true });
 await mkdir(app, { recursive: true });
 await cp(path.join(ROOT, 'dist', 'backend'), path.join(app, 'backend'), { recursive: true });
 const root = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8'));
-await writeFile(path.join(app, 'package.json'), `${JSON.stringify({
-  name: root.name,
-  productName: 'Sandbox Packs',
-  version: root.version,
-  description: root.description,
-  license: root.license,
-  author: 'Sandbox Packs contributors',
-  type: 'module',
-  main: 'backend/main.mjs',
-}, null, 2)}\n`);
+await writeFile(
+  path.join(app, 'package.json'),
+  `${JSON.stringify(
+    {
+      name: root.name,
+      productName: 'Sandbox Packs',
+      version: root.version,
+      description: root.description,
+      license: root.license,
+      author: 'Sandbox Packs contributors',
+      type: 'module',
+      main: 'backend/main.mjs',
+    },
+    null,
+    2,
+  )}\n`,
+);
 
 const platformArgs = process.argv.slice(2);
-const builder = spawnSync(node, [
-  path.join(ROOT, 'node_modules', 'electron-builder', 'cli.js'),
-  '--config', path.join(ROOT, 'electron-builder.yml'),
-  `--config.electronDist=${runtime.dist}`,
-  ...(platformArgs.length ? platformArgs : []),
-], { cwd: ROOT, stdio: 'inherit' });
+const builder = spawnSync(
+  node,
+  [
+    path.join(ROOT, 'node_modules', 'electron-builder', 'cli.js'),
+    '--config',
+    path.join(ROOT, 'electron-builder.yml'),
+    `--config.electronDist=${runtime.dist}`,
+    ...(platformArgs.length ? platformArgs : []),
+  ],
+  { cwd: ROOT, stdio: 'inherit' },
+);
 process.exit(builder.status ?? 1);

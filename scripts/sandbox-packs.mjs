@@ -9,7 +9,9 @@ try {
   register();
   ({ runAsProcess } = await import('../electron/cli/main.ts'));
 } catch (error) {
-  process.stderr.write(`sandbox-packs could not load its sources (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); run \`npm install\` in the checkout, check that the sources compile (\`npm run typecheck\`), and try again.\n`);
+  process.stderr.write(
+    `sandbox-packs could not load its sources (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); run \`npm install\` in the checkout, check that the sources compile (\`npm run typecheck\`), and try again.\n`,
+  );
   process.exit(1);
 }
 await runAsProcess(process.argv.slice(2));

@@ -14,10 +14,12 @@ try {
   electronBinary = null;
 }
 if (!electronBinary) {
-  console.log([
-    'The Electron runtime is not installed on this machine, so the desktop window cannot open.',
-    'Run `npm run web` to use the same app in a browser, or `npx sandbox-packs --help` for the CLI.',
-  ].join('\n'));
+  console.log(
+    [
+      'The Electron runtime is not installed on this machine, so the desktop window cannot open.',
+      'Run `npm run web` to use the same app in a browser, or `npx sandbox-packs --help` for the CLI.',
+    ].join('\n'),
+  );
   process.exit(0);
 }
 const { spawn } = await import('node:child_process');

@@ -72,7 +72,9 @@ function parseArgs(argv) {
 }
 
 async function sha256(file) {
-  return createHash('sha256').update(await readFile(file)).digest('hex');
+  return createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex');
 }
 
 async function walk(dir, base = dir) {
@@ -133,7 +135,8 @@ async function checkIsolation(copy, failures) {
   const needle = Buffer.from(ROOT);
   for (const { rel, full, entry } of await walk(copy)) {
     if (entry.isSymbolicLink()) failures.push(`${rel} is a symbolic link in the staged bundle`);
-    else if (entry.isDirectory() && entry.name === 'node_modules' && !rel.split(path.sep).join('/').startsWith(`${NPM_STAGED}/`)) failures.push(`${rel} is a node_modules folder: the staged bundle loads its dependencies by registered path only`);
+    else if (entry.isDirectory() && entry.name === 'node_modules' && !rel.split(path.sep).join('/').startsWith(`${NPM_STAGED}/`))
+      failures.push(`${rel} is a node_modules folder: the staged bundle loads its dependencies by registered path only`);
     else if (entry.isFile() && (await stat(full)).size < 8 * 1024 * 1024 && (await readFile(full)).includes(needle)) {
       failures.push(`${rel} names the repository path ${ROOT}`);
     }
@@ -200,7 +203,8 @@ async function checkServe(argv, options, data, failures) {
     if (!node) failures.push(`serve: workflows.load answered ${JSON.stringify(loaded).slice(0, 300)}`);
     else {
       const ran = await rpc('code.run', { code: node.code, packages: node.packages });
-      if (!(ran?.ok && ran.value.result.ok && ran.value.result.value === 'Berlin → Paris: 877 km')) failures.push(`serve: code.run of the example answered ${JSON.stringify(ran).slice(0, 300)}`);
+      if (!(ran?.ok && ran.value.result.ok && ran.value.result.value === 'Berlin → Paris: 877 km'))
+        failures.push(`serve: code.run of the example answered ${JSON.stringify(ran).slice(0, 300)}`);
     }
   } finally {
     child.kill('SIGINT');
@@ -230,15 +234,22 @@ async function impostorPathDir(temp) {
 async function writeScriptPack(dir) {
   await mkdir(dir, { recursive: true });
   const record = "require('fs').writeFileSync('ran-with.json', JSON.stringify({ execPath: process.execPath }))";
-  await writeFile(path.join(dir, 'package.json'), `${JSON.stringify({
-    name: SCRIPT_PACK,
-    version: '1.0.0',
-    description: 'verify-backend-bundle: an install script that needs node',
-    license: 'MIT',
-    main: 'register.js',
-    scripts: { install: `node -e "${record}"` },
-    nodetool: { apiVersion: 1, register: 'register.js' },
-  }, null, 2)}\n`);
+  await writeFile(
+    path.join(dir, 'package.json'),
+    `${JSON.stringify(
+      {
+        name: SCRIPT_PACK,
+        version: '1.0.0',
+        description: 'verify-backend-bundle: an install script that needs node',
+        license: 'MIT',
+        main: 'register.js',
+        scripts: { install: `node -e "${record}"` },
+        nodetool: { apiVersion: 1, register: 'register.js' },
+      },
+      null,
+      2,
+    )}\n`,
+  );
   await writeFile(path.join(dir, 'register.js'), 'module.exports = function register() { return "registered"; };\n');
 }
 
@@ -266,7 +277,8 @@ async function installTrustRebuild(label, staged, data, registryUrl, failures) {
     }
     try {
       const recorded = JSON.parse(await readFile(ranWith, 'utf8'));
-      if (recorded.execPath !== process.execPath) failures.push(`${label}: ${step}: the install script's node was ${recorded.execPath}, expected the app's runtime ${process.execPath}`);
+      if (recorded.execPath !== process.execPath)
+        failures.push(`${label}: ${step}: the install script's node was ${recorded.execPath}, expected the app's runtime ${process.execPath}`);
     } catch {
       failures.push(`${label}: ${step}: the install script did not run (no ${path.relative(data, ranWith)})`);
     }
@@ -283,13 +295,15 @@ async function checkVersionAndMissingNpm(staged, copy, data, registryUrl, failur
   const cliJs = path.join(copy, ...NPM_STAGED.split('/'), 'bin', 'npm-cli.js');
   const version = jsonOf('--version', await staged(['--version', '--json']), failures);
   const expected = { app: pkg.version, npm: pkg.dependencies.npm, node: process.versions.node, npmPath: cliJs, runtimePath: process.execPath };
-  if (version && JSON.stringify(version) !== JSON.stringify(expected)) failures.push(`--version --json answered ${JSON.stringify(version)}, expected ${JSON.stringify(expected)}`);
+  if (version && JSON.stringify(version) !== JSON.stringify(expected))
+    failures.push(`--version --json answered ${JSON.stringify(version)}, expected ${JSON.stringify(expected)}`);
 
   await rm(cliJs);
   const message = `The npm that ships with Sandbox Packs is missing (${cliJs}); reinstall Sandbox Packs (in a development checkout, run \`npm install\`).`;
   const asJson = await staged(['install', 'left-pad', '--root', data, '--registry', registryUrl, '--json']);
   const answer = jsonOf('install without npm', asJson, failures);
-  if (answer && JSON.stringify(answer) !== JSON.stringify({ ok: false, code: 'npm-unavailable', message })) failures.push(`install without npm answered ${JSON.stringify(answer)}`);
+  if (answer && JSON.stringify(answer) !== JSON.stringify({ ok: false, code: 'npm-unavailable', message }))
+    failures.push(`install without npm answered ${JSON.stringify(answer)}`);
   const asText = await staged(['install', 'left-pad', '--root', data, '--registry', registryUrl]);
   if (asText.code !== 1 || !asText.stderr.includes(`npm-unavailable: ${message}\n`) || /^\s+at /m.test(asText.stderr)) {
     failures.push(`install without npm: exit ${asText.code}, stderr ${JSON.stringify(asText.stderr.slice(-400))}`);
@@ -374,8 +388,10 @@ async function main() {
     if (report) {
       const expected = SHIPPED_PACKS.map((p) => p.name).sort();
       if (report.state !== 'done') failures.push(`first-run: state ${report.state}, expected done`);
-      if (JSON.stringify([...(report.installed ?? [])].sort()) !== JSON.stringify(expected)) failures.push(`first-run installed ${JSON.stringify(report.installed)}, expected ${JSON.stringify(expected)}`);
-      if (report.workflow !== EXAMPLE_WORKFLOW) failures.push(`first-run saved workflow ${JSON.stringify(report.workflow)}, expected ${JSON.stringify(EXAMPLE_WORKFLOW)}`);
+      if (JSON.stringify([...(report.installed ?? [])].sort()) !== JSON.stringify(expected))
+        failures.push(`first-run installed ${JSON.stringify(report.installed)}, expected ${JSON.stringify(expected)}`);
+      if (report.workflow !== EXAMPLE_WORKFLOW)
+        failures.push(`first-run saved workflow ${JSON.stringify(report.workflow)}, expected ${JSON.stringify(EXAMPLE_WORKFLOW)}`);
     }
     const again = jsonOf('first-run (again)', await timed('first-run again', () => staged(['first-run', '--root', data, '--json'])), failures);
     if (again && again.state !== 'already-done') failures.push(`a second first-run answered ${again.state}, expected already-done`);
@@ -385,22 +401,28 @@ async function main() {
       for (const pack of SHIPPED_PACKS) {
         const found = discovered.packs?.find((p) => p.name === pack.name);
         if (!found) failures.push(`discover: shipped pack ${pack.name} was not discovered`);
-        else for (const m of found.modules ?? []) if (m.status !== 'ready') failures.push(`discover: ${m.specifier} is ${m.status}${m.reason ? ` (${m.reason})` : ''}`);
+        else
+          for (const m of found.modules ?? [])
+            if (m.status !== 'ready') failures.push(`discover: ${m.specifier} is ${m.status}${m.reason ? ` (${m.reason})` : ''}`);
       }
     }
 
     const workflowFile = path.join(data, 'workflows', `${EXAMPLE_WORKFLOW}.json`);
     const validated = await timed('validate', () => staged(['validate', workflowFile, '--root', data, '--json']));
     const validation = jsonOf('validate', validated, failures);
-    if (validation && (validation.ok !== true || validated.code !== 0)) failures.push(`validate: the example workflow has issues: ${JSON.stringify(validation.issues)}`);
+    if (validation && (validation.ok !== true || validated.code !== 0))
+      failures.push(`validate: the example workflow has issues: ${JSON.stringify(validation.issues)}`);
 
-    const ran = await timed('run', () => staged(['run', codeFile, '--root', data, '--package', '@nodetool-ai/sandbox-yaml', '--package', '@nodetool-ai/sandbox-geo/simplify-wasm', '--json']));
+    const ran = await timed('run', () =>
+      staged(['run', codeFile, '--root', data, '--package', '@nodetool-ai/sandbox-yaml', '--package', '@nodetool-ai/sandbox-geo/simplify-wasm', '--json']),
+    );
     const result = jsonOf('run', ran, failures);
     if (result) {
       if (result.ok !== true) failures.push(`run: ${result.code}: ${result.message}`);
       else if (result.value !== 'Berlin → Paris: 877 km') failures.push(`run returned ${JSON.stringify(result.value)}, expected "Berlin → Paris: 877 km"`);
       const wasmCalls = (result.receipt?.calls ?? []).filter((c) => c.kind === 'wasm' && c.ok);
-      if (result.ok && wasmCalls.length !== 1) failures.push(`run: expected one successful WASM call in the receipt, got ${JSON.stringify(result.receipt?.calls)}`);
+      if (result.ok && wasmCalls.length !== 1)
+        failures.push(`run: expected one successful WASM call in the receipt, got ${JSON.stringify(result.receipt?.calls)}`);
     }
 
     await timed('serve', () => checkServe([...permission, cli], { cwd: inputs, env }, data, failures));
@@ -416,7 +438,9 @@ async function main() {
     try {
       await timed('install+trust+rebuild', () => installTrustRebuild('no node/npm on PATH', staged, data, registry.url, failures));
       await mkdir(data2);
-      await timed('same, impostor npm/node on PATH', () => installTrustRebuild('impostor npm and node on PATH', (argv) => staged(argv, impostorEnv), data2, registry.url, failures));
+      await timed('same, impostor npm/node on PATH', () =>
+        installTrustRebuild('impostor npm and node on PATH', (argv) => staged(argv, impostorEnv), data2, registry.url, failures),
+      );
       await timed('version, missing npm', () => checkVersionAndMissingNpm(staged, copy, data2, registry.url, failures));
     } finally {
       await registry.stop();
@@ -435,7 +459,9 @@ function finish(failures, timings, started, files = 0) {
     for (const failure of failures) console.error(`  - ${failure}`);
     process.exitCode = 1;
   } else {
-    console.log(`verify-backend-bundle: ok — ${files} staged files match their digests; the copy outside the repo seeded, discovered, validated, ran, installed from a registry and ran a trusted script's node, with no node or npm on PATH (${total} s; ${timings.join(', ')})`);
+    console.log(
+      `verify-backend-bundle: ok — ${files} staged files match their digests; the copy outside the repo seeded, discovered, validated, ran, installed from a registry and ran a trusted script's node, with no node or npm on PATH (${total} s; ${timings.join(', ')})`,
+    );
   }
 }
 

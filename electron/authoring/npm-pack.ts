@@ -40,7 +40,21 @@ export async function npmPack(dir: string, workDir: string): Promise<Result<Pack
   const userconfig = path.join(workDir, 'pack-npmrc');
   await writeFile(userconfig, '');
   const run = await runNpm(
-    ['pack', '--json', '--ignore-scripts=true', '--pack-destination', workDir, '--userconfig', userconfig, '--cache', path.join(workDir, 'pack-cache'), '--loglevel=warn', '--color=false', '--progress=false', '--update-notifier=false'],
+    [
+      'pack',
+      '--json',
+      '--ignore-scripts=true',
+      '--pack-destination',
+      workDir,
+      '--userconfig',
+      userconfig,
+      '--cache',
+      path.join(workDir, 'pack-cache'),
+      '--loglevel=warn',
+      '--color=false',
+      '--progress=false',
+      '--update-notifier=false',
+    ],
     { cwd: dir },
   );
   if (run.failure) return run.failure;

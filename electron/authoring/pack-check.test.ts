@@ -61,7 +61,13 @@ describe('create, then check', () => {
     expect(r.tarball.files).toEqual(['SKILL.md', 'package.json', 'sandbox/index.js']);
     expect(r).toMatchObject({ name: NAME, version: '0.1.0', installMode: 'sandbox-only', status: 'active', scripts: [], packStatus: 'ok' });
     expect(r.modules).toEqual([
-      { specifier: NAME, kind: 'js', status: 'ready', summary: `${NAME} (js): Greetings and sums (replace with what your pack does)`, exports: ['greet', 'sum'] },
+      {
+        specifier: NAME,
+        kind: 'js',
+        status: 'ready',
+        summary: `${NAME} (js): Greetings and sums (replace with what your pack does)`,
+        exports: ['greet', 'sum'],
+      },
     ]);
     expect(r.sizes.map((s) => [s.file, s.what, s.cap])).toEqual([
       ['package.json', 'package.json', 8 * 1024 * 1024],
@@ -127,7 +133,9 @@ describe('each failure class gives its code, file and line', () => {
   }, 60_000);
 
   it('an example that throws: the sandbox code and message at its SKILL.md line', async () => {
-    const dir = await pack((d) => editFile(d, 'SKILL.md', (t) => t.replace('greet("Ada"); // → "Hello, Ada!"', 'greet("Ada"); // → "Hello, Ada!"\nnull.name;')));
+    const dir = await pack((d) =>
+      editFile(d, 'SKILL.md', (t) => t.replace('greet("Ada"); // → "Hello, Ada!"', 'greet("Ada"); // → "Hello, Ada!"\nnull.name;')),
+    );
     const r = await report(dir);
     expect(r.problems).toEqual([
       { code: 'runtime-error', message: "SKILL.md line 17: TypeError: cannot read property 'name' of null (SKILL.md line 17)", file: 'SKILL.md', line: 17 },
@@ -144,14 +152,17 @@ describe('each failure class gives its code, file and line', () => {
   }, 60_000);
 
   it('an install script: listed verbatim, and install-script-ignored at its package.json line', async () => {
-    const dir = await pack((d) => editFile(d, 'package.json', (t) => t.replace('"keywords": [', '"scripts": {\n    "postinstall": "node setup.js"\n  },\n  "keywords": [')));
+    const dir = await pack((d) =>
+      editFile(d, 'package.json', (t) => t.replace('"keywords": [', '"scripts": {\n    "postinstall": "node setup.js"\n  },\n  "keywords": [')),
+    );
     const r = await report(dir, false);
     expect(r.scripts).toEqual([{ package: NAME, version: '0.1.0', path: `node_modules/${NAME}`, event: 'postinstall', command: 'node setup.js', own: true }]);
     expect(r.installMode).toBe('sandbox-only');
     expect(r.problems).toEqual([
       {
         code: 'install-script-ignored',
-        message: 'scripts.postinstall ("node setup.js") never runs: the app installs packs with scripts off, and a sandbox-only pack is never rebuilt. Ship built files instead (build before npm publish), or remove the script.',
+        message:
+          'scripts.postinstall ("node setup.js") never runs: the app installs packs with scripts off, and a sandbox-only pack is never rebuilt. Ship built files instead (build before npm publish), or remove the script.',
         file: 'package.json',
         line: 8,
       },

@@ -116,15 +116,24 @@ export async function checkPack(options: CheckOptions): Promise<Result<CheckRepo
     if (!pack) return fail('internal', `Discovery did not list ${name} in the temporary root.`);
 
     const packDir = path.join(root, 'node_modules', ...name.split('/'));
-    const manifest = NodetoolManifestSchema.safeParse(PackageJsonSchema.safeParse(JSON.parse(await readFile(path.join(packDir, 'package.json'), 'utf8'))).data?.nodetool);
+    const manifest = NodetoolManifestSchema.safeParse(
+      PackageJsonSchema.safeParse(JSON.parse(await readFile(path.join(packDir, 'package.json'), 'utf8'))).data?.nodetool,
+    );
     const skillText = await readFile(path.join(packDir, 'SKILL.md'), 'utf8').catch(() => undefined);
 
     const problems: CheckProblem[] = [];
-    if (pack.status === 'rejected') problems.push({ code: pack.code ?? 'manifest-invalid', message: pack.reason ?? 'The pack was rejected at discovery.', file: 'package.json' });
+    if (pack.status === 'rejected')
+      problems.push({ code: pack.code ?? 'manifest-invalid', message: pack.reason ?? 'The pack was rejected at discovery.', file: 'package.json' });
     for (const m of pack.modules) {
-      if (m.status === 'skipped') problems.push({ code: m.code ?? 'module-skipped', message: `${m.specifier}: ${m.reason ?? 'skipped'}`, ...moduleFile(manifest.data, name, m.specifier) });
+      if (m.status === 'skipped')
+        problems.push({
+          code: m.code ?? 'module-skipped',
+          message: `${m.specifier}: ${m.reason ?? 'skipped'}`,
+          ...moduleFile(manifest.data, name, m.specifier),
+        });
     }
-    for (const w of pack.warnings) if (SKILL_CODES.has(w.code)) problems.push({ code: w.code, message: w.message, file: 'SKILL.md', ...skillLine(w, skillText) });
+    for (const w of pack.warnings)
+      if (SKILL_CODES.has(w.code)) problems.push({ code: w.code, message: w.message, file: 'SKILL.md', ...skillLine(w, skillText) });
     if (installMode === 'sandbox-only') {
       for (const s of scripts.filter((x) => x.own)) {
         problems.push({
@@ -140,7 +149,10 @@ export async function checkPack(options: CheckOptions): Promise<Result<CheckRepo
     if (options.examples !== false && skillText !== undefined && pack.status === 'ok') {
       // An example of a skipped module cannot run; the skip is already a problem of its own.
       const skipped = new Set(pack.modules.filter((m) => m.status === 'skipped').map((m) => m.specifier));
-      const prepared = prepareExamples(skillText, pack.modules.map((m) => m.specifier)).map((e) => {
+      const prepared = prepareExamples(
+        skillText,
+        pack.modules.map((m) => m.specifier),
+      ).map((e) => {
         const dead = e.specifiers.find((s) => skipped.has(s));
         return dead && e.kind === 'run' ? { kind: 'skip' as const, block: e.block, specifiers: e.specifiers, reason: `imports ${dead}, which was skipped` } : e;
       });
@@ -213,7 +225,13 @@ async function fileSize(file: string): Promise<number | undefined> {
 }
 
 /** Sizes against each cap: every file discovery reads, each bundled npm module, and the pack total. */
-async function sizeRows(packDir: string, pack: string, manifest: NodetoolManifest | undefined, catalog: DiscoveryCatalog, status: SandboxPackStatus): Promise<SizeRow[]> {
+async function sizeRows(
+  packDir: string,
+  pack: string,
+  manifest: NodetoolManifest | undefined,
+  catalog: DiscoveryCatalog,
+  status: SandboxPackStatus,
+): Promise<SizeRow[]> {
   const rows: SizeRow[] = [];
   let total = 0;
   const counted = async (file: string, what: string, cap: number): Promise<void> => {
@@ -231,9 +249,19 @@ async function sizeRows(packDir: string, pack: string, manifest: NodetoolManifes
       const resolved = catalog.resolveForExecution([{ specifier }]);
       const id = resolved.ok ? resolved.entries[specifier] : undefined;
       const source = id && resolved.ok ? resolved.modules[id]?.source : undefined;
-      if (source !== undefined) rows.push({ file: `(bundle of ${entry.npm})`, what: `npm module ${specifier}`, bytes: new TextEncoder().encode(source).byteLength, cap: LIMITS.bundledJsBytes });
+      if (source !== undefined)
+        rows.push({
+          file: `(bundle of ${entry.npm})`,
+          what: `npm module ${specifier}`,
+          bytes: new TextEncoder().encode(source).byteLength,
+          cap: LIMITS.bundledJsBytes,
+        });
     } else if (entry.file !== undefined) {
-      await counted(entry.file, `${entry.kind === 'wasm' ? 'WASM' : 'JS'} module ${specifier}`, entry.kind === 'wasm' ? LIMITS.wasmBytes : LIMITS.authoredJsBytes);
+      await counted(
+        entry.file,
+        `${entry.kind === 'wasm' ? 'WASM' : 'JS'} module ${specifier}`,
+        entry.kind === 'wasm' ? LIMITS.wasmBytes : LIMITS.authoredJsBytes,
+      );
     }
   }
   for (const file of manifest?.internal ?? []) await counted(file, 'internal helper', LIMITS.authoredJsBytes);

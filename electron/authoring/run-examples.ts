@@ -66,9 +66,17 @@ export async function runExamples(runner: CodeRunner, examples: readonly Prepare
       for (const assertion of example.assertions) {
         const recorded = checks.find((c) => c.line === assertion.line);
         if (!recorded) {
-          failures.push({ line: assertion.line, code: 'example-mismatch', message: `SKILL.md line ${assertion.line}: the asserted line never ran (the example returned before it).` });
+          failures.push({
+            line: assertion.line,
+            code: 'example-mismatch',
+            message: `SKILL.md line ${assertion.line}: the asserted line never ran (the example returned before it).`,
+          });
         } else if (!jsonEqual(recorded.value, assertion.expected)) {
-          failures.push({ line: assertion.line, code: 'example-mismatch', message: `SKILL.md line ${assertion.line}: expected ${show(assertion.expected)}, got ${show(recorded.value)}.` });
+          failures.push({
+            line: assertion.line,
+            code: 'example-mismatch',
+            message: `SKILL.md line ${assertion.line}: expected ${show(assertion.expected)}, got ${show(recorded.value)}.`,
+          });
         }
       }
     }

@@ -15,14 +15,25 @@ export interface TemplateInput {
 
 /** The SKILL.md `name`: the package name without its scope, in SKILL.md's character set. */
 export function skillName(packageName: string): string {
-  const bare = packageName.replace(/^@[^/]+\//, '').toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[^a-z0-9]+/, '');
+  const bare = packageName
+    .replace(/^@[^/]+\//, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[^a-z0-9]+/, '');
   return (bare || 'pack').slice(0, 64);
 }
 
 export function packageJson({ name, wasm }: TemplateInput): string {
   const modules: object[] = [{ name: '.', kind: 'js', file: 'sandbox/index.js', description: 'Greetings and sums (replace with what your pack does)' }];
   if (wasm) {
-    modules.push({ name: WASM_MODULE.name, kind: 'wasm', file: WASM_MODULE.file, memoryPagesMax: 0, exports: ['add', 'lerp'], description: 'Scalar math compiled to WebAssembly (AssemblyScript)' });
+    modules.push({
+      name: WASM_MODULE.name,
+      kind: 'wasm',
+      file: WASM_MODULE.file,
+      memoryPagesMax: 0,
+      exports: ['add', 'lerp'],
+      description: 'Scalar math compiled to WebAssembly (AssemblyScript)',
+    });
   }
   const pkg = {
     name,

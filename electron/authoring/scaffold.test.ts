@@ -23,7 +23,10 @@ describe('create --wasm', () => {
     dirs.push(work);
     const dir = path.join(work, 'pack');
     const made = await scaffoldPack({ dir, name: '@acme/wasm-demo', wasm: true });
-    expect(made.ok && made.value).toMatchObject({ wasmBuilt: true, files: ['.gitignore', 'SKILL.md', 'package.json', 'sandbox/index.js', 'scripts/build-wasm.mjs', 'wasm-src/math.ts', 'wasm/math.wasm'] });
+    expect(made.ok && made.value).toMatchObject({
+      wasmBuilt: true,
+      files: ['.gitignore', 'SKILL.md', 'package.json', 'sandbox/index.js', 'scripts/build-wasm.mjs', 'wasm-src/math.ts', 'wasm/math.wasm'],
+    });
     const created = await readFile(path.join(dir, 'wasm/math.wasm'));
     await rm(path.join(dir, 'wasm/math.wasm'));
     await mkdir(path.join(dir, 'node_modules'));

@@ -58,7 +58,14 @@ export async function scaffoldPack(options: ScaffoldOptions): Promise<Result<Sca
 }
 
 interface AscApi {
-  main(argv: string[], options: { readFile?: (name: string) => string | null; writeFile?: (name: string, contents: Uint8Array) => void; stderr?: { write(chunk: unknown): boolean } }): Promise<{ error: Error | null }>;
+  main(
+    argv: string[],
+    options: {
+      readFile?: (name: string) => string | null;
+      writeFile?: (name: string, contents: Uint8Array) => void;
+      stderr?: { write(chunk: unknown): boolean };
+    },
+  ): Promise<{ error: Error | null }>;
 }
 
 /** Compile one AssemblyScript source in memory with ASC_FLAGS, or undefined without a compiler. */

@@ -14,7 +14,10 @@ import { describe, expect, it } from 'vitest';
 import { checkPack } from './pack-check.ts';
 
 const PACKS = fileURLToPath(new URL('../../packs/', import.meta.url));
-const dirs = (await readdir(PACKS, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+const dirs = (await readdir(PACKS, { withFileTypes: true }))
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name)
+  .sort();
 
 describe.concurrent('shipped packs pass check', () => {
   it('lists the packs we ship', () => {
@@ -22,20 +25,24 @@ describe.concurrent('shipped packs pass check', () => {
   });
 
   for (const dir of dirs) {
-    it(dir, async () => {
-      const result = await checkPack({ dir: path.join(PACKS, dir) });
-      if (!result.ok) throw new Error(`${result.code}: ${result.message}`);
-      const report = result.value;
-      if (dir === 'sandbox-html') {
-        expect(report.problems.map((p) => p.code)).toEqual(['npm-probe-failed']);
-        expect(report.problems[0]?.message).toContain('ReferenceError: Buffer is not defined');
-        return;
-      }
-      expect(report.problems).toEqual([]);
-      expect(report.installMode).toBe('sandbox-only');
-      // The examples are real tests: every block ran, and values were compared.
-      expect(report.examples?.every((e) => e.status === 'passed')).toBe(true);
-      expect(report.examples?.reduce((sum, e) => sum + e.assertions, 0)).toBeGreaterThan(0);
-    }, 120_000);
+    it(
+      dir,
+      async () => {
+        const result = await checkPack({ dir: path.join(PACKS, dir) });
+        if (!result.ok) throw new Error(`${result.code}: ${result.message}`);
+        const report = result.value;
+        if (dir === 'sandbox-html') {
+          expect(report.problems.map((p) => p.code)).toEqual(['npm-probe-failed']);
+          expect(report.problems[0]?.message).toContain('ReferenceError: Buffer is not defined');
+          return;
+        }
+        expect(report.problems).toEqual([]);
+        expect(report.installMode).toBe('sandbox-only');
+        // The examples are real tests: every block ran, and values were compared.
+        expect(report.examples?.every((e) => e.status === 'passed')).toBe(true);
+        expect(report.examples?.reduce((sum, e) => sum + e.assertions, 0)).toBeGreaterThan(0);
+      },
+      120_000,
+    );
   }
 });

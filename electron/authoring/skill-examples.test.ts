@@ -22,7 +22,21 @@ describe('codeBlocks', () => {
 describe('prepareExamples', () => {
   it('takes only js blocks that import a pack specifier; no-check blocks are listed as skipped', () => {
     const prepared = prepareExamples(
-      md('```js', `import { a } from "${SPEC}";`, 'a();', '```', '```js', 'other();', '```', '```ts', `import { a } from "${SPEC}";`, '```', '```js no-check', `import { b } from "${SPEC}/sub";`, '```'),
+      md(
+        '```js',
+        `import { a } from "${SPEC}";`,
+        'a();',
+        '```',
+        '```js',
+        'other();',
+        '```',
+        '```ts',
+        `import { a } from "${SPEC}";`,
+        '```',
+        '```js no-check',
+        `import { b } from "${SPEC}/sub";`,
+        '```',
+      ),
       [SPEC, `${SPEC}/sub`],
     );
     expect(prepared.map((p) => [p.kind, p.block.fenceLine, p.specifiers])).toEqual([
@@ -32,7 +46,10 @@ describe('prepareExamples', () => {
   });
 
   it('wraps the asserted expression, return and one-variable declaration in place, keeping every line where it was', () => {
-    const [example] = prepareExamples(md('intro', '```js', `import { f } from "${SPEC}";`, 'f(1); // → 2', 'const y = f(2); // => {"a": [1]}', 'return f(3); // → "x"', '```'), [SPEC]);
+    const [example] = prepareExamples(
+      md('intro', '```js', `import { f } from "${SPEC}";`, 'f(1); // → 2', 'const y = f(2); // => {"a": [1]}', 'return f(3); // → "x"', '```'),
+      [SPEC],
+    );
     if (example?.kind !== 'run') throw new Error('expected a runnable example');
     expect(example.assertions).toEqual([
       { line: 4, expected: 2, text: '2' },
@@ -54,7 +71,11 @@ describe('prepareExamples', () => {
     const [example] = prepareExamples(md('---', 'name: x', '---', '```js', `import { f } from "${SPEC}";`, 'f(); // → { a: 1 }', '```'), [SPEC]);
     expect(example).toMatchObject({
       kind: 'invalid',
-      problem: { code: 'example-invalid', line: 6, message: 'SKILL.md line 6: the value after the arrow must be JSON (strings in double quotes, keys quoted), got { a: 1 }.' },
+      problem: {
+        code: 'example-invalid',
+        line: 6,
+        message: 'SKILL.md line 6: the value after the arrow must be JSON (strings in double quotes, keys quoted), got { a: 1 }.',
+      },
     });
   });
 

@@ -128,7 +128,11 @@ function prepareBlock(block: CodeBlock, wanted: ReadonlySet<string>, noCheck: bo
     if (named.length === 0) return undefined;
     const e = error as { message?: string; loc?: { line: number; column: number } };
     const line = e.loc ? at(e.loc.line) : block.firstLine;
-    const problem: ExampleProblem = { code: 'syntax-error', line, message: `SKILL.md line ${line}: ${(e.message ?? 'invalid syntax').replace(/\s*\(\d+:\d+\)$/, '')}.` };
+    const problem: ExampleProblem = {
+      code: 'syntax-error',
+      line,
+      message: `SKILL.md line ${line}: ${(e.message ?? 'invalid syntax').replace(/\s*\(\d+:\d+\)$/, '')}.`,
+    };
     return { kind: 'invalid', block, specifiers: named, problem };
   }
   const body = program.body as AnyNode[];
@@ -151,12 +155,22 @@ function prepareBlock(block: CodeBlock, wanted: ReadonlySet<string>, noCheck: bo
     try {
       expected = JSON.parse(text);
     } catch {
-      return invalid(block, specifiers, line, `SKILL.md line ${line}: the value after the arrow must be JSON (strings in double quotes, keys quoted), got ${text === '' ? 'nothing' : text}.`);
+      return invalid(
+        block,
+        specifiers,
+        line,
+        `SKILL.md line ${line}: the value after the arrow must be JSON (strings in double quotes, keys quoted), got ${text === '' ? 'nothing' : text}.`,
+      );
     }
     const statement = body.find((s) => s.loc?.end.line === blockLine && s.end <= comment.start);
     const target = statement ? assertedExpression(statement) : undefined;
     if (!target) {
-      return invalid(block, specifiers, line, `SKILL.md line ${line}: an asserted line must end an expression, a return or a declaration of one variable (\`const x = …; // → value\`).`);
+      return invalid(
+        block,
+        specifiers,
+        line,
+        `SKILL.md line ${line}: an asserted line must end an expression, a return or a declaration of one variable (\`const x = …; // → value\`).`,
+      );
     }
     edits.push([target.start, target.end, `${CHECK_FUNCTION}(${line}, (${block.code.slice(target.start, target.end)}))`]);
     assertions.push({ line, expected, text });

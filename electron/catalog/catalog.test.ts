@@ -40,17 +40,19 @@ describe('resolveForExecution', () => {
     const catalog = await open(path.join(fixtures, 'good'));
     const geoOnly = resolved(catalog, ['@acme/geo']);
     expect(Object.keys(geoOnly.entries)).toEqual(['@acme/geo']);
-    expect(Object.values(geoOnly.modules).map((m) => m.displayName).sort()).toEqual(['@acme/geo', '@acme/geo internal sandbox/util.js']);
+    expect(
+      Object.values(geoOnly.modules)
+        .map((m) => m.displayName)
+        .sort(),
+    ).toEqual(['@acme/geo', '@acme/geo internal sandbox/util.js']);
 
     const extra = resolved(catalog, ['@acme/geo/extra']);
     expect(Object.keys(extra.entries)).toEqual(['@acme/geo/extra']);
-    expect(Object.values(extra.modules).map((m) => m.displayName).sort()).toEqual([
-      '@acme/geo',
-      '@acme/geo internal sandbox/util.js',
-      '@acme/geo/extra',
-      '@acme/geo/simplify-wasm',
-      WASM_BRIDGE_MODULE_ID,
-    ]);
+    expect(
+      Object.values(extra.modules)
+        .map((m) => m.displayName)
+        .sort(),
+    ).toEqual(['@acme/geo', '@acme/geo internal sandbox/util.js', '@acme/geo/extra', '@acme/geo/simplify-wasm', WASM_BRIDGE_MODULE_ID]);
     const summary = catalog.summaries().find((s) => s.specifier === '@acme/geo/extra');
     expect(extra.declarations).toEqual([
       { specifier: '@acme/geo/extra', moduleId: summary?.moduleId, packName: '@acme/geo', packVersion: '1.2.0', digest: summary?.digest },
@@ -66,11 +68,35 @@ describe('resolveForExecution', () => {
     [[{ specifier: 'nope' }], 'unknown-specifier', 'No installed pack provides "nope".', 'nope', undefined],
     [[{ specifier: 'sandbox:wasm-bridge' }], 'unknown-specifier', 'No installed pack provides "sandbox:wasm-bridge".', 'sandbox:wasm-bridge', undefined],
     [[{ specifier: 'node:fs' }], 'unknown-specifier', 'No installed pack provides "node:fs".', 'node:fs', undefined],
-    [[{ specifier: '@acme/geo/other' }], 'unknown-specifier', '@acme/geo does not provide "@acme/geo/other"; it provides @acme/geo, @acme/geo/extra, @acme/geo/simplify-wasm.', '@acme/geo/other', '@acme/geo'],
-    [[{ specifier: '@acme/geo/sandbox/util.js' }], 'internal-specifier', '"@acme/geo/sandbox/util.js" is an internal helper of @acme/geo; declare one of its public modules instead.', '@acme/geo/sandbox/util.js', '@acme/geo'],
-    [[{ specifier: '@acme/geo/./sandbox/util.js' }], 'internal-specifier', '"@acme/geo/./sandbox/util.js" is an internal helper of @acme/geo; declare one of its public modules instead.', '@acme/geo/./sandbox/util.js', '@acme/geo'],
+    [
+      [{ specifier: '@acme/geo/other' }],
+      'unknown-specifier',
+      '@acme/geo does not provide "@acme/geo/other"; it provides @acme/geo, @acme/geo/extra, @acme/geo/simplify-wasm.',
+      '@acme/geo/other',
+      '@acme/geo',
+    ],
+    [
+      [{ specifier: '@acme/geo/sandbox/util.js' }],
+      'internal-specifier',
+      '"@acme/geo/sandbox/util.js" is an internal helper of @acme/geo; declare one of its public modules instead.',
+      '@acme/geo/sandbox/util.js',
+      '@acme/geo',
+    ],
+    [
+      [{ specifier: '@acme/geo/./sandbox/util.js' }],
+      'internal-specifier',
+      '"@acme/geo/./sandbox/util.js" is an internal helper of @acme/geo; declare one of its public modules instead.',
+      '@acme/geo/./sandbox/util.js',
+      '@acme/geo',
+    ],
     [[{ specifier: '@acme/geo' }, { specifier: '@acme/geo' }], 'declaration-invalid', 'packages: "@acme/geo" is declared twice.', '@acme/geo', undefined],
-    [[{ specifier: '@acme/geo', contentDigest: 'xyz' }], 'declaration-invalid', 'packages: 0.contentDigest: a digest is 64 lower-case hex characters (sha256)', '', undefined],
+    [
+      [{ specifier: '@acme/geo', contentDigest: 'xyz' }],
+      'declaration-invalid',
+      'packages: 0.contentDigest: a digest is 64 lower-case hex characters (sha256)',
+      '',
+      undefined,
+    ],
     [[{ specifier: '@acme/geo', extra: 1 }], 'declaration-invalid', 'packages: 0: Unrecognized key: "extra"', '', undefined],
   ])('refuses %j with %s', async (declarations, code, message, specifier, packName) => {
     const catalog = await open(path.join(fixtures, 'good'));

@@ -11,7 +11,14 @@
 // pack's SKILL.md through skillDoc(), a separate, Node-side call.
 
 import type { DeliveryPart } from '../../shared/protocol/delivery.ts';
-import type { DeliveryPrincipal, SandboxModuleCatalog, SandboxModuleDelivery, SandboxModuleResolution, SandboxModuleSummary, SandboxPackStatus } from '../../shared/protocol/catalog.ts';
+import type {
+  DeliveryPrincipal,
+  SandboxModuleCatalog,
+  SandboxModuleDelivery,
+  SandboxModuleResolution,
+  SandboxModuleSummary,
+  SandboxPackStatus,
+} from '../../shared/protocol/catalog.ts';
 import type { SandboxModuleDeclaration } from '../../shared/protocol/declaration.ts';
 import { ok, type Result } from '../../shared/protocol/result.ts';
 import { CatalogSnapshot } from '../../shared/packs/catalog-snapshot.ts';
@@ -77,7 +84,8 @@ export async function openCatalog(options: CatalogOptions): Promise<Result<Disco
     summaries: (): readonly SandboxModuleSummary[] => current.summaries(),
     diagnostics: (): readonly SandboxPackStatus[] => current.diagnostics(),
     resolveForExecution: (declarations: readonly SandboxModuleDeclaration[]): SandboxModuleResolution => current.resolveForExecution(declarations),
-    authorizeDelivery: async (moduleId: string, principal: DeliveryPrincipal, part?: DeliveryPart): Promise<SandboxModuleDelivery> => current.deliver(moduleId, principal, part),
+    authorizeDelivery: async (moduleId: string, principal: DeliveryPrincipal, part?: DeliveryPart): Promise<SandboxModuleDelivery> =>
+      current.deliver(moduleId, principal, part),
     skillDoc: (packName: string) => current.skill(packName),
     snapshot: () => current,
     async examine(packName: string) {
@@ -112,7 +120,10 @@ function compare(before: CatalogSnapshot, after: CatalogSnapshot, durationMs: nu
     skippedModules: summaries.filter((s) => s.status === 'skipped').length,
     added: [...now.keys()].filter((s) => !old.has(s)).sort(),
     removed: [...old.keys()].filter((s) => !now.has(s)).sort(),
-    changed: [...now.entries()].filter(([s, k]) => old.has(s) && old.get(s) !== k).map(([s]) => s).sort(),
+    changed: [...now.entries()]
+      .filter(([s, k]) => old.has(s) && old.get(s) !== k)
+      .map(([s]) => s)
+      .sort(),
     durationMs,
   };
 }

@@ -63,7 +63,11 @@ describe('delivery graph information', () => {
     for (const { source } of delivered.values()) expect(source.dependencies).not.toContain('sandbox:wasm-bridge');
     // A WASM part of a JS module does not exist.
     const js = ready.find((s) => s.kind === 'js')?.moduleId as string;
-    expect(await catalog.authorizeDelivery(js, browser, 'wasm')).toEqual({ ok: false, code: 'not-found', message: expect.stringContaining('is not a WASM module') });
+    expect(await catalog.authorizeDelivery(js, browser, 'wasm')).toEqual({
+      ok: false,
+      code: 'not-found',
+      message: expect.stringContaining('is not a WASM module'),
+    });
     // A one-byte change in a dependency's body changes the root's recomputed digest.
     const withDeps = ready.find((s) => (delivered.get(s.moduleId as string)?.source.dependencies.length ?? 0) > 0);
     expect(withDeps).toBeDefined();

@@ -30,7 +30,13 @@ async function selfPack(name: string, manifest: Record<string, unknown>, files: 
       name,
       version: '1.0.0',
       ...manifest,
-      nodetool: { apiVersion: 1, sandboxModules: [{ name: '.', kind: 'js', npm: name }, { name: 'plain', kind: 'js', file: 'plain.js' }] },
+      nodetool: {
+        apiVersion: 1,
+        sandboxModules: [
+          { name: '.', kind: 'js', npm: name },
+          { name: 'plain', kind: 'js', file: 'plain.js' },
+        ],
+      },
     }),
   );
   await write(`node_modules/${name}/plain.js`, 'export const plain = true;\n');
@@ -50,7 +56,11 @@ function outcome(name: string): Record<string, string> {
 beforeAll(async () => {
   root = await mkdtemp(path.join(os.tmpdir(), 'sp-total-'));
   await selfPack('data-main', { main: 'data.json' }, { 'data.json': '{"rows":[1,2,3]}' });
-  await selfPack('assert-entry', { main: 'index.js' }, { 'index.js': 'import d from "./d.json" assert { type: "json" };\nexport default d;\n', 'd.json': '{}' });
+  await selfPack(
+    'assert-entry',
+    { main: 'index.js' },
+    { 'index.js': 'import d from "./d.json" assert { type: "json" };\nexport default d;\n', 'd.json': '{}' },
+  );
   await selfPack('main-dir', { main: 'lib' }, { 'lib/index.js': 'export const fromDir = 1;\n' });
   await selfPack('main-dir-empty', { main: 'lib' }, { 'lib/README.md': 'nothing here' });
   await selfPack('binary-main', { main: 'blob.bin' }, { 'blob.bin': new Uint8Array([0, 1, 2, 255]) });
@@ -61,7 +71,17 @@ beforeAll(async () => {
   await selfPack('odd-fields', { main: 'index.js', dependencies: { 'odd-dep': '1.0.0' } }, { 'index.js': 'export { odd } from "odd-dep";\n' });
   await write(
     'node_modules/odd-dep/package.json',
-    JSON.stringify({ name: 7, main: 42, browser: 5, exports: null, module: ['x'], type: 'module', dependencies: ['a', 'b'], peerDependencies: 'lodash', optionalDependencies: { '../../escape': '1', '': '1', '/etc': '1' } }),
+    JSON.stringify({
+      name: 7,
+      main: 42,
+      browser: 5,
+      exports: null,
+      module: ['x'],
+      type: 'module',
+      dependencies: ['a', 'b'],
+      peerDependencies: 'lodash',
+      optionalDependencies: { '../../escape': '1', '': '1', '/etc': '1' },
+    }),
   );
   await write('node_modules/odd-dep/index.js', 'export const odd = 1;\n');
   const many = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`not-installed-${i}`, '1.0.0']));
@@ -69,7 +89,10 @@ beforeAll(async () => {
   await selfPack('dep-cycle', { main: 'index.js', dependencies: { 'cyc-a': '1.0.0' } }, { 'index.js': 'export { a } from "cyc-a";\n' });
   await write('node_modules/cyc-a/package.json', JSON.stringify({ name: 'cyc-a', version: '1.0.0', type: 'module', dependencies: { 'cyc-b': '1.0.0' } }));
   await write('node_modules/cyc-a/index.js', 'import { b } from "cyc-b";\nexport const a = "a" + b;\n');
-  await write('node_modules/cyc-b/package.json', JSON.stringify({ name: 'cyc-b', version: '1.0.0', type: 'module', dependencies: { 'cyc-a': '1.0.0', 'dep-cycle': '1.0.0' } }));
+  await write(
+    'node_modules/cyc-b/package.json',
+    JSON.stringify({ name: 'cyc-b', version: '1.0.0', type: 'module', dependencies: { 'cyc-a': '1.0.0', 'dep-cycle': '1.0.0' } }),
+  );
   await write('node_modules/cyc-b/index.js', 'export const b = "b";\n');
   await selfPack('self-loop-link', { main: 'index.js', dependencies: { 'loop-link': '1.0.0' } }, { 'index.js': 'export const x = 1;\n' });
   await symlink('loop-link', path.join(root, 'node_modules', 'loop-link'));
@@ -86,24 +109,33 @@ afterAll(async () => {
 describe('one bad npm module is one skipped module', () => {
   it('skips a pack whose npm module is its own JSON main (the crash of issue 14 item 3)', () => {
     expect(outcome('data-main')).toEqual({
-      'data-main': 'npm-bundle-failed: data-main\'s entry file node_modules/data-main/data.json is not JavaScript; the "npm" field must name a package whose entry is a .js, .mjs or .cjs file.',
+      'data-main':
+        'npm-bundle-failed: data-main\'s entry file node_modules/data-main/data.json is not JavaScript; the "npm" field must name a package whose entry is a .js, .mjs or .cjs file.',
       'data-main/plain': 'ready',
     });
     expect(pack('data-main').status).toBe('ok');
   });
 
   it('skips an entry the export parser cannot read (assert { })', () => {
-    expect(outcome('assert-entry')['assert-entry']).toBe("npm-bundle-failed: assert-entry's entry file node_modules/assert-entry/index.js could not be parsed: Unexpected token (1:25).");
+    expect(outcome('assert-entry')['assert-entry']).toBe(
+      "npm-bundle-failed: assert-entry's entry file node_modules/assert-entry/index.js could not be parsed: Unexpected token (1:25).",
+    );
   });
 
   it('bundles a main that names a directory with an index.js, skips one without', () => {
     expect(outcome('main-dir')['main-dir']).toBe('ready');
-    expect(outcome('main-dir-empty')['main-dir-empty']).toBe('npm-bundle-failed: main-dir-empty could not be bundled: Could not resolve "main-dir-empty" (node_modules/main-dir-empty/<sandbox-entry>:1).');
+    expect(outcome('main-dir-empty')['main-dir-empty']).toBe(
+      'npm-bundle-failed: main-dir-empty could not be bundled: Could not resolve "main-dir-empty" (node_modules/main-dir-empty/<sandbox-entry>:1).',
+    );
   });
 
-  it('skips a binary main by its loader and a binary .js by esbuild\'s parse error', () => {
-    expect(outcome('binary-main')['binary-main']).toBe('npm-bundle-failed: binary-main imports binary-main, a .bin file; only .js, .mjs, .cjs and .json files are bundled.');
-    expect(outcome('garbage-js')['garbage-js']).toBe('npm-bundle-failed: garbage-js could not be bundled: Unexpected "\\x00" (node_modules/garbage-js/g.js:1).');
+  it("skips a binary main by its loader and a binary .js by esbuild's parse error", () => {
+    expect(outcome('binary-main')['binary-main']).toBe(
+      'npm-bundle-failed: binary-main imports binary-main, a .bin file; only .js, .mjs, .cjs and .json files are bundled.',
+    );
+    expect(outcome('garbage-js')['garbage-js']).toBe(
+      'npm-bundle-failed: garbage-js could not be bundled: Unexpected "\\x00" (node_modules/garbage-js/g.js:1).',
+    );
   });
 
   it('bundles a file that is not valid UTF-8 (esbuild replaces the bytes) without crashing', () => {
@@ -127,7 +159,14 @@ describe('one bad npm module is one skipped module', () => {
 
 describe('a compiler port that throws', () => {
   for (const [label, compiler] of [
-    ['throws synchronously', { compile: () => { throw new Error('boom'); } }],
+    [
+      'throws synchronously',
+      {
+        compile: () => {
+          throw new Error('boom');
+        },
+      },
+    ],
     ['rejects', { compile: () => Promise.reject(new TypeError('bad state')) }],
   ] as Array<[string, NpmModuleCompiler]>) {
     it(`skips the npm module when the port ${label}; the plain module stays ready`, async () => {

@@ -89,7 +89,10 @@ describe('discovery of the good fixture root', () => {
     try {
       execFileSync('cp', ['-R', path.join(fixtures, 'good', 'node_modules'), root]);
       const before = pack(await discoverOk(root), '@acme/geo');
-      await writeFile(path.join(root, 'node_modules/@acme/geo/sandbox/util.js'), 'export const EARTH_KM = 6371.0088;\nexport function toRad(d) { return (d * Math.PI) / 180; }\n');
+      await writeFile(
+        path.join(root, 'node_modules/@acme/geo/sandbox/util.js'),
+        'export const EARTH_KM = 6371.0088;\nexport function toRad(d) { return (d * Math.PI) / 180; }\n',
+      );
       const after = pack(await discoverOk(root), '@acme/geo');
       const digest = (p: LoadedPack, s: string) => p.modules.find((m) => m.specifier === s)?.digest;
       // geo and extra import util.js; the WASM facade does not.
@@ -112,11 +115,23 @@ describe('discovery rules (fixtures/discovery/rules)', () => {
     ['api-version-2', 'api-version-unsupported', 'nodetool.apiVersion is 2; this app understands apiVersion 1.'],
     ['broken-json', 'package-json-invalid', 'package.json is not valid JSON: Expected double-quoted property name in JSON at position 76'],
     ['duplicate-names', 'duplicate-module-name', 'Two modules resolve to the same specifier: "duplicate-names/extra" and "duplicate-names/Extra".'],
-    ['internal-cycle', 'internal-cycle', 'These modules import each other in a cycle that includes internal helpers: internal-cycle internal lib/a.js, internal-cycle internal lib/b.js.'],
+    [
+      'internal-cycle',
+      'internal-cycle',
+      'These modules import each other in a cycle that includes internal helpers: internal-cycle internal lib/a.js, internal-cycle internal lib/b.js.',
+    ],
     ['internal-duplicate', 'internal-duplicate', 'internal entries "lib/a.js" and "./lib/../lib/a.js" name the same file "lib/a.js".'],
     ['internal-not-js', 'internal-invalid', 'internal entry "lib/a.ts" is not a .js file; internal helpers are JavaScript modules.'],
-    ['manifest-typo', 'manifest-invalid', 'package.json nodetool: sandboxModules.0: Unrecognized key: "fiel"; sandboxModules.0: a js module declares exactly one of "file" or "npm"'],
-    ['name-mismatch', 'manifest-invalid', 'package.json names the package "@acme/geo" but it is installed as "name-mismatch"; a pack is known only by its install name.'],
+    [
+      'manifest-typo',
+      'manifest-invalid',
+      'package.json nodetool: sandboxModules.0: Unrecognized key: "fiel"; sandboxModules.0: a js module declares exactly one of "file" or "npm"',
+    ],
+    [
+      'name-mismatch',
+      'manifest-invalid',
+      'package.json names the package "@acme/geo" but it is installed as "name-mismatch"; a pack is known only by its install name.',
+    ],
   ])('rejects pack %s with %s', (name, code, reason) => {
     const p = pack(d, name);
     expect({ status: p.status, code: p.code, reason: p.reason, modules: p.modules }).toEqual({ status: 'rejected', code, reason, modules: [] });
@@ -143,8 +158,14 @@ describe('discovery rules (fixtures/discovery/rules)', () => {
   it('skips bad names one by one', () => {
     const p = pack(d, 'bad-names');
     expect(p.modules.map((m) => m.code ?? m.status)).toEqual([
-      'module-name-invalid', 'module-name-invalid', 'module-name-invalid', 'module-name-invalid',
-      'module-name-invalid', 'module-name-invalid', 'module-name-invalid', 'ready',
+      'module-name-invalid',
+      'module-name-invalid',
+      'module-name-invalid',
+      'module-name-invalid',
+      'module-name-invalid',
+      'module-name-invalid',
+      'module-name-invalid',
+      'ready',
     ]);
   });
 
@@ -158,7 +179,12 @@ describe('discovery rules (fixtures/discovery/rules)', () => {
     ['npm-entry', { 'npm-entry': 'npm-bundle-failed' }],
     [
       'unresolved',
-      { unresolved: 'js-import-unresolved', 'unresolved/escape': 'js-import-outside-pack', 'unresolved/sibling-file': 'js-import-unresolved', 'unresolved/helper-user': 'js-dynamic-import' },
+      {
+        unresolved: 'js-import-unresolved',
+        'unresolved/escape': 'js-import-outside-pack',
+        'unresolved/sibling-file': 'js-import-unresolved',
+        'unresolved/helper-user': 'js-dynamic-import',
+      },
     ],
   ])('JS rule fixture %s', (name, codes) => {
     expect(moduleCodes(pack(d, name))).toEqual(codes);
@@ -219,7 +245,10 @@ describe('discovery limits and roots (generated at test time)', () => {
     root = await mkdtemp(path.join(os.tmpdir(), 'h1-limits-'));
     const js = (name: string, file: string) => ({ name, kind: 'js', file });
     const wasm = (name: string, file: string) => ({ name, kind: 'wasm', file, memoryPagesMax: 1, exports: ['f'] });
-    await addPack('oversize-js', [js('.', 'big.js'), js('small', 'small.js')], { 'big.js': `export const s = "${'x'.repeat(256 * 1024)}";`, 'small.js': 'export {};' });
+    await addPack('oversize-js', [js('.', 'big.js'), js('small', 'small.js')], {
+      'big.js': `export const s = "${'x'.repeat(256 * 1024)}";`,
+      'small.js': 'export {};',
+    });
     await addPack('oversize-wasm', [wasm('.', 'big.wasm')], { 'big.wasm': new Uint8Array(4 * 1024 * 1024 + 1) });
     await addPack('oversize-pack', [wasm('a', 'a.wasm'), wasm('b', 'b.wasm'), wasm('c', 'c.wasm')], {
       'a.wasm': new Uint8Array(3 * 1024 * 1024),
@@ -305,7 +334,11 @@ describe('discovery limits and roots (generated at test time)', () => {
   });
 
   it('fails with root-unreadable for a missing root or a file, and is empty for a root without node_modules', async () => {
-    expect(await discover(path.join(root, 'nope'))).toEqual({ ok: false, code: 'root-unreadable', message: `The install root ${path.join(root, 'nope')} cannot be read (ENOENT).` });
+    expect(await discover(path.join(root, 'nope'))).toEqual({
+      ok: false,
+      code: 'root-unreadable',
+      message: `The install root ${path.join(root, 'nope')} cannot be read (ENOENT).`,
+    });
     const file = path.join(root, 'node_modules', 'big-skill', 'i.js');
     expect(await discover(file)).toEqual({ ok: false, code: 'root-unreadable', message: `The install root ${file} is not a directory.` });
     expect((await discoverOk(path.join(root, 'node_modules', '@scope'))).packs).toEqual([]);

@@ -53,7 +53,17 @@ export async function discover(root: string, options: DiscoverOptions = {}): Pro
 
 function missing(folderName: string, managed: boolean, why: string): LoadedPack | undefined {
   if (!managed) return undefined;
-  return { name: folderName, version: '', status: 'rejected', code: 'not-installed', reason: `${folderName} is in the ledger but ${why}.`, warnings: [], modules: [], private: false, internalPaths: [] };
+  return {
+    name: folderName,
+    version: '',
+    status: 'rejected',
+    code: 'not-installed',
+    reason: `${folderName} is in the ledger but ${why}.`,
+    warnings: [],
+    modules: [],
+    private: false,
+    internalPaths: [],
+  };
 }
 
 const why = (error: unknown): string => (error instanceof Error ? error.message : String(error)).slice(0, 500);
@@ -63,8 +73,15 @@ async function discoverFolderTotal(folder: PackFolder, managed: boolean, compile
     return await discoverFolder(folder, managed, compiler);
   } catch (error) {
     return {
-      name: folder.folderName, version: '', status: 'rejected', code: 'internal',
-      reason: `Discovering ${folder.folderName} failed unexpectedly (${why(error)}); the pack is left out.`, warnings: [], modules: [], private: false, internalPaths: [],
+      name: folder.folderName,
+      version: '',
+      status: 'rejected',
+      code: 'internal',
+      reason: `Discovering ${folder.folderName} failed unexpectedly (${why(error)}); the pack is left out.`,
+      warnings: [],
+      modules: [],
+      private: false,
+      internalPaths: [],
     };
   }
 }
@@ -81,8 +98,15 @@ async function discoverFolder(folder: PackFolder, managed: boolean, compiler?: N
   if (!pkg.ok) {
     if (pkg.code === 'file-too-large') {
       return {
-        name: folder.folderName, version: '', status: 'rejected', code: 'package-json-invalid',
-        reason: `package.json is larger than ${formatBytes(PACKAGE_JSON_MAX_BYTES)}.`, warnings: [], modules: [], private: false, internalPaths: [],
+        name: folder.folderName,
+        version: '',
+        status: 'rejected',
+        code: 'package-json-invalid',
+        reason: `package.json is larger than ${formatBytes(PACKAGE_JSON_MAX_BYTES)}.`,
+        warnings: [],
+        modules: [],
+        private: false,
+        internalPaths: [],
       };
     }
     return missing(folder.folderName, managed, 'it has no readable package.json');

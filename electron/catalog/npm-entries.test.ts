@@ -26,7 +26,13 @@ beforeAll(async () => {
       name: 'npm-pack',
       version: '2.0.0',
       dependencies: { 'tiny-esm': '1.0.0' },
-      nodetool: { apiVersion: 1, sandboxModules: [{ name: '.', kind: 'js', npm: 'tiny-esm' }, { name: 'missing', kind: 'js', npm: 'not-installed-anywhere' }] },
+      nodetool: {
+        apiVersion: 1,
+        sandboxModules: [
+          { name: '.', kind: 'js', npm: 'tiny-esm' },
+          { name: 'missing', kind: 'js', npm: 'not-installed-anywhere' },
+        ],
+      },
     }),
   );
   const result = await discover(root, { compiler: createNpmCompiler({ root }) });

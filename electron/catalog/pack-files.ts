@@ -44,7 +44,12 @@ export async function readContained(packReal: string, relPath: string, maxBytes:
     const stat = await handle.stat();
     if (!stat.isFile()) return { ok: false, code: 'file-missing', message: `${relPath} is not a regular file.` };
     if (stat.size > maxBytes) {
-      return { ok: false, code: 'file-too-large', size: stat.size, message: `${relPath} is ${formatBytes(stat.size)}, over the ${formatBytes(maxBytes)} allowed.` };
+      return {
+        ok: false,
+        code: 'file-too-large',
+        size: stat.size,
+        message: `${relPath} is ${formatBytes(stat.size)}, over the ${formatBytes(maxBytes)} allowed.`,
+      };
     }
     // One byte more than allowed tells a file that grew since fstat from one that did not.
     const buffer = new Uint8Array(stat.size + 1);
@@ -54,7 +59,8 @@ export async function readContained(packReal: string, relPath: string, maxBytes:
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
-    if (filled > maxBytes) return { ok: false, code: 'file-too-large', size: filled, message: `${relPath} grew past ${formatBytes(maxBytes)} while it was read.` };
+    if (filled > maxBytes)
+      return { ok: false, code: 'file-too-large', size: filled, message: `${relPath} grew past ${formatBytes(maxBytes)} while it was read.` };
     return { ok: true, bytes: buffer.slice(0, filled) };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

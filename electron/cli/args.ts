@@ -29,7 +29,12 @@ const quoted = (message: string): string => /'(-{1,2}[^' <]+)/.exec(message)?.[1
 
 /** Parse argv against `specs`; every mistake is a UsageError (exit 2 with the command's usage). */
 export function parseCliArgs<S extends OptionSpecs>(args: readonly string[], specs: S, options: { readonly positionals?: boolean } = {}): ParsedArgs<S> {
-  const config = Object.fromEntries(Object.entries(specs).map(([name, kind]) => [name, kind === 'boolean' ? { type: 'boolean' as const } : { type: 'string' as const, multiple: kind === 'strings' }]));
+  const config = Object.fromEntries(
+    Object.entries(specs).map(([name, kind]) => [
+      name,
+      kind === 'boolean' ? { type: 'boolean' as const } : { type: 'string' as const, multiple: kind === 'strings' },
+    ]),
+  );
   let parsed: { values: Record<string, string | boolean | (string | boolean)[] | undefined>; positionals: string[] };
   try {
     parsed = parseArgs({ args: [...args], options: config, strict: true, allowPositionals: options.positionals ?? true });

@@ -34,7 +34,10 @@ describe('parseCliArgs', () => {
   const specs = { root: 'string', json: 'boolean', package: 'strings' } as const;
 
   it('reads --root DIR and --root=DIR alike, repeatable options in order, positionals after --', () => {
-    expect(parseCliArgs(['a', '--root', 'r', '--package', 'x', '--package=y', '--json', '--', '--b'], specs)).toEqual({ values: { root: 'r', json: true, package: ['x', 'y'] }, positionals: ['a', '--b'] });
+    expect(parseCliArgs(['a', '--root', 'r', '--package', 'x', '--package=y', '--json', '--', '--b'], specs)).toEqual({
+      values: { root: 'r', json: true, package: ['x', 'y'] },
+      positionals: ['a', '--b'],
+    });
     expect(parseCliArgs(['--root=r'], specs).values).toEqual({ root: 'r', json: false, package: [] });
   });
 
@@ -57,10 +60,20 @@ describe('parseCliArgs', () => {
 });
 
 describe('the CLI face', () => {
-  it('checks --registry with the contract\'s schema in every command that takes it, before touching anything', async () => {
-    for (const command of [['install', 'x', '--root', 'r'], ['update', 'x', '--root', 'r'], ['search', 'x', '--root', 'r'], ['first-run', '--root', 'r'], ['check', dir]]) {
+  it("checks --registry with the contract's schema in every command that takes it, before touching anything", async () => {
+    for (const command of [
+      ['install', 'x', '--root', 'r'],
+      ['update', 'x', '--root', 'r'],
+      ['search', 'x', '--root', 'r'],
+      ['first-run', '--root', 'r'],
+      ['check', dir],
+    ]) {
       const run = await cli([...command, '--registry', 'ftp://example.com/']);
-      expect({ command: command[0], code: run.code, first: run.err.split('\n')[0] }).toEqual({ command: command[0], code: EXIT.usage, first: '--registry "ftp://example.com/": a registry is an http(s) URL without credentials.' });
+      expect({ command: command[0], code: run.code, first: run.err.split('\n')[0] }).toEqual({
+        command: command[0],
+        code: EXIT.usage,
+        first: '--registry "ftp://example.com/": a registry is an http(s) URL without credentials.',
+      });
     }
     expect(await readdir(dir)).toEqual([]);
   });
@@ -75,8 +88,19 @@ describe('the CLI face', () => {
   it('answers a request the contract refuses as bad usage (exit 2), without running anything', async () => {
     const blank = await cli(['install', '   ', '--root', 'r', '--json']);
     expect(blank.code).toBe(EXIT.usage);
-    expect(JSON.parse(blank.out)).toEqual({ ok: false, code: 'invalid-request', message: 'packs.install: spec: Too small: expected string to have >=1 characters' });
-    const host = await cli(['run', path.join(repo, 'fixtures/kernel/code/workspace.js'), '--root', path.join(repo, 'fixtures/discovery/good'), '--allow-fetch', 'http://example.com/']);
+    expect(JSON.parse(blank.out)).toEqual({
+      ok: false,
+      code: 'invalid-request',
+      message: 'packs.install: spec: Too small: expected string to have >=1 characters',
+    });
+    const host = await cli([
+      'run',
+      path.join(repo, 'fixtures/kernel/code/workspace.js'),
+      '--root',
+      path.join(repo, 'fixtures/discovery/good'),
+      '--allow-fetch',
+      'http://example.com/',
+    ]);
     expect(host.code).toBe(EXIT.usage);
     expect(host.err.split('\n')[0]).toBe('code.run: fetchHosts.0: a host is a lower-case DNS name, optionally starting with "*."');
   }, 60_000);
@@ -95,7 +119,10 @@ describe('the CLI face', () => {
         expect(answer).toMatchObject({ ok: true, value: { result: { ok: false, code: 'capability-denied' } } });
       }
       expect(await readdir(workspace)).toEqual([]);
-      expect(await run({ code, packages: [] }, { face: 'cli', grants })).toMatchObject({ ok: true, value: { result: { ok: true, value: [{ name: 'out.txt', kind: 'file' }] } } });
+      expect(await run({ code, packages: [] }, { face: 'cli', grants })).toMatchObject({
+        ok: true,
+        value: { result: { ok: true, value: [{ name: 'out.txt', kind: 'file' }] } },
+      });
     } finally {
       await runner.close();
       await rm(workspace, { recursive: true, force: true });

@@ -137,7 +137,12 @@ export function isUsageFailure(result: Result<unknown>): boolean {
 }
 
 /** Open the services for one command, and close them (the worker pools a run started) however it ends. */
-export async function withCliServices<T>(root: string, io: Pick<CliIo, 'err'>, options: CliServicesOptions, use: (services: CliServices) => Promise<T>): Promise<T> {
+export async function withCliServices<T>(
+  root: string,
+  io: Pick<CliIo, 'err'>,
+  options: CliServicesOptions,
+  use: (services: CliServices) => Promise<T>,
+): Promise<T> {
   const services = openCliServices(root, io, options);
   try {
     return await use(services);

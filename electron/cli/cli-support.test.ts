@@ -25,7 +25,13 @@ describe('installer CLI', () => {
   });
 
   it('searches an index file given with --index, and reports a broken one with the key path', async () => {
-    writeFileSync(path.join(dir, 'idx.json'), JSON.stringify({ format: 1, packs: [{ name: 'acme-pack', description: 'Acme things', version: '2.0.0', sandboxModules: ['acme-pack'], recommended: false }] }));
+    writeFileSync(
+      path.join(dir, 'idx.json'),
+      JSON.stringify({
+        format: 1,
+        packs: [{ name: 'acme-pack', description: 'Acme things', version: '2.0.0', sandboxModules: ['acme-pack'], recommended: false }],
+      }),
+    );
     expect(JSON.parse((await run(['search', 'acme', '--index', 'idx.json', '--json'])).out)).toMatchObject({ ok: true, results: [{ name: 'acme-pack' }] });
     writeFileSync(path.join(dir, 'bad.json'), JSON.stringify({ format: 1, packs: [{ name: 'acme-pack' }] }));
     const bad = await run(['search', 'acme', '--index', 'bad.json', '--json']);
@@ -40,7 +46,11 @@ describe('installer CLI', () => {
     expect((await run(['update', 'a', 'b'])).code).toBe(2);
     const git = await run(['install', 'github:acme/pack', '--json']);
     expect(git.code).toBe(1);
-    expect(JSON.parse(git.out)).toEqual({ ok: false, code: 'spec-unsupported', message: 'Git sources cannot be installed in this version; install a published version from the registry, or a .tgz made with `npm pack`.' });
+    expect(JSON.parse(git.out)).toEqual({
+      ok: false,
+      code: 'spec-unsupported',
+      message: 'Git sources cannot be installed in this version; install a published version from the registry, or a .tgz made with `npm pack`.',
+    });
     const injected = await run(['install', '--json', '--', '--registry=http://evil.example/']);
     expect(injected.code).toBe(1);
     expect(JSON.parse(injected.out)).toMatchObject({ ok: false, code: 'spec-unsupported' });

@@ -7,7 +7,8 @@ import { EXIT, type CliIo, type ExitCode } from './command.ts';
 import { createInstaller } from '../install/installer.ts';
 import type { Result } from '../../shared/protocol/result.ts';
 
-export const COMMON_USAGE = '  --root DIR      install root (default: $SANDBOX_PACKS_ROOT or the app data directory)\n  --registry URL  npm registry (remembered per root)\n  --json          print the result as JSON';
+export const COMMON_USAGE =
+  '  --root DIR      install root (default: $SANDBOX_PACKS_ROOT or the app data directory)\n  --registry URL  npm registry (remembered per root)\n  --json          print the result as JSON';
 
 /** Print a result (JSON on stdout, or `text(value)`), failures on stderr; return the exit code. */
 export function finish<T>(io: CliIo, json: boolean, result: Result<T>, text: (value: T) => string, toJson?: (value: T) => unknown): ExitCode {

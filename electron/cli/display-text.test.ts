@@ -28,13 +28,32 @@ async function pack(name: string, manifest: object, files: Record<string, string
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'sp-display-'));
-  await pack('bidi-version', { version: '1.0.0-\u202Ecod.exe', nodetool: { apiVersion: 1, sandboxModules: [{ name: '.', kind: 'js', file: 'sandbox/index.js' }] } }, { 'sandbox/index.js': 'export const a = 1;\n' });
   await pack(
-    'bidi-file',
-    { version: '1.0.0', nodetool: { apiVersion: 1, sandboxModules: [{ name: '.', kind: 'js', file: 'sandbox/index.js' }, { name: 'extra', kind: 'js', file: 'sandbox/m\u202Esj.txt' }] } },
+    'bidi-version',
+    { version: '1.0.0-\u202Ecod.exe', nodetool: { apiVersion: 1, sandboxModules: [{ name: '.', kind: 'js', file: 'sandbox/index.js' }] } },
     { 'sandbox/index.js': 'export const a = 1;\n' },
   );
-  const entry = { name: 'zw-pack', description: 'Reads p\u200Bng files \u2066safely\u2069 \u001b[2J', version: '1.0.0', sandboxModules: ['zw-pack'], recommended: false };
+  await pack(
+    'bidi-file',
+    {
+      version: '1.0.0',
+      nodetool: {
+        apiVersion: 1,
+        sandboxModules: [
+          { name: '.', kind: 'js', file: 'sandbox/index.js' },
+          { name: 'extra', kind: 'js', file: 'sandbox/m\u202Esj.txt' },
+        ],
+      },
+    },
+    { 'sandbox/index.js': 'export const a = 1;\n' },
+  );
+  const entry = {
+    name: 'zw-pack',
+    description: 'Reads p\u200Bng files \u2066safely\u2069 \u001b[2J',
+    version: '1.0.0',
+    sandboxModules: ['zw-pack'],
+    recommended: false,
+  };
   await writeFile(path.join(dir, 'index.json'), JSON.stringify({ format: 1, packs: [entry] }));
 });
 
@@ -48,7 +67,9 @@ describe('CLI output of pack-supplied text', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).not.toMatch(HIDDEN);
     const lines = run.stdout.split('\n');
-    expect(lines.find((l) => l.startsWith('bidi-version'))).toMatch(/^bidi-version +1\.0\.0-\\u202Ecod\.exe +rejected +package\.json version "1\.0\.0-\\u202Ecod\.exe" is not a semver version\.$/);
+    expect(lines.find((l) => l.startsWith('bidi-version'))).toMatch(
+      /^bidi-version +1\.0\.0-\\u202Ecod\.exe +rejected +package\.json version "1\.0\.0-\\u202Ecod\.exe" is not a semver version\.$/,
+    );
     expect(lines.find((l) => l.startsWith('  bidi-file/extra'))).toMatch(/ skipped +sandbox\/m\\u202Esj\.txt does not exist in the pack\.$/);
 
     const json = cli(['discover', '--root', path.join(dir, 'root'), '--json']);
@@ -61,9 +82,14 @@ describe('CLI output of pack-supplied text', () => {
     const run = cli(['search', 'zw', '--index', path.join(dir, 'index.json')]);
     expect(run.code).toBe(0);
     // The hit and its modules; a note about the registry's search may follow (offline, or no search endpoint).
-    expect(run.stdout.split('\n').slice(0, 2)).toEqual(['  zw-pack@1.0.0  Reads p\\u200Bng files \\u2066safely\\u2069 \\u001B[2J  [bundled index]', '    modules: zw-pack']);
+    expect(run.stdout.split('\n').slice(0, 2)).toEqual([
+      '  zw-pack@1.0.0  Reads p\\u200Bng files \\u2066safely\\u2069 \\u001B[2J  [bundled index]',
+      '    modules: zw-pack',
+    ]);
     const json = cli(['search', 'zw', '--index', path.join(dir, 'index.json'), '--json']);
     expect(json.stdout).not.toMatch(HIDDEN);
-    expect((JSON.parse(json.stdout) as { results: { description: string }[] }).results[0]?.description).toBe('Reads p\u200Bng files \u2066safely\u2069 \u001b[2J');
+    expect((JSON.parse(json.stdout) as { results: { description: string }[] }).results[0]?.description).toBe(
+      'Reads p\u200Bng files \u2066safely\u2069 \u001b[2J',
+    );
   });
 });

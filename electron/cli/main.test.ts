@@ -24,13 +24,21 @@ describe('sandbox-packs --version', () => {
   it('names the app, the npm it ships and the runtime in use', async () => {
     const run = await capture(['--version']);
     expect(run.code).toBe(EXIT.ok);
-    expect(run.out).toBe([
-      `sandbox-packs ${pkg.version}`,
-      `npm ${pkg.dependencies.npm} (the app's own, ${npmCliPath()})`,
-      `runtime Node ${process.versions.node} (${process.execPath})`,
-    ].join('\n'));
+    expect(run.out).toBe(
+      [
+        `sandbox-packs ${pkg.version}`,
+        `npm ${pkg.dependencies.npm} (the app's own, ${npmCliPath()})`,
+        `runtime Node ${process.versions.node} (${process.execPath})`,
+      ].join('\n'),
+    );
     const json = await capture(['--version', '--json']);
-    expect(JSON.parse(json.out)).toEqual({ app: pkg.version, npm: pkg.dependencies.npm, node: process.versions.node, npmPath: npmCliPath(), runtimePath: process.execPath });
+    expect(JSON.parse(json.out)).toEqual({
+      app: pkg.version,
+      npm: pkg.dependencies.npm,
+      node: process.versions.node,
+      npmPath: npmCliPath(),
+      runtimePath: process.execPath,
+    });
   });
 });
 
@@ -45,13 +53,17 @@ describe('errors without stack traces', () => {
   it('turns an error nothing expected into one sentence and exit 1', async () => {
     const run = await capture(['broken'], [broken]);
     expect(run.code).toBe(EXIT.failed);
-    expect(run.err).toBe('sandbox-packs stopped on an unexpected error: kaboom. This is a bug in sandbox-packs; please report it with the command you ran (set SANDBOX_PACKS_DEBUG=1 to see where it happened).');
+    expect(run.err).toBe(
+      'sandbox-packs stopped on an unexpected error: kaboom. This is a bug in sandbox-packs; please report it with the command you ran (set SANDBOX_PACKS_DEBUG=1 to see where it happened).',
+    );
     const debug = await capture(['broken'], [broken], { SANDBOX_PACKS_DEBUG: '1' });
     expect(debug.err).toMatch(/^sandbox-packs stopped on an unexpected error: kaboom\. .*\nError: kaboom\n {4}at /);
   });
 
   it('prints a non-Error throw the same way', () => {
-    expect(unexpectedErrorText('plain', {})).toBe('sandbox-packs stopped on an unexpected error: plain. This is a bug in sandbox-packs; please report it with the command you ran (set SANDBOX_PACKS_DEBUG=1 to see where it happened).');
+    expect(unexpectedErrorText('plain', {})).toBe(
+      'sandbox-packs stopped on an unexpected error: plain. This is a bug in sandbox-packs; please report it with the command you ran (set SANDBOX_PACKS_DEBUG=1 to see where it happened).',
+    );
   });
 
   it('ends the process with the same sentence for an error that escapes every await', () => {
@@ -62,8 +74,14 @@ describe('errors without stack traces', () => {
       "await runAsProcess(['--version']);",
       'setTimeout(() => {}, 2000);',
     ].join('\n');
-    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repo, encoding: 'utf8', env: { ...process.env, SANDBOX_PACKS_DEBUG: '' } });
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: repo,
+      encoding: 'utf8',
+      env: { ...process.env, SANDBOX_PACKS_DEBUG: '' },
+    });
     expect(run.status).toBe(EXIT.failed);
-    expect(run.stderr).toBe('sandbox-packs stopped on an unexpected error: late failure. This is a bug in sandbox-packs; please report it with the command you ran (set SANDBOX_PACKS_DEBUG=1 to see where it happened).\n');
+    expect(run.stderr).toBe(
+      'sandbox-packs stopped on an unexpected error: late failure. This is a bug in sandbox-packs; please report it with the command you ran (set SANDBOX_PACKS_DEBUG=1 to see where it happened).\n',
+    );
   });
 });

@@ -27,8 +27,8 @@ function help(): string {
     'Commands:',
     ...lines,
     '',
-    'Run `sandbox-packs <command> --help` for a command\'s options; `sandbox-packs --version` shows the npm and runtime in use.',
-    'The install root defaults to the app\'s data directory; set SANDBOX_PACKS_ROOT or pass --root to change it.',
+    "Run `sandbox-packs <command> --help` for a command's options; `sandbox-packs --version` shows the npm and runtime in use.",
+    "The install root defaults to the app's data directory; set SANDBOX_PACKS_ROOT or pass --root to change it.",
   ].join('\n');
 }
 

@@ -31,7 +31,16 @@ async function run(specifier: string, code: string): Promise<RunResult> {
   if (!resolution.ok) throw new Error(`${resolution.code}: ${resolution.message}`);
   const modules: Record<string, GuestModule> = {};
   for (const [id, m] of Object.entries(resolution.modules)) {
-    modules[id] = { moduleId: m.moduleId, kind: m.kind, packName: m.packName, packVersion: m.packVersion, displayName: m.displayName, source: m.source, imports: { ...m.imports }, digest: m.digest };
+    modules[id] = {
+      moduleId: m.moduleId,
+      kind: m.kind,
+      packName: m.packName,
+      packVersion: m.packVersion,
+      displayName: m.displayName,
+      source: m.source,
+      imports: { ...m.imports },
+      digest: m.digest,
+    };
   }
   return pool.run({ code, entries: { ...resolution.entries }, modules, inputs: {}, grants: NO_GRANTS, timeoutMs: 10_000 });
 }
@@ -43,7 +52,7 @@ async function value(specifier: string, code: string): Promise<unknown> {
 }
 
 describe('bridge packs from the local registry', () => {
-  it('discovers five ready modules and skips cheerio with the probe\'s error', () => {
+  it("discovers five ready modules and skips cheerio with the probe's error", () => {
     const byName = Object.fromEntries(catalog.summaries().map((s) => [s.packName, s]));
     for (const name of ['csv', 'yaml', 'xml', 'diff', 'zip']) {
       expect(byName[`@nodetool-ai/sandbox-${name}`]?.status, name).toBe('ready');
@@ -52,7 +61,9 @@ describe('bridge packs from the local registry', () => {
     expect({ status: html?.status, code: html?.code, reason: html?.reason }).toEqual({
       status: 'skipped',
       code: 'npm-probe-failed',
-      reason: expect.stringMatching(/^cheerio failed to initialize in the sandbox: ReferenceError: Buffer is not defined \(in @nodetool-ai\/sandbox-html \(npm cheerio\), line \d+, column \d+\)$/),
+      reason: expect.stringMatching(
+        /^cheerio failed to initialize in the sandbox: ReferenceError: Buffer is not defined \(in @nodetool-ai\/sandbox-html \(npm cheerio\), line \d+, column \d+\)$/,
+      ),
     });
   });
 
@@ -64,7 +75,15 @@ describe('bridge packs from the local registry', () => {
          const r = Papa.parse("name,age\\nAda,36\\nLin,41\\n", { header: true, dynamicTyping: true, skipEmptyLines: true });
          return { data: r.data, errors: r.errors.length, fields: r.meta.fields, back: Papa.unparse(r.data) };`,
       ),
-    ).toEqual({ data: [{ name: 'Ada', age: 36 }, { name: 'Lin', age: 41 }], errors: 0, fields: ['name', 'age'], back: 'name,age\r\nAda,36\r\nLin,41' });
+    ).toEqual({
+      data: [
+        { name: 'Ada', age: 36 },
+        { name: 'Lin', age: 41 },
+      ],
+      errors: 0,
+      fields: ['name', 'age'],
+      back: 'name,age\r\nAda,36\r\nLin,41',
+    });
   });
 
   it('sandbox-yaml loads and dumps YAML', async () => {
@@ -91,7 +110,14 @@ describe('bridge packs from the local registry', () => {
     ).toEqual({
       valid: true,
       bad: true,
-      obj: { catalog: { book: [{ title: 'Dune', year: 1965, '@_id': 'b1' }, { title: 'Emma', year: 1815, '@_id': 'b2' }] } },
+      obj: {
+        catalog: {
+          book: [
+            { title: 'Dune', year: 1965, '@_id': 'b1' },
+            { title: 'Emma', year: 1815, '@_id': 'b2' },
+          ],
+        },
+      },
       back: true,
     });
   });
@@ -127,7 +153,10 @@ describe('bridge packs from the local registry', () => {
       `import { diffLines } from "@nodetool-ai/sandbox-diff";
        diffLines("a\\n", "b\\n", { callback: () => {} });`,
     );
-    expect(result.ok ? result : { code: result.code, message: result.message }).toEqual({ code: 'runtime-error', message: expect.stringMatching(/^ReferenceError: setTimeout is not defined/) });
+    expect(result.ok ? result : { code: result.code, message: result.message }).toEqual({
+      code: 'runtime-error',
+      message: expect.stringMatching(/^ReferenceError: setTimeout is not defined/),
+    });
   });
 
   it('sandbox-html is refused at resolution with the skip reason', () => {

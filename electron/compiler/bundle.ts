@@ -154,7 +154,8 @@ function loadProblem(rootReal: string, closure: DependencyClosure, npmName: stri
   }
   const problem = fileProblem(rootReal, closure, real);
   if (problem === 'outside-root') return `${npmName} would bundle a file outside the install root.`;
-  if (problem === 'outside-closure') return `${npmName} would bundle ${rootRelative(rootReal, real)}, which is not a file of the pack or of a package it depends on.`;
+  if (problem === 'outside-closure')
+    return `${npmName} would bundle ${rootRelative(rootReal, real)}, which is not a file of the pack or of a package it depends on.`;
   const loader = loaderProblem(real);
   return loader === undefined ? undefined : `${npmName} would bundle ${rootRelative(rootReal, real)}, ${loader}.`;
 }

@@ -17,9 +17,7 @@ import { initSync, parse as lexCjs } from 'cjs-module-lexer';
 import type * as esbuild from 'esbuild';
 import { fail, ok, type Result } from '../../shared/protocol/index.ts';
 
-export type EntryShape =
-  | { readonly format: 'esm'; readonly hasDefault: boolean }
-  | { readonly format: 'cjs'; readonly names: readonly string[] };
+export type EntryShape = { readonly format: 'esm'; readonly hasDefault: boolean } | { readonly format: 'cjs'; readonly names: readonly string[] };
 
 const IDENTIFIER_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const MAX_REEXPORT_DEPTH = 16;
@@ -62,9 +60,17 @@ function reason(error: unknown): string {
 }
 
 /** The shape of `entryFile` (a metafile input path, relative to the root) as bundled. */
-export async function entryShape(rootReal: string, metafile: esbuild.Metafile, entryFile: string, npmName: string): Promise<Result<EntryShape, 'npm-bundle-failed'>> {
+export async function entryShape(
+  rootReal: string,
+  metafile: esbuild.Metafile,
+  entryFile: string,
+  npmName: string,
+): Promise<Result<EntryShape, 'npm-bundle-failed'>> {
   if (!JS_ENTRY.test(entryFile)) {
-    return fail('npm-bundle-failed', `${npmName}'s entry file ${entryFile} is not JavaScript; the "npm" field must name a package whose entry is a .js, .mjs or .cjs file.`);
+    return fail(
+      'npm-bundle-failed',
+      `${npmName}'s entry file ${entryFile} is not JavaScript; the "npm" field must name a package whose entry is a .js, .mjs or .cjs file.`,
+    );
   }
   const input = metafile.inputs[entryFile];
   if (input?.format === 'cjs') {

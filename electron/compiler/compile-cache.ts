@@ -51,7 +51,13 @@ export const CacheEntrySchema = z
     lockfile: z.string().regex(HEX64).optional(),
     outcome: z.discriminatedUnion('ok', [
       z
-        .object({ ok: z.literal(true), source: z.string(), inputsDigest: z.string().regex(HEX64), warnings: z.array(WarningSchema).max(200), analysis: VerdictSchema.optional() })
+        .object({
+          ok: z.literal(true),
+          source: z.string(),
+          inputsDigest: z.string().regex(HEX64),
+          warnings: z.array(WarningSchema).max(200),
+          analysis: VerdictSchema.optional(),
+        })
         .strict(),
       z.object({ ok: z.literal(false), code: CodeSchema, message: z.string().max(4000) }).strict(),
     ]),
@@ -148,7 +154,10 @@ export class CompileCache {
     const parsed = CacheEntrySchema.safeParse(json);
     if (!parsed.success) return undefined;
     const entry = parsed.data;
-    const current = await hashInputs(this.rootReal, entry.inputs.map((i) => i.path));
+    const current = await hashInputs(
+      this.rootReal,
+      entry.inputs.map((i) => i.path),
+    );
     if (current === undefined || contentKey(current, keyExtra) !== entry.key) return undefined;
     const present = await Promise.all(entry.absent.map((rel) => exists(path.join(this.rootReal, ...rel.split('/')))));
     if (present.includes(true)) return undefined;

@@ -53,7 +53,11 @@ async function lure(files: PackageFiles, manifest: Record<string, unknown> = {})
   return result;
 }
 
-const outside = (request: string) => ({ ok: false, code: 'npm-bundle-failed', message: `lure imports ${request}, which is not a file of the pack or of a package it depends on.` });
+const outside = (request: string) => ({
+  ok: false,
+  code: 'npm-bundle-failed',
+  message: `lure imports ${request}, which is not a file of the pack or of a package it depends on.`,
+});
 
 describe('files of the data directory', () => {
   it('refuses an ES import of a saved workflow (../../workflows/victim.json)', async () => {
@@ -90,7 +94,7 @@ describe('files of the data directory', () => {
     });
   });
 
-  it('refuses npm\'s cache folder inside the root', async () => {
+  it("refuses npm's cache folder inside the root", async () => {
     expect(await lure({ 'lure.js': 'module.exports = require("../../.npm-cache/leak.js");\n' })).toEqual(outside('../../.npm-cache/leak.js'));
   });
 
@@ -120,7 +124,10 @@ describe('files of the data directory', () => {
   });
 
   it('does not follow a browser-map entry that remaps a file to ../../ (esbuild keeps the original file)', async () => {
-    const result = await lure({ 'lure.js': 'export { default } from "./fake.js";\n', 'fake.js': 'export default "own";\n' }, { browser: { './fake.js': '../../sandbox-packs-ledger.json' } });
+    const result = await lure(
+      { 'lure.js': 'export { default } from "./fake.js";\n', 'fake.js': 'export default "own";\n' },
+      { browser: { './fake.js': '../../sandbox-packs-ledger.json' } },
+    );
     expect(result.ok && result.value.source.includes('"own"')).toBe(true);
   });
 
@@ -143,7 +150,11 @@ describe('files of the data directory', () => {
       'tsconfig.json': JSON.stringify({ compilerOptions: { baseUrl: '.', paths: { 'secret-alias': ['../../workflows/victim.json'] } } }),
       'jsconfig.json': JSON.stringify({ compilerOptions: { baseUrl: '.', paths: { 'secret-alias': ['../../workflows/victim.json'] } } }),
     });
-    expect(result).toEqual({ ok: false, code: 'npm-bundle-failed', message: 'lure could not be bundled: Could not resolve "secret-alias" (node_modules/lure/lure.js:1).' });
+    expect(result).toEqual({
+      ok: false,
+      code: 'npm-bundle-failed',
+      message: 'lure could not be bundled: Could not resolve "secret-alias" (node_modules/lure/lure.js:1).',
+    });
   });
 
   it('bundles new URL(..., import.meta.url) as a plain expression: no file is read', async () => {
@@ -163,14 +174,27 @@ describe('files and loaders that are not JavaScript', () => {
 
   it('skips an entry using the old assert { } form (it used to throw out of the entry parser)', async () => {
     const result = await lure({ 'lure.js': 'import d from "./d.json" assert { type: "json" };\nexport default d;\n', 'd.json': '{"a":1}' });
-    expect(result).toEqual({ ok: false, code: 'npm-bundle-failed', message: "lure's entry file node_modules/lure/lure.js could not be parsed: Unexpected token (1:25)." });
+    expect(result).toEqual({
+      ok: false,
+      code: 'npm-bundle-failed',
+      message: "lure's entry file node_modules/lure/lure.js could not be parsed: Unexpected token (1:25).",
+    });
   });
 
   it('gives assert { type: "text" } no loader: esbuild drops it and the file is judged as it is', async () => {
-    expect(await lure({ 'lure.js': 'export { default } from "./h.js";\n', 'h.js': 'import t from "../../.sandbox-packs-npmrc" assert { type: "text" };\nexport default t;\n' })).toEqual(
-      outside('../../.sandbox-packs-npmrc'),
-    );
-    expect(await lure({ 'lure.js': 'export { default } from "./h.js";\n', 'h.js': 'import t from "./n.txt" assert { type: "text" };\nexport default t;\n', 'n.txt': 'x' })).toEqual({
+    expect(
+      await lure({
+        'lure.js': 'export { default } from "./h.js";\n',
+        'h.js': 'import t from "../../.sandbox-packs-npmrc" assert { type: "text" };\nexport default t;\n',
+      }),
+    ).toEqual(outside('../../.sandbox-packs-npmrc'));
+    expect(
+      await lure({
+        'lure.js': 'export { default } from "./h.js";\n',
+        'h.js': 'import t from "./n.txt" assert { type: "text" };\nexport default t;\n',
+        'n.txt': 'x',
+      }),
+    ).toEqual({
       ok: false,
       code: 'npm-bundle-failed',
       message: 'lure imports ./n.txt, a .txt file; only .js, .mjs, .cjs and .json files are bundled.',
@@ -206,7 +230,13 @@ describe('files and loaders that are not JavaScript', () => {
     });
   });
 
-  for (const [file, content] of [['notes.txt', 'hello'], ['style.css', 'a{color:red}'], ['mod.wasm', '\0asm'], ['types.ts', 'export const t: number = 1;'], ['LICENSE', 'MIT']] as const) {
+  for (const [file, content] of [
+    ['notes.txt', 'hello'],
+    ['style.css', 'a{color:red}'],
+    ['mod.wasm', '\0asm'],
+    ['types.ts', 'export const t: number = 1;'],
+    ['LICENSE', 'MIT'],
+  ] as const) {
     it(`refuses the pack's own ${file} (a non-JS loader)`, async () => {
       const ext = path.extname(file);
       expect(await lure({ 'lure.js': `import x from "./${file}";\nexport default x;\n`, [file]: content })).toEqual({
@@ -217,26 +247,35 @@ describe('files and loaders that are not JavaScript', () => {
     });
   }
 
-  it('keeps a plain JSON import of the pack\'s own data', async () => {
+  it("keeps a plain JSON import of the pack's own data", async () => {
     const result = await lure({ 'lure.js': 'import d from "./d.json";\nexport const a = d.a;\n', 'd.json': '{"a":41}' });
     expect(result.ok && result.value.source.includes('41')).toBe(true);
   });
 });
 
 describe('packages outside the dependency closure', () => {
-  it('refuses a hoisted package the pack does not depend on (a sibling pack\'s dependency)', async () => {
-    await fx.addPackage('node_modules/sibling-dep', { 'package.json': { name: 'sibling-dep', version: '1.0.0' }, 'index.js': `module.exports = "${NPMRC_SECRET}";\n` });
+  it("refuses a hoisted package the pack does not depend on (a sibling pack's dependency)", async () => {
+    await fx.addPackage('node_modules/sibling-dep', {
+      'package.json': { name: 'sibling-dep', version: '1.0.0' },
+      'index.js': `module.exports = "${NPMRC_SECRET}";\n`,
+    });
     expect(await lure({ 'lure.js': 'module.exports = require("sibling-dep");\n' })).toEqual(outside('sibling-dep'));
   });
 
-  it('refuses a sibling pack\'s own files', async () => {
-    await fx.addPackage('node_modules/victim-pack', { 'package.json': { name: 'victim-pack', version: '1.0.0' }, 'secret.js': `export const s = "${LEDGER_SECRET}";\n` });
+  it("refuses a sibling pack's own files", async () => {
+    await fx.addPackage('node_modules/victim-pack', {
+      'package.json': { name: 'victim-pack', version: '1.0.0' },
+      'secret.js': `export const s = "${LEDGER_SECRET}";\n`,
+    });
     expect(await lure({ 'lure.js': 'export { s } from "victim-pack/secret.js";\n' })).toEqual(outside('victim-pack/secret.js'));
     expect(await lure({ 'lure.js': 'export { s } from "../victim-pack/secret.js";\n' })).toEqual(outside('../victim-pack/secret.js'));
   });
 
-  it('refuses an undeclared package nested in the pack\'s own node_modules', async () => {
-    await fx.addPackage('node_modules/lure/node_modules/stowaway', { 'package.json': { name: 'stowaway', version: '1.0.0' }, 'index.js': 'module.exports = 1;\n' });
+  it("refuses an undeclared package nested in the pack's own node_modules", async () => {
+    await fx.addPackage('node_modules/lure/node_modules/stowaway', {
+      'package.json': { name: 'stowaway', version: '1.0.0' },
+      'index.js': 'module.exports = 1;\n',
+    });
     expect(await lure({ 'lure.js': 'module.exports = require("stowaway");\n' })).toEqual(outside('stowaway'));
   });
 
@@ -279,16 +318,25 @@ describe('packages outside the dependency closure', () => {
   });
 
   it('bundles a declared dependency chain and ignores a dependency cycle', async () => {
-    await fx.addPackage('node_modules/a', { 'package.json': { name: 'a', version: '1.0.0', dependencies: { b: '1.0.0' } }, 'index.js': 'exports.fromB = require("b").b;\nexports.a = "A";\n' });
-    await fx.addPackage('node_modules/b', { 'package.json': { name: 'b', version: '1.0.0', dependencies: { a: '1.0.0', lure: '1.0.0' } }, 'index.js': 'exports.b = "B";\n' });
+    await fx.addPackage('node_modules/a', {
+      'package.json': { name: 'a', version: '1.0.0', dependencies: { b: '1.0.0' } },
+      'index.js': 'exports.fromB = require("b").b;\nexports.a = "A";\n',
+    });
+    await fx.addPackage('node_modules/b', {
+      'package.json': { name: 'b', version: '1.0.0', dependencies: { a: '1.0.0', lure: '1.0.0' } },
+      'index.js': 'exports.b = "B";\n',
+    });
     const result = await lure({ 'lure.js': 'module.exports = require("a");\n' }, { dependencies: { a: '1.0.0' } });
     if (!result.ok) throw new Error(result.message);
     expect(result.value.source).toContain('"B"');
   });
 
-  it('resolves a dependency the way npm nests it: the pack\'s own copy first, then the hoisted one', async () => {
+  it("resolves a dependency the way npm nests it: the pack's own copy first, then the hoisted one", async () => {
     await fx.addPackage('node_modules/dual', { 'package.json': { name: 'dual', version: '1.0.0' }, 'index.js': 'module.exports = "hoisted";\n' });
-    await fx.addPackage('node_modules/lure/node_modules/dual', { 'package.json': { name: 'dual', version: '2.0.0' }, 'index.js': 'module.exports = "nested";\n' });
+    await fx.addPackage('node_modules/lure/node_modules/dual', {
+      'package.json': { name: 'dual', version: '2.0.0' },
+      'index.js': 'module.exports = "nested";\n',
+    });
     const result = await lure({ 'lure.js': 'module.exports = require("dual");\n' }, { dependencies: { dual: '2.0.0' } });
     if (!result.ok) throw new Error(result.message);
     expect(result.value.source).toContain('"nested"');

@@ -113,7 +113,10 @@ export async function dependencyClosure(rootReal: string, packReal: string, npmN
       if (!isPackageFolder(rootReal, found.real)) {
         const rel = posix(rootReal, found.real);
         const where = rel === '' ? 'the install root itself' : rel;
-        return fail('npm-bundle-failed', `${npmName} cannot be bundled: ${owner}'s dependency ${dep} resolves to ${where}, not a package folder under node_modules.`);
+        return fail(
+          'npm-bundle-failed',
+          `${npmName} cannot be bundled: ${owner}'s dependency ${dep} resolves to ${where}, not a package folder under node_modules.`,
+        );
       }
       if (dirs.size >= MAX_CLOSURE_PACKAGES) {
         return fail('npm-bundle-failed', `${npmName} cannot be bundled: its dependencies add up to more than ${MAX_CLOSURE_PACKAGES} packages.`);

@@ -108,7 +108,7 @@ function isDeferred(id: AnyNode, parents: Map<AnyNode, AnyNode>): boolean {
   let child: AnyNode = id;
   let parent = parents.get(id);
   while (parent) {
-    if (FUNCTION_TYPES.has(child.type) || (child.type === 'MethodDefinition' || child.type === 'PropertyDefinition' || child.type === 'StaticBlock')) {
+    if (FUNCTION_TYPES.has(child.type) || child.type === 'MethodDefinition' || child.type === 'PropertyDefinition' || child.type === 'StaticBlock') {
       if (child.type === 'StaticBlock') {
         // class static blocks run when the class is defined
       } else {

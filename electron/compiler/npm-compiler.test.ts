@@ -34,7 +34,7 @@ async function engineExports(source: string): Promise<string[]> {
 }
 
 describe('entry generation', () => {
-  it('keeps an ESM package\'s default and named exports', async () => {
+  it("keeps an ESM package's default and named exports", async () => {
     await fx.addPackage('node_modules/esm-lib', {
       'package.json': pkg('esm-lib', { type: 'module', exports: { '.': { import: './index.js' } } }),
       'index.js': 'export const one = 1;\nexport function two() { return 2; }\nexport default { three: 3 };\n',
@@ -46,15 +46,25 @@ describe('entry generation', () => {
     expect(await engineExports(result.value.source)).toEqual(['default', 'one', 'two']);
   });
 
-  it('keeps a CommonJS package\'s default and named exports (export * alone yields none)', async () => {
+  it("keeps a CommonJS package's default and named exports (export * alone yields none)", async () => {
     await fx.addPackage('node_modules/cjs-lib', {
       'package.json': pkg('cjs-lib', { main: 'main.js' }),
-      'main.js': 'exports.parse = function (s) { return s.split(","); };\nmodule.exports.unparse = (a) => a.join(",");\nObject.defineProperty(exports, "version", { enumerable: true, value: "1" });\nexports.stuff = require("./more.js");\n',
+      'main.js':
+        'exports.parse = function (s) { return s.split(","); };\nmodule.exports.unparse = (a) => a.join(",");\nObject.defineProperty(exports, "version", { enumerable: true, value: "1" });\nexports.stuff = require("./more.js");\n',
       'more.js': 'module.exports = { x: 1 };\n',
     });
     // The measured failure this guards against: esbuild's `export *` over CommonJS has no names.
     const naive = await esbuild.build({
-      absWorkingDir: fx.root, stdin: { contents: 'export * from "cjs-lib";', resolveDir: fx.root }, bundle: true, format: 'esm', platform: 'neutral', mainFields: ['main'], write: false, metafile: true, logLevel: 'silent' });
+      absWorkingDir: fx.root,
+      stdin: { contents: 'export * from "cjs-lib";', resolveDir: fx.root },
+      bundle: true,
+      format: 'esm',
+      platform: 'neutral',
+      mainFields: ['main'],
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+    });
     expect(Object.values(naive.metafile.outputs)[0]?.exports).toEqual([]);
 
     const { result } = await compileFrom('cjs-lib');
@@ -81,14 +91,28 @@ describe('Node builtins', () => {
       'index.js': 'import { readFileSync } from "node:fs";\nexport const read = (p) => readFileSync(p, "utf8");\n',
     });
     const { result } = await compileFrom('uses-fs');
-    expect(result).toEqual({ ok: false, code: 'npm-node-builtin', message: 'uses-fs imports node:fs (imported by node_modules/uses-fs/index.js); the sandbox has no Node APIs.' });
+    expect(result).toEqual({
+      ok: false,
+      code: 'npm-node-builtin',
+      message: 'uses-fs imports node:fs (imported by node_modules/uses-fs/index.js); the sandbox has no Node APIs.',
+    });
   });
 
   it('skips a CommonJS dependency requiring "stream" deep in the graph', async () => {
-    await fx.addPackage('node_modules/top', { 'package.json': pkg('top', { dependencies: { inner: '1.0.0' } }), 'index.js': 'module.exports = require("inner");\n' });
-    await fx.addPackage('node_modules/inner', { 'package.json': pkg('inner'), 'index.js': 'const { Readable } = require("stream");\nmodule.exports = { Readable };\n' });
+    await fx.addPackage('node_modules/top', {
+      'package.json': pkg('top', { dependencies: { inner: '1.0.0' } }),
+      'index.js': 'module.exports = require("inner");\n',
+    });
+    await fx.addPackage('node_modules/inner', {
+      'package.json': pkg('inner'),
+      'index.js': 'const { Readable } = require("stream");\nmodule.exports = { Readable };\n',
+    });
     const { result } = await compileFrom('top');
-    expect(result).toEqual({ ok: false, code: 'npm-node-builtin', message: 'top imports stream (imported by node_modules/inner/index.js); the sandbox has no Node APIs.' });
+    expect(result).toEqual({
+      ok: false,
+      code: 'npm-node-builtin',
+      message: 'top imports stream (imported by node_modules/inner/index.js); the sandbox has no Node APIs.',
+    });
   });
 });
 
@@ -102,13 +126,16 @@ describe('forbidden globals', () => {
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.code).toBe('npm-forbidden-global');
-    expect(result.message).toMatch(/^hard-buffer uses Buffer \(Node\) when it is imported, at bundle line 1:\d+, without checking that it exists; the sandbox has no Buffer\.$/);
+    expect(result.message).toMatch(
+      /^hard-buffer uses Buffer \(Node\) when it is imported, at bundle line 1:\d+, without checking that it exists; the sandbox has no Buffer\.$/,
+    );
   });
 
   it('admits a feature-detected Buffer with a warning', async () => {
     await fx.addPackage('node_modules/soft-buffer', {
       'package.json': pkg('soft-buffer', { type: 'module' }),
-      'index.js': 'export const hasBuffer = typeof Buffer !== "undefined" && Buffer.isBuffer(1);\nexport function toText(x) { return typeof Buffer !== "undefined" ? Buffer.from(x).toString() : String(x); }\n',
+      'index.js':
+        'export const hasBuffer = typeof Buffer !== "undefined" && Buffer.isBuffer(1);\nexport function toText(x) { return typeof Buffer !== "undefined" ? Buffer.from(x).toString() : String(x); }\n',
     });
     const { result } = await compileFrom('soft-buffer');
     if (!result.ok) throw new Error(result.message);
@@ -125,7 +152,10 @@ describe('forbidden globals', () => {
     const { result } = await compileFrom('later');
     if (!result.ok) throw new Error(result.message);
     expect(result.value.warnings).toEqual([
-      { code: 'npm-forbidden-global', message: 'later refers to setTimeout (timers), which the sandbox does not have: it uses it inside functions in 1 place, which throw if called.' },
+      {
+        code: 'npm-forbidden-global',
+        message: 'later refers to setTimeout (timers), which the sandbox does not have: it uses it inside functions in 1 place, which throw if called.',
+      },
     ]);
   });
 
@@ -154,27 +184,46 @@ describe('size cap and admission probe', () => {
     expect(result).toEqual({ ok: false, code: 'npm-too-large', message: 'huge bundles to 1.0 MB minified, over the 1 MB limit for an npm module.' });
   });
 
-  it('skips a package whose initialization throws, with the probe\'s error', async () => {
-    await fx.addPackage('node_modules/throws', { 'package.json': pkg('throws', { type: 'module' }), 'index.js': 'const cfg = JSON.parse("{}");\nif (!cfg.ok) throw new TypeError("boom at init");\nexport const x = 1;\n' });
+  it("skips a package whose initialization throws, with the probe's error", async () => {
+    await fx.addPackage('node_modules/throws', {
+      'package.json': pkg('throws', { type: 'module' }),
+      'index.js': 'const cfg = JSON.parse("{}");\nif (!cfg.ok) throw new TypeError("boom at init");\nexport const x = 1;\n',
+    });
     const { result } = await compileFrom('throws');
-    expect(result).toEqual({ ok: false, code: 'npm-probe-failed', message: 'throws failed to initialize in the sandbox: TypeError: boom at init (in the-pack (npm throws), line 1, column 42)' });
+    expect(result).toEqual({
+      ok: false,
+      code: 'npm-probe-failed',
+      message: 'throws failed to initialize in the sandbox: TypeError: boom at init (in the-pack (npm throws), line 1, column 42)',
+    });
   });
 
   it('skips a package that reaches a missing global through a lazy CommonJS wrapper (static scan cannot see it, the probe can)', async () => {
     await fx.addPackage('node_modules/lazy', {
       'package.json': pkg('lazy'),
-      'index.js': 'function decode(s) { return typeof atob === "function" ? atob(s) : Buffer.from(s, "base64").toString(); }\nmodule.exports = { table: decode("aGk=") };\n',
+      'index.js':
+        'function decode(s) { return typeof atob === "function" ? atob(s) : Buffer.from(s, "base64").toString(); }\nmodule.exports = { table: decode("aGk=") };\n',
     });
     const { result } = await compileFrom('lazy');
-    expect(result.ok ? undefined : result).toEqual({ ok: false, code: 'npm-probe-failed', message: 'lazy failed to initialize in the sandbox: ReferenceError: Buffer is not defined (in the-pack (npm lazy), line 1, column 620)' });
+    expect(result.ok ? undefined : result).toEqual({
+      ok: false,
+      code: 'npm-probe-failed',
+      message: 'lazy failed to initialize in the sandbox: ReferenceError: Buffer is not defined (in the-pack (npm lazy), line 1, column 620)',
+    });
   });
 
   it('stops a package that loops forever at import time', async () => {
-    await fx.addPackage('node_modules/spin', { 'package.json': pkg('spin', { type: 'module' }), 'index.js': 'let i = 0; while (true) { i++; }\nexport const x = i;\n' });
+    await fx.addPackage('node_modules/spin', {
+      'package.json': pkg('spin', { type: 'module' }),
+      'index.js': 'let i = 0; while (true) { i++; }\nexport const x = i;\n',
+    });
     const packDir = await fx.addPack('the-pack', 'spin');
     const compiler = createNpmCompiler({ root: fx.root, probe: createProbe({ deadlineMs: 300 }) });
     const result = await compiler.compile({ packDir, packName: 'the-pack', packVersion: '1.0.0', npmName: 'spin', specifier: 'the-pack' });
-    expect(result).toEqual({ ok: false, code: 'npm-probe-failed', message: 'spin failed to initialize in the sandbox: The code ran longer than its 300 ms time limit and was stopped.' });
+    expect(result).toEqual({
+      ok: false,
+      code: 'npm-probe-failed',
+      message: 'spin failed to initialize in the sandbox: The code ran longer than its 300 ms time limit and was stopped.',
+    });
     // A deadline hit may be machine load, not the module: it is never cached, the next discovery probes again.
     const again = createNpmCompiler({ root: fx.root, probe: createProbe({ deadlineMs: 300 }) });
     expect(await again.compile({ packDir, packName: 'the-pack', packVersion: '1.0.0', npmName: 'spin', specifier: 'the-pack' })).toEqual(result);
@@ -182,7 +231,11 @@ describe('size cap and admission probe', () => {
   });
 
   it('probes in a hardened context: no timers, no Node globals, no eval at import time', async () => {
-    await fx.addPackage('node_modules/grabby', { 'package.json': pkg('grabby', { type: 'module' }), 'index.js': 'export const seen = [typeof setTimeout, typeof process, typeof globalThis.eval].join(",");\nif (seen !== "undefined,undefined,undefined") throw new Error(seen);\n' });
+    await fx.addPackage('node_modules/grabby', {
+      'package.json': pkg('grabby', { type: 'module' }),
+      'index.js':
+        'export const seen = [typeof setTimeout, typeof process, typeof globalThis.eval].join(",");\nif (seen !== "undefined,undefined,undefined") throw new Error(seen);\n',
+    });
     const { result } = await compileFrom('grabby');
     if (!result.ok) throw new Error(result.message);
     expect(result.value.warnings.map((w) => w.message)).toEqual([
@@ -192,7 +245,10 @@ describe('size cap and admission probe', () => {
   });
 
   it('skips a package that calls a capability at import time: the probe grants none', async () => {
-    await fx.addPackage('node_modules/phones-home', { 'package.json': pkg('phones-home', { type: 'module' }), 'index.js': 'export const config = await fetch("https://example.com/config.json");\n' });
+    await fx.addPackage('node_modules/phones-home', {
+      'package.json': pkg('phones-home', { type: 'module' }),
+      'index.js': 'export const config = await fetch("https://example.com/config.json");\n',
+    });
     const { result } = await compileFrom('phones-home');
     expect(result.ok ? undefined : result.code).toBe('npm-probe-failed');
     expect(result.ok ? '' : result.message).toMatch(/^phones-home failed to initialize in the sandbox: .*fetch/);
@@ -211,7 +267,11 @@ describe('resolution stays inside the install root', () => {
     it(`refuses npm field ${JSON.stringify(npmName)}`, async () => {
       const packDir = await fx.addPack('the-pack', 'placeholder');
       const compiler = createNpmCompiler({ root: fx.root });
-      expect(await compiler.compile({ packDir, packName: 'the-pack', packVersion: '1.0.0', npmName, specifier: 'the-pack' })).toEqual({ ok: false, code: 'npm-bundle-failed', message });
+      expect(await compiler.compile({ packDir, packName: 'the-pack', packVersion: '1.0.0', npmName, specifier: 'the-pack' })).toEqual({
+        ok: false,
+        code: 'npm-bundle-failed',
+        message,
+      });
       expect(compiler.stats().bundles).toBe(0);
     });
   }
@@ -227,7 +287,7 @@ describe('resolution stays inside the install root', () => {
     expect(compiler.stats().bundles).toBe(0);
   });
 
-  it('refuses a transitive dependency that esbuild would find above the root (the app\'s own node_modules)', async () => {
+  it("refuses a transitive dependency that esbuild would find above the root (the app's own node_modules)", async () => {
     // <base>/node_modules/leak sits above the root, where Node-style lookup would walk to.
     await fx.addPackage('../node_modules/leak', { 'package.json': pkg('leak', { type: 'module' }), 'index.js': 'export const leaked = 1;\n' });
     await fx.addPackage('node_modules/wants-leak', { 'package.json': pkg('wants-leak', { type: 'module' }), 'index.js': 'export { leaked } from "leak";\n' });
@@ -238,7 +298,11 @@ describe('resolution stays inside the install root', () => {
   it('does not look for the npm package above the root', async () => {
     await fx.addPackage('../node_modules/only-above', { 'package.json': pkg('only-above', { type: 'module' }), 'index.js': 'export const x = 1;\n' });
     const { result } = await compileFrom('only-above');
-    expect(result).toEqual({ ok: false, code: 'npm-bundle-failed', message: "only-above is not installed in the pack's node_modules or the install root; add it to the pack's dependencies." });
+    expect(result).toEqual({
+      ok: false,
+      code: 'npm-bundle-failed',
+      message: "only-above is not installed in the pack's node_modules or the install root; add it to the pack's dependencies.",
+    });
   });
 
   it('refuses a relative import inside the package that climbs out through a symlinked file', async () => {
@@ -250,9 +314,12 @@ describe('resolution stays inside the install root', () => {
     expect(result).toEqual({ ok: false, code: 'npm-bundle-failed', message: 'sneaky imports ./secret.js, which resolves outside the install root.' });
   });
 
-  it('prefers the pack\'s nested copy over the hoisted one, as Node would', async () => {
+  it("prefers the pack's nested copy over the hoisted one, as Node would", async () => {
     await fx.addPackage('node_modules/dual', { 'package.json': pkg('dual', { type: 'module' }), 'index.js': 'export const which = "hoisted";\n' });
-    await fx.addPackage('node_modules/@scope/pk/node_modules/dual', { 'package.json': pkg('dual', { type: 'module' }), 'index.js': 'export const which = "nested";\nif (which !== "nested") throw new Error("wrong copy");\n' });
+    await fx.addPackage('node_modules/@scope/pk/node_modules/dual', {
+      'package.json': pkg('dual', { type: 'module' }),
+      'index.js': 'export const which = "nested";\nif (which !== "nested") throw new Error("wrong copy");\n',
+    });
     const nested = await fx.addPackage('node_modules/@scope/pk', { 'package.json': pkg('@scope/pk', { dependencies: { dual: '1.0.0' } }) });
     const hoistedOnly = await fx.addPack('other-pack', 'dual');
     const compiler = createNpmCompiler({ root: fx.root });
@@ -267,11 +334,21 @@ describe('resolution stays inside the install root', () => {
 
 describe('content-addressed cache', () => {
   async function setup() {
-    await fx.addPackage('node_modules/cached', { 'package.json': pkg('cached', { type: 'module' }), 'index.js': 'import { helper } from "./helper.js";\nexport const v = helper();\n', 'helper.js': 'export const helper = () => 1;\n' });
+    await fx.addPackage('node_modules/cached', {
+      'package.json': pkg('cached', { type: 'module' }),
+      'index.js': 'import { helper } from "./helper.js";\nexport const v = helper();\n',
+      'helper.js': 'export const helper = () => 1;\n',
+    });
     const packDir = await fx.addPack('the-pack', 'cached');
     const req = { packDir, packName: 'the-pack', packVersion: '1.0.0', npmName: 'cached', specifier: 'the-pack' };
     let builds = 0;
-    const counting = { version: esbuild.version, build: (o: Parameters<typeof esbuild.build>[0] & { write: false; metafile: true }) => { builds++; return esbuild.build(o); } };
+    const counting = {
+      version: esbuild.version,
+      build: (o: Parameters<typeof esbuild.build>[0] & { write: false; metafile: true }) => {
+        builds++;
+        return esbuild.build(o);
+      },
+    };
     const fresh = () => createNpmCompiler({ root: fx.root, esbuild: counting });
     return { req, fresh, builds: () => builds };
   }
@@ -327,14 +404,20 @@ describe('content-addressed cache', () => {
     expect(builds()).toBe(2);
 
     // npm nests a different copy under the pack: the listed files are unchanged, resolution is not.
-    await fx.addPackage('node_modules/the-pack/node_modules/cached', { 'package.json': pkg('cached', { type: 'module' }), 'index.js': 'export const v = "nested copy";\n' });
+    await fx.addPackage('node_modules/the-pack/node_modules/cached', {
+      'package.json': pkg('cached', { type: 'module' }),
+      'index.js': 'export const v = "nested copy";\n',
+    });
     const shadowed = await fresh().compile(req);
     expect(builds()).toBe(4);
     if (!shadowed.ok) throw new Error(shadowed.message);
     expect(shadowed.value.source).toContain('nested copy');
 
     // The used package's package.json now points its entry elsewhere.
-    await fx.addPackage('node_modules/the-pack/node_modules/cached', { 'package.json': pkg('cached', { type: 'module', main: 'other.js' }), 'other.js': 'export const v = "redirected";\n' });
+    await fx.addPackage('node_modules/the-pack/node_modules/cached', {
+      'package.json': pkg('cached', { type: 'module', main: 'other.js' }),
+      'other.js': 'export const v = "redirected";\n',
+    });
     const redirected = await fresh().compile(req);
     expect(builds()).toBe(6);
     if (!redirected.ok) throw new Error(redirected.message);
@@ -342,12 +425,18 @@ describe('content-addressed cache', () => {
   });
 
   it('re-bundles when a nearer copy of a transitive dependency appears (the lookup of the top package is unchanged)', async () => {
-    await fx.addPackage('node_modules/top', { 'package.json': pkg('top', { type: 'module', dependencies: { dep: '1.0.0' } }), 'index.js': 'export { which } from "dep";\n' });
+    await fx.addPackage('node_modules/top', {
+      'package.json': pkg('top', { type: 'module', dependencies: { dep: '1.0.0' } }),
+      'index.js': 'export { which } from "dep";\n',
+    });
     await fx.addPackage('node_modules/dep', { 'package.json': pkg('dep', { type: 'module' }), 'index.js': 'export const which = "hoisted dep";\n' });
     const packDir = await fx.addPack('the-pack', 'top');
     const req = { packDir, packName: 'the-pack', packVersion: '1.0.0', npmName: 'top', specifier: 'the-pack' };
     await createNpmCompiler({ root: fx.root }).compile(req);
-    await fx.addPackage('node_modules/top/node_modules/dep', { 'package.json': pkg('dep', { type: 'module' }), 'index.js': 'export const which = "nested dep";\n' });
+    await fx.addPackage('node_modules/top/node_modules/dep', {
+      'package.json': pkg('dep', { type: 'module' }),
+      'index.js': 'export const which = "nested dep";\n',
+    });
     const again = createNpmCompiler({ root: fx.root });
     const result = await again.compile(req);
     expect(again.stats()).toEqual({ bundles: 2, cacheHits: 0, probes: 1 });

@@ -115,20 +115,31 @@ export function createNpmCompiler(options: NpmCompilerOptions): NpmCompiler {
     const sourceFiles = Object.keys(second.value.metafile.inputs).filter((file) => !isEntryInput(file));
     const inputPaths = [...new Set([...sourceFiles, ...(await existing(rootReal, guard.manifests))])];
     const inputs = await hashInputs(rootReal, inputPaths);
-    if (inputs === undefined) return { result: fail('npm-bundle-failed', `${npmName} could not be bundled: an input file changed or left the install root while bundling.`) };
+    if (inputs === undefined)
+      return { result: fail('npm-bundle-failed', `${npmName} could not be bundled: an input file changed or left the install root while bundling.`) };
     const key = contentKey(inputs, keyExtra);
     const inputsDigest = contentKey(inputs, [...keyExtra, entrySource]);
     const { result, transient } = await admit(req, second.value.code, inputsDigest);
     if (transient) return { result };
     const outcome = result.ok
-      ? { ok: true as const, source: result.value.source, inputsDigest, warnings: result.value.warnings, ...(result.value.analysis ? { analysis: { ...result.value.analysis, exportNames: [...result.value.analysis.exportNames] } } : {}) }
+      ? {
+          ok: true as const,
+          source: result.value.source,
+          inputsDigest,
+          warnings: result.value.warnings,
+          ...(result.value.analysis ? { analysis: { ...result.value.analysis, exportNames: [...result.value.analysis.exportNames] } } : {}),
+        }
       : { ok: false as const, code: result.code, message: result.message };
     const lockfile = guard.replayable ? undefined : await lockfileHash(rootReal);
     return { entry: { key, inputs, absent: guard.absent, ...(lockfile !== undefined ? { lockfile } : {}), outcome }, result };
   }
 
   /** The checks after bundling. `transient` marks an outcome that must not be cached (a probe deadline or crash). */
-  async function admit(req: NpmCompileRequest, source: string, inputsDigest: string): Promise<{ result: Result<NpmCompileResult, ErrorCode>; transient?: boolean }> {
+  async function admit(
+    req: NpmCompileRequest,
+    source: string,
+    inputsDigest: string,
+  ): Promise<{ result: Result<NpmCompileResult, ErrorCode>; transient?: boolean }> {
     const result = await admitChecks(req, source, inputsDigest);
     return 'transient' in result ? { result: result.failure, transient: true } : { result };
   }
@@ -141,7 +152,10 @@ export function createNpmCompiler(options: NpmCompilerOptions): NpmCompiler {
     const { npmName } = req;
     const size = Buffer.byteLength(source, 'utf8');
     if (size > LIMITS.bundledJsBytes) {
-      return fail('npm-too-large', `${npmName} bundles to ${formatBytes(size)} minified, over the ${formatBytes(LIMITS.bundledJsBytes)} limit for an npm module.`);
+      return fail(
+        'npm-too-large',
+        `${npmName} bundles to ${formatBytes(size)} minified, over the ${formatBytes(LIMITS.bundledJsBytes)} limit for an npm module.`,
+      );
     }
     const analysis = analyzeJs(source, {
       packName: req.packName,
@@ -212,7 +226,13 @@ export function createNpmCompiler(options: NpmCompilerOptions): NpmCompiler {
       counts.cacheHits++;
       const o = hit.outcome;
       return o.ok
-        ? ok({ source: o.source, compilerId: hit.compilerId, inputsDigest: o.inputsDigest, warnings: [...o.warnings], ...(o.analysis ? { analysis: o.analysis } : {}) })
+        ? ok({
+            source: o.source,
+            compilerId: hit.compilerId,
+            inputsDigest: o.inputsDigest,
+            warnings: [...o.warnings],
+            ...(o.analysis ? { analysis: o.analysis } : {}),
+          })
         : fail(o.code, o.message);
     }
     // A miss ends in the admission probe; booting its worker now overlaps that boot with esbuild.

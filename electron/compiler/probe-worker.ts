@@ -34,7 +34,16 @@ async function probe(raw: unknown): Promise<ProbeResponse> {
       code: `import * as ns from ${JSON.stringify(PROBE_SPECIFIER)};\nreturn Object.keys(ns).sort();`,
       entries: { [PROBE_SPECIFIER]: PROBE_MODULE_ID },
       modules: {
-        [PROBE_MODULE_ID]: { moduleId: PROBE_MODULE_ID, kind: 'js', packName: 'probe', packVersion: '0.0.0', displayName: req.filename, source: req.source, imports: {}, digest: '0'.repeat(64) },
+        [PROBE_MODULE_ID]: {
+          moduleId: PROBE_MODULE_ID,
+          kind: 'js',
+          packName: 'probe',
+          packVersion: '0.0.0',
+          displayName: req.filename,
+          source: req.source,
+          imports: {},
+          digest: '0'.repeat(64),
+        },
       },
       inputs: {},
       grants: NO_GRANTS,
@@ -56,12 +65,24 @@ async function probe(raw: unknown): Promise<ProbeResponse> {
 // Booting (tsx, the engine's WASM) is not part of the module's deadline: say when we are ready.
 engines.prepare().then(
   () => parentPort?.postMessage({ ready: true }),
-  (error: unknown) => parentPort?.postMessage({ ok: false, code: 'sandbox-crashed', message: `probe engine failed to load: ${(error as Error).message}`, transient: true } satisfies ProbeResponse),
+  (error: unknown) =>
+    parentPort?.postMessage({
+      ok: false,
+      code: 'sandbox-crashed',
+      message: `probe engine failed to load: ${(error as Error).message}`,
+      transient: true,
+    } satisfies ProbeResponse),
 );
 
 parentPort?.on('message', (raw: unknown) => {
   probe(raw).then(
     (response) => parentPort?.postMessage(response),
-    (error: unknown) => parentPort?.postMessage({ ok: false, code: 'sandbox-crashed', message: `probe failed: ${(error as Error).message}`, transient: true } satisfies ProbeResponse),
+    (error: unknown) =>
+      parentPort?.postMessage({
+        ok: false,
+        code: 'sandbox-crashed',
+        message: `probe failed: ${(error as Error).message}`,
+        transient: true,
+      } satisfies ProbeResponse),
   );
 });

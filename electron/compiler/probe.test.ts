@@ -97,7 +97,12 @@ describe('admission probe (real quickjs-ng in a worker)', () => {
   it('keeps using a worker after a module ran out of time inside it', async () => {
     const own = createProbe({ deadlineMs: 200, concurrency: 1 });
     try {
-      expect(await own('for (;;) {}\nexport const x = 1;', 'loop.js')).toEqual({ ok: false, code: 'timeout', message: 'The code ran longer than its 200 ms time limit and was stopped.', transient: true });
+      expect(await own('for (;;) {}\nexport const x = 1;', 'loop.js')).toEqual({
+        ok: false,
+        code: 'timeout',
+        message: 'The code ran longer than its 200 ms time limit and was stopped.',
+        transient: true,
+      });
       expect(await own('export const b = 2;', 'b.js')).toMatchObject({ ok: true, exports: ['b'] });
       expect(own.workersStarted).toBe(1);
     } finally {

@@ -94,7 +94,10 @@ export function createProbe(options: ProbeOptions = {}): Probe {
     started++;
     const worker = new Worker(assetUrl('probe-worker'), { resourceLimits: { stackSizeMb: 16, maxOldGenerationSizeMb: 256 } });
     const ready = new Promise<true | ProbeResponse>((resolve) => {
-      const timer = setTimeout(() => resolve({ ok: false, code: 'sandbox-crashed', message: 'the probe worker did not start', transient: true }), BOOT_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => resolve({ ok: false, code: 'sandbox-crashed', message: 'the probe worker did not start', transient: true }),
+        BOOT_TIMEOUT_MS,
+      );
       timer.unref();
       const done = (value: true | ProbeResponse): void => {
         clearTimeout(timer);
@@ -106,9 +109,14 @@ export function createProbe(options: ProbeOptions = {}): Probe {
       const onMessage = (raw: unknown): void => {
         if (ReadySchema.safeParse(raw).success) return done(true);
         const parsed = ProbeResponseSchema.safeParse(raw);
-        done(parsed.success && !parsed.data.ok ? parsed.data : { ok: false, code: 'sandbox-crashed', message: 'the probe worker answered with an invalid message', transient: true });
+        done(
+          parsed.success && !parsed.data.ok
+            ? parsed.data
+            : { ok: false, code: 'sandbox-crashed', message: 'the probe worker answered with an invalid message', transient: true },
+        );
       };
-      const onError = (error: Error): void => done({ ok: false, code: 'sandbox-crashed', message: `the probe worker failed: ${error.message}`, transient: true });
+      const onError = (error: Error): void =>
+        done({ ok: false, code: 'sandbox-crashed', message: `the probe worker failed: ${error.message}`, transient: true });
       const onExit = (code: number): void => done({ ok: false, code: 'sandbox-crashed', message: `the probe worker exited (code ${code})`, transient: true });
       worker.on('message', onMessage);
       worker.on('error', onError);
@@ -159,15 +167,33 @@ export function createProbe(options: ProbeOptions = {}): Probe {
     try {
       return await new Promise((resolve) => {
         timer = setTimeout(
-          () => resolve({ response: { ok: false, code: 'timeout', message: `InternalError: interrupted (the module did not finish initializing within ${request.deadlineMs} ms)`, transient: true }, reusable: false }),
+          () =>
+            resolve({
+              response: {
+                ok: false,
+                code: 'timeout',
+                message: `InternalError: interrupted (the module did not finish initializing within ${request.deadlineMs} ms)`,
+                transient: true,
+              },
+              reusable: false,
+            }),
           request.deadlineMs + TERMINATE_GRACE_MS,
         );
         onMessage = (raw) => {
           const parsed = ProbeResponseSchema.safeParse(raw);
-          resolve(parsed.success ? { response: parsed.data, reusable: true } : { response: { ok: false, code: 'sandbox-crashed', message: 'the probe worker answered with an invalid message', transient: true }, reusable: false });
+          resolve(
+            parsed.success
+              ? { response: parsed.data, reusable: true }
+              : {
+                  response: { ok: false, code: 'sandbox-crashed', message: 'the probe worker answered with an invalid message', transient: true },
+                  reusable: false,
+                },
+          );
         };
-        onError = (error) => resolve({ response: { ok: false, code: 'sandbox-crashed', message: `the probe worker failed: ${error.message}`, transient: true }, reusable: false });
-        onExit = (code) => resolve({ response: { ok: false, code: 'sandbox-crashed', message: `the probe worker exited (code ${code})`, transient: true }, reusable: false });
+        onError = (error) =>
+          resolve({ response: { ok: false, code: 'sandbox-crashed', message: `the probe worker failed: ${error.message}`, transient: true }, reusable: false });
+        onExit = (code) =>
+          resolve({ response: { ok: false, code: 'sandbox-crashed', message: `the probe worker exited (code ${code})`, transient: true }, reusable: false });
         worker.on('message', onMessage);
         worker.once('error', onError);
         worker.once('exit', onExit);

@@ -25,13 +25,16 @@ function verdictOf(source: string): StaticVerdict {
 async function graphWith(source: string, analysis?: StaticVerdict) {
   const built = await buildPackGraph(
     { packName: 'p', packVersion: '1.0.0', internalPaths: [], files: [{ role: 'entry', specifier: 'p', entry: { name: '.', kind: 'js', npm: 'lib' } }] },
-    { sha256, compileNpm: async () => ok({ source, compilerId: 'test-compiler', inputsDigest: 'a'.repeat(64), warnings: [], ...(analysis ? { analysis } : {}) }) },
+    {
+      sha256,
+      compileNpm: async () => ok({ source, compilerId: 'test-compiler', inputsDigest: 'a'.repeat(64), warnings: [], ...(analysis ? { analysis } : {}) }),
+    },
   );
   if (!built.ok) throw new Error(built.message);
   return built.value;
 }
 
-describe('reusing the npm compiler\'s static verdict', () => {
+describe("reusing the npm compiler's static verdict", () => {
   it('skips the parse when the verdict matches the bytes and the analyzer, with the same outcome as a parse', async () => {
     const verdict = verdictOf(GOOD);
     expect(verdict).toEqual({ analyzer: JS_ANALYZER_ID, sha256: sha256(new TextEncoder().encode(GOOD)), exportNames: ['shout'] });

@@ -31,7 +31,10 @@ afterEach(async () => {
 });
 
 async function discoverPack(probeFn: ProbeFn = probe, onBundle?: () => void) {
-  const port = { version: esbuild.version, build: (options: esbuild.BuildOptions & { write: false; metafile: true }) => (onBundle?.(), esbuild.build(options)) };
+  const port = {
+    version: esbuild.version,
+    build: (options: esbuild.BuildOptions & { write: false; metafile: true }) => (onBundle?.(), esbuild.build(options)),
+  };
   const compiler = createNpmCompiler({ root: fx.root, probe: probeFn, esbuild: port });
   const found = await discover(fx.root, { compiler });
   if (!found.ok) throw new Error(found.message);
@@ -40,7 +43,10 @@ async function discoverPack(probeFn: ProbeFn = probe, onBundle?: () => void) {
   return { pack, graph: pack.graph, stats: compiler.stats() };
 }
 
-async function cacheFile(): Promise<{ file: string; entry: { outcome: { source: string; analysis?: { analyzer: string; sha256: string; exportNames: string[] } } } }> {
+async function cacheFile(): Promise<{
+  file: string;
+  entry: { outcome: { source: string; analysis?: { analyzer: string; sha256: string; exportNames: string[] } } };
+}> {
   const dir = path.join(fx.root, CACHE_DIR);
   const [name] = (await fs.readdir(dir)).filter((f) => f.endsWith('.json'));
   if (!name) throw new Error('no cache entry');
@@ -80,7 +86,7 @@ describe('the static verdict of an npm bundle', () => {
     });
   });
 
-  it('an entry without a verdict (or with another analyzer\'s) is parsed, and still ready', async () => {
+  it("an entry without a verdict (or with another analyzer's) is parsed, and still ready", async () => {
     await discoverPack();
     const { file, entry } = await cacheFile();
     const verdict = entry.outcome.analysis;
@@ -101,7 +107,10 @@ describe('the static verdict of an npm bundle', () => {
 describe('a verdict the cache could not read back', () => {
   it('is left out, so the entry is still a hit on the next start (an export name over 1000 characters)', async () => {
     const long = `x${'y'.repeat(1000)}`;
-    await fx.addPackage('node_modules/long-name', { 'package.json': { name: 'long-name', version: '1.0.0', type: 'module', exports: './index.js' }, 'index.js': `export const ${long} = 1;\n` });
+    await fx.addPackage('node_modules/long-name', {
+      'package.json': { name: 'long-name', version: '1.0.0', type: 'module', exports: './index.js' },
+      'index.js': `export const ${long} = 1;\n`,
+    });
     const packDir = await fx.addPack('long-pack', 'long-name');
     const req = { packDir, packName: 'long-pack', packVersion: '1.0.0', npmName: 'long-name', specifier: 'long-pack' };
     const first = await createNpmCompiler({ root: fx.root, probe }).compile(req);
@@ -115,13 +124,18 @@ describe('a verdict the cache could not read back', () => {
 describe('starting the probe worker early', () => {
   it('a compile that misses the cache warms the probe before bundling; a hit does not', async () => {
     const events: string[] = [];
-    const counting: ProbeFn = Object.assign((source: string, filename: string) => {
-      events.push('probe');
-      return probe(source, filename);
-    }, { warm: () => {
-      events.push('warm');
-      probe.warm();
-    } });
+    const counting: ProbeFn = Object.assign(
+      (source: string, filename: string) => {
+        events.push('probe');
+        return probe(source, filename);
+      },
+      {
+        warm: () => {
+          events.push('warm');
+          probe.warm();
+        },
+      },
+    );
     const onBundle = () => events.push('bundle');
     await discoverPack(counting, onBundle);
     expect(events).toEqual(['warm', 'bundle', 'bundle', 'probe']);

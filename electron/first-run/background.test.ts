@@ -85,7 +85,11 @@ describe('first run in the background', () => {
           resolve(event);
         });
       });
-      expect(late).toEqual({ type: 'first-run-progress', state: 'running', message: FIRST_RUN_MESSAGES.step('installing 2 shipped packs from the bundled tarballs') });
+      expect(late).toEqual({
+        type: 'first-run-progress',
+        state: 'running',
+        message: FIRST_RUN_MESSAGES.step('installing 2 shipped packs from the bundled tarballs'),
+      });
 
       open();
       const report = await seeding.done;

@@ -31,11 +31,14 @@ export const FIRST_RUN_MESSAGES = {
   step: (what: string) => `Setting up the packs that come with the app: ${what}…`,
   checking: "Setting up the packs that come with the app: checking the packs' modules…",
   done: 'The packs that come with the app are ready.',
-  failed: (code: string, message: string) => `The packs that come with the app could not be set up (${code}): ${message} The app works without them; the next start tries again.`,
+  failed: (code: string, message: string) =>
+    `The packs that come with the app could not be set up (${code}): ${message} The app works without them; the next start tries again.`,
 } as const;
 
 export interface SeedingServices {
-  readonly catalog: Pick<SandboxModuleCatalog, 'resolveForExecution'> & { reload(): Promise<Result<{ packs: number; readyModules: number; skippedModules: number }>> };
+  readonly catalog: Pick<SandboxModuleCatalog, 'resolveForExecution'> & {
+    reload(): Promise<Result<{ packs: number; readyModules: number; skippedModules: number }>>;
+  };
   readonly events: EventHub;
   readonly dispatcher: Dispatcher;
 }
@@ -91,7 +94,12 @@ export function seedInBackground(options: BackgroundSeedingOptions): BackgroundS
       announce({ type: 'first-run-progress', state: 'running', message: FIRST_RUN_MESSAGES.checking });
       const reloaded = await services.catalog.reload();
       if (reloaded.ok) {
-        services.events.emit({ type: 'catalog-changed', reason: 'reload', packCount: reloaded.value.packs, moduleCount: reloaded.value.readyModules + reloaded.value.skippedModules });
+        services.events.emit({
+          type: 'catalog-changed',
+          reason: 'reload',
+          packCount: reloaded.value.packs,
+          moduleCount: reloaded.value.readyModules + reloaded.value.skippedModules,
+        });
       }
       finish({ type: 'first-run-progress', state: 'done', message: FIRST_RUN_MESSAGES.done });
       return result;

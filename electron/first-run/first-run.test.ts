@@ -50,7 +50,14 @@ describe('first run', () => {
     const dataDir = await freshDir('fresh');
     const progress: string[] = [];
     let npmRuns = 0;
-    const first = await runFirstRun({ dataDir, tarball: shippedTarball, registry: UNREACHABLE, packs: [YAML, GEO], onProgress: (m) => progress.push(m), onNpmSpawn: () => npmRuns++ });
+    const first = await runFirstRun({
+      dataDir,
+      tarball: shippedTarball,
+      registry: UNREACHABLE,
+      packs: [YAML, GEO],
+      onProgress: (m) => progress.push(m),
+      onNpmSpawn: () => npmRuns++,
+    });
     expect(first).toEqual({ ok: true, value: { state: 'done', installed: [YAML.name, GEO.name], workflow: EXAMPLE_WORKFLOW } });
     expect(progress).toEqual(['installing 2 shipped packs from the bundled tarballs']);
     // Both tarballs went through one npm run (it was one run per pack).
@@ -61,8 +68,14 @@ describe('first run', () => {
     if (!ledger.ok || !ledger.value) throw new Error('no ledger');
     for (const name of [YAML.name, GEO.name]) {
       const record = ledger.value.packs[name]!;
-      expect({ source: record.source, sourceLabel: record.sourceLabel, status: record.status, installMode: record.installMode, scripts: record.scripts, trust: record.trust })
-        .toEqual({ source: 'tarball-file', sourceLabel: 'unverified source', status: 'active', installMode: 'sandbox-only', scripts: [], trust: null });
+      expect({
+        source: record.source,
+        sourceLabel: record.sourceLabel,
+        status: record.status,
+        installMode: record.installMode,
+        scripts: record.scripts,
+        trust: record.trust,
+      }).toEqual({ source: 'tarball-file', sourceLabel: 'unverified source', status: 'active', installMode: 'sandbox-only', scripts: [], trust: null });
     }
     // js-yaml travelled inside the tarball (bundled dependency), not from a registry.
     const yamlClosure = ledger.value.packs[YAML.name]!.closure.map((c) => c.name);
@@ -110,7 +123,7 @@ describe('first run', () => {
     await writeLedger(dataDir, emptyLedger('https://registry.npmjs.org/'));
     const result = await runFirstRun({ dataDir, tarball: () => Promise.reject(new Error('must not install')), packs: [YAML] });
     expect(result).toEqual({ ok: true, value: { state: 'skipped', installed: [] } });
-    expect((await createWorkflowStore(dataDir, WorkflowSchema).list())).toEqual({ ok: true, value: [] });
+    expect(await createWorkflowStore(dataDir, WorkflowSchema).list()).toEqual({ ok: true, value: [] });
     const again = await runFirstRun({ dataDir, tarball: () => Promise.reject(new Error('must not install')), packs: [YAML] });
     expect(again).toEqual({ ok: true, value: { state: 'already-done', installed: [] } });
   });
@@ -122,13 +135,19 @@ describe('first run', () => {
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.code).toBe('invalid-data');
-    expect(result.message).toMatch(/^The first-run marker is damaged \(first-run\.json: format: .+\); delete first-run\.json in the data directory to run it again\.$/);
+    expect(result.message).toMatch(
+      /^The first-run marker is damaged \(first-run\.json: format: .+\); delete first-run\.json in the data directory to run it again\.$/,
+    );
   });
 
   it('refuses a shipped tarball that holds another pack, and stays incomplete', async () => {
     const dataDir = await freshDir('wrong-tarball');
     const result = await runFirstRun({ dataDir, tarball: () => shippedTarball(GEO), registry: UNREACHABLE, packs: [YAML] });
-    expect(result).toEqual({ ok: false, code: 'install-failed', message: `First run could not install the shipped packs: The bundled tarball for ${YAML.name} holds ${GEO.name}.` });
+    expect(result).toEqual({
+      ok: false,
+      code: 'install-failed',
+      message: `First run could not install the shipped packs: The bundled tarball for ${YAML.name} holds ${GEO.name}.`,
+    });
     const marker = JSON.parse(await readFile(path.join(dataDir, FIRST_RUN_FILE), 'utf8')) as { state: string };
     expect(marker.state).toBe('incomplete');
     // Nothing was recorded, and the wrong package was taken out of the tree again.
@@ -164,7 +183,13 @@ describe('first run with the precompiled cache', () => {
     expect(tampered).not.toBe(text);
     const file = path.join(temp, 'tampered-precompiled.json');
     await writeFile(file, tampered);
-    const report = await runFirstRun({ dataDir, tarball: shippedTarball, precompiled: async () => ({ file, sha256: precompiled.sha256 }), registry: UNREACHABLE, packs: [YAML] });
+    const report = await runFirstRun({
+      dataDir,
+      tarball: shippedTarball,
+      precompiled: async () => ({ file, sha256: precompiled.sha256 }),
+      registry: UNREACHABLE,
+      packs: [YAML],
+    });
     expect(report.ok && report.value.precompiled).toEqual({ ignored: 'the precompiled cache does not have the sha256 recorded when it was built' });
     expect(await firstDiscovery(dataDir)).toEqual({ status: 'ready', stats: { bundles: 2, cacheHits: 0, probes: 1 } });
   }, 180_000);

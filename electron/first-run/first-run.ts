@@ -118,7 +118,8 @@ export async function runFirstRun(options: FirstRunOptions): Promise<Result<Firs
   const progress = options.onProgress ?? (() => {});
   const markerFile = path.join(dataDir, FIRST_RUN_FILE);
   const read = await readJsonFile(markerFile, MarkerSchema);
-  if (!read.ok) return fail('invalid-data', `The first-run marker is damaged (${read.message}); delete ${FIRST_RUN_FILE} in the data directory to run it again.`);
+  if (!read.ok)
+    return fail('invalid-data', `The first-run marker is damaged (${read.message}); delete ${FIRST_RUN_FILE} in the data directory to run it again.`);
   if (read.value && read.value.state !== 'incomplete') return ok({ state: 'already-done', installed: [] });
   if (!read.value && (await exists(ledgerPath(dataDir)))) {
     await writeJsonFileAtomic(markerFile, marker('skipped', []));
@@ -158,6 +159,12 @@ export async function runFirstRun(options: FirstRunOptions): Promise<Result<Firs
     if (!saved.ok) return saved;
     workflow = EXAMPLE_WORKFLOW;
   }
-  await writeJsonFileAtomic(markerFile, marker('done', packs.map((p) => p.name)));
+  await writeJsonFileAtomic(
+    markerFile,
+    marker(
+      'done',
+      packs.map((p) => p.name),
+    ),
+  );
   return ok({ state: 'done', installed, ...(workflow ? { workflow } : {}), ...(precompiled ? { precompiled } : {}) });
 }

@@ -24,7 +24,11 @@ export function seedDataDir(dataDir: string, options: { registry?: string; onPro
  * Starts seeding `dataDir` behind already running app services, when it needs it (undefined when
  * it does not: the check is one small file read). Serve the returned dispatcher, not the services'.
  */
-export async function seedDataDirInBackground(dataDir: string, services: SeedingServices, onMessage?: (text: string, state: 'running' | 'done' | 'failed') => void): Promise<BackgroundSeeding | undefined> {
+export async function seedDataDirInBackground(
+  dataDir: string,
+  services: SeedingServices,
+  onMessage?: (text: string, state: 'running' | 'done' | 'failed') => void,
+): Promise<BackgroundSeeding | undefined> {
   if (!(await firstRunNeeded(dataDir))) return undefined;
   return seedInBackground({
     services,

@@ -54,7 +54,12 @@ function npm(args: readonly string[], cwd: string): Promise<string> {
     child.on('error', (error) => reject(new PackTarballError(`npm could not be started: ${error.message}`)));
     child.on('close', (code) => {
       if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
-      else reject(new PackTarballError(`npm ${args[0]} failed in ${cwd} (exit ${code}): ${Buffer.concat(err).toString('utf8').trim().split('\n').slice(-5).join(' | ')}`));
+      else
+        reject(
+          new PackTarballError(
+            `npm ${args[0]} failed in ${cwd} (exit ${code}): ${Buffer.concat(err).toString('utf8').trim().split('\n').slice(-5).join(' | ')}`,
+          ),
+        );
     });
   });
 }
@@ -100,7 +105,10 @@ export async function buildPackTarball(packDir: string, outDir: string): Promise
     }
     const out = path.join(work, 'out');
     await mkdir(out);
-    const packed = z.array(z.object({ filename: z.string() }).loose()).min(1).parse(JSON.parse(await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', out], staged)));
+    const packed = z
+      .array(z.object({ filename: z.string() }).loose())
+      .min(1)
+      .parse(JSON.parse(await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', out], staged)));
     await mkdir(outDir, { recursive: true });
     await rename(path.join(out, packed[0]!.filename), tarball).catch(async () => {
       // Another file system (tmp vs out/): copy instead.

@@ -71,7 +71,10 @@ export async function installShippedTarballs(options: SeedInstallOptions): Promi
     const before = await readRootPackageJson(root);
     if (!before.ok) return before;
     const ctx: OpContext = { root, registry, progress: () => {}, ...(options.onNpmSpawn ? { onNpmSpawn: options.onNpmSpawn } : {}) };
-    const run = await npmInstall(ctx, specs.map((s) => s.npmArg));
+    const run = await npmInstall(
+      ctx,
+      specs.map((s) => s.npmArg),
+    );
     if (run.code !== 0) return npmFailure(run, 'installing the shipped packs');
 
     const after = await readRootPackageJson(root);
@@ -82,7 +85,11 @@ export async function installShippedTarballs(options: SeedInstallOptions): Promi
       const added = Object.keys(afterDeps).filter((dep) => !(dep in beforeDeps));
       const replaced = Object.keys(afterDeps).filter((dep) => dep in beforeDeps && beforeDeps[dep] !== afterDeps[dep]);
       if (added.length > 0) await npmUninstall(ctx, added);
-      if (replaced.length > 0) await npmInstall(ctx, replaced.map((dep) => `${dep}@${beforeDeps[dep] as string}`));
+      if (replaced.length > 0)
+        await npmInstall(
+          ctx,
+          replaced.map((dep) => `${dep}@${beforeDeps[dep] as string}`),
+        );
     };
     const lockfile = await readLockfile(root);
     if (!lockfile.ok || !lockfile.value) {
@@ -97,13 +104,15 @@ export async function installShippedTarballs(options: SeedInstallOptions): Promi
         if (saved !== pack.name) return fail('install-failed', `The bundled tarball for ${pack.name} holds ${saved ?? 'no package npm recorded'}.`);
         const pkg = await readInstalledPackageJson(root, `node_modules/${pack.name}`);
         if (!pkg.ok) return pkg;
-        if (pkg.value.name !== pack.name) return fail('install-failed', `The bundled tarball for ${pack.name} calls itself ${pkg.value.name} in its package.json.`);
+        if (pkg.value.name !== pack.name)
+          return fail('install-failed', `The bundled tarball for ${pack.name} calls itself ${pkg.value.name} in its package.json.`);
         const kind = classify(pkg.value, `node_modules/${pack.name}/package.json`);
         if (!kind.ok) return kind;
         const inspected = await inspectClosure(root, lockValue, pack.name);
         if (!inspected.ok) return inspected;
         const self = inspected.value.closure[0];
-        if (!self?.integrity || !self.resolved) return fail('install-failed', `The lockfile has no resolved path and integrity for ${pack.name}, so the artifact cannot be pinned.`);
+        if (!self?.integrity || !self.resolved)
+          return fail('install-failed', `The lockfile has no resolved path and integrity for ${pack.name}, so the artifact cannot be pinned.`);
         return ok({
           name: pack.name,
           version: pkg.value.version,

@@ -124,7 +124,14 @@ function scriptsOf(pkg: PackageJson, relPath: string, dir: string, own: boolean,
     found.push({ package: pkg.name, version: pkg.version, path: relPath, event: 'install', command: 'node-gyp rebuild (implied by binding.gyp)', own });
   }
   if (found.length === 0 && lockSaysScript) {
-    found.push({ package: pkg.name, version: pkg.version, path: relPath, event: 'install', command: '(the lockfile records an install script this package does not show)', own });
+    found.push({
+      package: pkg.name,
+      version: pkg.version,
+      path: relPath,
+      event: 'install',
+      command: '(the lockfile records an install script this package does not show)',
+      own,
+    });
   }
   return found;
 }

@@ -56,13 +56,25 @@ function ledgerOf(root: string) {
 }
 
 function lockEntry(root: string, name: string): { resolved?: string; integrity?: string } | undefined {
-  const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { resolved?: string; integrity?: string }> };
+  const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { resolved?: string; integrity?: string }>;
+  };
   return lock.packages[`node_modules/${name}`];
 }
 
 beforeAll(async () => {
   registry = await startRegistry({ uplink: false });
-  const dirs = ['sandbox-marker-1.0.0', 'script-dep-1.0.0', 'sandbox-with-dep-1.0.0', 'register-pack-1.0.0', 'not-a-pack-1.0.0', 'evolving-1.0.0', 'evolving-2.0.0', 'gyp-pack-1.0.0', 'register-failing-1.0.0'];
+  const dirs = [
+    'sandbox-marker-1.0.0',
+    'script-dep-1.0.0',
+    'sandbox-with-dep-1.0.0',
+    'register-pack-1.0.0',
+    'not-a-pack-1.0.0',
+    'evolving-1.0.0',
+    'evolving-2.0.0',
+    'gyp-pack-1.0.0',
+    'register-failing-1.0.0',
+  ];
   for (const dir of dirs) await registry.publish(fixture(dir));
   await registry.publish(fixture('evolving-3.0.0'), { tag: 'broken' });
 }, 180_000);
@@ -86,9 +98,16 @@ describe('install (scripts never run)', () => {
     try {
       const stages: string[] = [];
       const result = await createInstaller({ root, registry: registry.url }).install('@sp-fixture/sandbox-marker', { onProgress: (e) => stages.push(e.stage) });
-      expect(result).toMatchObject({ ok: true, value: { name: '@sp-fixture/sandbox-marker', version: '1.0.0', installMode: 'sandbox-only', status: 'active', sourceLabel: 'registry' } });
+      expect(result).toMatchObject({
+        ok: true,
+        value: { name: '@sp-fixture/sandbox-marker', version: '1.0.0', installMode: 'sandbox-only', status: 'active', sourceLabel: 'registry' },
+      });
       if (!result.ok) return;
-      expect(result.value.scripts.map((s) => `${s.event}:${s.command}:${s.own}`)).toEqual(['preinstall:node mark.cjs preinstall:true', 'install:node mark.cjs install:true', 'postinstall:node mark.cjs postinstall:true']);
+      expect(result.value.scripts.map((s) => `${s.event}:${s.command}:${s.own}`)).toEqual([
+        'preinstall:node mark.cjs preinstall:true',
+        'install:node mark.cjs install:true',
+        'postinstall:node mark.cjs postinstall:true',
+      ]);
       expect(stages).toEqual(['resolving', 'fetching', 'classifying', 'done']);
       expect(markers(root)).toEqual([]);
       // The lockfile keeps resolved and integrity despite the user npmrc and the env saying otherwise.
@@ -103,23 +122,37 @@ describe('install (scripts never run)', () => {
     }
   });
 
-  it('records, but never runs, a dependency\'s install script', async () => {
+  it("records, but never runs, a dependency's install script", async () => {
     const root = newRoot();
     const result = await createInstaller({ root, registry: registry.url }).install('@sp-fixture/sandbox-with-dep@1.0.0');
     expect(result).toMatchObject({ ok: true, value: { installMode: 'sandbox-only', status: 'active' } });
     if (!result.ok) return;
     expect(result.value.scripts).toEqual([
-      { package: '@sp-fixture/script-dep', version: '1.0.0', path: 'node_modules/@sp-fixture/script-dep', event: 'postinstall', command: 'node mark.cjs postinstall', own: false },
+      {
+        package: '@sp-fixture/script-dep',
+        version: '1.0.0',
+        path: 'node_modules/@sp-fixture/script-dep',
+        event: 'postinstall',
+        command: 'node mark.cjs postinstall',
+        own: false,
+      },
     ]);
     expect(markers(root)).toEqual([]);
-    expect(ledgerOf(root).packs['@sp-fixture/sandbox-with-dep']?.closure.map((c) => c.name)).toEqual(['@sp-fixture/sandbox-with-dep', '@sp-fixture/script-dep']);
+    expect(ledgerOf(root).packs['@sp-fixture/sandbox-with-dep']?.closure.map((c) => c.name)).toEqual([
+      '@sp-fixture/sandbox-with-dep',
+      '@sp-fixture/script-dep',
+    ]);
   });
 
-  it('lists npm\'s implied node-gyp install script for a binding.gyp, and hands the pack to the compile hook', async () => {
+  it("lists npm's implied node-gyp install script for a binding.gyp, and hands the pack to the compile hook", async () => {
     const root = newRoot();
     const compiled: string[] = [];
     const stages: string[] = [];
-    const installer = createInstaller({ root, registry: registry.url, compile: async (_root, record) => void compiled.push(`${record.name}@${record.version}`) });
+    const installer = createInstaller({
+      root,
+      registry: registry.url,
+      compile: async (_root, record) => void compiled.push(`${record.name}@${record.version}`),
+    });
     const result = await installer.install('@sp-fixture/gyp-pack', { onProgress: (e) => stages.push(e.stage) });
     expect(result).toMatchObject({ ok: true, value: { status: 'active' } });
     expect(compiled).toEqual(['@sp-fixture/gyp-pack@1.0.0']);
@@ -136,13 +169,23 @@ describe('install (scripts never run)', () => {
       expect(packed.code).toBe(0);
       const tgz = path.join(packDir, 'sp-fixture-evolving-1.0.0.tgz');
       // The CLI as the user runs it (a process: the installer's tests do not import the CLI face).
-      const child = spawn(process.execPath, [CLI, 'install', tgz, '--root', root, '--registry', registry.url, '--json'], { stdio: ['ignore', 'pipe', 'ignore'] });
+      const child = spawn(process.execPath, [CLI, 'install', tgz, '--root', root, '--registry', registry.url, '--json'], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
       let out = '';
       child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
       const [code] = (await once(child, 'close')) as [number];
       expect(code).toBe(0);
       const printed = JSON.parse(out) as Record<string, unknown>;
-      expect(printed).toMatchObject({ ok: true, name: '@sp-fixture/evolving', version: '1.0.0', installMode: 'sandbox-only', status: 'active', sourceLabel: 'unverified source', scripts: [] });
+      expect(printed).toMatchObject({
+        ok: true,
+        name: '@sp-fixture/evolving',
+        version: '1.0.0',
+        installMode: 'sandbox-only',
+        status: 'active',
+        sourceLabel: 'unverified source',
+        scripts: [],
+      });
       expect(printed.integrity).toMatch(/^sha512-/);
       expect(ledgerOf(root).packs['@sp-fixture/evolving']).toMatchObject({ source: 'tarball-file', sourceLabel: 'unverified source' });
     } finally {
@@ -153,7 +196,11 @@ describe('install (scripts never run)', () => {
   it('refuses a package without a nodetool field and removes it again', async () => {
     const root = newRoot();
     const result = await createInstaller({ root, registry: registry.url }).install('@sp-fixture/not-a-pack');
-    expect(result).toEqual({ ok: false, code: 'not-a-pack', message: '@sp-fixture/not-a-pack@1.0.0 is not a Sandbox Pack: its package.json has no "nodetool" field, so it was removed again.' });
+    expect(result).toEqual({
+      ok: false,
+      code: 'not-a-pack',
+      message: '@sp-fixture/not-a-pack@1.0.0 is not a Sandbox Pack: its package.json has no "nodetool" field, so it was removed again.',
+    });
     expect(existsSync(path.join(root, 'node_modules/@sp-fixture/not-a-pack'))).toBe(false);
     expect(JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).dependencies ?? {}).toEqual({});
     expect(ledgerOf(root).packs).toEqual({});
@@ -174,7 +221,7 @@ describe('install (scripts never run)', () => {
 });
 
 describe('trust and rebuild', () => {
-  it('keeps a register pack inactive until trusted, then runs exactly its and its dependency\'s scripts', async () => {
+  it("keeps a register pack inactive until trusted, then runs exactly its and its dependency's scripts", async () => {
     const root = newRoot();
     const installer = createInstaller({ root, registry: registry.url });
     const installed = await installer.install('@sp-fixture/register-pack');
@@ -183,7 +230,8 @@ describe('trust and rebuild', () => {
     expect(await installer.rebuild('@sp-fixture/register-pack')).toEqual({
       ok: false,
       code: 'trust-required',
-      message: '@sp-fixture/register-pack@1.0.0 needs your trust first: run `trust @sp-fixture/register-pack --dry-run` to see what would run, then `trust @sp-fixture/register-pack`.',
+      message:
+        '@sp-fixture/register-pack@1.0.0 needs your trust first: run `trust @sp-fixture/register-pack --dry-run` to see what would run, then `trust @sp-fixture/register-pack`.',
     });
     const plan = await installer.trustDryRun('@sp-fixture/register-pack');
     expect(plan.ok && plan.value.scripts.map((s) => `${s.package} ${s.event}: ${s.command}`)).toEqual([
@@ -194,7 +242,10 @@ describe('trust and rebuild', () => {
 
     const stages: string[] = [];
     const trusted = await installer.trust('@sp-fixture/register-pack', { onProgress: (e) => stages.push(e.stage) });
-    expect(trusted).toMatchObject({ ok: true, value: { status: 'active', refetched: false, scriptsRun: ['@sp-fixture/register-pack@1.0.0', '@sp-fixture/script-dep@1.0.0'] } });
+    expect(trusted).toMatchObject({
+      ok: true,
+      value: { status: 'active', refetched: false, scriptsRun: ['@sp-fixture/register-pack@1.0.0', '@sp-fixture/script-dep@1.0.0'] },
+    });
     // The scripts running is reported as what it is, so the UI never says "compiling" meanwhile.
     expect(stages).toEqual(['classifying', 'rebuilding', 'done']);
     expect(markers(root)).toEqual([
@@ -239,7 +290,9 @@ describe('trust and rebuild', () => {
       if (result.ok) return;
       expect(result.code).toBe('integrity-mismatch');
       expect(result.message).toMatch(
-        new RegExp(`^The registry served a different artifact for @sp-fixture/register-pack@1\\.0\\.0 than the one first installed \\(expected ${record!.integrity.replace(/[+/=]/g, '\\$&')}, got sha512-.+\\); nothing was run and the pack stays inactive\\.$`),
+        new RegExp(
+          `^The registry served a different artifact for @sp-fixture/register-pack@1\\.0\\.0 than the one first installed \\(expected ${record!.integrity.replace(/[+/=]/g, '\\$&')}, got sha512-.+\\); nothing was run and the pack stays inactive\\.$`,
+        ),
       );
       expect(markers(root)).toEqual([]);
       expect(ledgerOf(root).packs['@sp-fixture/register-pack']?.status).toBe('needs-rebuild');
@@ -352,8 +405,16 @@ describe('update and uninstall', () => {
     expect(await installer.uninstall('@sp-fixture/evolving')).toEqual({ ok: true, value: { name: '@sp-fixture/evolving', version: '2.0.0' } });
     expect(existsSync(path.join(root, 'node_modules/@sp-fixture/evolving'))).toBe(false);
     expect(ledgerOf(root).packs).toEqual({});
-    expect(await installer.uninstall('@sp-fixture/evolving')).toEqual({ ok: false, code: 'not-installed', message: 'No pack named @sp-fixture/evolving is installed.' });
-    expect(await installer.update('@sp-fixture/evolving')).toEqual({ ok: false, code: 'not-installed', message: 'No pack named @sp-fixture/evolving is installed.' });
+    expect(await installer.uninstall('@sp-fixture/evolving')).toEqual({
+      ok: false,
+      code: 'not-installed',
+      message: 'No pack named @sp-fixture/evolving is installed.',
+    });
+    expect(await installer.update('@sp-fixture/evolving')).toEqual({
+      ok: false,
+      code: 'not-installed',
+      message: 'No pack named @sp-fixture/evolving is installed.',
+    });
   });
 
   it('an update to a version that is no longer a pack rolls back to the recorded artifact', async () => {
@@ -371,7 +432,7 @@ describe('update and uninstall', () => {
     expect(await activePackNames(root)).toEqual(new Set(['@sp-fixture/evolving']));
   });
 
-  it('a local tarball carrying an installed pack\'s name and version cannot replace it', async () => {
+  it("a local tarball carrying an installed pack's name and version cannot replace it", async () => {
     const root = newRoot();
     const installer = createInstaller({ root, registry: registry.url });
     expect(await installer.install('@sp-fixture/evolving@1.0.0')).toMatchObject({ ok: true });

@@ -6,7 +6,15 @@
 // (trust.ts), which is keyed to the exact artifact. The ledger is written only after the artifact
 // is fully inspected, so an install that is killed or fails never leaves an active half pack.
 
-import { SOURCE_LABELS, trustCovers, type InstallMode, type LifecycleScript, type Ledger, type PackInstallStatus, type PackRecord } from '../../shared/protocol/ledger.ts';
+import {
+  SOURCE_LABELS,
+  trustCovers,
+  type InstallMode,
+  type LifecycleScript,
+  type Ledger,
+  type PackInstallStatus,
+  type PackRecord,
+} from '../../shared/protocol/ledger.ts';
 import { fail, ok, type Result } from '../../shared/protocol/result.ts';
 import { defaultDataDir } from '../platform/data-dir.ts';
 import { classify, inspectClosure, readInstalledPackageJson } from './inspect.ts';
@@ -42,8 +50,12 @@ export interface ReviewedArtifact {
 
 function changedSinceReview(record: PackRecord, reviewed: ReviewedArtifact | undefined): Result<never> | undefined {
   if (reviewed === undefined || (reviewed.version === record.version && reviewed.integrity === record.integrity)) return undefined;
-  const what = reviewed.version === record.version ? `${record.name}@${record.version} is now a different artifact` : `${record.name} is now at ${record.version}`;
-  return fail('pack-changed', `You reviewed ${record.name}@${reviewed.version}, but ${what}; nothing was run. Open the dialog again to review what is installed now.`);
+  const what =
+    reviewed.version === record.version ? `${record.name}@${record.version} is now a different artifact` : `${record.name} is now at ${record.version}`;
+  return fail(
+    'pack-changed',
+    `You reviewed ${record.name}@${reviewed.version}, but ${what}; nothing was run. Open the dialog again to review what is installed now.`,
+  );
 }
 
 export interface TrustDryRun {
@@ -101,7 +113,13 @@ export function createInstaller(options: InstallerOptions = {}) {
     }
   }
 
-  async function installParsedUnguarded(ctx: OpContext, ledger: Ledger, parsed: ParsedSpec, guard: UndoGuard, previous?: PackRecord): Promise<Result<PackRecord>> {
+  async function installParsedUnguarded(
+    ctx: OpContext,
+    ledger: Ledger,
+    parsed: ParsedSpec,
+    guard: UndoGuard,
+    previous?: PackRecord,
+  ): Promise<Result<PackRecord>> {
     const before = await readRootPackageJson(ctx.root);
     if (!before.ok) return before;
     ctx.progress({ stage: 'fetching', message: `npm install ${parsed.npmArg} (scripts off)` });
@@ -258,9 +276,18 @@ export function createInstaller(options: InstallerOptions = {}) {
         const stale = changedSinceReview(record, opts.reviewed);
         if (stale) return stale;
         if (record.installMode === 'sandbox-only') {
-          return ok({ ...outcomeOf(record), scriptsRun: [], refetched: false, note: 'Sandbox-only packs run no host code and no install scripts; it is active already.' });
+          return ok({
+            ...outcomeOf(record),
+            scriptsRun: [],
+            refetched: false,
+            note: 'Sandbox-only packs run no host code and no install scripts; it is active already.',
+          });
         }
-        const trusted: PackRecord = { ...record, trust: { name: record.name, version: record.version, integrity: record.integrity, at: new Date().toISOString() }, status: 'needs-rebuild' };
+        const trusted: PackRecord = {
+          ...record,
+          trust: { name: record.name, version: record.version, integrity: record.integrity, at: new Date().toISOString() },
+          status: 'needs-rebuild',
+        };
         const next = { ...ledger, packs: { ...ledger.packs, [name]: trusted } };
         await writeLedger(ctx.root, next);
         return rebuildLocked(ctx, next, name);

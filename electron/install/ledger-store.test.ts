@@ -45,7 +45,10 @@ describe('ledger store', () => {
 
   it('reports a damaged ledger by key path, and a damaged ledger activates nothing', async () => {
     const root = tempRoot();
-    writeFileSync(path.join(root, LEDGER_FILE), JSON.stringify({ format: 1, registry: 'https://r.example/', packs: { '@acme/pack': { ...record, status: 'trusted-by-me' } } }));
+    writeFileSync(
+      path.join(root, LEDGER_FILE),
+      JSON.stringify({ format: 1, registry: 'https://r.example/', packs: { '@acme/pack': { ...record, status: 'trusted-by-me' } } }),
+    );
     const read = await readLedger(root);
     expect(read).toMatchObject({ ok: false, code: 'invalid-data' });
     if (!read.ok) expect(read.message).toContain('packs.@acme/pack.status:');
@@ -56,7 +59,9 @@ describe('ledger store', () => {
 
   it('refuses to write a record filed under another name', async () => {
     const root = tempRoot();
-    await expect(writeLedger(root, { ...emptyLedger('https://r.example/'), packs: { 'other-name': record } })).rejects.toThrow('every pack record is filed under its own name');
+    await expect(writeLedger(root, { ...emptyLedger('https://r.example/'), packs: { 'other-name': record } })).rejects.toThrow(
+      'every pack record is filed under its own name',
+    );
   });
 
   it('consent covers only the exact artifact', () => {

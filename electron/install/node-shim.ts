@@ -30,14 +30,18 @@ function checkedEnv(runtime: Pick<AppRuntime, 'env'>): [string, string][] {
 /** The POSIX `node`: a /bin/sh script (absolute, so it works with any PATH) that execs the runtime. */
 export function posixShim(runtime: Pick<AppRuntime, 'execPath' | 'env'>): string {
   const quoted = `'${runtime.execPath.replaceAll("'", "'\\''")}'`;
-  const env = checkedEnv(runtime).map(([name, value]) => `${name}='${value}'\nexport ${name}\n`).join('');
+  const env = checkedEnv(runtime)
+    .map(([name, value]) => `${name}='${value}'\nexport ${name}\n`)
+    .join('');
   return `#!/bin/sh\n# Written by Sandbox Packs for one npm run: the app's own runtime, as Node.\n${env}exec ${quoted} "$@"\n`;
 }
 
 /** The Windows `node.cmd`, found through PATHEXT by cmd.exe, which npm runs scripts with there. */
 export function cmdShim(runtime: Pick<AppRuntime, 'execPath' | 'env'>): string {
   if (/["\r\n]/.test(runtime.execPath)) throw new Error(`the runtime path ${runtime.execPath} cannot be written into node.cmd`);
-  const env = checkedEnv(runtime).map(([name, value]) => `SET "${name}=${value}"\r\n`).join('');
+  const env = checkedEnv(runtime)
+    .map(([name, value]) => `SET "${name}=${value}"\r\n`)
+    .join('');
   // %% keeps a literal % in the path from being read as a variable.
   return `@ECHO OFF\r\nREM Written by Sandbox Packs for one npm run: the app's own runtime, as Node.\r\nSETLOCAL\r\n${env}"${runtime.execPath.replaceAll('%', '%%')}" %*\r\nEXIT /B %ERRORLEVEL%\r\n`;
 }

@@ -25,9 +25,12 @@ export const rootPaths = (root: string) => ({
 export function npmBaseArgs(root: string, registry: string): string[] {
   const p = rootPaths(root);
   return [
-    '--registry', registry,
-    '--userconfig', p.userconfig,
-    '--cache', p.cache,
+    '--registry',
+    registry,
+    '--userconfig',
+    p.userconfig,
+    '--cache',
+    p.cache,
     '--omit-lockfile-registry-resolved=false',
     '--package-lock=true',
     '--audit=false',
@@ -62,11 +65,18 @@ export async function ensureRoot(root: string): Promise<void> {
   const p = rootPaths(root);
   await mkdir(root, { recursive: true });
   try {
-    await writeFile(p.packageJson, `${JSON.stringify({ name: ROOT_PACKAGE_NAME, private: true, description: 'Managed by sandbox-packs; edit with the sandbox-packs CLI or app.', dependencies: {} }, null, 2)}\n`, { flag: 'wx' });
+    await writeFile(
+      p.packageJson,
+      `${JSON.stringify({ name: ROOT_PACKAGE_NAME, private: true, description: 'Managed by sandbox-packs; edit with the sandbox-packs CLI or app.', dependencies: {} }, null, 2)}\n`,
+      { flag: 'wx' },
+    );
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
-  await writeFile(p.userconfig, '# Owned by sandbox-packs: stands in for ~/.npmrc so user settings cannot weaken installs.\nignore-scripts=true\nomit-lockfile-registry-resolved=false\naudit=false\nfund=false\n');
+  await writeFile(
+    p.userconfig,
+    '# Owned by sandbox-packs: stands in for ~/.npmrc so user settings cannot weaken installs.\nignore-scripts=true\nomit-lockfile-registry-resolved=false\naudit=false\nfund=false\n',
+  );
 }
 
 export async function readRootPackageJson(root: string): Promise<Result<RootPackageJson>> {

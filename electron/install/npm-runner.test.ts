@@ -13,7 +13,9 @@ import { cmdShim, createNodeShim, posixShim, withFirstOnPath } from './node-shim
 import { NPM_LAUNCH_MESSAGES, npmErrorSummary, runNpm } from './npm-runner.ts';
 import { npmFailure } from './root-ops.ts';
 
-const PINNED_NPM = (JSON.parse(await readFile(path.resolve(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies.npm;
+const PINNED_NPM = (
+  JSON.parse(await readFile(path.resolve(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
+).dependencies.npm;
 
 let temp: string;
 /** A PATH entry whose `npm` and `node` both fail: anything found on PATH makes the run fail. */
@@ -58,11 +60,12 @@ describe('the npm the installer runs', () => {
     expect(JSON.parse(run.stdout)).toEqual({ execPath: process.execPath, node: process.versions.node });
   });
 
-  it('puts the shim before the caller\'s PATH for scripts, and removes it when npm exits', async () => {
+  it("puts the shim before the caller's PATH for scripts, and removes it when npm exits", async () => {
     const project = path.join(temp, 'project-path');
     await mkdir(project);
     // npm itself puts node_modules/.bin folders first; the shim must come before everything we were given.
-    const script = 'node -e "const p = require(\'path\'); const dirs = process.env.PATH.split(p.delimiter); const i = dirs.findIndex((d) => p.basename(d).startsWith(\'sandbox-packs-node-\')); console.log(JSON.stringify([dirs[i], i < dirs.indexOf(process.argv[1]), require(\'fs\').readdirSync(dirs[i]).sort()]))"';
+    const script =
+      "node -e \"const p = require('path'); const dirs = process.env.PATH.split(p.delimiter); const i = dirs.findIndex((d) => p.basename(d).startsWith('sandbox-packs-node-')); console.log(JSON.stringify([dirs[i], i < dirs.indexOf(process.argv[1]), require('fs').readdirSync(dirs[i]).sort()]))\"";
     await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'shim-path', version: '1.0.0', scripts: { show: `${script} ${impostors}` } }));
     const run = await runNpm(['run', '--silent', 'show', '--userconfig', path.join(temp, 'none.npmrc')], { cwd: project, env: { PATH: scriptPath } });
     expect(run.stderr).toBe('');
@@ -74,7 +77,14 @@ describe('the npm the installer runs', () => {
 
   it('reports what it runs with for --version and diagnostics', () => {
     const versions = runtimeVersions();
-    expect(versions).toEqual({ app: '0.1.0', npm: PINNED_NPM, node: process.versions.node, electron: undefined, npmPath: npmCliPath(), runtimePath: process.execPath });
+    expect(versions).toEqual({
+      app: '0.1.0',
+      npm: PINNED_NPM,
+      node: process.versions.node,
+      electron: undefined,
+      npmPath: npmCliPath(),
+      runtimePath: process.execPath,
+    });
   });
 });
 
@@ -82,7 +92,11 @@ describe('npm that cannot be started', () => {
   it('answers npm-unavailable with what to do when the shipped npm is missing', async () => {
     const cli = path.join(temp, 'gone', 'bin', 'npm-cli.js');
     const run = await runNpm(['--version'], { cwd: temp, npmCli: cli });
-    expect(run.failure).toEqual({ ok: false, code: 'npm-unavailable', message: `The npm that ships with Sandbox Packs is missing (${cli}); reinstall Sandbox Packs (in a development checkout, run \`npm install\`).` });
+    expect(run.failure).toEqual({
+      ok: false,
+      code: 'npm-unavailable',
+      message: `The npm that ships with Sandbox Packs is missing (${cli}); reinstall Sandbox Packs (in a development checkout, run \`npm install\`).`,
+    });
     expect(npmFailure(run, 'installing x')).toBe(run.failure);
     expect(npmErrorSummary(run)).toBe(run.failure?.message);
   });
@@ -90,7 +104,11 @@ describe('npm that cannot be started', () => {
   it('answers npm-unavailable when the runtime is missing', async () => {
     const runtime = path.join(temp, 'no-such-runtime');
     const run = await runNpm(['--version'], { cwd: temp, runtime: { execPath: runtime, env: {} } });
-    expect(run.failure).toEqual({ ok: false, code: 'npm-unavailable', message: `The runtime Sandbox Packs runs npm with is missing (${runtime}); reinstall Sandbox Packs.` });
+    expect(run.failure).toEqual({
+      ok: false,
+      code: 'npm-unavailable',
+      message: `The runtime Sandbox Packs runs npm with is missing (${runtime}); reinstall Sandbox Packs.`,
+    });
     expect(run.failure?.message).toBe(NPM_LAUNCH_MESSAGES.runtimeMissing(runtime));
   });
 
@@ -107,20 +125,40 @@ describe('npm that cannot be started', () => {
   });
 
   it('maps an unreachable registry to registry-unreachable with what to do', async () => {
-    const run = await runNpm(['view', 'left-pad', 'version', '--registry', 'http://127.0.0.1:9/', '--fetch-retries=0', '--userconfig', path.join(temp, 'none.npmrc'), '--cache', path.join(temp, 'cache')], { cwd: temp });
+    const run = await runNpm(
+      [
+        'view',
+        'left-pad',
+        'version',
+        '--registry',
+        'http://127.0.0.1:9/',
+        '--fetch-retries=0',
+        '--userconfig',
+        path.join(temp, 'none.npmrc'),
+        '--cache',
+        path.join(temp, 'cache'),
+      ],
+      { cwd: temp },
+    );
     const failure = npmFailure(run, 'installing left-pad');
     expect(failure.code).toBe('registry-unreachable');
-    expect(failure.message).toMatch(/^The package registry could not be reached while installing left-pad; check the network connection and the registry address, then try again\. npm said: .*ECONNREFUSED/);
+    expect(failure.message).toMatch(
+      /^The package registry could not be reached while installing left-pad; check the network connection and the registry address, then try again\. npm said: .*ECONNREFUSED/,
+    );
   });
 });
 
 describe('node shim', () => {
   const run = promisify(execFile);
 
-  it('runs `node -e` with the runtime it was made for, and the runtime\'s environment', async () => {
+  it("runs `node -e` with the runtime it was made for, and the runtime's environment", async () => {
     const shim = await createNodeShim({ execPath: process.execPath, env: { ELECTRON_RUN_AS_NODE: '1' } });
     try {
-      const { stdout } = await run(path.join(shim.dir, 'node'), ['-e', 'console.log(JSON.stringify([process.execPath, process.env.ELECTRON_RUN_AS_NODE, process.argv.slice(1)]))', 'a b', "it's"], { env: { PATH: impostors } });
+      const { stdout } = await run(
+        path.join(shim.dir, 'node'),
+        ['-e', 'console.log(JSON.stringify([process.execPath, process.env.ELECTRON_RUN_AS_NODE, process.argv.slice(1)]))', 'a b', "it's"],
+        { env: { PATH: impostors } },
+      );
       expect(JSON.parse(stdout)).toEqual([process.execPath, '1', ['a b', "it's"]]);
     } finally {
       await shim.dispose();

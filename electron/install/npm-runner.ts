@@ -55,10 +55,13 @@ export function cleanNpmEnv(base: NodeJS.ProcessEnv = process.env): Record<strin
 
 /** The sentences a user reads when npm cannot be started (tested word for word). */
 export const NPM_LAUNCH_MESSAGES = {
-  npmMissing: (cli: string) => `The npm that ships with Sandbox Packs is missing (${cli}); reinstall Sandbox Packs (in a development checkout, run \`npm install\`).`,
+  npmMissing: (cli: string) =>
+    `The npm that ships with Sandbox Packs is missing (${cli}); reinstall Sandbox Packs (in a development checkout, run \`npm install\`).`,
   runtimeMissing: (runtime: string) => `The runtime Sandbox Packs runs npm with is missing (${runtime}); reinstall Sandbox Packs.`,
-  refused: (runtime: string, reason: string) => `The system refused to start ${runtime} to run npm (${reason}); check that security software lets Sandbox Packs start programs, or reinstall it.`,
-  noShim: (reason: string) => `Sandbox Packs could not write the node shim for install scripts into the temporary folder (${reason}); check that the temporary folder is writable and has free space.`,
+  refused: (runtime: string, reason: string) =>
+    `The system refused to start ${runtime} to run npm (${reason}); check that security software lets Sandbox Packs start programs, or reinstall it.`,
+  noShim: (reason: string) =>
+    `Sandbox Packs could not write the node shim for install scripts into the temporary folder (${reason}); check that the temporary folder is writable and has free space.`,
 } as const;
 
 function launchFailure(message: string): NpmRun {
@@ -91,7 +94,13 @@ export async function runNpm(args: readonly string[], options: NpmRunOptions): P
         // With a pid the child started (a later error is a failed kill); its close still comes.
         if (settled || child.pid !== undefined) return;
         settled = true;
-        resolve(launchFailure(error.code === 'ENOENT' ? NPM_LAUNCH_MESSAGES.runtimeMissing(runtime.execPath) : NPM_LAUNCH_MESSAGES.refused(runtime.execPath, error.code ?? error.message)));
+        resolve(
+          launchFailure(
+            error.code === 'ENOENT'
+              ? NPM_LAUNCH_MESSAGES.runtimeMissing(runtime.execPath)
+              : NPM_LAUNCH_MESSAGES.refused(runtime.execPath, error.code ?? error.message),
+          ),
+        );
       });
       child.once('close', (code, signal) => {
         if (settled) return;

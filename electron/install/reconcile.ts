@@ -42,7 +42,9 @@ export async function reconcileLocked(ctx: OpContext, ledger: Ledger): Promise<R
     const dir = path.join(ctx.root, 'node_modules', record.name);
     if (!existsSync(dir)) {
       // Kept: the lockfile still pins it, and `rebuild` restores it only after verifying integrity.
-      missing.push(`${record.name}@${record.version}'s files are missing, so it is inactive; \`rebuild ${record.name}\` fetches it again (verified) or \`uninstall ${record.name}\` drops it.`);
+      missing.push(
+        `${record.name}@${record.version}'s files are missing, so it is inactive; \`rebuild ${record.name}\` fetches it again (verified) or \`uninstall ${record.name}\` drops it.`,
+      );
       continue;
     }
     const pkg = await readInstalledPackageJson(ctx.root, `node_modules/${record.name}`);

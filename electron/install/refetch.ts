@@ -16,11 +16,14 @@ export function sriOf(bytes: Uint8Array, algorithm: 'sha512' | 'sha384' | 'sha25
 
 /** True when one of the hashes in `expected` (space-separated SRI) matches the bytes. */
 export function integrityMatches(bytes: Uint8Array, expected: string): boolean {
-  return expected.split(/\s+/).filter(Boolean).some((item) => {
-    const algorithm = item.slice(0, item.indexOf('-'));
-    if (algorithm !== 'sha512' && algorithm !== 'sha384' && algorithm !== 'sha256') return false;
-    return sriOf(bytes, algorithm) === item;
-  });
+  return expected
+    .split(/\s+/)
+    .filter(Boolean)
+    .some((item) => {
+      const algorithm = item.slice(0, item.indexOf('-'));
+      if (algorithm !== 'sha512' && algorithm !== 'sha384' && algorithm !== 'sha256') return false;
+      return sriOf(bytes, algorithm) === item;
+    });
 }
 
 async function fetchBytes(resolved: string, root: string): Promise<Result<Uint8Array>> {
@@ -45,7 +48,10 @@ export async function verifyRefetch(root: string, entries: readonly ClosureEntry
   const verified: string[] = [];
   for (const entry of entries) {
     if (!entry.resolved || !entry.integrity) {
-      return fail('integrity-mismatch', `${entry.name}@${entry.version} has no recorded resolved URL and integrity, so it cannot be fetched again safely; nothing was run.`);
+      return fail(
+        'integrity-mismatch',
+        `${entry.name}@${entry.version} has no recorded resolved URL and integrity, so it cannot be fetched again safely; nothing was run.`,
+      );
     }
     const bytes = await fetchBytes(entry.resolved, root);
     if (!bytes.ok) return bytes;

@@ -24,7 +24,13 @@ describe('registry metadata helpers', () => {
         { name: 'math', kind: 'wasm', file: 'm.wasm', memoryPagesMax: 1, exports: ['add', { wasm: 'mul_i32', as: 'mul' }] },
       ],
     });
-    const after = manifestSurface('@x/p', { apiVersion: 1, sandboxModules: [{ name: '.', kind: 'js', file: 'a.js' }, { name: 'math', kind: 'wasm', file: 'm.wasm', memoryPagesMax: 1, exports: ['add'] }] });
+    const after = manifestSurface('@x/p', {
+      apiVersion: 1,
+      sandboxModules: [
+        { name: '.', kind: 'js', file: 'a.js' },
+        { name: 'math', kind: 'wasm', file: 'm.wasm', memoryPagesMax: 1, exports: ['add'] },
+      ],
+    });
     expect(removedSurface(before, after)).toEqual({ removedModules: ['@x/p/old'], removedExports: [{ specifier: '@x/p/math', names: ['mul'] }] });
     expect(manifestSurface('@x/p', { not: 'a manifest' }).specifiers.size).toBe(0);
   });

@@ -80,7 +80,10 @@ export function manifestSurface(packName: string, nodetool: unknown): ManifestSu
 }
 
 /** What the newer manifest no longer declares: whole modules, and WASM exports of modules it keeps. */
-export function removedSurface(before: ManifestSurface, after: ManifestSurface): { removedModules: string[]; removedExports: { specifier: string; names: string[] }[] } {
+export function removedSurface(
+  before: ManifestSurface,
+  after: ManifestSurface,
+): { removedModules: string[]; removedExports: { specifier: string; names: string[] }[] } {
   const removedModules = [...before.specifiers].filter((s) => !after.specifiers.has(s)).sort();
   const removedExports: { specifier: string; names: string[] }[] = [];
   for (const [specifier, names] of before.wasmExports) {

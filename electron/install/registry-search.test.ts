@@ -86,7 +86,12 @@ describe('search against a real Verdaccio', () => {
     });
     expect(byName.has('@sp-fixture/plain-lib')).toBe(false);
     // In both: the registry's live version, the index's description and recommendation.
-    expect(byName.get('@nodetool-ai/sandbox-zip')).toMatchObject({ version: '1.2.0', recommended: true, sources: ['index', 'registry'], description: expect.stringMatching(/^Zip and unzip byte arrays/) as unknown });
+    expect(byName.get('@nodetool-ai/sandbox-zip')).toMatchObject({
+      version: '1.2.0',
+      recommended: true,
+      sources: ['index', 'registry'],
+      description: expect.stringMatching(/^Zip and unzip byte arrays/) as unknown,
+    });
     expect(byName.get('@nodetool-ai/sandbox-yaml')).toMatchObject({ version: '1.0.0', sources: ['index'] });
   }, 30_000);
 
@@ -98,13 +103,19 @@ describe('search against a real Verdaccio', () => {
   it('sandbox-packs search --registry: text marks the source and escapes hidden characters; --json carries it', async () => {
     const text = await cli(['search', 'finds', '--registry', registry.url]);
     expect(text.code).toBe(0);
-    expect(text.out).toBe('  @sp-fixture/found-me@0.1.0  Finds things \\u202Eexe.gnp  [registry]\n    @sp-fixture/found-me (js): Greetings and sums (replace with what your pack does)');
+    expect(text.out).toBe(
+      '  @sp-fixture/found-me@0.1.0  Finds things \\u202Eexe.gnp  [registry]\n    @sp-fixture/found-me (js): Greetings and sums (replace with what your pack does)',
+    );
     const json = await cli(['search', 'zip', '--registry', registry.url, '--json']);
-    expect(JSON.parse(json.out)).toMatchObject({ ok: true, registry: registry.url, results: [{ name: '@nodetool-ai/sandbox-zip', version: '1.2.0', sources: ['index', 'registry'] }] });
+    expect(JSON.parse(json.out)).toMatchObject({
+      ok: true,
+      registry: registry.url,
+      results: [{ name: '@nodetool-ai/sandbox-zip', version: '1.2.0', sources: ['index', 'registry'] }],
+    });
   }, 30_000);
 });
 
-describe('the app\'s search keeps the registry\'s answer briefly', () => {
+describe("the app's search keeps the registry's answer briefly", () => {
   it('within the time to keep, a pack published since is not asked for again; past it, it is found', async () => {
     const kept = createPackSearch(60_000);
     const fresh = createPackSearch(0);

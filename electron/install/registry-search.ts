@@ -107,12 +107,19 @@ async function getJson(url: string, timeoutMs: number): Promise<{ status: number
 async function searchOnce(registry: string, text: string): Promise<{ ok: true; objects: unknown[] } | { ok: false; note: string }> {
   const url = `${registry}-/v1/search?text=${encodeURIComponent(text)}&size=250`;
   const got = await getJson(url, SEARCH_TIMEOUT_MS);
-  if (got.status === 0) return { ok: false, note: `The registry ${registry} could not be searched (${got.error ?? 'no answer'}); showing the bundled index only.` };
+  if (got.status === 0)
+    return { ok: false, note: `The registry ${registry} could not be searched (${got.error ?? 'no answer'}); showing the bundled index only.` };
   if (got.json === undefined) {
-    return { ok: false, note: got.error ? `The registry ${registry} answered the search badly (${got.error}); showing the bundled index only.` : `The registry ${registry} has no search endpoint (HTTP ${got.status}); showing the bundled index only.` };
+    return {
+      ok: false,
+      note: got.error
+        ? `The registry ${registry} answered the search badly (${got.error}); showing the bundled index only.`
+        : `The registry ${registry} has no search endpoint (HTTP ${got.status}); showing the bundled index only.`,
+    };
   }
   const parsed = SearchResponseSchema.safeParse(got.json);
-  if (!parsed.success) return { ok: false, note: `The registry ${registry} answered the search with something else than an npm search result; showing the bundled index only.` };
+  if (!parsed.success)
+    return { ok: false, note: `The registry ${registry} answered the search with something else than an npm search result; showing the bundled index only.` };
   return { ok: true, objects: parsed.data.objects };
 }
 
@@ -188,13 +195,23 @@ export interface PackSearchOptions {
  * The index's hits merged with the registry's: a pack in both is one hit marked with both sources,
  * with the registry's (live) version and the index's description and recommendation.
  */
-export async function searchPacks(options: PackSearchOptions, askRegistry: (registry: string) => Promise<RegistryAnswer> = searchRegistry): Promise<Result<PackSearchResult>> {
+export async function searchPacks(
+  options: PackSearchOptions,
+  askRegistry: (registry: string) => Promise<RegistryAnswer> = searchRegistry,
+): Promise<Result<PackSearchResult>> {
   const registry = options.registry.endsWith('/') ? options.registry : `${options.registry}/`;
   const [index, remote] = await Promise.all([loadRegistryIndex(options.index, options.cwd), askRegistry(registry)]);
   if (!index.ok) return index;
   const hits = new Map<string, PackSearchHit>();
   for (const entry of searchIndex(index.value, options.term)) {
-    hits.set(entry.name, { name: entry.name, version: entry.version, description: entry.description, sandboxModules: entry.sandboxModules, recommended: entry.recommended, sources: ['index'] });
+    hits.set(entry.name, {
+      name: entry.name,
+      version: entry.version,
+      description: entry.description,
+      sandboxModules: entry.sandboxModules,
+      recommended: entry.recommended,
+      sources: ['index'],
+    });
   }
   if (remote.ok) {
     for (const hit of remote.hits) {
@@ -206,7 +223,15 @@ export async function searchPacks(options: PackSearchOptions, askRegistry: (regi
       }
       // A pack of the index that the term did not match stays out, whatever the registry says of it.
       if (index.value.packs.some((p) => p.name === hit.name) || !matches(hit, options.term)) continue;
-      hits.set(hit.name, { name: hit.name, version: hit.version, description: hit.description, sandboxModules: [...hit.sandboxModules], recommended: false, sources: ['registry'], ...modules });
+      hits.set(hit.name, {
+        name: hit.name,
+        version: hit.version,
+        description: hit.description,
+        sandboxModules: [...hit.sandboxModules],
+        recommended: false,
+        sources: ['registry'],
+        ...modules,
+      });
     }
   }
   const sorted = [...hits.values()].sort((a, b) => Number(b.recommended) - Number(a.recommended) || a.name.localeCompare(b.name));

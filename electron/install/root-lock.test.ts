@@ -36,7 +36,10 @@ describe('acquireRootLock', () => {
     const child = spawn(process.execPath, ['-e', '0']);
     await once(child, 'exit');
     mkdirSync(path.join(root, LOCK_DIR));
-    writeFileSync(path.join(root, LOCK_DIR, 'owner.json'), JSON.stringify({ pid: child.pid, host: os.hostname(), startedAt: new Date().toISOString(), operation: 'install' }));
+    writeFileSync(
+      path.join(root, LOCK_DIR, 'owner.json'),
+      JSON.stringify({ pid: child.pid, host: os.hostname(), startedAt: new Date().toISOString(), operation: 'install' }),
+    );
     const lock = await acquireRootLock(root, 'reconcile');
     expect(lock).toMatchObject({ ok: true, value: { tookOverStale: true } });
     if (lock.ok) await lock.value.release();

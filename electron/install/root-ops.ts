@@ -46,7 +46,10 @@ export function npmErrorLines(run: NpmRun, maxLines = 40, maxChars = 3000): stri
   const lines = `${run.stderr}\n${run.stdout}`
     .split('\n')
     .map((l) => l.replace(/^npm (?:error|ERR!)\s?/, '').trimEnd())
-    .filter((l) => l.trim() !== '' && !/^A complete log of this run/.test(l) && !/^\s*at /.test(l) && !/debug-0\.log$/.test(l) && !/^npm (?:warn|WARN|notice)\b/.test(l));
+    .filter(
+      (l) =>
+        l.trim() !== '' && !/^A complete log of this run/.test(l) && !/^\s*at /.test(l) && !/debug-0\.log$/.test(l) && !/^npm (?:warn|WARN|notice)\b/.test(l),
+    );
   const text = lines.slice(0, maxLines).join('\n');
   if (text) return text.length > maxChars ? `${text.slice(0, maxChars)}…` : text;
   return npmErrorSummary(run);
@@ -58,12 +61,19 @@ export function npmFailure(run: NpmRun, what: string, lookup?: { registry: strin
   const text = `${run.stderr}\n${run.stdout}`;
   const summary = npmErrorSummary(run);
   if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|network request to .* failed/i.test(text)) {
-    return fail('registry-unreachable', `The package registry could not be reached while ${what}; check the network connection and the registry address, then try again. npm said: ${summary}`);
+    return fail(
+      'registry-unreachable',
+      `The package registry could not be reached while ${what}; check the network connection and the registry address, then try again. npm said: ${summary}`,
+    );
   }
-  if (/EINTEGRITY/.test(text)) return fail('integrity-mismatch', `The registry served an artifact whose integrity does not match the lockfile while ${what}: ${summary}`);
+  if (/EINTEGRITY/.test(text))
+    return fail('integrity-mismatch', `The registry served an artifact whose integrity does not match the lockfile while ${what}: ${summary}`);
   if (/E404|404 Not Found/.test(text)) {
     const where = lookup ? `the registry ${lookup.registry}` : 'the registry';
-    return fail('not-found', `The package ${lookup?.spec ?? ''}${lookup ? ' ' : ''}does not exist on ${where} (npm answered 404 Not Found while ${what}). Check the name, or the registry in Agent & settings.`);
+    return fail(
+      'not-found',
+      `The package ${lookup?.spec ?? ''}${lookup ? ' ' : ''}does not exist on ${where} (npm answered 404 Not Found while ${what}). Check the name, or the registry in Agent & settings.`,
+    );
   }
   if (/ETARGET|No matching version/.test(text)) return fail('install-failed', `No version matches while ${what}: ${summary}`);
   return fail('install-failed', `npm failed while ${what}: ${summary}`);

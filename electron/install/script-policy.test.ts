@@ -61,10 +61,13 @@ afterEach(async () => {
 });
 
 describe('trust of packs that did not come from the registry', () => {
-  it('a register pack from a local tarball: trust runs its and its registry dependency\'s scripts; a rebuild that refetches from the file runs them again', async () => {
+  it("a register pack from a local tarball: trust runs its and its registry dependency's scripts; a rebuild that refetches from the file runs them again", async () => {
     const root = newRoot();
     const installer = createInstaller({ root, registry: registry.url });
-    expect(await installer.install(tgz)).toMatchObject({ ok: true, value: { name: PACK, installMode: 'register', status: 'needs-trust', sourceLabel: 'unverified source' } });
+    expect(await installer.install(tgz)).toMatchObject({
+      ok: true,
+      value: { name: PACK, installMode: 'register', status: 'needs-trust', sourceLabel: 'unverified source' },
+    });
 
     const trusted = await installer.trust(PACK);
     expect(trusted).toMatchObject({ ok: true, value: { status: 'active', refetched: false, scriptsRun: [`${PACK}@1.0.0`, '@sp-fixture/script-dep@1.0.0'] } });
@@ -79,7 +82,7 @@ describe('trust of packs that did not come from the registry', () => {
     expect(has(root, PACK_MARKER)).toBe(true);
   });
 
-  it('a `file:` spec installs the same way; a registry pack trusted beside the untrusted tarball pack still works, and the tarball pack\'s scripts stay off until it is trusted', async () => {
+  it("a `file:` spec installs the same way; a registry pack trusted beside the untrusted tarball pack still works, and the tarball pack's scripts stay off until it is trusted", async () => {
     const root = newRoot();
     const installer = createInstaller({ root, registry: registry.url });
     const spec = `file:${path.relative(process.cwd(), tgz)}`;
@@ -88,7 +91,10 @@ describe('trust of packs that did not come from the registry', () => {
 
     // The untrusted tarball pack must be denied in a form npm matches, or the strict check refuses
     // the whole rebuild of the registry pack.
-    expect(await installer.trust('@sp-fixture/register-pack')).toMatchObject({ ok: true, value: { status: 'active', scriptsRun: ['@sp-fixture/register-pack@1.0.0', '@sp-fixture/script-dep@1.0.0'] } });
+    expect(await installer.trust('@sp-fixture/register-pack')).toMatchObject({
+      ok: true,
+      value: { status: 'active', scriptsRun: ['@sp-fixture/register-pack@1.0.0', '@sp-fixture/script-dep@1.0.0'] },
+    });
     expect(has(root, REGISTRY_PACK_MARKER)).toBe(true);
     expect(has(root, DEP_MARKER)).toBe(true);
     expect(has(root, PACK_MARKER)).toBe(false);
@@ -109,8 +115,14 @@ describe('a sandbox-only pack with install scripts (what the README says)', () =
     const installed = await installer.install('@sp-fixture/sandbox-marker');
     expect(installed).toMatchObject({ ok: true, value: { installMode: 'sandbox-only', status: 'active' } });
     expect(installed.ok && installed.value.scripts.map((s) => s.event)).toEqual(['preinstall', 'install', 'postinstall']);
-    expect(await installer.trust('@sp-fixture/sandbox-marker')).toMatchObject({ ok: true, value: { status: 'active', scriptsRun: [], note: 'Sandbox-only packs run no host code and no install scripts; it is active already.' } });
-    expect(await installer.rebuild('@sp-fixture/sandbox-marker')).toMatchObject({ ok: true, value: { scriptsRun: [], note: 'Sandbox-only packs never run install scripts.' } });
+    expect(await installer.trust('@sp-fixture/sandbox-marker')).toMatchObject({
+      ok: true,
+      value: { status: 'active', scriptsRun: [], note: 'Sandbox-only packs run no host code and no install scripts; it is active already.' },
+    });
+    expect(await installer.rebuild('@sp-fixture/sandbox-marker')).toMatchObject({
+      ok: true,
+      value: { scriptsRun: [], note: 'Sandbox-only packs never run install scripts.' },
+    });
     expect(has(root, 'node_modules/@sp-fixture/sandbox-marker/MARKER-@sp-fixture__sandbox-marker-postinstall')).toBe(false);
     expect(has(root, 'MARKER-@sp-fixture__sandbox-marker-preinstall')).toBe(false);
     expect(allowScriptsOf(root)).toEqual({ '@sp-fixture/sandbox-marker@1.0.0': false });
@@ -135,11 +147,28 @@ describe('the key npm matches for a remote tarball', () => {
     const packEntry = lock.value.packages['node_modules/@sp-fixture/register-pack'];
     const depEntry = lock.value.packages['node_modules/@sp-fixture/script-dep'];
     expect(packEntry?.resolved).toBe(url);
-    const packKey = scriptPolicyKey(root, registry.url, { name: '@sp-fixture/register-pack', version: '1.0.0', resolved: packEntry?.resolved }, rootPkg.value.dependencies?.['@sp-fixture/register-pack']);
+    const packKey = scriptPolicyKey(
+      root,
+      registry.url,
+      { name: '@sp-fixture/register-pack', version: '1.0.0', resolved: packEntry?.resolved },
+      rootPkg.value.dependencies?.['@sp-fixture/register-pack'],
+    );
     const depKey = scriptPolicyKey(root, registry.url, { name: '@sp-fixture/script-dep', version: '1.0.0', resolved: depEntry?.resolved });
     expect([packKey, depKey]).toEqual([url, '@sp-fixture/script-dep@1.0.0']);
 
-    const rebuild = () => runNpm(['rebuild', '--ignore-scripts=false', '--strict-allow-scripts=true', '--foreground-scripts=false', '@sp-fixture/register-pack@1.0.0', '@sp-fixture/script-dep@1.0.0', ...base], { cwd: root });
+    const rebuild = () =>
+      runNpm(
+        [
+          'rebuild',
+          '--ignore-scripts=false',
+          '--strict-allow-scripts=true',
+          '--foreground-scripts=false',
+          '@sp-fixture/register-pack@1.0.0',
+          '@sp-fixture/script-dep@1.0.0',
+          ...base,
+        ],
+        { cwd: root },
+      );
     expect(await writeAllowScripts(root, ['@sp-fixture/register-pack@1.0.0', depKey], [])).toEqual({ ok: true, value: undefined });
     const refused = await rebuild();
     expect(refused.code).not.toBe(0);
@@ -159,15 +188,21 @@ describe('scriptPolicyKey', () => {
   const reg = 'https://registry.example/';
   it('gives name@version for a registry tarball of exactly that package, scoped (also %2f-encoded) or not', () => {
     expect(scriptPolicyKey(root, reg, { name: 'a', version: '1.2.3', resolved: 'https://registry.example/a/-/a-1.2.3.tgz' }, '1.2.3')).toBe('a@1.2.3');
-    expect(scriptPolicyKey(root, 'https://registry.example', { name: '@s/b', version: '2.0.0', resolved: 'https://registry.example/@s%2fb/-/b-2.0.0.tgz' })).toBe('@s/b@2.0.0');
+    expect(
+      scriptPolicyKey(root, 'https://registry.example', { name: '@s/b', version: '2.0.0', resolved: 'https://registry.example/@s%2fb/-/b-2.0.0.tgz' }),
+    ).toBe('@s/b@2.0.0');
   });
   it('gives the absolute file: path for a tarball file, resolved against the root as arborist does', () => {
-    expect(scriptPolicyKey(root, reg, { name: 'a', version: '1.0.0', resolved: 'file:../t/a-1.0.0.tgz' }, 'file:../t/a-1.0.0.tgz')).toBe(`file:${path.resolve(root, '../t/a-1.0.0.tgz')}`);
+    expect(scriptPolicyKey(root, reg, { name: 'a', version: '1.0.0', resolved: 'file:../t/a-1.0.0.tgz' }, 'file:../t/a-1.0.0.tgz')).toBe(
+      `file:${path.resolve(root, '../t/a-1.0.0.tgz')}`,
+    );
   });
   it('gives the exact URL for a remote tarball: another host, another name inside the URL (an alias), or a top-level spec that is a URL', () => {
     const url = 'https://registry.example/a/-/a-1.2.3.tgz';
     expect(scriptPolicyKey(root, reg, { name: 'a', version: '1.2.3', resolved: url }, url)).toBe(url);
-    expect(scriptPolicyKey(root, reg, { name: 'a', version: '1.2.3', resolved: 'https://cdn.example/a/-/a-1.2.3.tgz' })).toBe('https://cdn.example/a/-/a-1.2.3.tgz');
+    expect(scriptPolicyKey(root, reg, { name: 'a', version: '1.2.3', resolved: 'https://cdn.example/a/-/a-1.2.3.tgz' })).toBe(
+      'https://cdn.example/a/-/a-1.2.3.tgz',
+    );
     expect(scriptPolicyKey(root, reg, { name: 'x', version: '1.2.3', resolved: url })).toBe(url);
   });
   it('gives the resolved git URL for a git dependency, and name@version when nothing is resolved', () => {

@@ -22,7 +22,10 @@ describe('parseSpec', () => {
   });
 
   it('accepts a local tarball, resolved to an absolute path', () => {
-    expect(parseSpec('./pack-1.0.0.tgz', dir)).toEqual({ ok: true, value: { source: 'tarball-file', npmArg: path.join(dir, 'pack-1.0.0.tgz'), spec: './pack-1.0.0.tgz' } });
+    expect(parseSpec('./pack-1.0.0.tgz', dir)).toEqual({
+      ok: true,
+      value: { source: 'tarball-file', npmArg: path.join(dir, 'pack-1.0.0.tgz'), spec: './pack-1.0.0.tgz' },
+    });
     expect(parseSpec(`file:${path.join(dir, 'pack-1.0.0.tgz')}`, '/')).toMatchObject({ ok: true, value: { source: 'tarball-file' } });
   });
 
@@ -33,26 +36,66 @@ describe('parseSpec', () => {
     });
   });
 
-  it.each(['github:user/repo', 'user/repo', 'user/repo#main', 'git+ssh://git@github.com/u/r.git', 'git://github.com/u/r', 'git@github.com:u/r.git', 'https://github.com/u/r', 'https://gitlab.com/u/r/-/archive/x.tgz', 'gitlab:u/r', 'bitbucket:u/r'])(
-    'refuses the git spec %s',
-    (spec) => {
-      expect(parseSpec(spec, dir)).toEqual({ ok: false, code: 'spec-unsupported', message: GIT });
-    },
-  );
+  it.each([
+    'github:user/repo',
+    'user/repo',
+    'user/repo#main',
+    'git+ssh://git@github.com/u/r.git',
+    'git://github.com/u/r',
+    'git@github.com:u/r.git',
+    'https://github.com/u/r',
+    'https://gitlab.com/u/r/-/archive/x.tgz',
+    'gitlab:u/r',
+    'bitbucket:u/r',
+  ])('refuses the git spec %s', (spec) => {
+    expect(parseSpec(spec, dir)).toEqual({ ok: false, code: 'spec-unsupported', message: GIT });
+  });
 
   it('refuses option injection, aliases, plain http, folders, missing files and bad names', () => {
-    expect(parseSpec('--registry=http://evil', dir)).toEqual({ ok: false, code: 'spec-unsupported', message: '"--registry=http://evil" looks like an option, not a package; package specs never start with "-".' });
+    expect(parseSpec('--registry=http://evil', dir)).toEqual({
+      ok: false,
+      code: 'spec-unsupported',
+      message: '"--registry=http://evil" looks like an option, not a package; package specs never start with "-".',
+    });
     expect(parseSpec('-g', dir)).toMatchObject({ ok: false, code: 'spec-unsupported' });
-    expect(parseSpec('csv@npm:evil-pkg', dir)).toEqual({ ok: false, code: 'spec-unsupported', message: '"csv@npm:evil-pkg" is an alias or a protocol spec, which cannot be installed; give the package name itself.' });
+    expect(parseSpec('csv@npm:evil-pkg', dir)).toEqual({
+      ok: false,
+      code: 'spec-unsupported',
+      message: '"csv@npm:evil-pkg" is an alias or a protocol spec, which cannot be installed; give the package name itself.',
+    });
     expect(parseSpec('npm:evil', dir)).toMatchObject({ ok: false, code: 'spec-unsupported' });
     expect(parseSpec('x@file:../y', dir)).toMatchObject({ ok: false, code: 'spec-unsupported' });
-    expect(parseSpec('http://example.org/p.tgz', dir)).toEqual({ ok: false, code: 'spec-unsupported', message: 'Tarballs are only installed over https, never plain http.' });
-    expect(parseSpec('https://example.org/not-a-tarball', dir)).toEqual({ ok: false, code: 'spec-unsupported', message: 'An https spec must point at a package tarball (a URL ending in .tgz or .tar.gz).' });
-    expect(parseSpec('https://user:pw@example.org/p.tgz', dir)).toEqual({ ok: false, code: 'spec-unsupported', message: 'A tarball URL must not carry credentials.' });
-    expect(parseSpec('./some-folder', dir)).toEqual({ ok: false, code: 'spec-unsupported', message: 'Installing from a folder is not supported; make a tarball with `npm pack` and install the .tgz.' });
-    expect(parseSpec('./missing.tgz', dir)).toEqual({ ok: false, code: 'spec-unsupported', message: `There is no tarball at ${path.join(dir, 'missing.tgz')}.` });
+    expect(parseSpec('http://example.org/p.tgz', dir)).toEqual({
+      ok: false,
+      code: 'spec-unsupported',
+      message: 'Tarballs are only installed over https, never plain http.',
+    });
+    expect(parseSpec('https://example.org/not-a-tarball', dir)).toEqual({
+      ok: false,
+      code: 'spec-unsupported',
+      message: 'An https spec must point at a package tarball (a URL ending in .tgz or .tar.gz).',
+    });
+    expect(parseSpec('https://user:pw@example.org/p.tgz', dir)).toEqual({
+      ok: false,
+      code: 'spec-unsupported',
+      message: 'A tarball URL must not carry credentials.',
+    });
+    expect(parseSpec('./some-folder', dir)).toEqual({
+      ok: false,
+      code: 'spec-unsupported',
+      message: 'Installing from a folder is not supported; make a tarball with `npm pack` and install the .tgz.',
+    });
+    expect(parseSpec('./missing.tgz', dir)).toEqual({
+      ok: false,
+      code: 'spec-unsupported',
+      message: `There is no tarball at ${path.join(dir, 'missing.tgz')}.`,
+    });
     expect(parseSpec('Bad_Name', dir)).toEqual({ ok: false, code: 'spec-unsupported', message: '"Bad_Name" is not a valid npm package name.' });
-    expect(parseSpec('pkg@1.0.0 --ignore-scripts=false', dir)).toEqual({ ok: false, code: 'spec-unsupported', message: 'A package spec cannot contain spaces or control characters.' });
+    expect(parseSpec('pkg@1.0.0 --ignore-scripts=false', dir)).toEqual({
+      ok: false,
+      code: 'spec-unsupported',
+      message: 'A package spec cannot contain spaces or control characters.',
+    });
     expect(parseSpec('pkg@a:b', dir)).toMatchObject({ ok: false, code: 'spec-unsupported' });
     expect(parseSpec('', dir)).toMatchObject({ ok: false, code: 'usage' });
   });

@@ -69,7 +69,8 @@ export function parseSpec(raw: string, cwd: string): Result<ParsedSpec> {
   if (spec.startsWith('file:') || filePath.startsWith('.') || path.isAbsolute(filePath) || TARBALL.test(filePath) || filePath.includes(path.sep)) {
     if (!spec.startsWith('@') || spec.startsWith('file:')) {
       const absolute = path.resolve(cwd, filePath);
-      if (!TARBALL.test(absolute)) return fail('spec-unsupported', 'Installing from a folder is not supported; make a tarball with `npm pack` and install the .tgz.');
+      if (!TARBALL.test(absolute))
+        return fail('spec-unsupported', 'Installing from a folder is not supported; make a tarball with `npm pack` and install the .tgz.');
       if (!existsSync(absolute) || !statSync(absolute).isFile()) return fail('spec-unsupported', `There is no tarball at ${absolute}.`);
       return ok({ source: 'tarball-file', npmArg: absolute, spec });
     }

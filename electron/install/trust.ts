@@ -53,7 +53,10 @@ export async function rebuildLocked(ctx: OpContext, ledger: Ledger, name: string
     return ok({ ...outcomeOf(record), scriptsRun: [], refetched: false, note: 'Sandbox-only packs never run install scripts.' });
   }
   if (!trustCovers(record)) {
-    return fail('trust-required', `${name}@${record.version} needs your trust first: run \`trust ${name} --dry-run\` to see what would run, then \`trust ${name}\`.`);
+    return fail(
+      'trust-required',
+      `${name}@${record.version} needs your trust first: run \`trust ${name} --dry-run\` to see what would run, then \`trust ${name}\`.`,
+    );
   }
   const inactive = { ...record, status: 'needs-rebuild' as const };
   /** Leave the pack trusted but inactive, with the reason recorded so every view shows why. */
@@ -85,7 +88,12 @@ export async function rebuildLocked(ctx: OpContext, ledger: Ledger, name: string
     if (run.code !== 0) return stopped(npmFailure(run, `restoring ${name} from the lockfile`));
     for (const entry of broken) {
       if (!(await intact(ctx.root, entry, false))) {
-        return stopped(fail('integrity-mismatch', `${entry.name}@${entry.version} on disk still differs from what was first installed after it was fetched again; nothing was run.`));
+        return stopped(
+          fail(
+            'integrity-mismatch',
+            `${entry.name}@${entry.version} on disk still differs from what was first installed after it was fetched again; nothing was run.`,
+          ),
+        );
       }
     }
     refetched = true;

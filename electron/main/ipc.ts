@@ -19,7 +19,7 @@ function trustedSender(event: IpcMainInvokeEvent, win: BrowserWindow): boolean {
 /** Returns a function that removes the handler and the event forwarding. */
 export function bindContractToIpc(win: BrowserWindow, dispatcher: Dispatcher, events: EventHub): Unsubscribe {
   ipcMain.handle(IPC_INVOKE_CHANNEL, async (event, method: unknown, payload: unknown) => {
-    if (!trustedSender(event, win)) return fail('forbidden', 'This window is not allowed to call the app\'s services.');
+    if (!trustedSender(event, win)) return fail('forbidden', "This window is not allowed to call the app's services.");
     return dispatcher.handle(method, payload, { face: 'ipc' });
   });
   const unsubscribe = events.subscribe((event) => {

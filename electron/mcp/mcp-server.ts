@@ -36,7 +36,7 @@ export interface McpFaceOptions {
 
 export const INSTRUCTIONS = [
   'Sandbox Packs runs JavaScript in an isolated QuickJS sandbox, with the packs (npm packages of sandbox modules) the user installed and allowed for this session.',
-  'Call list_sandbox_modules first: its specifiers are the only imports your code may use. Read a pack\'s documentation with read_pack_skill when you need it, check code with validate_code, and run it with run_code.',
+  "Call list_sandbox_modules first: its specifiers are the only imports your code may use. Read a pack's documentation with read_pack_skill when you need it, check code with validate_code, and run it with run_code.",
   'The user decides which packs and which network hosts this session may use; a tool call cannot change that.',
 ].join(' ');
 
@@ -59,7 +59,13 @@ export function createMcpFace(options: McpFaceOptions): Server {
     description: spec.description,
     inputSchema: jsonSchemaOf(spec.input, 'input'),
     outputSchema: jsonSchemaOf(spec.output, 'output'),
-    annotations: { title: spec.title, readOnlyHint: spec.readOnly, destructiveHint: false, idempotentHint: spec.readOnly, openWorldHint: spec.name === 'run_code' && deps.fetchHosts.length > 0 },
+    annotations: {
+      title: spec.title,
+      readOnlyHint: spec.readOnly,
+      destructiveHint: false,
+      idempotentHint: spec.readOnly,
+      openWorldHint: spec.name === 'run_code' && deps.fetchHosts.length > 0,
+    },
   }));
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
@@ -77,7 +83,12 @@ export function createMcpFace(options: McpFaceOptions): Server {
     if (!view.ok) throw new McpError(ErrorCode.InternalError, `${view.code}: ${view.message}`);
     const packs = [...new Set(view.value.modules.filter((m) => m.hasSkill).map((m) => m.packName))].sort();
     return {
-      resources: packs.map((packName) => ({ uri: skillUri(packName), name: `${packName} SKILL.md`, description: `Documentation of the pack ${packName}`, mimeType: 'text/markdown' })),
+      resources: packs.map((packName) => ({
+        uri: skillUri(packName),
+        name: `${packName} SKILL.md`,
+        description: `Documentation of the pack ${packName}`,
+        mimeType: 'text/markdown',
+      })),
     };
   });
 
@@ -85,11 +96,18 @@ export function createMcpFace(options: McpFaceOptions): Server {
     const uri = request.params.uri;
     const name = uri.startsWith(SKILL_URI_PREFIX) && uri.endsWith(SKILL_URI_SUFFIX) ? uri.slice(SKILL_URI_PREFIX.length, -SKILL_URI_SUFFIX.length) : undefined;
     const packName = PackageNameSchema.safeParse(name);
-    if (!packName.success) throw new McpError(ErrorCode.InvalidParams, `invalid-request: there is no resource ${JSON.stringify(uri.slice(0, 300))}; resources/list shows the documentation this session may read.`);
+    if (!packName.success)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `invalid-request: there is no resource ${JSON.stringify(uri.slice(0, 300))}; resources/list shows the documentation this session may read.`,
+      );
     const view = await sessionView(call, deps.allow);
     if (!view.ok) throw new McpError(ErrorCode.InternalError, `${view.code}: ${view.message}`);
     if (!packAllowed(view.value, packName.data)) {
-      throw new McpError(ErrorCode.InvalidParams, `session-not-allowed: ${JSON.stringify(packName.data)} has no module on this session's package allowlist, so its documentation is not available here.`);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `session-not-allowed: ${JSON.stringify(packName.data)} has no module on this session's package allowlist, so its documentation is not available here.`,
+      );
     }
     const doc = await call('catalog.skillDoc', { packName: packName.data });
     if (!doc.ok) throw new McpError(ErrorCode.InvalidParams, `${doc.code}: ${doc.message}`);

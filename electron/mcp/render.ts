@@ -66,7 +66,9 @@ export function runDetails(logs: readonly RunLog[] | undefined, receipt: RunRece
       counts.set(key, (counts.get(key) ?? 0) + 1);
     }
     const calls = counts.size ? [...counts].map(([key, n]) => (n > 1 ? `${key} ×${n}` : key)).join(', ') : 'none';
-    const denied = receipt.denied.length ? receipt.denied.map((d) => `${d.kind} ${JSON.stringify(d.request)} from ${d.from} (${d.code})`).join(', ') : 'nothing';
+    const denied = receipt.denied.length
+      ? receipt.denied.map((d) => `${d.kind} ${JSON.stringify(d.request)} from ${d.from} (${d.code})`).join(', ')
+      : 'nothing';
     lines.push(`Receipt: ${Math.round(receipt.wallMs)} ms; modules ${modules}; calls ${calls}; denied ${denied}.`);
   }
   return lines;

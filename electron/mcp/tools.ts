@@ -24,7 +24,10 @@ export interface ToolDeps {
 
 export async function callTool(deps: ToolDeps, name: string, args: unknown): Promise<CallToolResult> {
   if (!isToolName(name)) {
-    return toolError({ code: 'invalid-request', message: `There is no tool ${JSON.stringify(name.slice(0, 64))}; the tools are ${Object.keys(TOOLS).join(', ')}.` });
+    return toolError({
+      code: 'invalid-request',
+      message: `There is no tool ${JSON.stringify(name.slice(0, 64))}; the tools are ${Object.keys(TOOLS).join(', ')}.`,
+    });
   }
   const parsed = TOOLS[name].input.safeParse(args ?? {});
   if (!parsed.success) return toolError({ code: 'invalid-request', message: `${name} arguments: ${formatIssues(parsed.error.issues)}` });
@@ -45,7 +48,10 @@ async function listModules(deps: ToolDeps): Promise<CallToolResult> {
   if (!view.ok) return toolError(view);
   const modules = view.value.modules.map((m) => ({ specifier: m.specifier, packName: m.packName, kind: m.kind, line: m.summary, hasSkill: m.hasSkill }));
   const text = modules.length
-    ? ['Modules this session may import (one per line):', ...modules.map((m) => `${m.line}${m.hasSkill ? `  [docs: read_pack_skill "${m.packName}"]` : ''}`)].join('\n')
+    ? [
+        'Modules this session may import (one per line):',
+        ...modules.map((m) => `${m.line}${m.hasSkill ? `  [docs: read_pack_skill "${m.packName}"]` : ''}`),
+      ].join('\n')
     : 'No modules are allowed in this session. Plain JavaScript without imports still runs; only the user can allow packs for an agent session.';
   return toolOk({ modules }, text);
 }
@@ -56,7 +62,10 @@ async function readSkill(deps: ToolDeps, { packName }: z.output<typeof ReadSkill
   // The same answer whether the pack is missing or only not allowed: the session learns nothing
   // about packs outside it.
   if (!packAllowed(view.value, packName)) {
-    return toolError({ code: 'session-not-allowed', message: `${JSON.stringify(packName)} has no module on this session's package allowlist, so its documentation is not available here. list_sandbox_modules shows the packs this session may use.` });
+    return toolError({
+      code: 'session-not-allowed',
+      message: `${JSON.stringify(packName)} has no module on this session's package allowlist, so its documentation is not available here. list_sandbox_modules shows the packs this session may use.`,
+    });
   }
   const doc = await deps.call('catalog.skillDoc', { packName });
   if (!doc.ok) return toolError(doc);
@@ -105,12 +114,17 @@ async function validateCode(deps: ToolDeps, input: z.output<typeof ValidateCodeI
   if (!answer.ok) return toolError(answer);
   // A specifier outside the session gets one issue, and nothing about whether it is installed.
   const refused = new Set(specifiers.filter((s) => !view.value.allowed.has(s)));
-  const issues: Omit<ValidationIssue, 'nodeId'>[] = answer.value.issues.filter((i) => i.specifier === undefined || !refused.has(i.specifier)).map(({ nodeId: _node, ...issue }) => issue);
+  const issues: Omit<ValidationIssue, 'nodeId'>[] = answer.value.issues
+    .filter((i) => i.specifier === undefined || !refused.has(i.specifier))
+    .map(({ nodeId: _node, ...issue }) => issue);
   for (const specifier of refused) {
     const failure = refuseNotAllowed([specifier], view.value.allowed);
     if (failure) issues.push({ severity: 'error', code: failure.code, message: failure.message, specifier });
   }
   const valid = !issues.some((i) => i.severity === 'error');
-  const text = valid && issues.length === 0 ? 'Valid: no issues.' : [valid ? 'Valid, with warnings:' : 'Not valid:', ...issues.map((i) => clip(`${i.severity} ${i.code}: ${i.message}`))].join('\n');
+  const text =
+    valid && issues.length === 0
+      ? 'Valid: no issues.'
+      : [valid ? 'Valid, with warnings:' : 'Not valid:', ...issues.map((i) => clip(`${i.severity} ${i.code}: ${i.message}`))].join('\n');
   return toolOk({ valid, issues }, text);
 }

@@ -51,7 +51,10 @@ export function appVersion(): string {
   if (typeof __SANDBOX_PACKS_VERSION__ === 'string') return __SANDBOX_PACKS_VERSION__;
   if (BUNDLED) return 'unknown';
   try {
-    const parsed = z.object({ version: z.string() }).loose().safeParse(JSON.parse(readFileSync(path.join(backendRoot(), 'package.json'), 'utf8')));
+    const parsed = z
+      .object({ version: z.string() })
+      .loose()
+      .safeParse(JSON.parse(readFileSync(path.join(backendRoot(), 'package.json'), 'utf8')));
     return parsed.success ? parsed.data.version : 'unknown';
   } catch {
     return 'unknown';
@@ -72,15 +75,18 @@ export interface RuntimeVersions {
 export function runtimeVersions(): RuntimeVersions {
   const runtime = appRuntime();
   const dir = assetPath('npm');
-  return { app: appVersion(), npm: npmVersion(dir), node: runtime.nodeVersion, electron: runtime.electronVersion, npmPath: npmCliPath(dir), runtimePath: runtime.execPath };
+  return {
+    app: appVersion(),
+    npm: npmVersion(dir),
+    node: runtime.nodeVersion,
+    electron: runtime.electronVersion,
+    npmPath: npmCliPath(dir),
+    runtimePath: runtime.execPath,
+  };
 }
 
 /** The lines `sandbox-packs --version` prints. */
 export function versionLines(v: RuntimeVersions = runtimeVersions()): string[] {
   const runtime = v.electron ? `Electron ${v.electron} as Node ${v.node}` : `Node ${v.node}`;
-  return [
-    `sandbox-packs ${v.app}`,
-    `npm ${v.npm ?? 'missing'} (the app's own, ${v.npmPath})`,
-    `runtime ${runtime} (${v.runtimePath})`,
-  ];
+  return [`sandbox-packs ${v.app}`, `npm ${v.npm ?? 'missing'} (the app's own, ${v.npmPath})`, `runtime ${runtime} (${v.runtimePath})`];
 }

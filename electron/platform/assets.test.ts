@@ -4,7 +4,19 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ASSETS, BUNDLED, SHIPPED_PACKS, UnknownAssetError, assetPath, assetSpec, assetUrl, backendRoot, esbuildBinary, outsideAsar, type AssetId } from './assets.ts';
+import {
+  ASSETS,
+  BUNDLED,
+  SHIPPED_PACKS,
+  UnknownAssetError,
+  assetPath,
+  assetSpec,
+  assetUrl,
+  backendRoot,
+  esbuildBinary,
+  outsideAsar,
+  type AssetId,
+} from './assets.ts';
 
 const repo = path.resolve(import.meta.dirname, '..', '..');
 

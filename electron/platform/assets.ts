@@ -94,7 +94,7 @@ export const ASSETS = [
   },
   {
     id: 'probe-worker',
-    why: 'the compiler\'s admission probe worker thread',
+    why: "the compiler's admission probe worker thread",
     stage: 'bundle',
     // Dev starts a boot file that registers tsx; the bundle starts the compiled worker itself.
     dev: { repo: 'electron/compiler/probe-worker-boot.mjs' },
@@ -114,7 +114,7 @@ export const ASSETS = [
   },
   {
     id: 'esbuild',
-    why: 'the compiler\'s esbuild JS API (loaded by esbuild-runtime.ts: it spawns the platform binary below)',
+    why: "the compiler's esbuild JS API (loaded by esbuild-runtime.ts: it spawns the platform binary below)",
     stage: 'dir',
     dev: { pkg: 'esbuild', file: '.' },
     // Not bin/: on this layout it is a second copy of the platform binary.
@@ -125,7 +125,7 @@ export const ASSETS = [
   },
   {
     id: 'esbuild-binary',
-    why: 'esbuild\'s platform binary, executed by the esbuild JS API',
+    why: "esbuild's platform binary, executed by the esbuild JS API",
     stage: 'dir',
     dev: { pkg: binary.pkg, file: '.' },
     files: ['package.json', binary.file],
@@ -134,7 +134,7 @@ export const ASSETS = [
   },
   {
     id: 'npm',
-    why: 'the npm the installer runs (with the app\'s own runtime: a user\'s machine may have no Node.js or npm)',
+    why: "the npm the installer runs (with the app's own runtime: a user's machine may have no Node.js or npm)",
     stage: 'dir',
     // Pinned exactly in package.json; which major and why: docs/packaging.md, "The app's own npm".
     dev: { pkg: 'npm', file: '.' },
@@ -154,7 +154,7 @@ export const ASSETS = [
   },
   {
     id: 'preload',
-    why: 'the window\'s preload bundle (CommonJS, requires only electron)',
+    why: "the window's preload bundle (CommonJS, requires only electron)",
     stage: 'file',
     dev: { repo: 'out/electron/preload.cjs' },
     staged: 'preload.cjs',
@@ -180,7 +180,7 @@ export const ASSETS = [
   })),
   {
     id: 'precompiled-cache',
-    why: 'the shipped packs\' npm modules compiled at packaging time; first run copies them into the compile cache, which re-checks each against the installed files',
+    why: "the shipped packs' npm modules compiled at packaging time; first run copies them into the compile cache, which re-checks each against the installed files",
     stage: 'precompiled',
     // Built from the staged pack tarballs (so after them); dev builds it on demand into out/.
     dev: { repo: 'out/_sandbox/precompiled/cache.json' },

@@ -22,5 +22,18 @@ function load(): typeof Esbuild {
 
 const esbuild = load();
 
-export const { analyzeMetafile, analyzeMetafileSync, build, buildSync, context, formatMessages, formatMessagesSync, initialize, stop, transform, transformSync, version } = esbuild;
+export const {
+  analyzeMetafile,
+  analyzeMetafileSync,
+  build,
+  buildSync,
+  context,
+  formatMessages,
+  formatMessagesSync,
+  initialize,
+  stop,
+  transform,
+  transformSync,
+  version,
+} = esbuild;
 export default esbuild;

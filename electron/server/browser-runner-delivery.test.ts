@@ -47,12 +47,23 @@ describe('delivery for the browser runner', () => {
     expect(Object.values(info.imports).sort()).toEqual(String(res.headers['x-sandbox-module-dependencies']).split(',').sort());
   });
 
-  it('answers a WASM entry\'s binary with ?part=wasm under the same digest, and its exports in the graph header', async () => {
+  it("answers a WASM entry's binary with ?part=wasm under the same digest, and its exports in the graph header", async () => {
     const id = moduleIdOf('@acme/geo/simplify-wasm');
     const facade = await raw(host.port, { path: `/api/sandbox-modules/${id}`, headers: auth });
     const info = DeliveredModuleInfoSchema.parse(JSON.parse(decodeURIComponent(String(facade.headers['x-sandbox-module-graph']))));
-    expect(info.wasm).toEqual({ exports: [{ wasm: 'add', as: 'add' }, { wasm: 'scale-f64', as: 'scale' }], memoryPagesMax: 16, budgets: {} });
-    expect(info.sources.map((s) => [s.kind, s.content])).toEqual([['wasm-facade', 'source'], ['wasm-binary', 'wasm'], ['wasm-bridge', 'bridge']]);
+    expect(info.wasm).toEqual({
+      exports: [
+        { wasm: 'add', as: 'add' },
+        { wasm: 'scale-f64', as: 'scale' },
+      ],
+      memoryPagesMax: 16,
+      budgets: {},
+    });
+    expect(info.sources.map((s) => [s.kind, s.content])).toEqual([
+      ['wasm-facade', 'source'],
+      ['wasm-binary', 'wasm'],
+      ['wasm-bridge', 'bridge'],
+    ]);
     expect(facade.headers['x-sandbox-module-dependencies']).toBe('');
     const binary = await raw(host.port, { path: `/api/sandbox-modules/${id}?part=wasm`, headers: auth });
     expect(binary.status).toBe(200);

@@ -68,10 +68,13 @@ export function gateConnections(server: Server, limits: ConnectionLimits): Conne
     open += 1;
     const over = open > limits.maxConnections;
     if (over) overLimit.add(socket);
-    const timer = setTimeout(() => {
-      if (over) socket.destroy();
-      else socket.end(RAW_408, () => socket.destroy());
-    }, over ? limits.overLimitGraceMs : limits.headersTimeoutMs);
+    const timer = setTimeout(
+      () => {
+        if (over) socket.destroy();
+        else socket.end(RAW_408, () => socket.destroy());
+      },
+      over ? limits.overLimitGraceMs : limits.headersTimeoutMs,
+    );
     timer.unref();
     silence.set(socket, timer);
     socket.once('close', () => {
@@ -90,7 +93,10 @@ export function gateConnections(server: Server, limits: ConnectionLimits): Conne
       if (!overLimit.has(req.socket)) return false;
       sendFailure(
         res,
-        fail('too-many-connections', `This app already serves ${limits.maxConnections} connections at once; close a tab or window that shows it, then try again.`),
+        fail(
+          'too-many-connections',
+          `This app already serves ${limits.maxConnections} connections at once; close a tab or window that shows it, then try again.`,
+        ),
         503,
         { Connection: 'close', 'Retry-After': '5' },
       );

@@ -47,7 +47,8 @@ export async function deliverModule(
     return sendFailure(res, fail('invalid-request', 'digest: a digest is 64 lower-case hex characters (sha256)'));
   }
   const rawPart = query.get('part') ?? 'source';
-  if (!(DELIVERY_PARTS as readonly string[]).includes(rawPart)) return sendFailure(res, fail('invalid-request', `part: a module part is one of ${DELIVERY_PARTS.join(', ')}`));
+  if (!(DELIVERY_PARTS as readonly string[]).includes(rawPart))
+    return sendFailure(res, fail('invalid-request', `part: a module part is one of ${DELIVERY_PARTS.join(', ')}`));
   const delivery = await catalog.authorizeDelivery(rawId, principal, rawPart as DeliveryPart);
   if (!delivery.ok) {
     return sendFailure(res, fail(delivery.code, delivery.message), delivery.code === 'forbidden' ? 403 : 404);

@@ -28,7 +28,12 @@ afterAll(async () => {
 });
 
 const rpc = (method: string, body: unknown) =>
-  raw(host.port, { method: 'POST', path: `/api/rpc/${method}`, headers: { Authorization: `Bearer ${host.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  raw(host.port, {
+    method: 'POST',
+    path: `/api/rpc/${method}`,
+    headers: { Authorization: `Bearer ${host.token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 describe('code.cancel over HTTP', () => {
   it('a Stop that comes while the sandbox is still starting (the first run) ends the run before any code ran: cancelled, no logs', async () => {
@@ -38,7 +43,12 @@ describe('code.cancel over HTTP', () => {
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect((await rpc('code.cancel', { runId: 'run-cold-1' })).json()).toEqual({ ok: true, value: { cancelled: true } });
     const body = (await run).json() as { ok: true; value: { result: unknown } };
-    expect(body.value.result).toMatchObject({ ok: false, code: 'cancelled', message: 'The run was stopped while it waited for the sandbox to be ready; none of its code ran.', logs: [] });
+    expect(body.value.result).toMatchObject({
+      ok: false,
+      code: 'cancelled',
+      message: 'The run was stopped while it waited for the sandbox to be ready; none of its code ran.',
+      logs: [],
+    });
   });
 
   it('stops a running code.run by its runId; the run answers cancelled at once', async () => {

@@ -25,7 +25,10 @@ describe('web host lifecycle', () => {
       const run = await fetch(`${host.origin}/api/rpc/code.run`, {
         method: 'POST',
         headers: { ...auth, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ code: 'import { add } from "@acme/geo/simplify-wasm"; return await add(1, 2);', packages: [{ specifier: '@acme/geo/simplify-wasm' }] }),
+        body: JSON.stringify({
+          code: 'import { add } from "@acme/geo/simplify-wasm"; return await add(1, 2);',
+          packages: [{ specifier: '@acme/geo/simplify-wasm' }],
+        }),
       });
       expect(((await run.json()) as { value: { result: { value: unknown } } }).value.result.value).toBe(3);
       expect(workers()).toBeGreaterThan(before);
@@ -37,7 +40,10 @@ describe('web host lifecycle', () => {
 
       await host.close();
       // The stream ends (done or aborted), never hangs.
-      const end = await reader.read().then((r) => r.done, () => true);
+      const end = await reader.read().then(
+        (r) => r.done,
+        () => true,
+      );
       expect(end).toBe(true);
       expect(services.events.listenerCount).toBe(0);
       await expect(fetch(`${host.origin}/`)).rejects.toThrow();

@@ -30,7 +30,13 @@ afterAll(async () => {
 });
 
 async function host(limits?: WebHostOptions['limits']): Promise<WebHost> {
-  const started = await startWebHost({ dispatcher: services.dispatcher, events: services.events, catalog: services.catalog, port: 0, ...(limits ? { limits } : {}) });
+  const started = await startWebHost({
+    dispatcher: services.dispatcher,
+    events: services.events,
+    catalog: services.catalog,
+    port: 0,
+    ...(limits ? { limits } : {}),
+  });
   hosts.push(started);
   return started;
 }
@@ -91,7 +97,13 @@ interface Stream {
 function openStream(target: WebHost): Promise<Stream> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port: target.port, path: '/api/events', headers: { Host: `127.0.0.1:${target.port}`, Authorization: `Bearer ${target.token}` }, agent: false },
+      {
+        host: '127.0.0.1',
+        port: target.port,
+        path: '/api/events',
+        headers: { Host: `127.0.0.1:${target.port}`, Authorization: `Bearer ${target.token}` },
+        agent: false,
+      },
       (res) => {
         const close = () => req.destroy();
         const next = (withinMs: number) =>
@@ -121,7 +133,12 @@ function openStream(target: WebHost): Promise<Stream> {
 }
 
 const settings = (target: WebHost) =>
-  raw(target.port, { method: 'POST', path: '/api/rpc/settings.get', headers: { Authorization: `Bearer ${target.token}`, 'Content-Type': 'application/json' }, body: '{}' });
+  raw(target.port, {
+    method: 'POST',
+    path: '/api/rpc/settings.get',
+    headers: { Authorization: `Bearer ${target.token}`, 'Content-Type': 'application/json' },
+    body: '{}',
+  });
 
 describe('timeouts', () => {
   it('a socket that sends nothing is answered 408 and closed once headersTimeout has passed', async () => {
@@ -175,7 +192,11 @@ describe('caps', () => {
     expect(refused.status).toBe(503);
     expect(refused.headers['retry-after']).toBe('5');
     expect(refused.headers.connection).toBe('close');
-    expect(refused.json()).toEqual({ ok: false, code: 'too-many-connections', message: 'This app already serves 4 connections at once; close a tab or window that shows it, then try again.' });
+    expect(refused.json()).toEqual({
+      ok: false,
+      code: 'too-many-connections',
+      message: 'This app already serves 4 connections at once; close a tab or window that shows it, then try again.',
+    });
 
     const extra = await hold(h.port);
     const dropped = await extra.closed(3_000);

@@ -35,7 +35,12 @@ afterAll(async () => {
 });
 
 const rpc = (method: string, body: unknown, headers: Record<string, string> = {}) =>
-  raw(host.port, { method: 'POST', path: `/api/rpc/${method}`, headers: { ...auth, 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  raw(host.port, {
+    method: 'POST',
+    path: `/api/rpc/${method}`,
+    headers: { ...auth, 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 
 describe('listening', () => {
   it('binds 127.0.0.1 only and prints a URL carrying the token in the fragment', () => {
@@ -71,7 +76,11 @@ describe('Host and Origin', () => {
   it('refuses a foreign Host header (DNS rebinding) even with the token', async () => {
     const res = await rpc('settings.get', {}, { Host: `attacker.example:${host.port}` });
     expect(res.status).toBe(403);
-    expect(res.json()).toEqual({ ok: false, code: 'forbidden', message: `This server answers only requests addressed to 127.0.0.1:${host.port} or localhost:${host.port}.` });
+    expect(res.json()).toEqual({
+      ok: false,
+      code: 'forbidden',
+      message: `This server answers only requests addressed to 127.0.0.1:${host.port} or localhost:${host.port}.`,
+    });
     expect((await rpc('settings.get', {}, { Host: '127.0.0.1:1' })).status).toBe(403);
     expect((await raw(host.port, { path: '/', headers: { Host: 'attacker.example' } })).status).toBe(403);
   });
@@ -127,7 +136,12 @@ describe('request bodies', () => {
   });
 
   it('answers malformed JSON with 400 invalid-request', async () => {
-    const res = await raw(host.port, { method: 'POST', path: '/api/rpc/settings.get', headers: { ...auth, 'Content-Type': 'application/json' }, body: '{"a":' });
+    const res = await raw(host.port, {
+      method: 'POST',
+      path: '/api/rpc/settings.get',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: '{"a":',
+    });
     expect(res.status).toBe(400);
     expect(res.json()).toEqual({ ok: false, code: 'invalid-request', message: 'The request body is not valid JSON.' });
   });
@@ -141,8 +155,16 @@ describe('request bodies', () => {
       message: 'packs.search: term: Invalid input: expected string, received number; (root): Unrecognized key: "extra"',
     });
     const nested = await rpc('settings.setSessionAllowlist', { sessionAllowlist: ['ok', 7] });
-    expect(nested.json()).toEqual({ ok: false, code: 'invalid-request', message: 'settings.setSessionAllowlist: sessionAllowlist.1: Invalid input: expected string, received number' });
-    expect((await rpc('settings.get', null)).json()).toEqual({ ok: false, code: 'invalid-request', message: 'settings.get: (root): Invalid input: expected object, received null' });
+    expect(nested.json()).toEqual({
+      ok: false,
+      code: 'invalid-request',
+      message: 'settings.setSessionAllowlist: sessionAllowlist.1: Invalid input: expected string, received number',
+    });
+    expect((await rpc('settings.get', null)).json()).toEqual({
+      ok: false,
+      code: 'invalid-request',
+      message: 'settings.get: (root): Invalid input: expected object, received null',
+    });
   });
 
   it('answers an unknown method with 400 invalid-request and never reaches a handler', async () => {
@@ -216,7 +238,11 @@ describe('settings methods', () => {
   it('refuses a registry that is not http(s) or carries credentials', async () => {
     for (const registry of ['file:///etc/passwd', 'https://user:pw@registry.example/', 'not a url']) {
       const res = await rpc('settings.setRegistry', { registry });
-      expect(res.json(), registry).toEqual({ ok: false, code: 'invalid-request', message: 'settings.setRegistry: registry: a registry is an http(s) URL without credentials' });
+      expect(res.json(), registry).toEqual({
+        ok: false,
+        code: 'invalid-request',
+        message: 'settings.setRegistry: registry: a registry is an http(s) URL without credentials',
+      });
     }
   });
 });
@@ -248,11 +274,21 @@ describe('code methods', () => {
     const body = res.json() as { ok: true; value: { result: { ok: boolean; value: unknown; logs: unknown[] }; resolved: unknown[] } };
     expect(body.ok).toBe(true);
     expect(body.value.result).toMatchObject({ ok: true, value: { sum: 42 }, logs: [{ level: 'log', text: 'hi' }] });
-    expect(body.value.resolved).toEqual([{ specifier: '@acme/geo/simplify-wasm', packName: '@acme/geo', packVersion: '1.2.0', digest: services.catalog.summaries().find((m) => m.specifier === '@acme/geo/simplify-wasm')!.digest }]);
+    expect(body.value.resolved).toEqual([
+      {
+        specifier: '@acme/geo/simplify-wasm',
+        packName: '@acme/geo',
+        packVersion: '1.2.0',
+        digest: services.catalog.summaries().find((m) => m.specifier === '@acme/geo/simplify-wasm')!.digest,
+      },
+    ]);
   }, 60_000);
 
   it('code.run: an undeclared import is denied inside the run; an unknown declaration fails the call', async () => {
-    const denied = (await rpc('code.run', { code: 'import { add } from "@acme/geo/simplify-wasm";\nreturn 1;', packages: [] })).json() as { ok: true; value: { result: { ok: boolean; code: string } } };
+    const denied = (await rpc('code.run', { code: 'import { add } from "@acme/geo/simplify-wasm";\nreturn 1;', packages: [] })).json() as {
+      ok: true;
+      value: { result: { ok: boolean; code: string } };
+    };
     expect(denied.ok).toBe(true);
     expect(denied.value.result).toMatchObject({ ok: false, code: 'import-denied' });
     const unknown = (await rpc('code.run', { code: 'return 1;', packages: [{ specifier: '@nobody/nothing' }] })).json() as { ok: false; code: string };
@@ -263,10 +299,18 @@ describe('code methods', () => {
     const workflow = {
       nodes: [
         { id: 'ok', type: 'code', code: 'import { haversine } from "@acme/geo";\nreturn 1;', packages: [{ specifier: '@acme/geo' }] },
-        { id: 'bad', type: 'code', code: 'import { x } from "@nobody/pack";\nreturn x;', packages: [{ specifier: '@nobody/pack' }, { specifier: '@acme/geo/extra' }] },
+        {
+          id: 'bad',
+          type: 'code',
+          code: 'import { x } from "@nobody/pack";\nreturn x;',
+          packages: [{ specifier: '@nobody/pack' }, { specifier: '@acme/geo/extra' }],
+        },
       ],
     };
-    const res = (await rpc('code.validate', { workflow })).json() as { ok: true; value: { valid: boolean; issues: { nodeId: string; severity: string; code: string }[] } };
+    const res = (await rpc('code.validate', { workflow })).json() as {
+      ok: true;
+      value: { valid: boolean; issues: { nodeId: string; severity: string; code: string }[] };
+    };
     expect(res.ok).toBe(true);
     expect(res.value.valid).toBe(false);
     expect(res.value.issues.map((i) => [i.nodeId, i.severity, i.code])).toEqual([
@@ -308,7 +352,11 @@ describe('workflow methods', () => {
     }
     const dup = await rpc('workflows.save', { name: 'dup', workflow: { nodes: [workflow.nodes[0], workflow.nodes[0]] } });
     expect(dup.json()).toEqual({ ok: false, code: 'invalid-request', message: 'workflows.save: workflow.nodes: node ids must be unique' });
-    expect((await rpc('workflows.load', { name: 'missing' })).json()).toEqual({ ok: false, code: 'not-found', message: 'There is no saved workflow named "missing".' });
+    expect((await rpc('workflows.load', { name: 'missing' })).json()).toEqual({
+      ok: false,
+      code: 'not-found',
+      message: 'There is no saved workflow named "missing".',
+    });
   });
 
   it('a hand-edited file that breaks the format is reported, not returned', async () => {
@@ -352,8 +400,15 @@ describe('module delivery', () => {
     expect(pinned.headers['cache-control']).toBe('private, max-age=31536000, immutable');
     const stale = await raw(host.port, { path: `/api/sandbox-modules/${summary.moduleId}?digest=${'0'.repeat(64)}`, headers: auth });
     expect(stale.status).toBe(409);
-    expect(stale.json()).toEqual({ ok: false, code: 'stale-digest', message: `Module ${summary.moduleId} is now at digest ${summary.digest}; the requested digest is no longer served.` });
-    const revalidated = await raw(host.port, { path: `/api/sandbox-modules/${summary.moduleId}`, headers: { ...auth, 'If-None-Match': `"${summary.digest}"` } });
+    expect(stale.json()).toEqual({
+      ok: false,
+      code: 'stale-digest',
+      message: `Module ${summary.moduleId} is now at digest ${summary.digest}; the requested digest is no longer served.`,
+    });
+    const revalidated = await raw(host.port, {
+      path: `/api/sandbox-modules/${summary.moduleId}`,
+      headers: { ...auth, 'If-None-Match': `"${summary.digest}"` },
+    });
     expect(revalidated.status).toBe(304);
     expect(revalidated.text).toBe('');
   });
@@ -371,7 +426,7 @@ describe('module delivery', () => {
     expect(badDigest.status).toBe(400);
   });
 
-  it('answers 403 for a private pack\'s module (the catalog\'s entitlement rule for browser principals)', async () => {
+  it("answers 403 for a private pack's module (the catalog's entitlement rule for browser principals)", async () => {
     const summary = summaryOf('private-pack');
     expect(summary.status).toBe('ready');
     const res = await raw(host.port, { path: `/api/sandbox-modules/${summary.moduleId}`, headers: auth });
@@ -396,7 +451,15 @@ describe('static files', () => {
   });
 
   it('never leaves the build directory or shows hidden files', async () => {
-    for (const p of ['/../package.json', '/%2e%2e/package.json', '/assets/%2e%2e/%2e%2e/package.json', '/.secret', '/assets/..%5c..%5cpackage.json', '/%00', '/nope.js']) {
+    for (const p of [
+      '/../package.json',
+      '/%2e%2e/package.json',
+      '/assets/%2e%2e/%2e%2e/package.json',
+      '/.secret',
+      '/assets/..%5c..%5cpackage.json',
+      '/%00',
+      '/nope.js',
+    ]) {
       const res = await raw(host.port, { path: p });
       expect(res.status, p).toBe(404);
     }
@@ -413,13 +476,27 @@ describe('no absolute paths cross', () => {
       if (!created.ok) throw new Error(created.message);
       const own = await startWebHost({ dispatcher: created.value.dispatcher, events: created.value.events, catalog: created.value.catalog, port: 0 });
       try {
-        const res = await raw(own.port, { method: 'POST', path: '/api/rpc/packs.list', headers: { Authorization: `Bearer ${own.token}`, 'Content-Type': 'application/json' }, body: '{}' });
+        const res = await raw(own.port, {
+          method: 'POST',
+          path: '/api/rpc/packs.list',
+          headers: { Authorization: `Bearer ${own.token}`, 'Content-Type': 'application/json' },
+          body: '{}',
+        });
         expect(res.json()).toEqual({ ok: false, code: 'invalid-data', message: '<data dir>/sandbox-packs-ledger.json: not valid JSON' });
         expect(res.text).not.toContain(dir.path);
         expect(failures).toEqual(['invalid-data']);
         // Diagnostics carry the start-up reconcile's failure, redacted the same way.
-        const diag = await raw(own.port, { method: 'POST', path: '/api/rpc/catalog.diagnostics', headers: { Authorization: `Bearer ${own.token}`, 'Content-Type': 'application/json' }, body: '{}' });
-        expect((diag.json() as { value: { reconcile: unknown } }).value.reconcile).toEqual({ ok: false, code: 'invalid-data', message: '<data dir>/sandbox-packs-ledger.json: not valid JSON' });
+        const diag = await raw(own.port, {
+          method: 'POST',
+          path: '/api/rpc/catalog.diagnostics',
+          headers: { Authorization: `Bearer ${own.token}`, 'Content-Type': 'application/json' },
+          body: '{}',
+        });
+        expect((diag.json() as { value: { reconcile: unknown } }).value.reconcile).toEqual({
+          ok: false,
+          code: 'invalid-data',
+          message: '<data dir>/sandbox-packs-ledger.json: not valid JSON',
+        });
         expect(diag.text).not.toContain(dir.path);
       } finally {
         await own.close();

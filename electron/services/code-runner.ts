@@ -82,7 +82,7 @@ export function createCodeRunner(catalog: SandboxModuleCatalog, options: CodeRun
     },
   };
 
-async function runOnce(request: CodeRunRequest, cancel: AbortSignal | undefined): Promise<Result<CodeRun>> {
+  async function runOnce(request: CodeRunRequest, cancel: AbortSignal | undefined): Promise<Result<CodeRun>> {
     if (closed) return fail('internal', 'The app is shutting down; the run was not started.');
     // The contract's schema already refused these for HTTP and IPC; the CLI comes straight here.
     const problems = runInputProblems(request.inputs);

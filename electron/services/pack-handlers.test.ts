@@ -48,7 +48,10 @@ function ledgerPacks(dataDir: string): string[] {
 }
 
 function moduleRows(services: AppServices, name: string) {
-  return services.catalog.diagnostics().find((p) => p.name === name)?.modules.map((m) => [m.specifier, m.status, m.code, m.reason]);
+  return services.catalog
+    .diagnostics()
+    .find((p) => p.name === name)
+    ?.modules.map((m) => [m.specifier, m.status, m.code, m.reason]);
 }
 
 beforeAll(async () => {
@@ -150,7 +153,12 @@ describe('a pack whose main imports a saved workflow (issue 14 item 2)', () => {
     expect(await call(services, 'settings.setRegistry', { registry: registry.url })).toMatchObject({ ok: true });
     expect(await call(services, 'packs.install', { spec: WORKFLOW_LURE })).toMatchObject({ ok: true, value: { status: 'active', trusted: false } });
     expect(moduleRows(services, WORKFLOW_LURE)).toEqual([
-      [WORKFLOW_LURE, 'skipped', 'npm-bundle-failed', `${WORKFLOW_LURE} imports ../../../workflows/victim.json, which is not a file of the pack or of a package it depends on.`],
+      [
+        WORKFLOW_LURE,
+        'skipped',
+        'npm-bundle-failed',
+        `${WORKFLOW_LURE} imports ../../../workflows/victim.json, which is not a file of the pack or of a package it depends on.`,
+      ],
     ]);
     const snapshot = services.catalog.snapshot();
     const sources = snapshot.packs.flatMap((p) => [...(p.graph?.modules.values() ?? [])].map((m) => m.source ?? ''));

@@ -33,7 +33,13 @@ export interface PackHandlerDeps {
   readonly registryIndex?: string;
 }
 
-const scriptView = (script: LifecycleScript) => ({ package: script.package, version: script.version, event: script.event, command: script.command, own: script.own });
+const scriptView = (script: LifecycleScript) => ({
+  package: script.package,
+  version: script.version,
+  event: script.event,
+  command: script.command,
+  own: script.own,
+});
 
 export function packView(record: PackRecord): InstalledPack {
   return {
@@ -135,7 +141,12 @@ export function packHandlers(deps: PackHandlerDeps): {
     }
     const reloaded = await catalog.reload();
     if (reloaded.ok) {
-      events.emit({ type: 'catalog-changed', reason: operation, packCount: reloaded.value.packs, moduleCount: reloaded.value.readyModules + reloaded.value.skippedModules });
+      events.emit({
+        type: 'catalog-changed',
+        reason: operation,
+        packCount: reloaded.value.packs,
+        moduleCount: reloaded.value.readyModules + reloaded.value.skippedModules,
+      });
     }
     return result;
   }
@@ -156,7 +167,8 @@ export function packHandlers(deps: PackHandlerDeps): {
       const registry = (await deps.registry()) ?? listed.value.registry ?? DEFAULT_REGISTRY;
       return ok({ registry, packs: await Promise.all(listed.value.packs.map((p) => updateCheck(registry, p))) });
     },
-    'packs.search': async ({ term }) => search({ term, registry: (await deps.registry()) ?? DEFAULT_REGISTRY, ...(deps.registryIndex ? { index: deps.registryIndex } : {}) }),
+    'packs.search': async ({ term }) =>
+      search({ term, registry: (await deps.registry()) ?? DEFAULT_REGISTRY, ...(deps.registryIndex ? { index: deps.registryIndex } : {}) }),
     'packs.install': async ({ spec, operationId }) => {
       const result = await (await installer()).install(spec, { onProgress: progress('install', operationId) });
       return settleToRow('install', operationId, result);

@@ -25,7 +25,15 @@ let services: AppServices;
 let dataDir: string;
 
 const call = (method: string, payload: unknown) => services.dispatcher.handle(method, payload, { face: 'test' });
-type Row = { name: string; version: string; status: string; trusted: boolean; integrity: string; description?: string; setupFailure?: { code: string; message: string } };
+type Row = {
+  name: string;
+  version: string;
+  status: string;
+  trusted: boolean;
+  integrity: string;
+  description?: string;
+  setupFailure?: { code: string; message: string };
+};
 async function row(name: string): Promise<Row | undefined> {
   const listed = await call('packs.list', {});
   if (!listed.ok) throw new Error(listed.message);
@@ -34,7 +42,8 @@ async function row(name: string): Promise<Row | undefined> {
 
 beforeAll(async () => {
   registry = await startRegistry({ uplink: false });
-  for (const dir of ['register-failing-loud-1.0.0', 'evolving-1.0.0', 'evolving-2.0.0', 'shrinking-1.0.0', 'shrinking-2.0.0']) await registry.publish(path.join(FIXTURES, dir));
+  for (const dir of ['register-failing-loud-1.0.0', 'evolving-1.0.0', 'evolving-2.0.0', 'shrinking-1.0.0', 'shrinking-2.0.0'])
+    await registry.publish(path.join(FIXTURES, dir));
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'sp-trust-state-'));
   const started = await createAppServices({ dataDir });
   if (!started.ok) throw new Error(started.message);
@@ -64,8 +73,14 @@ describe('trust state through the app services', () => {
     });
   });
 
-  it('a failed trust is recorded with npm\'s own lines, the cause included, and shown by packs.list', async () => {
-    expect(await call('packs.install', { spec: LOUD })).toMatchObject({ ok: true, value: { status: 'needs-trust', description: 'Fixture: a register pack whose postinstall prints its cause on stderr and fails; the user must see that line.' } });
+  it("a failed trust is recorded with npm's own lines, the cause included, and shown by packs.list", async () => {
+    expect(await call('packs.install', { spec: LOUD })).toMatchObject({
+      ok: true,
+      value: {
+        status: 'needs-trust',
+        description: 'Fixture: a register pack whose postinstall prints its cause on stderr and fails; the user must see that line.',
+      },
+    });
     const result = await call('packs.trust', { name: LOUD });
     expect(result.ok).toBe(false);
     if (result.ok) return;
@@ -91,14 +106,18 @@ describe('trust state through the app services', () => {
       message: `You reviewed ${EVOLVING}@1.0.0, but ${EVOLVING} is now at 2.0.0; nothing was run. Open the dialog again to review what is installed now.`,
     });
     const otherBytes = await call('packs.trust', { name: EVOLVING, reviewed: { version: '2.0.0', integrity: 'sha512-AAAA' } });
-    expect(otherBytes).toMatchObject({ ok: false, code: 'pack-changed', message: `You reviewed ${EVOLVING}@2.0.0, but ${EVOLVING}@2.0.0 is now a different artifact; nothing was run. Open the dialog again to review what is installed now.` });
+    expect(otherBytes).toMatchObject({
+      ok: false,
+      code: 'pack-changed',
+      message: `You reviewed ${EVOLVING}@2.0.0, but ${EVOLVING}@2.0.0 is now a different artifact; nothing was run. Open the dialog again to review what is installed now.`,
+    });
     expect(await row(EVOLVING)).toMatchObject({ status: 'needs-trust', trusted: false });
     const trusted = await call('packs.trust', { name: EVOLVING, reviewed: { version: '2.0.0', integrity: current.integrity } });
     expect(trusted).toMatchObject({ ok: true, value: { status: 'active', trusted: true } });
     expect((await row(EVOLVING))?.setupFailure).toBeUndefined();
   });
 
-  it('the trust plan names the register entry and the registry\'s publish date', async () => {
+  it("the trust plan names the register entry and the registry's publish date", async () => {
     const plan = await call('packs.trustDryRun', { name: LOUD });
     expect(plan.ok).toBe(true);
     if (!plan.ok) return;
@@ -113,10 +132,19 @@ describe('trust state through the app services', () => {
     const checked = await call('packs.updates', {});
     expect(checked.ok).toBe(true);
     if (!checked.ok) return;
-    const value = checked.value as { registry: string; packs: { name: string; state: string; latest?: string; publishedAt?: string; removedModules: string[] }[] };
+    const value = checked.value as {
+      registry: string;
+      packs: { name: string; state: string; latest?: string; publishedAt?: string; removedModules: string[] }[];
+    };
     expect(value.registry).toBe(registry.url);
     const by = new Map(value.packs.map((p) => [p.name, p]));
-    expect(by.get(SHRINKING)).toMatchObject({ state: 'update', installed: '1.0.0', latest: '2.0.0', removedModules: [`${SHRINKING}/extra`], removedExports: [] });
+    expect(by.get(SHRINKING)).toMatchObject({
+      state: 'update',
+      installed: '1.0.0',
+      latest: '2.0.0',
+      removedModules: [`${SHRINKING}/extra`],
+      removedExports: [],
+    });
     expect(by.get(SHRINKING)?.publishedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(by.get(EVOLVING)).toMatchObject({ state: 'current', latest: '2.0.0', removedModules: [] });
     expect(by.get(LOUD)).toMatchObject({ state: 'current' });

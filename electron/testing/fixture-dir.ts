@@ -16,7 +16,9 @@ export const KERNEL_FIXTURE_DIR = path.resolve(path.dirname(fileURLToPath(import
 /** File name → parsed fixture file, in name order. A malformed file is a broken test setup: thrown. */
 export function loadFixtureDir(dir: string = KERNEL_FIXTURE_DIR): Map<string, FixtureFile> {
   const files = new Map<string, FixtureFile>();
-  for (const name of readdirSync(dir).filter((n) => n.endsWith('.json')).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((n) => n.endsWith('.json'))
+    .sort()) {
     const parsed = FixtureFileSchema.safeParse(JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as unknown);
     if (!parsed.success) throw new Error(`${name}: ${formatIssues(parsed.error.issues)}`);
     files.set(name, parsed.data);

@@ -105,7 +105,7 @@ async function createUser(url: string): Promise<string> {
 }
 
 function storedTarballPath(storageDir: string, name: string, version: string): string {
-  const base = name.startsWith('@') ? name.split('/')[1] ?? name : name;
+  const base = name.startsWith('@') ? (name.split('/')[1] ?? name) : name;
   return path.join(storageDir, ...name.split('/'), `${base}-${version}.tgz`);
 }
 

@@ -129,7 +129,10 @@ describe('WasmPool', () => {
     await call(p, 'bump', [], 5000, stateful);
     await call(p, 'bump', [], 5000, stateful.slice()); // same content, different object
     expect(cache.size).toBe(1);
-    const other = buildWasm({ funcs: [{ type: { params: [], results: ['i32'] }, body: [op.i32_const, 5] }], exports: [{ name: 'five', kind: 'func', index: 0 }] });
+    const other = buildWasm({
+      funcs: [{ type: { params: [], results: ['i32'] }, body: [op.i32_const, 5] }],
+      exports: [{ name: 'five', kind: 'func', index: 0 }],
+    });
     expect(await call(p, 'five', [], 5000, other)).toMatchObject({ ok: true, value: 5 });
     expect(cache.size).toBe(2);
   });

@@ -17,7 +17,8 @@ export function ContractClientProvider({ client, children }: { client: ContractC
       client.onEvent((event) => {
         // A failed trust changes the ledger (trusted, setup failed) without reloading the catalog,
         // so the end of any operation refreshes every view too, in every window.
-        if (event.type === 'catalog-changed' || (event.type === 'install-progress' && (event.stage === 'done' || event.stage === 'failed'))) void queries.invalidateQueries();
+        if (event.type === 'catalog-changed' || (event.type === 'install-progress' && (event.stage === 'done' || event.stage === 'failed')))
+          void queries.invalidateQueries();
       }),
     [client, queries],
   );

@@ -11,7 +11,12 @@ import { createPreloadClient } from './preload-client.ts';
 export const TOKEN_KEY = 'sandbox-packs-token';
 
 function isBridge(value: unknown): value is PreloadBridge {
-  return typeof value === 'object' && value !== null && typeof (value as PreloadBridge).invoke === 'function' && typeof (value as PreloadBridge).onEvent === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as PreloadBridge).invoke === 'function' &&
+    typeof (value as PreloadBridge).onEvent === 'function'
+  );
 }
 
 export type Connection = { ok: true; client: ContractClient; face: 'ipc' | 'http' } | { ok: false; message: string };
@@ -25,6 +30,6 @@ export function connect(win: Window): Connection {
     win.history.replaceState(null, '', win.location.pathname + win.location.search);
   }
   const token = fromHash ?? win.sessionStorage.getItem(TOKEN_KEY);
-  if (token === null) return { ok: false, message: 'Open the address the app printed at start (it carries this session\'s access token).' };
+  if (token === null) return { ok: false, message: "Open the address the app printed at start (it carries this session's access token)." };
   return { ok: true, client: createHttpClient(win.location.origin, token), face: 'http' };
 }

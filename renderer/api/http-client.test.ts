@@ -61,12 +61,17 @@ describe('the package-manager flow over HTTP', () => {
       expect(await client.call('settings.setRegistry', { registry: registry.url })).toMatchObject({ ok: true });
 
       const installed = await client.call('packs.install', { spec: '@sp-fixture/sandbox-marker', operationId: 'op-1' });
-      expect(installed).toMatchObject({ ok: true, value: { name: '@sp-fixture/sandbox-marker', version: '1.0.0', installMode: 'sandbox-only', status: 'active', sourceLabel: 'registry', trusted: false } });
+      expect(installed).toMatchObject({
+        ok: true,
+        value: { name: '@sp-fixture/sandbox-marker', version: '1.0.0', installMode: 'sandbox-only', status: 'active', sourceLabel: 'registry', trusted: false },
+      });
       if (!installed.ok) throw new Error(installed.message);
       expect(installed.value.scripts.map((s) => s.event).sort()).toEqual(['install', 'postinstall', 'preinstall']);
 
       await until(() => events.some((e) => e.type === 'catalog-changed'), 'catalog-changed');
-      const progress = events.filter((e) => e.type === 'install-progress' && e.operationId === 'op-1').map((e) => (e.type === 'install-progress' ? e.stage : ''));
+      const progress = events
+        .filter((e) => e.type === 'install-progress' && e.operationId === 'op-1')
+        .map((e) => (e.type === 'install-progress' ? e.stage : ''));
       expect(progress[0]).toBe('resolving');
       expect(progress).toContain('fetching');
       expect(progress).toContain('classifying');
@@ -78,7 +83,10 @@ describe('the package-manager flow over HTTP', () => {
       expect((await client.call('packs.list', {})).ok && true).toBe(true);
 
       const register = await client.call('packs.install', { spec: '@sp-fixture/register-pack@1.0.0' });
-      expect(register).toMatchObject({ ok: true, value: { name: '@sp-fixture/register-pack', installMode: 'register', status: 'needs-trust', trusted: false } });
+      expect(register).toMatchObject({
+        ok: true,
+        value: { name: '@sp-fixture/register-pack', installMode: 'register', status: 'needs-trust', trusted: false },
+      });
 
       const plan = await client.call('packs.trustDryRun', { name: '@sp-fixture/register-pack' });
       expect(plan.ok && plan.value.scripts.map((s) => [s.package, s.event, s.own])).toEqual([
@@ -91,11 +99,20 @@ describe('the package-manager flow over HTTP', () => {
       const rebuilt = await client.call('packs.rebuild', { name: '@sp-fixture/register-pack' });
       expect(rebuilt).toMatchObject({ ok: true, value: { status: 'active', trusted: true } });
 
-      expect(await client.call('packs.install', { spec: '@sp-fixture/evolving@1.0.0' })).toMatchObject({ ok: true, value: { version: '1.0.0', status: 'active' } });
+      expect(await client.call('packs.install', { spec: '@sp-fixture/evolving@1.0.0' })).toMatchObject({
+        ok: true,
+        value: { version: '1.0.0', status: 'active' },
+      });
       // 2.0.0 became a register pack: an update loses active status until trusted.
-      expect(await client.call('packs.update', { name: '@sp-fixture/evolving', to: '2.0.0' })).toMatchObject({ ok: true, value: { version: '2.0.0', installMode: 'hybrid', status: 'needs-trust' } });
+      expect(await client.call('packs.update', { name: '@sp-fixture/evolving', to: '2.0.0' })).toMatchObject({
+        ok: true,
+        value: { version: '2.0.0', installMode: 'hybrid', status: 'needs-trust' },
+      });
 
-      expect(await client.call('packs.uninstall', { name: '@sp-fixture/sandbox-marker', operationId: 'op-9' })).toEqual({ ok: true, value: { name: '@sp-fixture/sandbox-marker' } });
+      expect(await client.call('packs.uninstall', { name: '@sp-fixture/sandbox-marker', operationId: 'op-9' })).toEqual({
+        ok: true,
+        value: { name: '@sp-fixture/sandbox-marker' },
+      });
       const after = await client.call('catalog.summaries', {});
       expect(after.ok && after.value.modules.map((m) => m.specifier)).toEqual([]);
       await until(() => events.some((e) => e.type === 'catalog-changed' && e.reason === 'uninstall'), 'catalog-changed after uninstall');
@@ -132,7 +149,11 @@ describe('the package-manager flow over HTTP', () => {
 describe('client failures', () => {
   it('turns a wrong token into a tagged unauthorized failure', async () => {
     const client = createHttpClient(host.origin, 'wrong-token');
-    expect(await client.call('settings.get', {})).toEqual({ ok: false, code: 'unauthorized', message: 'This request needs the access token from the URL the app printed at start.' });
+    expect(await client.call('settings.get', {})).toEqual({
+      ok: false,
+      code: 'unauthorized',
+      message: 'This request needs the access token from the URL the app printed at start.',
+    });
   });
 
   it('turns a server that does not answer into service-unreachable', async () => {
@@ -153,7 +174,8 @@ describe('client failures', () => {
       expect(await client.call('settings.get', {})).toEqual({
         ok: false,
         code: 'invalid-data',
-        message: 'response of settings.get: value.registry: a registry is an http(s) URL without credentials; value.sessionAllowlist: Invalid input: expected array, received string',
+        message:
+          'response of settings.get: value.registry: a registry is an http(s) URL without credentials; value.sessionAllowlist: Invalid input: expected array, received string',
       });
     } finally {
       await new Promise<void>((resolve) => liar.close(() => resolve()));

@@ -7,7 +7,10 @@ import { useMutation, useQueryClient, type UseMutationResult } from '@tanstack/r
 import type { MethodName, RequestOf, ValueOf } from '../../shared/contract/methods.ts';
 import { ContractFailure, useContractClient } from './client-context.tsx';
 
-export function useContractMutation<M extends MethodName>(method: M, options: { invalidate?: boolean } = {}): UseMutationResult<ValueOf<M>, ContractFailure, RequestOf<M>> {
+export function useContractMutation<M extends MethodName>(
+  method: M,
+  options: { invalidate?: boolean } = {},
+): UseMutationResult<ValueOf<M>, ContractFailure, RequestOf<M>> {
   const client = useContractClient();
   const queries = useQueryClient();
   return useMutation({

@@ -59,8 +59,16 @@ export class BrowserRunner {
 
   constructor(powers: BrowserRunnerPowers) {
     this.#powers = powers;
-    this.#kernel = new KernelHost({ startWorker: powers.startKernelWorker, engineWasmUrl: powers.engineWasmUrl, ...(powers.kernelGraceMs !== undefined ? { graceMs: powers.kernelGraceMs } : {}) });
-    this.#wasmPool = new BrowserWasmPool({ startWorker: powers.startWasmWorker, sha256: powers.sha256, ...(powers.wasmWorkers !== undefined ? { size: powers.wasmWorkers } : {}) });
+    this.#kernel = new KernelHost({
+      startWorker: powers.startKernelWorker,
+      engineWasmUrl: powers.engineWasmUrl,
+      ...(powers.kernelGraceMs !== undefined ? { graceMs: powers.kernelGraceMs } : {}),
+    });
+    this.#wasmPool = new BrowserWasmPool({
+      startWorker: powers.startWasmWorker,
+      sha256: powers.sha256,
+      ...(powers.wasmWorkers !== undefined ? { size: powers.wasmWorkers } : {}),
+    });
   }
 
   get kernelWorkersStarted(): number {
@@ -80,7 +88,19 @@ export class BrowserRunner {
       code: input.code,
       entries,
       modules: Object.fromEntries(
-        Object.values(modules).map((m) => [m.moduleId, { moduleId: m.moduleId, kind: m.kind, packName: m.packName, packVersion: m.packVersion, displayName: m.displayName, source: m.source, imports: { ...m.imports }, digest: m.digest }]),
+        Object.values(modules).map((m) => [
+          m.moduleId,
+          {
+            moduleId: m.moduleId,
+            kind: m.kind,
+            packName: m.packName,
+            packVersion: m.packVersion,
+            displayName: m.displayName,
+            source: m.source,
+            imports: { ...m.imports },
+            digest: m.digest,
+          },
+        ]),
       ),
       inputs: { ...(input.inputs ?? {}) },
       grants: input.grants ?? NO_GRANTS,

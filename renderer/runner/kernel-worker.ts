@@ -27,7 +27,10 @@ function post(message: FromKernelWorker): void {
     const why = error instanceof Error ? error.message : String(error);
     if (message.type === 'done') {
       const { logs, receipt } = message.result;
-      scope.postMessage({ ...message, result: { ok: false, code: 'result-invalid', message: `The code's result could not be passed out of the sandbox (${why}).`, logs, receipt } } satisfies FromKernelWorker);
+      scope.postMessage({
+        ...message,
+        result: { ok: false, code: 'result-invalid', message: `The code's result could not be passed out of the sandbox (${why}).`, logs, receipt },
+      } satisfies FromKernelWorker);
     } else if (message.type === 'host-call') {
       const resolve = waiting.get(message.callId);
       waiting.delete(message.callId);

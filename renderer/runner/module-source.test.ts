@@ -4,7 +4,13 @@
 // crypto.subtle. The same code runs against the real web host in e2e/parity.e2e.test.ts.
 import { describe, expect, it } from 'vitest';
 import { canonicalGraphBytes, type GraphSource } from '../../shared/packs/digest.ts';
-import { DELIVERY_DEPENDENCIES_HEADER, DELIVERY_DIGEST_HEADER, DELIVERY_GRAPH_HEADER, type DeliveredModuleInfo, type DeliveryPart } from '../../shared/protocol/delivery.ts';
+import {
+  DELIVERY_DEPENDENCIES_HEADER,
+  DELIVERY_DIGEST_HEADER,
+  DELIVERY_GRAPH_HEADER,
+  type DeliveredModuleInfo,
+  type DeliveryPart,
+} from '../../shared/protocol/delivery.ts';
 import { DigestCache, loadModules, type FetchedPart, type ModuleSourcePowers } from './module-source.ts';
 
 async function sha256(bytes: Uint8Array): Promise<string> {
@@ -42,7 +48,15 @@ async function pack(): Promise<Map<string, Served>> {
   const source = (info: DeliveredModuleInfo, body: string): GraphSource => ({ id: info.sources[0]!.id, kind: info.sources[0]!.kind, content: body });
   return new Map<string, Served>([
     ['m_helper', { info: helper, body: bodies.m_helper, deps: [], digest: await sha256(canonicalGraphBytes([source(helper, bodies.m_helper)])) }],
-    ['m_entry', { info: entry, body: bodies.m_entry, deps: ['m_helper'], digest: await sha256(canonicalGraphBytes([source(entry, bodies.m_entry), source(helper, bodies.m_helper)])) }],
+    [
+      'm_entry',
+      {
+        info: entry,
+        body: bodies.m_entry,
+        deps: ['m_helper'],
+        digest: await sha256(canonicalGraphBytes([source(entry, bodies.m_entry), source(helper, bodies.m_helper)])),
+      },
+    ],
   ]);
 }
 
@@ -54,7 +68,12 @@ function route(served: Map<string, Served>, requests: string[] = []): ModuleSour
       requests.push(`${id}:${part}`);
       const module = served.get(id);
       const headers = new Map<string, string>();
-      if (!module) return { status: 404, header: () => null, bytes: new TextEncoder().encode(JSON.stringify({ ok: false, code: 'not-found', message: `No module with id "${id}" is in the catalog.` })) };
+      if (!module)
+        return {
+          status: 404,
+          header: () => null,
+          bytes: new TextEncoder().encode(JSON.stringify({ ok: false, code: 'not-found', message: `No module with id "${id}" is in the catalog.` })),
+        };
       headers.set(DELIVERY_DIGEST_HEADER, module.digest);
       headers.set(DELIVERY_DEPENDENCIES_HEADER, module.deps.join(','));
       headers.set(DELIVERY_GRAPH_HEADER, encodeURIComponent(JSON.stringify(module.info)));
@@ -71,7 +90,11 @@ describe('loadModules', () => {
     if (!loaded.ok) return;
     expect(loaded.value.entries).toEqual({ '@acme/p': 'm_entry' });
     expect(Object.keys(loaded.value.modules).sort()).toEqual(['m_entry', 'm_helper']);
-    expect(loaded.value.modules.m_entry).toMatchObject({ imports: { './lib/b.js': 'm_helper' }, digest: served.get('m_entry')!.digest, source: served.get('m_entry')!.body });
+    expect(loaded.value.modules.m_entry).toMatchObject({
+      imports: { './lib/b.js': 'm_helper' },
+      digest: served.get('m_entry')!.digest,
+      source: served.get('m_entry')!.body,
+    });
     expect([loaded.value.fetched, loaded.value.cached]).toEqual([2, 0]);
   });
 
@@ -95,7 +118,9 @@ describe('loadModules', () => {
     expect(loaded.ok).toBe(false);
     if (loaded.ok) return;
     expect(loaded.code).toBe('digest-mismatch');
-    expect(loaded.message).toMatch(/^Module @acme\/p internal lib\/b\.js \(m_helper\) was refused: what was delivered hashes to [0-9a-f]{12}…, not to its digest [0-9a-f]{12}…\. Nothing was run; reload the page or run in the main process\.$/);
+    expect(loaded.message).toMatch(
+      /^Module @acme\/p internal lib\/b\.js \(m_helper\) was refused: what was delivered hashes to [0-9a-f]{12}…, not to its digest [0-9a-f]{12}…\. Nothing was run; reload the page or run in the main process\.$/,
+    );
     expect(cache.size).toBe(0);
   });
 
@@ -110,7 +135,12 @@ describe('loadModules', () => {
       h.body = served.get('m_helper')!.body;
       h.digest = await sha256(canonicalGraphBytes([{ id: h.info.sources[0]!.id, kind: 'internal', content: h.body }]));
       const e = again.get('m_entry')!;
-      e.digest = await sha256(canonicalGraphBytes([{ id: e.info.sources[0]!.id, kind: 'js', content: e.body }, { id: h.info.sources[0]!.id, kind: 'internal', content: h.body }]));
+      e.digest = await sha256(
+        canonicalGraphBytes([
+          { id: e.info.sources[0]!.id, kind: 'js', content: e.body },
+          { id: h.info.sources[0]!.id, kind: 'internal', content: h.body },
+        ]),
+      );
       return again;
     })();
     const cache = new DigestCache();
@@ -126,10 +156,14 @@ describe('loadModules', () => {
     const entry = served.get('m_entry')!;
     entry.info = { ...entry.info, imports: { './lib/b.js': 'm_elsewhere' } };
     const loaded = await loadModules({ '@acme/p': { moduleId: 'm_entry', digest: entry.digest } }, route(served), new DigestCache());
-    expect(loaded).toEqual({ ok: false, code: 'invalid-data', message: 'Module @acme/p imports "./lib/b.js" as m_elsewhere, which was not delivered with it.' });
+    expect(loaded).toEqual({
+      ok: false,
+      code: 'invalid-data',
+      message: 'Module @acme/p imports "./lib/b.js" as m_elsewhere, which was not delivered with it.',
+    });
   });
 
-  it('passes the host\'s tagged failure through, and refuses malformed graph information', async () => {
+  it("passes the host's tagged failure through, and refuses malformed graph information", async () => {
     const served = await pack();
     expect(await loadModules({ x: { moduleId: 'm_gone', digest: 'a'.repeat(64) } }, route(served), new DigestCache())).toEqual({
       ok: false,
@@ -138,7 +172,11 @@ describe('loadModules', () => {
     });
     const broken: ModuleSourcePowers = {
       sha256,
-      fetchPart: async () => ({ status: 200, header: (name) => (name === DELIVERY_DIGEST_HEADER ? 'b'.repeat(64) : name === DELIVERY_GRAPH_HEADER ? '%7B' : null), bytes: new Uint8Array() }),
+      fetchPart: async () => ({
+        status: 200,
+        header: (name) => (name === DELIVERY_DIGEST_HEADER ? 'b'.repeat(64) : name === DELIVERY_GRAPH_HEADER ? '%7B' : null),
+        bytes: new Uint8Array(),
+      }),
     };
     expect(await loadModules({ x: { moduleId: 'm_entry', digest: 'b'.repeat(64) } }, broken, new DigestCache())).toEqual({
       ok: false,

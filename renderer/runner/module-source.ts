@@ -12,7 +12,14 @@ import { canonicalGraphBytes, graphClosure, type GraphSource, type Sha256HexAsyn
 import { validateWasmBinary } from '../../shared/packs/wasm-binary.ts';
 import type { ExecutableModule } from '../../shared/protocol/catalog.ts';
 import type { ErrorCode } from '../../shared/protocol/codes.ts';
-import { DELIVERY_DEPENDENCIES_HEADER, DELIVERY_DIGEST_HEADER, DELIVERY_GRAPH_HEADER, DeliveredModuleInfoSchema, type DeliveredModuleInfo, type DeliveryPart } from '../../shared/protocol/delivery.ts';
+import {
+  DELIVERY_DEPENDENCIES_HEADER,
+  DELIVERY_DIGEST_HEADER,
+  DELIVERY_GRAPH_HEADER,
+  DeliveredModuleInfoSchema,
+  type DeliveredModuleInfo,
+  type DeliveryPart,
+} from '../../shared/protocol/delivery.ts';
 import { formatIssues } from '../../shared/protocol/parse.ts';
 import { fail, ok, type Result } from '../../shared/protocol/result.ts';
 import { generateWasmFacade, wasmBridgeModuleSource } from '../../shared/packs/wasm-facade.ts';
@@ -100,7 +107,8 @@ export async function loadModules(expected: ExpectedEntries, powers: ModuleSourc
   // Walk: cache hits bring their recorded dependencies (by digest); misses are fetched.
   const queue: { deliveryId: string; digest: string | undefined }[] = [];
   for (const [specifier, entry] of Object.entries(expected)) {
-    if (!DELIVERY_ID.test(entry.moduleId) || !DIGEST.test(entry.digest)) return fail('invalid-data', `${specifier}: the node's resolution names no valid module id and digest.`);
+    if (!DELIVERY_ID.test(entry.moduleId) || !DIGEST.test(entry.digest))
+      return fail('invalid-data', `${specifier}: the node's resolution names no valid module id and digest.`);
     queue.push({ deliveryId: entry.moduleId, digest: entry.digest });
   }
   // One wave per import depth: cache hits are taken at once, the rest fetched in parallel.
@@ -187,7 +195,8 @@ export async function loadModules(expected: ExpectedEntries, powers: ModuleSourc
   for (const module of verified.values()) {
     const built = executable(module, kernelIds);
     if (!built.ok) return built;
-    if (Object.hasOwn(modules, built.value.moduleId)) return fail('invalid-data', `Two delivered modules claim the module id ${JSON.stringify(built.value.moduleId)}.`);
+    if (Object.hasOwn(modules, built.value.moduleId))
+      return fail('invalid-data', `Two delivered modules claim the module id ${JSON.stringify(built.value.moduleId)}.`);
     modules[built.value.moduleId] = built.value;
   }
   const entries: Record<string, string> = {};
@@ -225,7 +234,8 @@ async function fetchOne(deliveryId: string, digest: string | undefined, powers: 
   } catch {
     return fail('invalid-data', `Module ${info.data.displayName} (${deliveryId}) is not UTF-8 text.`);
   }
-  if (info.data.kind !== 'wasm' || !info.data.sources.some((s) => s.content === 'wasm')) return ok({ deliveryId, claimedDigest, info: info.data, source, dependencyIds });
+  if (info.data.kind !== 'wasm' || !info.data.sources.some((s) => s.content === 'wasm'))
+    return ok({ deliveryId, claimedDigest, info: info.data, source, dependencyIds });
   const binary = await powers.fetchPart(deliveryId, 'wasm', claimedDigest);
   if (binary.status !== 200) return failureOf(binary, deliveryId);
   if (binary.header(DELIVERY_DIGEST_HEADER) !== claimedDigest) {
@@ -274,5 +284,8 @@ function executable(module: VerifiedModule, kernelIds: ReadonlySet<string>): Res
   if (generateWasmFacade({ moduleId: info.moduleId, exports: validated.value.exports }) !== module.source) {
     return fail('invalid-data', `WASM module ${info.displayName}: the delivered facade does not match its exports.`);
   }
-  return ok({ ...base, wasm: { bytes: module.wasmBytes, exports: validated.value.exports, memoryPagesMax: info.wasm.memoryPagesMax, budgets: info.wasm.budgets } });
+  return ok({
+    ...base,
+    wasm: { bytes: module.wasmBytes, exports: validated.value.exports, memoryPagesMax: info.wasm.memoryPagesMax, budgets: info.wasm.budgets },
+  });
 }

@@ -55,7 +55,14 @@ scope.onmessage = async (event: MessageEvent) => {
     module = await compiling;
   } catch (error) {
     modules.delete(msg.digest);
-    scope.postMessage({ type: 'result', id: msg.id, ok: false, code: 'internal', message: `the engine could not compile the module: ${error instanceof Error ? error.message : String(error)}`, runMs: 0 });
+    scope.postMessage({
+      type: 'result',
+      id: msg.id,
+      ok: false,
+      code: 'internal',
+      message: `the engine could not compile the module: ${error instanceof Error ? error.message : String(error)}`,
+      runMs: 0,
+    });
     return;
   }
   // Compilation is not charged to the call, as on Node (where the host compiles).
@@ -69,7 +76,14 @@ scope.onmessage = async (event: MessageEvent) => {
   } catch (error) {
     // RuntimeError: traps. RangeError: out of stack or the declared memory could not be allocated.
     const trap = error instanceof WebAssembly.RuntimeError || error instanceof RangeError;
-    scope.postMessage({ type: 'result', id: msg.id, ok: false, code: trap ? 'wasm-trap' : 'internal', message: error instanceof Error ? error.message : String(error), runMs: performance.now() - start });
+    scope.postMessage({
+      type: 'result',
+      id: msg.id,
+      ok: false,
+      code: trap ? 'wasm-trap' : 'internal',
+      message: error instanceof Error ? error.message : String(error),
+      runMs: performance.now() - start,
+    });
   }
 };
 

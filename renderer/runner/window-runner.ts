@@ -11,7 +11,8 @@ let runner: BrowserRunner | undefined;
 
 /** Why this window cannot run code itself, or undefined when it can. */
 export function windowRunnerUnavailable(win: Window = window): string | undefined {
-  if (win.location.protocol !== 'http:' && win.location.protocol !== 'https:') return 'This window was not opened from the local web host, so it cannot fetch pack modules itself.';
+  if (win.location.protocol !== 'http:' && win.location.protocol !== 'https:')
+    return 'This window was not opened from the local web host, so it cannot fetch pack modules itself.';
   if (win.sessionStorage.getItem(TOKEN_KEY) === null) return 'This window has no session token for the local web host.';
   return undefined;
 }
@@ -22,9 +23,13 @@ export function windowRunner(win: Window = window): BrowserRunner {
   if (token === null) throw new Error('windowRunner: no session token (check windowRunnerUnavailable first)');
   const created = new BrowserRunner({ ...pagePowers(win.location.origin, token), wasmWorkers: 2 });
   runner = created;
-  win.addEventListener('pagehide', () => {
-    created.close();
-    if (runner === created) runner = undefined;
-  }, { once: true });
+  win.addEventListener(
+    'pagehide',
+    () => {
+      created.close();
+      if (runner === created) runner = undefined;
+    },
+    { once: true },
+  );
   return created;
 }

@@ -9,8 +9,18 @@ const receipt = { wallMs: 1, modules: [], calls: [], denied: [] };
 describe('browser kernel worker messages', () => {
   it('an unknown code in a run result, a receipt or a host result is a parse failure', () => {
     const done = (code: string) => ({ type: 'done', runId: 1, healthy: true, result: { ok: false, code, message: 'm', logs: [], receipt } });
-    const denial = (code: string) => ({ type: 'done', runId: 1, healthy: true, result: { ok: true, value: 1, logs: [], receipt: { ...receipt, denied: [{ kind: 'import', request: 'x', from: 'y', code, reason: 'r' }] } } });
-    const call = (code: string) => ({ type: 'done', runId: 1, healthy: true, result: { ok: true, value: 1, logs: [], receipt: { ...receipt, calls: [{ kind: 'wasm', name: 'f', ok: false, code }] } } });
+    const denial = (code: string) => ({
+      type: 'done',
+      runId: 1,
+      healthy: true,
+      result: { ok: true, value: 1, logs: [], receipt: { ...receipt, denied: [{ kind: 'import', request: 'x', from: 'y', code, reason: 'r' }] } },
+    });
+    const call = (code: string) => ({
+      type: 'done',
+      runId: 1,
+      healthy: true,
+      result: { ok: true, value: 1, logs: [], receipt: { ...receipt, calls: [{ kind: 'wasm', name: 'f', ok: false, code }] } },
+    });
     for (const make of [done, denial, call]) {
       expect(FromKernelWorkerSchema.safeParse(make('timeout')).success).toBe(true);
       expect(FromKernelWorkerSchema.safeParse(make('made-up-code')).success).toBe(false);

@@ -64,7 +64,8 @@ export const useDraftStore = create<DraftState>()(
       load: (name, workflow) => set((s) => ({ name, workflow, dirty: false, removed: undefined, generation: s.generation + 1 })),
       reset: () => set((s) => ({ name: '', workflow: emptyWorkflow(), dirty: false, removed: undefined, generation: s.generation + 1 })),
       updateNode: (id, change) => set((s) => ({ workflow: { nodes: s.workflow.nodes.map((n) => (n.id === id ? change(n) : n)) }, dirty: true })),
-      addNode: () => set((s) => ({ workflow: { nodes: [...s.workflow.nodes, { id: nextId(s.workflow), type: 'code', code: STARTER_CODE, packages: [] }] }, dirty: true })),
+      addNode: () =>
+        set((s) => ({ workflow: { nodes: [...s.workflow.nodes, { id: nextId(s.workflow), type: 'code', code: STARTER_CODE, packages: [] }] }, dirty: true })),
       removeNode: (id) =>
         set((s) => {
           const index = s.workflow.nodes.findIndex((n) => n.id === id);

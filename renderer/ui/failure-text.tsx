@@ -10,7 +10,8 @@ export function FailureText({ error, prefix }: { error: ContractFailure | null |
   return (
     <p role="alert" className="failure">
       {prefix ? `${prefix} ` : ''}
-      {displayText(error.failure.message, { multiline: true })} <code className="code-tag" title={explain(error.failure.code)}>
+      {displayText(error.failure.message, { multiline: true })}{' '}
+      <code className="code-tag" title={explain(error.failure.code)}>
         {error.failure.code}
       </code>
     </p>

@@ -47,7 +47,13 @@ export const browserSection: BenchSection = {
     const created = await createAppServices({ dataDir: data.path });
     if (!created.ok) throw new Error(created.message);
     const delivery = fixtureDelivery(files);
-    const host = await startWebHost({ dispatcher: created.value.dispatcher, events: created.value.events, catalog: delivery.catalog, staticDir: path.join(REPO_ROOT, 'out/parity'), port: 0 });
+    const host = await startWebHost({
+      dispatcher: created.value.dispatcher,
+      events: created.value.events,
+      catalog: delivery.catalog,
+      staticDir: path.join(REPO_ROOT, 'out/parity'),
+      port: 0,
+    });
     const browser = await launchChromium();
     const pool = new SandboxPool({ size: 1 });
     const wasmPool = new WasmPool({ size: 2 });
@@ -62,21 +68,34 @@ export const browserSection: BenchSection = {
         const testCase = file?.cases.find((c) => c.name === caseName);
         if (!file || !testCase) throw new Error(`bench case ${fileName}#${caseName} is missing`);
         const modules = fixtureExecutableModules(file);
-        const node = await measure(`node   ${caseName}`, RUNS, async () => {
-          const dispatcher = createWasmDispatcher({ modules }, wasmPool);
-          try {
-            const result = await pool.run(fixtureRequest(file, testCase), {
-              capability: async (name) => fixtureAnswer(testCase, name),
-              wasm: { call: async (id, exportName, args) => (scriptsWasm(testCase) ? fixtureAnswer(testCase, `wasm:${exportName}`) : dispatcher.bridge(id, exportName, args)) },
-            });
-            if (!result.ok && testCase.expect.ok) throw new Error(`${caseName} failed on Node: ${result.message}`);
-          } finally {
-            dispatcher.close();
-          }
-        }, 3);
+        const node = await measure(
+          `node   ${caseName}`,
+          RUNS,
+          async () => {
+            const dispatcher = createWasmDispatcher({ modules }, wasmPool);
+            try {
+              const result = await pool.run(fixtureRequest(file, testCase), {
+                capability: async (name) => fixtureAnswer(testCase, name),
+                wasm: {
+                  call: async (id, exportName, args) =>
+                    scriptsWasm(testCase) ? fixtureAnswer(testCase, `wasm:${exportName}`) : dispatcher.bridge(id, exportName, args),
+                },
+              });
+              if (!result.ok && testCase.expect.ok) throw new Error(`${caseName} failed on Node: ${result.message}`);
+            } finally {
+              dispatcher.close();
+            }
+          },
+          3,
+        );
         const samples = await page.evaluate(
           ({ fixture, caseName, entries, runs }) =>
-            (window as unknown as { sandboxParity: { timeCase(f: unknown, c: string, e: unknown, r: number): Promise<number[]> } }).sandboxParity.timeCase(fixture, caseName, entries, runs),
+            (window as unknown as { sandboxParity: { timeCase(f: unknown, c: string, e: unknown, r: number): Promise<number[]> } }).sandboxParity.timeCase(
+              fixture,
+              caseName,
+              entries,
+              runs,
+            ),
           { fixture: file, caseName, entries: delivery.entries(fileName), runs: RUNS + 3 },
         );
         const inBrowser = stats(`chrome ${caseName}`, samples.slice(3));
@@ -90,7 +109,8 @@ export const browserSection: BenchSection = {
         const declared = files.get(fileName)?.cases.find((c) => c.name === caseName)?.declare ?? Object.keys(entries);
         const wanted = Object.fromEntries(declared.map((s) => [s, entries[s]]));
         const samples = await page.evaluate(
-          ({ wanted, runs }) => (window as unknown as { sandboxParity: { timeColdLoad(e: unknown, r: number): Promise<number[]> } }).sandboxParity.timeColdLoad(wanted, runs),
+          ({ wanted, runs }) =>
+            (window as unknown as { sandboxParity: { timeColdLoad(e: unknown, r: number): Promise<number[]> } }).sandboxParity.timeColdLoad(wanted, runs),
           { wanted, runs: Math.min(RUNS, 50) + 3 },
         );
         coldRows.push(stats(`fetch+verify ${caseName} (${declared.length} entr${declared.length === 1 ? 'y' : 'ies'})`, samples.slice(3)));

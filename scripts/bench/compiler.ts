@@ -33,7 +33,10 @@ async function bundleSizes(root: string, packDir: string, npmName: string): Prom
   const shape = await entryShape(root, first.value.metafile, entryFile, npmName);
   if (!shape.ok) return shape.message;
   const source = generatedEntry(npmName, shape.value);
-  const [a, b] = await Promise.all([bundleEntry(raw, root, closure.value, packDir, source, npmName), bundleEntry(minified, root, closure.value, packDir, source, npmName)]);
+  const [a, b] = await Promise.all([
+    bundleEntry(raw, root, closure.value, packDir, source, npmName),
+    bundleEntry(minified, root, closure.value, packDir, source, npmName),
+  ]);
   if (!a.ok || !b.ok) return 'bundle failed';
   return { raw: Buffer.byteLength(a.value.code), minified: Buffer.byteLength(b.value.code) };
 }
@@ -49,10 +52,15 @@ export const compilerSection: BenchSection = {
         if (!opened.ok) throw new Error(opened.message);
         return opened.value.summaries();
       };
-      const cold = await measure('discovery, cold compile cache (6 bridge packs)', 3, async () => {
-        await fs.rm(path.join(root, CACHE_DIR), { recursive: true, force: true });
-        await discover();
-      }, 0);
+      const cold = await measure(
+        'discovery, cold compile cache (6 bridge packs)',
+        3,
+        async () => {
+          await fs.rm(path.join(root, CACHE_DIR), { recursive: true, force: true });
+          await discover();
+        },
+        0,
+      );
       await discover();
       const warm = await measure('discovery, warm compile cache (6 bridge packs)', 20, discover);
       printTable('compiler: discovery of all bridge packs', [cold, warm]);
@@ -73,7 +81,10 @@ export const compilerSection: BenchSection = {
         const status = summary?.status === 'ready' ? 'ready' : `skipped: ${summary?.code ?? '?'} (${summary?.reason ?? ''})`;
         const times = `${fmtMs(coldOne.medianMs)} | ${fmtMs(warmOne.medianMs)}`;
         if (typeof sizes === 'string') console.log(`| ${pack.name} | ${pack.library} | – | – | – | ${times} | ${status} — ${sizes} |`);
-        else console.log(`| ${pack.name} | ${pack.library} | ${formatBytes(sizes.raw)} | ${formatBytes(sizes.minified)} | ${((100 * sizes.minified) / LIMITS.bundledJsBytes).toFixed(1)}% | ${times} | ${status} |`);
+        else
+          console.log(
+            `| ${pack.name} | ${pack.library} | ${formatBytes(sizes.raw)} | ${formatBytes(sizes.minified)} | ${((100 * sizes.minified) / LIMITS.bundledJsBytes).toFixed(1)}% | ${times} | ${status} |`,
+          );
       }
     } finally {
       await bridge.dispose();

@@ -42,7 +42,10 @@ export async function generateRoot(): Promise<string> {
     await writeFile(path.join(dir, 'package.json'), JSON.stringify(manifest, null, 2));
     await writeFile(path.join(dir, 'sandbox/lib/helper.js'), helper);
     await writeFile(path.join(dir, 'sandbox/index.js'), `import { h1 } from './lib/helper.js';\nexport const root = (x) => h1(x);\n`);
-    await writeFile(path.join(dir, 'sandbox/extra.js'), `import { root } from '${name}';\nimport { add } from '${name}/math-wasm';\nexport const extra = async (x) => add(root(x) | 0, 1);\n`);
+    await writeFile(
+      path.join(dir, 'sandbox/extra.js'),
+      `import { root } from '${name}';\nimport { add } from '${name}/math-wasm';\nexport const extra = async (x) => add(root(x) | 0, 1);\n`,
+    );
     await writeFile(path.join(dir, 'sandbox/more.js'), `export * from './lib/helper.js';\n${helper.replaceAll('export function h', 'export function m')}`);
     await writeFile(path.join(dir, 'sandbox/math.wasm'), wasm);
     await writeFile(path.join(dir, 'SKILL.md'), `---\nname: pack-${i}\ndescription: Bench pack ${i}.\n---\n# Pack ${i}\n`);

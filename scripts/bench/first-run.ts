@@ -39,7 +39,9 @@ async function bareNpm(tarballs: readonly string[], scratch: string): Promise<nu
   const dir = await mkdtemp(path.join(scratch, 'bare-'));
   await writeFile(path.join(dir, 'package.json'), '{ "name": "bench-bare", "private": true }\n');
   const started = performance.now();
-  const run = await runNpm(['install', '--ignore-scripts', '--offline', '--no-audit', '--no-fund', '--cache', path.join(dir, '.npm-cache'), ...tarballs], { cwd: dir });
+  const run = await runNpm(['install', '--ignore-scripts', '--offline', '--no-audit', '--no-fund', '--cache', path.join(dir, '.npm-cache'), ...tarballs], {
+    cwd: dir,
+  });
   const ms = performance.now() - started;
   if (run.code !== 0) throw new Error(`bare npm install failed: ${run.stderr}`);
   return ms;
@@ -69,8 +71,17 @@ function ours(scratch: string, index: number): { seed: number; discover: number 
     'console.log(JSON.stringify({ seed: t1 - t0, discover: t2 - t1, stats: compiler.stats(), analysis, precompiled: seeded.value.precompiled }));',
   ].join('\n');
   const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repo, encoding: 'utf8' });
-  const parsed = JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as { seed: number; discover: number; stats: unknown; analysis: unknown; precompiled: unknown };
-  if (index === 0) console.log(`(first sample: compiler ${JSON.stringify(parsed.stats)}, JS analysis ${JSON.stringify(parsed.analysis)}, precompiled ${JSON.stringify(parsed.precompiled)})`);
+  const parsed = JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as {
+    seed: number;
+    discover: number;
+    stats: unknown;
+    analysis: unknown;
+    precompiled: unknown;
+  };
+  if (index === 0)
+    console.log(
+      `(first sample: compiler ${JSON.stringify(parsed.stats)}, JS analysis ${JSON.stringify(parsed.analysis)}, precompiled ${JSON.stringify(parsed.precompiled)})`,
+    );
   return parsed;
 }
 
@@ -101,27 +112,37 @@ async function coldCompile(root: string): Promise<void> {
       const r = await createNpmCompiler({ root, probe: running }).compile(req);
       if (!r.ok) throw new Error(r.message);
     });
-    const booting = await measure('cold compile, first of its process (boots the probe worker)', 3, async () => {
-      await clear();
-      const own = createProbe();
-      try {
-        const r = await createNpmCompiler({ root, probe: own }).compile(req);
-        if (!r.ok) throw new Error(r.message);
-      } finally {
-        await own.close();
-      }
-    }, 0);
+    const booting = await measure(
+      'cold compile, first of its process (boots the probe worker)',
+      3,
+      async () => {
+        await clear();
+        const own = createProbe();
+        try {
+          const r = await createNpmCompiler({ root, probe: own }).compile(req);
+          if (!r.ok) throw new Error(r.message);
+        } finally {
+          await own.close();
+        }
+      },
+      0,
+    );
     // The same with the worker booted only when the probe asks (as before warm() existed): what overlapping boot with esbuild saves.
-    const lateBoot = await measure('  same, worker booted only when the probe runs', 3, async () => {
-      await clear();
-      const own = createProbe();
-      try {
-        const r = await createNpmCompiler({ root, probe: (source, filename) => own(source, filename) }).compile(req);
-        if (!r.ok) throw new Error(r.message);
-      } finally {
-        await own.close();
-      }
-    }, 0);
+    const lateBoot = await measure(
+      '  same, worker booted only when the probe runs',
+      3,
+      async () => {
+        await clear();
+        const own = createProbe();
+        try {
+          const r = await createNpmCompiler({ root, probe: (source, filename) => own(source, filename) }).compile(req);
+          if (!r.ok) throw new Error(r.message);
+        } finally {
+          await own.close();
+        }
+      },
+      0,
+    );
     const esbuildFloor = await measure('floor: esbuild passes + checks (probe answers at once)', 5, async () => {
       await clear();
       const r = await createNpmCompiler({ root, probe: instant }).compile(req);
@@ -131,7 +152,13 @@ async function coldCompile(root: string): Promise<void> {
       const r = await running(bundle, 'js-yaml.js');
       if (!r.ok) throw new Error(r.message);
     });
-    const floor: Stats = { label: 'floor: esbuild + probe', runs: 5, minMs: esbuildFloor.minMs + probeFloor.minMs, medianMs: esbuildFloor.medianMs + probeFloor.medianMs, p95Ms: esbuildFloor.p95Ms + probeFloor.p95Ms };
+    const floor: Stats = {
+      label: 'floor: esbuild + probe',
+      runs: 5,
+      minMs: esbuildFloor.minMs + probeFloor.minMs,
+      medianMs: esbuildFloor.medianMs + probeFloor.medianMs,
+      p95Ms: esbuildFloor.p95Ms + probeFloor.p95Ms,
+    };
     printTable('first-run: cold compile of one bridge pack (js-yaml)', [reused, booting, lateBoot, esbuildFloor, probeFloor, floor]);
     printRatio('cold compile / floor', reused, floor, 'close to 1× (≈ 0.1 s)');
   } finally {

@@ -34,7 +34,9 @@ export function printTable(title: string, rows: readonly Stats[]): void {
   const width = Math.max(...rows.map((r) => r.label.length), 10);
   console.log(`${'case'.padEnd(width)}  ${'runs'.padStart(5)}  ${'min'.padStart(10)}  ${'median'.padStart(10)}  ${'p95'.padStart(10)}`);
   for (const r of rows) {
-    console.log(`${r.label.padEnd(width)}  ${String(r.runs).padStart(5)}  ${fmtMs(r.minMs).padStart(10)}  ${fmtMs(r.medianMs).padStart(10)}  ${fmtMs(r.p95Ms).padStart(10)}`);
+    console.log(
+      `${r.label.padEnd(width)}  ${String(r.runs).padStart(5)}  ${fmtMs(r.minMs).padStart(10)}  ${fmtMs(r.medianMs).padStart(10)}  ${fmtMs(r.p95Ms).padStart(10)}`,
+    );
   }
 }
 

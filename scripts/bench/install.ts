@@ -37,7 +37,20 @@ export const installSection: BenchSection = {
         const dir = await fresh();
         await writeFile(path.join(dir, 'package.json'), '{"name":"bench-root","private":true}');
         const run = await runNpm(
-          ['install', PACK, '--ignore-scripts', '--registry', registry.url, '--userconfig', emptyrc, '--cache', path.join(dir, '.npm-cache'), '--audit=false', '--fund=false', '--save-exact'],
+          [
+            'install',
+            PACK,
+            '--ignore-scripts',
+            '--registry',
+            registry.url,
+            '--userconfig',
+            emptyrc,
+            '--cache',
+            path.join(dir, '.npm-cache'),
+            '--audit=false',
+            '--fund=false',
+            '--save-exact',
+          ],
           { cwd: dir },
         );
         if (run.code !== 0) throw new Error(run.stderr);

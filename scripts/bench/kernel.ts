@@ -56,9 +56,23 @@ export const kernelBench: BenchSection = {
   async run() {
     const big = fiftyKbModule();
     const engine = await loadQuickJsNg();
-    const module: GuestModule = { moduleId: 'js:big', kind: 'js', packName: '@bench/big', packVersion: '1.0.0', displayName: '@bench/big', source: big, imports: {}, digest: 'c'.repeat(64) };
+    const module: GuestModule = {
+      moduleId: 'js:big',
+      kind: 'js',
+      packName: '@bench/big',
+      packVersion: '1.0.0',
+      displayName: '@bench/big',
+      source: big,
+      imports: {},
+      digest: 'c'.repeat(64),
+    };
     const trivial: KernelRunRequest = { code: '1', entries: {}, modules: {}, inputs: {}, grants: NO_GRANTS, timeoutMs: 30_000 };
-    const fifty: KernelRunRequest = { ...trivial, code: 'import { op1 } from "@bench/big";\nop1(1, 2)', entries: { '@bench/big': 'js:big' }, modules: { 'js:big': module } };
+    const fifty: KernelRunRequest = {
+      ...trivial,
+      code: 'import { op1 } from "@bench/big";\nop1(1, 2)',
+      entries: { '@bench/big': 'js:big' },
+      modules: { 'js:big': module },
+    };
     const powers = { engine, ...SYSTEM_CLOCK, hostCall: async () => ({ ok: false as const, code: 'internal' as const, message: 'unused' }) };
 
     const bareTrivial = () => {

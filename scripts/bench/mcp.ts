@@ -27,7 +27,14 @@ export const mcpSection: BenchSection = {
     const host = await startWebHost({ dispatcher: services.dispatcher, events: services.events, catalog: services.catalog, port: 0 });
     const client = new Client({ name: 'bench', version: '1.0.0' });
     try {
-      await client.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(REPO, 'scripts/sandbox-packs.mjs'), 'mcp', '--root', data.path], cwd: REPO, stderr: 'ignore' }));
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [path.join(REPO, 'scripts/sandbox-packs.mjs'), 'mcp', '--root', data.path],
+          cwd: REPO,
+          stderr: 'ignore',
+        }),
+      );
       const headers = { Authorization: `Bearer ${host.token}`, 'Content-Type': 'application/json' };
       const overHttp = async () => {
         const res = await fetch(`${host.origin}/api/rpc/code.run`, { method: 'POST', headers, body: JSON.stringify({ code: CODE, packages: [] }) });

@@ -116,7 +116,19 @@ async function guestVisible(pool: WasmPool, runs: number, calls: number, viaMain
     const modules = Object.fromEntries(
       Object.values(resolution.modules)
         .filter((m) => m.moduleId !== WASM_BRIDGE_MODULE_ID)
-        .map((m) => [m.moduleId, { moduleId: m.moduleId, kind: m.kind, packName: m.packName, packVersion: m.packVersion, displayName: m.displayName, source: m.source, imports: { ...m.imports }, digest: m.digest }]),
+        .map((m) => [
+          m.moduleId,
+          {
+            moduleId: m.moduleId,
+            kind: m.kind,
+            packName: m.packName,
+            packVersion: m.packVersion,
+            displayName: m.displayName,
+            source: m.source,
+            imports: { ...m.imports },
+            digest: m.digest,
+          },
+        ]),
     );
     const request = (n: number): KernelRunRequest => ({
       code: `import { tileX } from "@nodetool-ai/sandbox-geo/simplify-wasm";\nlet s = 0;\nfor (let i = 0; i < ${n}; i++) s += await tileX(13.4, 10);\nreturn s;`,
@@ -130,7 +142,9 @@ async function guestVisible(pool: WasmPool, runs: number, calls: number, viaMain
     // (the main thread's own noise — scheduling the run, parsing its result — is not the guest's).
     const once = async (n: number) => {
       const dispatcher = viaMain ? createWasmDispatcher(resolution, pool) : undefined;
-      const wasm = dispatcher ? { call: (id: string, name: unknown, args: unknown) => dispatcher.bridge(id, name, args) } : { plan: await buildWasmPlan(resolution, cache) };
+      const wasm = dispatcher
+        ? { call: (id: string, name: unknown, args: unknown) => dispatcher.bridge(id, name, args) }
+        : { plan: await buildWasmPlan(resolution, cache) };
       const result = await sandbox.run(request(n), { wasm });
       dispatcher?.close();
       if (!result.ok || result.value !== 550 * n) throw new Error(`guest bench run failed: ${JSON.stringify(result)}`);
@@ -152,7 +166,10 @@ async function guestVisible(pool: WasmPool, runs: number, calls: number, viaMain
     diffs.sort((x, y) => x - y);
     const at = (q: number) => diffs[Math.min(diffs.length - 1, Math.floor(q * diffs.length))] ?? Number.NaN;
     const label = viaMain ? 'guest-visible call, via a main-thread port' : 'guest-visible call (facade+kernel+dispatcher+lane)';
-    return { cold: { label: `${label}: first run of a fresh worker`, runs: 1, minMs: cold, medianMs: cold, p95Ms: cold }, warm: { label, runs, minMs: diffs[0] ?? Number.NaN, medianMs: at(0.5), p95Ms: at(0.95) } };
+    return {
+      cold: { label: `${label}: first run of a fresh worker`, runs: 1, minMs: cold, medianMs: cold, p95Ms: cold },
+      warm: { label, runs, minMs: diffs[0] ?? Number.NaN, medianMs: at(0.5), p95Ms: at(0.95) },
+    };
   } finally {
     await sandbox.close();
     rmSync(root, { recursive: true, force: true });
@@ -184,10 +201,14 @@ export const wasmSection: BenchSection = {
     const pool4 = new WasmPool({ size: 4 });
     try {
       await pool4.call({ bytes: GEO, exportName: 'distanceMeters', args: ARGS, timeoutMs: 5000 });
-      const viaPool = await perCall('pool call (postMessage round trip)', 15, 200, () => pool4.call({ bytes: GEO, exportName: 'distanceMeters', args: ARGS, timeoutMs: 5000 }));
+      const viaPool = await perCall('pool call (postMessage round trip)', 15, 200, () =>
+        pool4.call({ bytes: GEO, exportName: 'distanceMeters', args: ARGS, timeoutMs: 5000 }),
+      );
       rows.push(viaPool);
       await pool4.call({ bytes: WITH_MEMORY, exportName: 'crc32', args: [0, 0], timeoutMs: 5000 });
-      rows.push(await perCall('pool call, module with a memory', 15, 200, () => pool4.call({ bytes: WITH_MEMORY, exportName: 'crc32', args: [0, 0], timeoutMs: 5000 })));
+      rows.push(
+        await perCall('pool call, module with a memory', 15, 200, () => pool4.call({ bytes: WITH_MEMORY, exportName: 'crc32', args: [0, 0], timeoutMs: 5000 })),
+      );
       let dispatcher = geoDispatcher(pool4);
       let used = 0;
       const viaDispatcher = await perCall('dispatcher + pool (bridge call)', 15, 200, async () => {

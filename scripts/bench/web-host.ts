@@ -38,10 +38,15 @@ export const webHostSection: BenchSection = {
         await measure('settings.get over HTTP', 300, () => viaHttp('settings.get', {}), 20),
         await measure('catalog.summaries direct', 300, () => direct('catalog.summaries', {}), 20),
         await measure('catalog.summaries over HTTP', 300, () => viaHttp('catalog.summaries', {}), 20),
-        await measure('module delivery over HTTP', 300, async () => {
-          const res = await fetch(`${host.origin}/api/sandbox-modules/${moduleId}`, { headers });
-          await res.arrayBuffer();
-        }, 20),
+        await measure(
+          'module delivery over HTTP',
+          300,
+          async () => {
+            const res = await fetch(`${host.origin}/api/sandbox-modules/${moduleId}`, { headers });
+            await res.arrayBuffer();
+          },
+          20,
+        ),
         await measure('code.run direct', 30, () => direct('code.run', run), 3),
         await measure('code.run over HTTP', 30, () => viaHttp('code.run', run), 3),
       ];

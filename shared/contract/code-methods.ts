@@ -75,7 +75,11 @@ export const CODE_METHODS = {
   ),
 
   'workflows.list': method(EmptyRequestSchema, z.object({ names: z.array(WorkflowNameSchema) }), 'Saved workflow names.'),
-  'workflows.load': method(z.object({ name: WorkflowNameSchema }).strict(), z.object({ name: WorkflowNameSchema, workflow: WorkflowSchema }), 'Load a saved workflow.'),
+  'workflows.load': method(
+    z.object({ name: WorkflowNameSchema }).strict(),
+    z.object({ name: WorkflowNameSchema, workflow: WorkflowSchema }),
+    'Load a saved workflow.',
+  ),
   'workflows.save': method(
     z.object({ name: WorkflowNameSchema, workflow: WorkflowSchema }).strict(),
     z.object({ name: WorkflowNameSchema }),

@@ -20,7 +20,17 @@ describe('createDispatcher', () => {
       handlersWith({
         'packs.install': async (request) => {
           seen.push(request);
-          return ok({ name: 'a', version: '1.0.0', installMode: 'sandbox-only', status: 'active', sourceLabel: 'registry', integrity: 'sha512-x', scripts: [], trusted: false, installedAt: 'now' });
+          return ok({
+            name: 'a',
+            version: '1.0.0',
+            installMode: 'sandbox-only',
+            status: 'active',
+            sourceLabel: 'registry',
+            integrity: 'sha512-x',
+            scripts: [],
+            trusted: false,
+            installedAt: 'now',
+          });
         },
       }),
     );
@@ -31,8 +41,14 @@ describe('createDispatcher', () => {
 
   it('answers `internal` when a handler throws, and reports the bug', async () => {
     const bugs: [string, unknown][] = [];
-    const dispatcher = createDispatcher(handlersWith({ 'settings.get': async () => Promise.reject(new Error('disk on fire')) }), { onBug: (m, e) => bugs.push([m, e]) });
-    expect(await dispatcher.handle('settings.get', {}, { face: 'test' })).toEqual({ ok: false, code: 'internal', message: 'settings.get failed inside the app; the details are in its log.' });
+    const dispatcher = createDispatcher(handlersWith({ 'settings.get': async () => Promise.reject(new Error('disk on fire')) }), {
+      onBug: (m, e) => bugs.push([m, e]),
+    });
+    expect(await dispatcher.handle('settings.get', {}, { face: 'test' })).toEqual({
+      ok: false,
+      code: 'internal',
+      message: 'settings.get failed inside the app; the details are in its log.',
+    });
     expect(bugs).toHaveLength(1);
     expect((bugs[0]![1] as Error).message).toBe('disk on fire');
   });
@@ -63,8 +79,16 @@ describe('createDispatcher', () => {
 
   it('names a non-string method by its type and cuts long names', async () => {
     const dispatcher = createDispatcher(handlersWith({}));
-    expect(await dispatcher.handle(42, {}, { face: 'test' })).toEqual({ ok: false, code: 'invalid-request', message: 'method: there is no service method number' });
+    expect(await dispatcher.handle(42, {}, { face: 'test' })).toEqual({
+      ok: false,
+      code: 'invalid-request',
+      message: 'method: there is no service method number',
+    });
     const long = 'x'.repeat(500);
-    expect(await dispatcher.handle(long, {}, { face: 'test' })).toEqual({ ok: false, code: 'invalid-request', message: `method: there is no service method "${'x'.repeat(64)}"` });
+    expect(await dispatcher.handle(long, {}, { face: 'test' })).toEqual({
+      ok: false,
+      code: 'invalid-request',
+      message: `method: there is no service method "${'x'.repeat(64)}"`,
+    });
   });
 });

@@ -31,7 +31,7 @@ export const CONTRACT = {
   'packs.search': method(
     z.object({ term: z.string().max(200) }).strict(),
     PackSearchResultSchema,
-    'Search for packs: the bundled registry index merged with the configured registry\'s npm search for the sandbox-pack keyword.',
+    "Search for packs: the bundled registry index merged with the configured registry's npm search for the sandbox-pack keyword.",
   ),
   'packs.install': method(
     z.object({ spec: PackSpecSchema, operationId: OperationIdSchema.optional() }).strict(),
@@ -46,7 +46,7 @@ export const CONTRACT = {
   ),
   'packs.trust': method(ReviewedRequest, InstalledPackSchema, 'Trust a pack as installed and run its install scripts against the artifact on disk.'),
   'packs.trustDryRun': method(PackNameRequest, TrustPlanSchema, 'The literal install scripts trusting this pack would run.'),
-  'packs.rebuild': method(ReviewedRequest, InstalledPackSchema, 'Run a trusted pack\'s install scripts again.'),
+  'packs.rebuild': method(ReviewedRequest, InstalledPackSchema, "Run a trusted pack's install scripts again."),
   'packs.updates': method(
     EmptyRequestSchema,
     z.object({ registry: z.string().max(2048), packs: z.array(UpdateCheckSchema).max(1024) }),
@@ -67,7 +67,7 @@ export const CONTRACT = {
   'catalog.skillDoc': method(
     z.object({ packName: PackageNameSchema }).strict(),
     SkillDocSchema,
-    'A pack\'s SKILL.md body, marked trusted or not; the only method that returns skill text.',
+    "A pack's SKILL.md body, marked trusted or not; the only method that returns skill text.",
   ),
 
   ...CODE_METHODS,

@@ -27,7 +27,13 @@ export const ModuleSummarySchema = z.object({
   summary: Text(LIMITS.disclosureChars * 4),
   exports: z.array(Text(128)).max(256).optional(),
   signatures: z
-    .array(z.object({ as: Text(128), params: z.array(z.enum(WASM_VALUE_TYPES)).max(LIMITS.wasmMaxParams), results: z.array(z.enum(WASM_VALUE_TYPES)).max(LIMITS.wasmMaxResults) }))
+    .array(
+      z.object({
+        as: Text(128),
+        params: z.array(z.enum(WASM_VALUE_TYPES)).max(LIMITS.wasmMaxParams),
+        results: z.array(z.enum(WASM_VALUE_TYPES)).max(LIMITS.wasmMaxResults),
+      }),
+    )
     .max(256)
     .optional(),
   hasSkill: z.boolean(),

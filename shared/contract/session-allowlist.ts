@@ -7,7 +7,11 @@ import type { InstalledPack } from './pack-schemas.ts';
 import type { ModuleSummary } from './schemas.ts';
 
 /** An empty saved allowlist means "the default": the ready modules of trusted, active packs. */
-export function effectiveAllowlist(saved: readonly string[], packs: readonly InstalledPack[], modules: readonly ModuleSummary[]): { specifiers: string[]; isDefault: boolean } {
+export function effectiveAllowlist(
+  saved: readonly string[],
+  packs: readonly InstalledPack[],
+  modules: readonly ModuleSummary[],
+): { specifiers: string[]; isDefault: boolean } {
   if (saved.length > 0) return { specifiers: [...saved], isDefault: false };
   const trusted = new Set(packs.filter((p) => p.trusted && p.status === 'active').map((p) => p.name));
   return { specifiers: modules.filter((m) => m.status === 'ready' && trusted.has(m.packName)).map((m) => m.specifier), isDefault: true };

@@ -20,13 +20,13 @@ export const ERROR_CODES = {
   'duplicate-module-name': 'Two modules of the pack resolve to the same import specifier.',
   'internal-invalid': 'An entry of the pack\'s "internal" list is not a .js file inside the pack.',
   'internal-duplicate': 'The pack\'s "internal" list names the same file twice.',
-  'internal-cycle': 'The pack\'s internal helper files import each other in a cycle.',
+  'internal-cycle': "The pack's internal helper files import each other in a cycle.",
 
   // --- module-level discovery (the module is skipped, the pack stays usable) ------------------
   'module-name-invalid': 'A module name must be "." or one path segment of letters, digits, "-", "_" or ".".',
   'file-missing': 'The file the manifest names does not exist in the pack.',
-  'file-outside-pack': 'The file the manifest names resolves outside the pack\'s directory.',
-  'file-symlink-escape': 'The file is a symbolic link that points outside the pack\'s directory.',
+  'file-outside-pack': "The file the manifest names resolves outside the pack's directory.",
+  'file-symlink-escape': "The file is a symbolic link that points outside the pack's directory.",
   'file-too-large': 'The file is larger than the limit for its kind.',
   'js-syntax-error': 'The module is not valid JavaScript module syntax.',
   'js-dynamic-import': 'The module uses import(); dynamic import is not allowed in sandbox code.',
@@ -34,11 +34,11 @@ export const ERROR_CODES = {
   'js-node-import': 'The module imports a Node builtin; sandbox code has no Node APIs.',
   'js-import-outside-pack': 'The module imports something outside its own pack; a pack may import only its own files.',
   'js-import-unresolved': 'The module imports a file of its pack that is neither a public entry nor listed as internal.',
-  'js-bridge-import': 'The module imports the private WASM bridge directly; use the WASM entry\'s specifier instead.',
+  'js-bridge-import': "The module imports the private WASM bridge directly; use the WASM entry's specifier instead.",
   'wasm-invalid': 'The file is not a valid WebAssembly binary.',
   'wasm-imports': 'The WASM module imports something from the host; v1 WASM modules may import nothing.',
   'wasm-memory-unbounded': 'A WASM memory declares no maximum; every memory must declare one.',
-  'wasm-memory-too-large': 'The WASM memory maximum is above what the manifest\'s memoryPagesMax or the 4096-page host ceiling allows.',
+  'wasm-memory-too-large': "The WASM memory maximum is above what the manifest's memoryPagesMax or the 4096-page host ceiling allows.",
   'wasm-memory-shared': 'The WASM module declares a shared memory, which v1 does not allow.',
   'wasm-export-missing': 'An export the manifest declares is not in the WASM binary.',
   'wasm-export-not-function': 'An export the manifest declares is not a function.',
@@ -63,19 +63,20 @@ export const ERROR_CODES = {
 
   // --- resolving a node's declarations ----------------------------------------------------------
   'unknown-specifier': 'No installed pack provides this module; install the pack that provides it.',
-  'internal-specifier': 'This names a pack\'s internal helper file, which a node cannot import directly.',
+  'internal-specifier': "This names a pack's internal helper file, which a node cannot import directly.",
   'module-skipped': 'The pack is installed but this module was skipped at discovery; see the reason.',
-  'declaration-invalid': 'The node\'s packages declaration is not valid.',
-  'import-undeclared': 'The code imports a module that is not in the node\'s packages declaration; add it to the declaration.',
+  'declaration-invalid': "The node's packages declaration is not valid.",
+  'import-undeclared': "The code imports a module that is not in the node's packages declaration; add it to the declaration.",
   'declared-unused': 'The node declares a package its code never imports; remove it from the declaration.',
-  'import-unknown-export': 'The code imports a name the module does not export; see the module\'s docs for its exports.',
+  'import-unknown-export': "The code imports a name the module does not export; see the module's docs for its exports.",
   'version-mismatch': 'The installed pack has a different version from the one the workflow was saved with; the installed version is used.',
-  'digest-mismatch': 'The installed module\'s content differs from what the workflow was saved with (same or different version); review the pack before running.',
-  'session-not-allowed': 'The code imports a package that is not on this session\'s package allowlist.',
+  'digest-mismatch':
+    "The installed module's content differs from what the workflow was saved with (same or different version); review the pack before running.",
+  'session-not-allowed': "The code imports a package that is not on this session's package allowlist.",
 
   // --- running guest code -------------------------------------------------------------------------
   'syntax-error': 'The code is not valid JavaScript.',
-  'import-denied': 'The import is not allowed: only the modules in this node\'s packages declaration can be imported.',
+  'import-denied': "The import is not allowed: only the modules in this node's packages declaration can be imported.",
   'dynamic-import': 'import() is not allowed in sandbox code; use a static import of a declared package.',
   'runtime-error': 'The code threw an error.',
   timeout: 'The code ran longer than its time limit and was stopped.',
@@ -93,7 +94,7 @@ export const ERROR_CODES = {
 
   // --- WASM bridge ----------------------------------------------------------------------------
   'wasm-argument': 'A WASM function was called with the wrong number or kind of arguments.',
-  'wasm-not-declared': 'That WASM module or export is not part of this run\'s declared packages.',
+  'wasm-not-declared': "That WASM module or export is not part of this run's declared packages.",
   'wasm-budget-calls': 'The run made more WASM calls than its budget allows.',
   'wasm-budget-concurrency': 'The run had more WASM calls in flight than its budget allows.',
   'wasm-budget-time': 'The run used more WASM time than its budget allows.',
@@ -108,7 +109,7 @@ export const ERROR_CODES = {
   busy: 'Another install, update or uninstall is running on this install root; wait for it to finish.',
   'integrity-mismatch': 'The registry served a different artifact for the same version; nothing was run.',
   'trust-required': 'This pack needs your trust before it can run scripts or host code.',
-  'rebuild-failed': 'Running the trusted pack\'s install scripts failed.',
+  'rebuild-failed': "Running the trusted pack's install scripts failed.",
   'pack-changed': 'The pack changed since you reviewed it (another version or artifact is installed now); nothing was run. Review it again.',
   'registry-unreachable': 'The package registry could not be reached.',
   'npm-unavailable': 'The npm that ships with the app could not be started; reinstall the app.',
@@ -116,13 +117,13 @@ export const ERROR_CODES = {
 
   // --- service contract -------------------------------------------------------------------------
   'invalid-request': 'The request did not match the service contract.',
-  unauthorized: 'The request lacks this session\'s access token.',
+  unauthorized: "The request lacks this session's access token.",
   forbidden: 'This client is not allowed to do that.',
   'not-found': 'Nothing exists under that name.',
   internal: 'Something went wrong inside the app; the details are in its log.',
   'request-too-large': 'The request is larger than the app accepts.',
   'stale-digest': 'The module changed since that digest was recorded; fetch it again without the digest.',
-  'service-unreachable': 'The app\'s background service could not be reached; check that it is still running.',
+  'service-unreachable': "The app's background service could not be reached; check that it is still running.",
   'too-many-connections': 'The app already has as many connections or event streams open as it accepts; close a tab or window that shows it, then try again.',
 } as const satisfies Record<string, string>;
 

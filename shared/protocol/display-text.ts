@@ -32,4 +32,3 @@ export function displayText(text: string, options: DisplayTextOptions = {}): str
   if (options.multiline !== true) return text.replace(HIDDEN, escape);
   return text.replace(/\r\n/g, '\n').replace(HIDDEN, (char) => (char === '\n' || char === '\t' ? char : escape(char)));
 }
-

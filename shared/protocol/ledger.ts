@@ -48,7 +48,10 @@ export const ClosureEntrySchema = z
     /** sha256 over the package directory's files (nested node_modules excluded), as installed with scripts off. */
     treeDigest: z.string().regex(/^[0-9a-f]{64}$/),
     /** The same digest after the trusted install scripts ran (scripts may write into their package). */
-    builtDigest: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+    builtDigest: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .optional(),
   })
   .strict();
 export type ClosureEntry = z.infer<typeof ClosureEntrySchema>;
@@ -79,7 +82,10 @@ export const PackRecordSchema = z
     trust: TrustRecordSchema.nullable(),
     status: z.enum(PACK_INSTALL_STATUSES),
     /** Why the last run of the trusted scripts failed (npm's own lines); cleared when they succeed. */
-    setupFailure: z.object({ code: z.string().max(64), message: z.string().max(4000), at: z.iso.datetime() }).strict().optional(),
+    setupFailure: z
+      .object({ code: z.string().max(64), message: z.string().max(4000), at: z.iso.datetime() })
+      .strict()
+      .optional(),
   })
   .strict();
 export type PackRecord = z.infer<typeof PackRecordSchema>;

@@ -21,10 +21,7 @@ export const WasmBudgetsSchema = z
   .strict();
 export type WasmBudgets = z.infer<typeof WasmBudgetsSchema>;
 
-export const WasmExportSchema = z.union([
-  z.string().min(1).max(128),
-  z.object({ wasm: z.string().min(1).max(128), as: z.string().min(1).max(128) }).strict(),
-]);
+export const WasmExportSchema = z.union([z.string().min(1).max(128), z.object({ wasm: z.string().min(1).max(128), as: z.string().min(1).max(128) }).strict()]);
 export type WasmExportDeclaration = z.infer<typeof WasmExportSchema>;
 
 export const JsModuleEntrySchema = z

@@ -14,11 +14,7 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
 }
 
 /** Parse `input` with `schema`; `source` names the file or channel for the message. */
-export function parseWith<S extends z.ZodType>(
-  schema: S,
-  input: unknown,
-  source: string,
-): Result<z.output<S>, 'invalid-data'> {
+export function parseWith<S extends z.ZodType>(schema: S, input: unknown, source: string): Result<z.output<S>, 'invalid-data'> {
   const parsed = schema.safeParse(input);
   if (parsed.success) return ok(parsed.data);
   return fail('invalid-data', `${source}: ${formatIssues(parsed.error.issues)}`);

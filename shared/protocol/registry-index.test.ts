@@ -25,17 +25,30 @@ describe('registry index', () => {
     if (!parsed.ok) throw new Error(parsed.message);
     expect(searchIndex(parsed.value, 'CSV').map((e) => e.name)).toEqual(['@nodetool-ai/sandbox-csv']);
     expect(searchIndex(parsed.value, 'wasm simplify').map((e) => e.name)).toEqual(['@nodetool-ai/sandbox-geo']);
-    expect(searchIndex(parsed.value, 'parse').map((e) => e.name)).toEqual(['@nodetool-ai/sandbox-csv', '@nodetool-ai/sandbox-xml', '@nodetool-ai/sandbox-yaml', '@nodetool-ai/sandbox-html']);
+    expect(searchIndex(parsed.value, 'parse').map((e) => e.name)).toEqual([
+      '@nodetool-ai/sandbox-csv',
+      '@nodetool-ai/sandbox-xml',
+      '@nodetool-ai/sandbox-yaml',
+      '@nodetool-ai/sandbox-html',
+    ]);
     expect(searchIndex(parsed.value, 'nothing-like-this')).toEqual([]);
     expect(searchIndex(parsed.value, '')).toHaveLength(7);
   });
 
   it('refuses entries with unknown keys or bad names, naming the key path', () => {
-    expect(parseWith(RegistryIndexSchema, { format: 1, packs: [{ name: '../evil', description: '', version: '1', sandboxModules: [], recommended: false }] }, 'idx')).toEqual({
+    expect(
+      parseWith(RegistryIndexSchema, { format: 1, packs: [{ name: '../evil', description: '', version: '1', sandboxModules: [], recommended: false }] }, 'idx'),
+    ).toEqual({
       ok: false,
       code: 'invalid-data',
       message: 'idx: packs.0.name: not a valid npm package name',
     });
-    expect(parseWith(RegistryIndexSchema, { format: 1, packs: [{ name: 'a', description: '', version: '1', sandboxModules: [], recommended: false, run: 'x' }] }, 'idx')).toMatchObject({ ok: false, code: 'invalid-data' });
+    expect(
+      parseWith(
+        RegistryIndexSchema,
+        { format: 1, packs: [{ name: 'a', description: '', version: '1', sandboxModules: [], recommended: false, run: 'x' }] },
+        'idx',
+      ),
+    ).toMatchObject({ ok: false, code: 'invalid-data' });
   });
 });

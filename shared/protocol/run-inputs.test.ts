@@ -13,7 +13,11 @@ import { LOCKED_GLOBALS, reservedInputName, runInputProblems } from './run-input
 
 async function run(code: string, inputs: Record<string, unknown> = {}): Promise<RunResult> {
   const request: KernelRunRequest = { code, entries: {}, modules: {}, inputs, grants: NO_GRANTS, timeoutMs: 5000 };
-  const outcome = await runKernel(request, { engine: await loadQuickJsNg(), ...SYSTEM_CLOCK, hostCall: async () => ({ ok: false, code: 'internal', message: 'unused' }) });
+  const outcome = await runKernel(request, {
+    engine: await loadQuickJsNg(),
+    ...SYSTEM_CLOCK,
+    hostCall: async () => ({ ok: false, code: 'internal', message: 'unused' }),
+  });
   return outcome.result;
 }
 
@@ -25,7 +29,9 @@ function nested(depth: number): unknown {
 
 describe('LOCKED_GLOBALS', () => {
   it('is exactly the set of globals the guest cannot rebind after the prelude', async () => {
-    const result = await run('Object.getOwnPropertyNames(globalThis).filter((n) => { const d = Object.getOwnPropertyDescriptor(globalThis, n); return !d.writable && !d.set; })');
+    const result = await run(
+      'Object.getOwnPropertyNames(globalThis).filter((n) => { const d = Object.getOwnPropertyDescriptor(globalThis, n); return !d.writable && !d.set; })',
+    );
     expect(result.ok).toBe(true);
     expect(new Set(result.ok ? (result.value as string[]) : [])).toEqual(new Set(LOCKED_GLOBALS));
   });
@@ -40,8 +46,15 @@ describe('LOCKED_GLOBALS', () => {
 describe('runInputProblems', () => {
   it('refuses locked and reserved names with a sentence naming the input', () => {
     expect(runInputProblems({ ok: 1, fetch: 2, __sandboxPacksWasmBridge: 3 })).toEqual([
-      { name: 'fetch', message: 'the input "fetch" has the name of a sandbox global the code cannot rebind (console, fetch, getSecret, workspace, Function, undefined, NaN, Infinity); rename the input' },
-      { name: '__sandboxPacksWasmBridge', message: 'the input "__sandboxPacksWasmBridge" starts with "__sandbox", which the sandbox reserves for its own bindings; rename the input' },
+      {
+        name: 'fetch',
+        message:
+          'the input "fetch" has the name of a sandbox global the code cannot rebind (console, fetch, getSecret, workspace, Function, undefined, NaN, Infinity); rename the input',
+      },
+      {
+        name: '__sandboxPacksWasmBridge',
+        message: 'the input "__sandboxPacksWasmBridge" starts with "__sandbox", which the sandbox reserves for its own bindings; rename the input',
+      },
     ]);
     expect(reservedInputName('fetcher')).toBeUndefined();
   });

@@ -31,7 +31,8 @@ export function reservedInputName(name: string): string | undefined {
   if (LOCKED_GLOBALS.includes(name)) {
     return `the input ${JSON.stringify(name)} has the name of a sandbox global the code cannot rebind (${LOCKED_GLOBALS.join(', ')}); rename the input`;
   }
-  if (name.startsWith(RESERVED_PREFIX)) return `the input ${JSON.stringify(name)} starts with "${RESERVED_PREFIX}", which the sandbox reserves for its own bindings; rename the input`;
+  if (name.startsWith(RESERVED_PREFIX))
+    return `the input ${JSON.stringify(name)} starts with "${RESERVED_PREFIX}", which the sandbox reserves for its own bindings; rename the input`;
   return undefined;
 }
 

@@ -50,7 +50,9 @@ export const KernelRunRequestSchema = z
 export type KernelRunRequest = z.infer<typeof KernelRunRequestSchema>;
 
 export const ReceiptModuleSchema = z.object({ moduleId: z.string(), displayName: z.string(), digest: z.string() }).strict();
-export const ReceiptCallSchema = z.object({ kind: z.enum(['capability', 'wasm']), name: z.string(), ok: z.boolean(), code: ErrorCodeSchema.optional() }).strict();
+export const ReceiptCallSchema = z
+  .object({ kind: z.enum(['capability', 'wasm']), name: z.string(), ok: z.boolean(), code: ErrorCodeSchema.optional() })
+  .strict();
 export const ReceiptDenialSchema = z
   .object({ kind: z.enum(['import', 'capability']), request: z.string(), from: z.string(), code: ErrorCodeSchema, reason: z.string() })
   .strict();
@@ -77,7 +79,10 @@ export const RunResultSchema = z.discriminatedUnion('ok', [
 export type RunResult = z.infer<typeof RunResultSchema>;
 
 /** A host capability or WASM call answers with a tagged result: never a rejected promise. */
-export const HostCallResultSchema = z.union([z.object({ ok: z.literal(true), value: z.unknown() }), z.object({ ok: z.literal(false), code: ErrorCodeSchema, message: z.string() })]);
+export const HostCallResultSchema = z.union([
+  z.object({ ok: z.literal(true), value: z.unknown() }),
+  z.object({ ok: z.literal(false), code: ErrorCodeSchema, message: z.string() }),
+]);
 export type HostCallResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly code: ErrorCode; readonly message: string };
 
 export function emptyReceipt(): RunReceipt {

@@ -9,7 +9,10 @@ import { LIMITS } from './limits.ts';
 
 export const WorkflowGrantsSchema = z
   .object({
-    fetch: z.object({ hosts: z.array(z.string().min(1).max(253)).max(64), allowPrivate: z.boolean().optional() }).strict().optional(),
+    fetch: z
+      .object({ hosts: z.array(z.string().min(1).max(253)).max(64), allowPrivate: z.boolean().optional() })
+      .strict()
+      .optional(),
     workspace: z.boolean().optional(),
     secrets: z.array(z.string().min(1).max(256)).max(64).optional(),
   })

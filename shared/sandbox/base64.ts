@@ -60,6 +60,7 @@ export function reviveNumber(value: unknown): number | undefined {
 export function bytesReplacer(_key: string, value: unknown): unknown {
   if (typeof value === 'number') return tagNumber(value) ?? value;
   if (value instanceof Uint8Array) return { __sandboxBytes: encodeBase64(value) } satisfies TaggedBytes;
-  if (ArrayBuffer.isView(value)) return { __sandboxBytes: encodeBase64(new Uint8Array(value.buffer, value.byteOffset, value.byteLength)) } satisfies TaggedBytes;
+  if (ArrayBuffer.isView(value))
+    return { __sandboxBytes: encodeBase64(new Uint8Array(value.buffer, value.byteOffset, value.byteLength)) } satisfies TaggedBytes;
   return value;
 }

@@ -14,8 +14,10 @@ const summary = (specifier: string, extra: Partial<SandboxModuleSummary> = {}): 
 });
 
 describe('codeActDeclarations', () => {
-  it('declares exactly the step\'s imports when all are session-allowed', () => {
-    expect(codeActDeclarations('import { a } from "@acme/a";\nimport "@acme/a";\nimport b from "@acme/b";\nreturn a;', new Set(['@acme/a', '@acme/b', '@acme/c']))).toEqual({
+  it("declares exactly the step's imports when all are session-allowed", () => {
+    expect(
+      codeActDeclarations('import { a } from "@acme/a";\nimport "@acme/a";\nimport b from "@acme/b";\nreturn a;', new Set(['@acme/a', '@acme/b', '@acme/c'])),
+    ).toEqual({
       ok: true,
       value: [{ specifier: '@acme/a' }, { specifier: '@acme/b' }],
     });

@@ -10,14 +10,25 @@ import { fail, ok, type Result } from '../protocol/result.ts';
 import { analyzeUserCode } from './entry-transform.ts';
 
 /** The declaration a CodeAct step runs with, or why it may not run. */
-export function codeActDeclarations(code: string, sessionAllow: ReadonlySet<string>): Result<SandboxModuleDeclaration[], 'syntax-error' | 'dynamic-import' | 'session-not-allowed'> {
+export function codeActDeclarations(
+  code: string,
+  sessionAllow: ReadonlySet<string>,
+): Result<SandboxModuleDeclaration[], 'syntax-error' | 'dynamic-import' | 'session-not-allowed'> {
   const analyzed = analyzeUserCode(code);
   if (!analyzed.ok) return analyzed;
   const specifiers = [...new Set(analyzed.value.imports.map((i) => i.specifier))];
   const refused = specifiers.filter((s) => !sessionAllow.has(s));
   if (refused.length > 0) {
-    const allowed = sessionAllow.size ? [...sessionAllow].sort().map((s) => JSON.stringify(s)).join(', ') : 'empty';
-    return fail('session-not-allowed', `The step imports ${refused.map((s) => JSON.stringify(s)).join(', ')}, which ${refused.length === 1 ? 'is' : 'are'} not on this session's package allowlist (${allowed}). Ask the user to allow the package for this session.`);
+    const allowed = sessionAllow.size
+      ? [...sessionAllow]
+          .sort()
+          .map((s) => JSON.stringify(s))
+          .join(', ')
+      : 'empty';
+    return fail(
+      'session-not-allowed',
+      `The step imports ${refused.map((s) => JSON.stringify(s)).join(', ')}, which ${refused.length === 1 ? 'is' : 'are'} not on this session's package allowlist (${allowed}). Ask the user to allow the package for this session.`,
+    );
   }
   return ok(specifiers.map((specifier) => ({ specifier })));
 }

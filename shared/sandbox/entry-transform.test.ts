@@ -7,11 +7,14 @@ import { NO_GRANTS } from '../protocol/run.ts';
 
 async function run(code: string) {
   const engine = await loadQuickJsNg();
-  const outcome = await runKernel({ code, entries: {}, modules: {}, inputs: { input: { n: 4 } }, grants: NO_GRANTS, timeoutMs: 2000 }, {
-    engine,
-    ...SYSTEM_CLOCK,
-    hostCall: async () => ({ ok: false, code: 'internal', message: 'unused' }),
-  });
+  const outcome = await runKernel(
+    { code, entries: {}, modules: {}, inputs: { input: { n: 4 } }, grants: NO_GRANTS, timeoutMs: 2000 },
+    {
+      engine,
+      ...SYSTEM_CLOCK,
+      hostCall: async () => ({ ok: false, code: 'internal', message: 'unused' }),
+    },
+  );
   return outcome.result;
 }
 
@@ -19,14 +22,19 @@ describe('analyzeUserCode', () => {
   it('lists static imports with their positions', () => {
     const result = analyzeUserCode('const a = 1;\nimport { x } from "@acme/geo";\nimport "@acme/side";\nreturn x;');
     expect(result).toMatchObject({ ok: true });
-    if (result.ok) expect(result.value.imports).toEqual([
-      { specifier: '@acme/geo', line: 2, column: 1 },
-      { specifier: '@acme/side', line: 3, column: 1 },
-    ]);
+    if (result.ok)
+      expect(result.value.imports).toEqual([
+        { specifier: '@acme/geo', line: 2, column: 1 },
+        { specifier: '@acme/side', line: 3, column: 1 },
+      ]);
   });
 
-  it('reports syntax errors at the user\'s line and column', () => {
-    expect(analyzeUserCode('const a = 1;\nconst = 2;')).toEqual({ ok: false, code: 'syntax-error', message: 'Syntax error: Unexpected token (line 2, column 7).' });
+  it("reports syntax errors at the user's line and column", () => {
+    expect(analyzeUserCode('const a = 1;\nconst = 2;')).toEqual({
+      ok: false,
+      code: 'syntax-error',
+      message: 'Syntax error: Unexpected token (line 2, column 7).',
+    });
   });
 
   it('rejects import() wherever it appears, with its position', () => {
@@ -90,7 +98,7 @@ describe('entry semantics through the kernel', () => {
     expect(await run('let a = 1;')).toMatchObject({ ok: true, value: null });
   });
 
-  it('reports a runtime error at the user\'s own line and column', async () => {
+  it("reports a runtime error at the user's own line and column", async () => {
     expect(await run('function check(x) {\n  if (!x) throw new Error("missing x");\n}\ncheck(0);')).toMatchObject({
       ok: false,
       code: 'runtime-error',
@@ -98,12 +106,20 @@ describe('entry semantics through the kernel', () => {
     });
   });
 
-  it('reports a position on the first line relative to the user\'s text (prefix removed)', async () => {
-    expect(await run('throw new RangeError("bad input")')).toMatchObject({ ok: false, code: 'runtime-error', message: 'RangeError: bad input (line 1, column 10)' });
+  it("reports a position on the first line relative to the user's text (prefix removed)", async () => {
+    expect(await run('throw new RangeError("bad input")')).toMatchObject({
+      ok: false,
+      code: 'runtime-error',
+      message: 'RangeError: bad input (line 1, column 10)',
+    });
   });
 
   it('omits the position rather than invent one when the engine has none', async () => {
-    expect(await run('const b = null;\nconst c = b.field;\nc')).toMatchObject({ ok: false, code: 'runtime-error', message: "TypeError: cannot read property 'field' of null" });
+    expect(await run('const b = null;\nconst c = b.field;\nc')).toMatchObject({
+      ok: false,
+      code: 'runtime-error',
+      message: "TypeError: cannot read property 'field' of null",
+    });
   });
 
   it('refuses results that are not JSON', async () => {

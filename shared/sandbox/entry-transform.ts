@@ -92,14 +92,22 @@ export function analyzeUserCode(code: string): Result<{ program: Program; import
     }
   }
   let dynamic: AnyNode | undefined;
-  recursive(program, undefined, {
-    ImportExpression(node) {
-      dynamic ??= node as unknown as AnyNode;
+  recursive(
+    program,
+    undefined,
+    {
+      ImportExpression(node) {
+        dynamic ??= node as unknown as AnyNode;
+      },
     },
-  }, base);
+    base,
+  );
   if (dynamic) {
     const at = position(dynamic);
-    return fail('dynamic-import', `import() is not allowed in sandbox code; use a static import of a package declared on this node (line ${at.line}, column ${at.column}).`);
+    return fail(
+      'dynamic-import',
+      `import() is not allowed in sandbox code; use a static import of a package declared on this node (line ${at.line}, column ${at.column}).`,
+    );
   }
   return ok({ program, imports });
 }
@@ -107,17 +115,22 @@ export function analyzeUserCode(code: string): Result<{ program: Program; import
 function hasTopLevelReturn(program: Program): boolean {
   let found = false;
   const skip = () => undefined;
-  recursive(program, undefined, {
-    ReturnStatement() {
-      found = true;
+  recursive(
+    program,
+    undefined,
+    {
+      ReturnStatement() {
+        found = true;
+      },
+      FunctionDeclaration: skip,
+      FunctionExpression: skip,
+      ArrowFunctionExpression: skip,
+      // Class bodies hold methods (functions) and static blocks, where `return` is not top level.
+      ClassDeclaration: skip,
+      ClassExpression: skip,
     },
-    FunctionDeclaration: skip,
-    FunctionExpression: skip,
-    ArrowFunctionExpression: skip,
-    // Class bodies hold methods (functions) and static blocks, where `return` is not top level.
-    ClassDeclaration: skip,
-    ClassExpression: skip,
-  }, base);
+    base,
+  );
   return found;
 }
 

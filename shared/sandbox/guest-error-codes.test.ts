@@ -25,10 +25,18 @@ async function run(code: string) {
 
 describe('codes a guest error carries', () => {
   it('keeps a host code of the closed set', async () => {
-    expect(await run('throw Object.assign(new Error("trapped"), { code: "wasm-trap" });')).toMatchObject({ ok: false, code: 'wasm-trap', message: 'trapped (line 1, column 24)' });
+    expect(await run('throw Object.assign(new Error("trapped"), { code: "wasm-trap" });')).toMatchObject({
+      ok: false,
+      code: 'wasm-trap',
+      message: 'trapped (line 1, column 24)',
+    });
   });
 
   it('answers runtime-error for a host-looking code outside the closed set', async () => {
-    expect(await run('throw Object.assign(new Error("odd"), { code: "wasm-made-up" });')).toMatchObject({ ok: false, code: 'runtime-error', message: 'Error: odd (line 1, column 24)' });
+    expect(await run('throw Object.assign(new Error("odd"), { code: "wasm-made-up" });')).toMatchObject({
+      ok: false,
+      code: 'runtime-error',
+      message: 'Error: odd (line 1, column 24)',
+    });
   });
 });

@@ -54,7 +54,11 @@ export function classifyGuestError(info: GuestErrorInfo, context: ClassifyContex
     return { ok: false, code: 'timeout', message: `The code ran longer than its ${context.timeoutMs} ms time limit and was stopped.` };
   }
   if (info === null || /out of memory/i.test(message)) {
-    return { ok: false, code: 'memory-limit', message: `The code used more than the ${formatBytes(LIMITS.guestMemoryBytes)} sandbox memory limit and was stopped.` };
+    return {
+      ok: false,
+      code: 'memory-limit',
+      message: `The code used more than the ${formatBytes(LIMITS.guestMemoryBytes)} sandbox memory limit and was stopped.`,
+    };
   }
   if (/stack overflow|maximum call stack/i.test(message)) {
     return { ok: false, code: 'stack-overflow', message: 'The code recursed too deeply and was stopped.' };

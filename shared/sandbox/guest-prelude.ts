@@ -372,7 +372,8 @@ const uncommented = (source: string): string =>
     .filter((line) => !line.trimStart().startsWith('//'))
     .join('\n');
 
-const LIBRARY_FILLED = uncommented(LIBRARY).replaceAll('__PRELUDE_NAME__', JSON.stringify(PRELUDE_SCRIPT_NAME))
+const LIBRARY_FILLED = uncommented(LIBRARY)
+  .replaceAll('__PRELUDE_NAME__', JSON.stringify(PRELUDE_SCRIPT_NAME))
   .replaceAll('__LIBRARY_NAME__', JSON.stringify(LIBRARY_SCRIPT_NAME))
   .replaceAll('__JSON_DEPTH__', String(LIMITS.jsonDepth));
 

@@ -54,7 +54,7 @@ describe('hardening fixtures (in-thread)', () => {
   }
 });
 
-describe('capability denials name their caller from the engine\'s frames', () => {
+describe("capability denials name their caller from the engine's frames", () => {
   const denial = (from: string, reason: string) => [{ kind: 'capability', request: 'getSecret("K")', from, code: 'capability-denied', reason }];
   const byPack = 'getSecret("K") called by @h/sneaky was denied: this node was not granted that secret.';
 
@@ -65,16 +65,18 @@ describe('capability denials name their caller from the engine\'s frames', () =>
     });
   }
 
-  it('a call with no caller frame is recorded as unknown, never as the node\'s code', async () => {
+  it("a call with no caller frame is recorded as unknown, never as the node's code", async () => {
     const result = await runCase(fixtureCase('receipt-attribution-unknown'));
     expect(result.receipt.denied).toEqual(
       denial(UNKNOWN_CALLER, 'getSecret("K") was denied (the sandbox could not tell which code called it): this node was not granted that secret.'),
     );
   });
 
-  it('the node\'s own call names the node\'s code', async () => {
+  it("the node's own call names the node's code", async () => {
     const result = await runCase(fixtureCase('receipt-attribution-node-code'));
-    expect(result.receipt.denied).toEqual(denial('the node\'s code', 'getSecret("K") called by the node\'s code was denied: this node was not granted that secret.'));
+    expect(result.receipt.denied).toEqual(
+      denial("the node's code", 'getSecret("K") called by the node\'s code was denied: this node was not granted that secret.'),
+    );
   });
 });
 
@@ -102,8 +104,16 @@ const jsModule = (moduleId: string, source: string, kind: 'js' | 'wasm' = 'js', 
 describe('source text stays hidden outside the result too', () => {
   it('console output of a pack function shows the stand-in', async () => {
     const priv = jsModule('priv', 'export function scale(x) { return x * 42; /* private */ }\n');
-    const result = await engineRun({ code: 'import { scale } from "@t/priv";\nconsole.log(scale, String([scale]));\nreturn 1;', entries: { '@t/priv': 'priv' }, modules: { priv } });
-    expect(result).toMatchObject({ ok: true, value: 1, logs: [{ level: 'log', text: 'function scale() { [sandbox: source hidden] } function scale() { [sandbox: source hidden] }' }] });
+    const result = await engineRun({
+      code: 'import { scale } from "@t/priv";\nconsole.log(scale, String([scale]));\nreturn 1;',
+      entries: { '@t/priv': 'priv' },
+      modules: { priv },
+    });
+    expect(result).toMatchObject({
+      ok: true,
+      value: 1,
+      logs: [{ level: 'log', text: 'function scale() { [sandbox: source hidden] } function scale() { [sandbox: source hidden] }' }],
+    });
   });
 });
 
@@ -118,9 +128,19 @@ describe('reserved module ids', () => {
 
 describe('the private WASM bridge', () => {
   // A facade that hands the bridge's callWasm out stands for any code that got hold of the binding.
-  const holder = jsModule('wasm:holder', `export { callWasm } from ${JSON.stringify(WASM_BRIDGE_SPECIFIER)};\n`, 'wasm', { [WASM_BRIDGE_SPECIFIER]: WASM_BRIDGE_MODULE_ID });
-  const other = jsModule('wasm:other', `import { callWasm } from ${JSON.stringify(WASM_BRIDGE_SPECIFIER)};\nexport async function f(...a) { return await callWasm("wasm:other", "f", a); }\n`, 'wasm', { [WASM_BRIDGE_SPECIFIER]: WASM_BRIDGE_MODULE_ID });
-  const grabber = jsModule('grab', 'export const seen = [typeof globalThis.__sandboxPacksWasmBridge, Object.getOwnPropertyDescriptor(globalThis, "__sandboxPacksWasmBridge") === undefined];\n');
+  const holder = jsModule('wasm:holder', `export { callWasm } from ${JSON.stringify(WASM_BRIDGE_SPECIFIER)};\n`, 'wasm', {
+    [WASM_BRIDGE_SPECIFIER]: WASM_BRIDGE_MODULE_ID,
+  });
+  const other = jsModule(
+    'wasm:other',
+    `import { callWasm } from ${JSON.stringify(WASM_BRIDGE_SPECIFIER)};\nexport async function f(...a) { return await callWasm("wasm:other", "f", a); }\n`,
+    'wasm',
+    { [WASM_BRIDGE_SPECIFIER]: WASM_BRIDGE_MODULE_ID },
+  );
+  const grabber = jsModule(
+    'grab',
+    'export const seen = [typeof globalThis.__sandboxPacksWasmBridge, Object.getOwnPropertyDescriptor(globalThis, "__sandboxPacksWasmBridge") === undefined];\n',
+  );
   const modules = { 'wasm:holder': holder, 'wasm:other': other, grab: grabber };
   const entries = { '@t/holder': 'wasm:holder', '@t/other': 'wasm:other', '@t/grab': 'grab' };
 
@@ -129,7 +149,7 @@ describe('the private WASM bridge', () => {
     expect(result).toMatchObject({ ok: true, value: ['undefined', true] });
   });
 
-  it('held anyway, reaches only the run\'s declared WASM modules, and its receipts name no caller', async () => {
+  it("held anyway, reaches only the run's declared WASM modules, and its receipts name no caller", async () => {
     const asked: unknown[] = [];
     const code = [
       'import { callWasm } from "@t/holder";',

@@ -48,7 +48,7 @@ export interface HostBridge {
  * is not this run's is `UNKNOWN_CALLER`, never a guess.
  */
 function callerOf(file: string, graph: LoaderGraph): string {
-  if (file === ENTRY_MODULE_NAME) return 'the node\'s code';
+  if (file === ENTRY_MODULE_NAME) return "the node's code";
   const module = Object.hasOwn(graph.modules, file) ? graph.modules[file] : undefined;
   return module ? module.displayName : UNKNOWN_CALLER;
 }
@@ -119,7 +119,9 @@ export function installHostBridge(ctx: QuickJSContext, scope: Scope, run: Bridge
   /** Keep a host call's answer in flight until it has been handed to the guest; wake the job loop then. */
   const track = (answer: Promise<HostCallResult>, settle: (result: HostCallResult) => void): void => {
     const tracked: Promise<void> = answer
-      .then(settle, (error: unknown) => settle({ ok: false, code: 'internal', message: `The host failed: ${error instanceof Error ? error.message : String(error)}` }))
+      .then(settle, (error: unknown) =>
+        settle({ ok: false, code: 'internal', message: `The host failed: ${error instanceof Error ? error.message : String(error)}` }),
+      )
       .finally(() => {
         state.inflight.delete(tracked);
         state.wake(false);
@@ -180,7 +182,12 @@ export function installHostBridge(ctx: QuickJSContext, scope: Scope, run: Bridge
       const settle = (result: HostCallResult) => {
         if (state.closed || !ctx.alive || !deliver) return;
         const idHandle = ctx.newNumber(id);
-        const value = result.ok && typeof result.value === 'number' ? ctx.newNumber(result.value) : result.ok && result.value === undefined ? ctx.undefined : asTaggedJson(result);
+        const value =
+          result.ok && typeof result.value === 'number'
+            ? ctx.newNumber(result.value)
+            : result.ok && result.value === undefined
+              ? ctx.undefined
+              : asTaggedJson(result);
         const delivered = ctx.callFunction(deliver, ctx.undefined, idHandle, value);
         idHandle.dispose();
         if (value !== ctx.undefined) value.dispose();
@@ -220,13 +227,21 @@ export function installHostBridge(ctx: QuickJSContext, scope: Scope, run: Bridge
     if (kind === 'capability') {
       const grant = Object.hasOwn(CAPABILITIES, name) ? CAPABILITIES[name] : undefined;
       const secretName = grant === 'secret' && typeof args[0] === 'string' ? args[0] : undefined;
-      const granted = grant === 'fetch' ? request.grants.fetch : grant === 'workspace' ? request.grants.workspace : grant === 'secret' ? secretName !== undefined && request.grants.secrets.includes(secretName) : false;
+      const granted =
+        grant === 'fetch'
+          ? request.grants.fetch
+          : grant === 'workspace'
+            ? request.grants.workspace
+            : grant === 'secret'
+              ? secretName !== undefined && request.grants.secrets.includes(secretName)
+              : false;
       if (!granted) {
         // Finding the caller costs a stack capture: only a denial names it.
         const from = callerOf(callerFile(), graph);
         const what = grant === 'secret' ? `getSecret(${JSON.stringify(secretName ?? '')})` : name;
         const who = from === UNKNOWN_CALLER ? `${what} was denied (the sandbox could not tell which code called it)` : `${what} called by ${from} was denied`;
-        const reason = grant === 'secret' ? `${who}: this node was not granted that secret.` : `${who}: this node was not granted the ${grant ?? name} capability.`;
+        const reason =
+          grant === 'secret' ? `${who}: this node was not granted that secret.` : `${who}: this node was not granted the ${grant ?? name} capability.`;
         state.deny({ kind: 'capability', request: what, from, code: 'capability-denied', reason });
         state.calls.push({ kind: 'capability', name, ok: false, code: 'capability-denied' });
         return Promise.resolve({ ok: false, code: 'capability-denied', message: reason });
@@ -238,7 +253,11 @@ export function installHostBridge(ctx: QuickJSContext, scope: Scope, run: Bridge
       const module = typeof moduleId === 'string' && Object.hasOwn(graph.modules, moduleId) ? graph.modules[moduleId] : undefined;
       if (!module || module.kind !== 'wasm') {
         state.calls.push({ kind: 'wasm', name: String(moduleId), ok: false, code: 'wasm-not-declared' });
-        return Promise.resolve({ ok: false, code: 'wasm-not-declared', message: `WASM module ${JSON.stringify(String(moduleId))} is not part of this run's declared packages.` });
+        return Promise.resolve({
+          ok: false,
+          code: 'wasm-not-declared',
+          message: `WASM module ${JSON.stringify(String(moduleId))} is not part of this run's declared packages.`,
+        });
       }
       // The export and the arguments are the dispatcher's to check (it names what is wrong).
       const label = typeof exportName === 'string' && exportName.length <= 128 ? exportName : '?';

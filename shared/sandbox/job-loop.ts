@@ -89,7 +89,11 @@ function serializeResult(run: JobLoopRun, namespace: QuickJSHandle): Outcome {
     const info = ctx.dump(serialized.error) as GuestErrorInfo;
     serialized.error.dispose();
     if (state.interrupted) return { ok: false, code: 'timeout', message: timeoutMessage(run.timeoutMs) };
-    return { ok: false, code: 'result-invalid', message: `The code's result cannot be passed out of the sandbox as JSON: ${info !== null && typeof info === 'object' && typeof info.message === 'string' ? info.message : String(info)}.` };
+    return {
+      ok: false,
+      code: 'result-invalid',
+      message: `The code's result cannot be passed out of the sandbox as JSON: ${info !== null && typeof info === 'object' && typeof info.message === 'string' ? info.message : String(info)}.`,
+    };
   }
   const text = ctx.typeof(serialized.value) === 'string' ? ctx.getString(serialized.value) : 'null';
   serialized.value.dispose();

@@ -42,7 +42,13 @@ function setup(size = 1) {
     },
     runMessage: (runId, req) => ({ type: 'run', runId, request: req }),
     answer: (ports, call, signal) => ports.answer(call, signal()),
-    wording: { crashed: (why) => `crashed: ${why}`, cannotStart: (why) => `cannot start: ${why}`, closedQueued: 'closed queued', closedRunning: 'closed running', side: 'test host' },
+    wording: {
+      crashed: (why) => `crashed: ${why}`,
+      cannotStart: (why) => `cannot start: ${why}`,
+      closedQueued: 'closed queued',
+      closedRunning: 'closed running',
+      side: 'test host',
+    },
   });
   const last = () => workers.at(-1) as ScriptedWorker;
   const runIdOf = (worker: ScriptedWorker) => worker.posted.find((m) => m.type === 'run')?.runId as number;
@@ -80,7 +86,12 @@ describe('kernel host core', () => {
     const first = last();
     first.hooks.message({ type: 'log', runId: runIdOf(first), entry: { level: 'log', text: 'so far' } });
     first.hooks.message({ type: 'done', runId: runIdOf(first), healthy: true, result: { ok: false, code: 'made-up-code', message: 'm', logs: [], receipt } });
-    expect(await running).toMatchObject({ ok: false, code: 'sandbox-crashed', message: 'crashed: the sandbox worker sent a malformed message', logs: [{ level: 'log', text: 'so far' }] });
+    expect(await running).toMatchObject({
+      ok: false,
+      code: 'sandbox-crashed',
+      message: 'crashed: the sandbox worker sent a malformed message',
+      logs: [{ level: 'log', text: 'so far' }],
+    });
     expect(first.terminated).toBe(true);
     expect(workers).toHaveLength(2);
   });
@@ -95,7 +106,11 @@ describe('kernel host core', () => {
     const queued = core.run(request, noPorts, stopQueued.signal);
     const next = core.run(request, noPorts);
     stopQueued.abort();
-    expect(await queued).toMatchObject({ ok: false, code: 'cancelled', message: 'The run was stopped while it waited for the sandbox to be ready; none of its code ran.' });
+    expect(await queued).toMatchObject({
+      ok: false,
+      code: 'cancelled',
+      message: 'The run was stopped while it waited for the sandbox to be ready; none of its code ran.',
+    });
     stopRunning.abort();
     expect(await running).toMatchObject({ ok: false, code: 'cancelled' });
     expect(first.terminated).toBe(true);
@@ -108,7 +123,7 @@ describe('kernel host core', () => {
     expect(await next).toMatchObject({ ok: true, value: 2 });
   });
 
-  it('answers host calls through the ports with the run\'s signal, which aborts when the run ends', async () => {
+  it("answers host calls through the ports with the run's signal, which aborts when the run ends", async () => {
     const { core, last, runIdOf } = setup();
     last().hooks.message({ type: 'ready' });
     const signals: AbortSignal[] = [];
@@ -144,7 +159,12 @@ describe('kernel host core', () => {
     const worker = last();
     const running = core.run({ ...request, timeoutMs: 5 }, noPorts);
     worker.hooks.message({ type: 'log', runId: runIdOf(worker), entry: { level: 'warn', text: 'w' } });
-    expect(await running).toMatchObject({ ok: false, code: 'timeout', message: 'The code ran longer than its 5 ms time limit and was stopped.', logs: [{ level: 'warn', text: 'w' }] });
+    expect(await running).toMatchObject({
+      ok: false,
+      code: 'timeout',
+      message: 'The code ran longer than its 5 ms time limit and was stopped.',
+      logs: [{ level: 'warn', text: 'w' }],
+    });
     expect(worker.terminated).toBe(true);
   });
 

@@ -230,7 +230,11 @@ export class KernelHostCore<P> {
     try {
       return await this.#options.answer(job.ports, call, () => (job.abort ??= new AbortController()).signal);
     } catch (error) {
-      return { ok: false, code: 'internal', message: `The ${this.#options.wording.side} failed to answer ${call.name}: ${error instanceof Error ? error.message : String(error)}` };
+      return {
+        ok: false,
+        code: 'internal',
+        message: `The ${this.#options.wording.side} failed to answer ${call.name}: ${error instanceof Error ? error.message : String(error)}`,
+      };
     }
   }
 
@@ -242,7 +246,10 @@ export class KernelHostCore<P> {
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
       try {
-        slot.worker.postMessage({ ...reply, result: { ok: false, code: 'invalid-data', message: `The ${side}'s answer could not be passed into the sandbox (${why}).` } } satisfies HostResultMessage);
+        slot.worker.postMessage({
+          ...reply,
+          result: { ok: false, code: 'invalid-data', message: `The ${side}'s answer could not be passed into the sandbox (${why}).` },
+        } satisfies HostResultMessage);
       } catch {
         this.#crashed(slot, `the ${side} could not answer the sandbox worker (${why})`);
       }
@@ -265,7 +272,9 @@ export class KernelHostCore<P> {
         // Nothing reached the worker: it stays free for the next run.
         clearTimeout(slot.watchdog);
         slot.job = undefined;
-        job.resolve(this.#failure(job, 'invalid-data', `The run could not be passed to the sandbox worker: ${error instanceof Error ? error.message : String(error)}.`));
+        job.resolve(
+          this.#failure(job, 'invalid-data', `The run could not be passed to the sandbox worker: ${error instanceof Error ? error.message : String(error)}.`),
+        );
         queueMicrotask(() => this.#pump());
       }
     }

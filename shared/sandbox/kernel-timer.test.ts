@@ -5,7 +5,14 @@ import { NO_GRANTS, type KernelRunRequest } from '../protocol/run.ts';
 import { newBoundedQuickJsNg } from './engine.ts';
 import { runKernel, timeoutMessage } from './kernel.ts';
 
-const request = (code: string): KernelRunRequest => ({ code, entries: {}, modules: {}, inputs: {}, grants: { ...NO_GRANTS, secrets: ['K'] }, timeoutMs: 60_000 });
+const request = (code: string): KernelRunRequest => ({
+  code,
+  entries: {},
+  modules: {},
+  inputs: {},
+  grants: { ...NO_GRANTS, secrets: ['K'] },
+  timeoutMs: 60_000,
+});
 
 describe('kernel timer power', () => {
   it('ends a run waiting on an unanswered host call when the injected timer fires', async () => {

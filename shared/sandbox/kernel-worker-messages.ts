@@ -53,10 +53,26 @@ const isLevel = (v: unknown): v is RunLog['level'] => LEVELS.includes(v);
 
 /** Parse a message from a kernel worker; undefined when it is malformed. */
 export function parseFromKernelWorker(raw: unknown): FromKernelWorker | undefined {
-  if (isRecord(raw) && raw.type === 'host-call' && isId(raw.runId) && isId(raw.callId) && (raw.kind === 'capability' || raw.kind === 'wasm') && typeof raw.name === 'string' && Array.isArray(raw.args)) {
+  if (
+    isRecord(raw) &&
+    raw.type === 'host-call' &&
+    isId(raw.runId) &&
+    isId(raw.callId) &&
+    (raw.kind === 'capability' || raw.kind === 'wasm') &&
+    typeof raw.name === 'string' &&
+    Array.isArray(raw.args)
+  ) {
     return { type: 'host-call', runId: raw.runId, callId: raw.callId, kind: raw.kind, name: raw.name, args: [...(raw.args as unknown[])] };
   }
-  if (isRecord(raw) && raw.type === 'log' && isId(raw.runId) && isRecord(raw.entry) && isLevel(raw.entry.level) && typeof raw.entry.text === 'string' && Object.keys(raw.entry).length === 2) {
+  if (
+    isRecord(raw) &&
+    raw.type === 'log' &&
+    isId(raw.runId) &&
+    isRecord(raw.entry) &&
+    isLevel(raw.entry.level) &&
+    typeof raw.entry.text === 'string' &&
+    Object.keys(raw.entry).length === 2
+  ) {
     return { type: 'log', runId: raw.runId, entry: { level: raw.entry.level, text: raw.entry.text } };
   }
   const parsed = FromKernelWorkerSchema.safeParse(raw);
@@ -71,7 +87,12 @@ export function parseToKernelWorker<S extends ReturnType<typeof toKernelWorkerSc
       return { type: 'host-result', runId: raw.runId, callId: raw.callId, result: { ok: true, value: result.value } } satisfies HostResultMessage as z.infer<S>;
     }
     if (result.ok === false && isErrorCode(result.code) && typeof result.message === 'string' && Object.keys(result).length === 3) {
-      return { type: 'host-result', runId: raw.runId, callId: raw.callId, result: { ok: false, code: result.code, message: result.message } } satisfies HostResultMessage as z.infer<S>;
+      return {
+        type: 'host-result',
+        runId: raw.runId,
+        callId: raw.callId,
+        result: { ok: false, code: result.code, message: result.message },
+      } satisfies HostResultMessage as z.infer<S>;
     }
   }
   const parsed = schema.safeParse(raw);

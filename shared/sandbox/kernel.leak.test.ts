@@ -11,7 +11,16 @@ const request: KernelRunRequest = {
   code: 'import { twice } from "@acme/math";\nconst secret = await getSecret("K").catch((e) => e.code);\nlet failed;\ntry { null.x; } catch (e) { failed = e.name; }\nconsole.log("run", secret);\n({ v: twice(input), secret, failed, bytes: new Uint8Array(16) })',
   entries: { '@acme/math': 'js:math' },
   modules: {
-    'js:math': { moduleId: 'js:math', kind: 'js', packName: '@acme/math', packVersion: '1.0.0', displayName: '@acme/math', source: 'export const twice = (x) => x * 2;\n', imports: {}, digest: 'b'.repeat(64) },
+    'js:math': {
+      moduleId: 'js:math',
+      kind: 'js',
+      packName: '@acme/math',
+      packVersion: '1.0.0',
+      displayName: '@acme/math',
+      source: 'export const twice = (x) => x * 2;\n',
+      imports: {},
+      digest: 'b'.repeat(64),
+    },
   },
   inputs: { input: 21 },
   grants: NO_GRANTS,
@@ -27,7 +36,12 @@ describe('kernel resource hygiene', () => {
     for (let i = 0; i < 1000; i++) {
       const outcome = await runKernel(request, powers);
       if (!outcome.healthy) unhealthy++;
-      if (i === 0) expect(outcome.result).toMatchObject({ ok: true, value: { v: 42, secret: 'capability-denied', failed: 'TypeError', bytes: { __sandboxBytes: 'AAAAAAAAAAAAAAAAAAAAAA==' } }, logs: [{ level: 'log', text: 'run capability-denied' }] });
+      if (i === 0)
+        expect(outcome.result).toMatchObject({
+          ok: true,
+          value: { v: 42, secret: 'capability-denied', failed: 'TypeError', bytes: { __sandboxBytes: 'AAAAAAAAAAAAAAAAAAAAAA==' } },
+          logs: [{ level: 'log', text: 'run capability-denied' }],
+        });
       if (i === 50) sizeAfterWarmup = memory.buffer.byteLength;
     }
     expect(unhealthy).toBe(0);
@@ -37,7 +51,14 @@ describe('kernel resource hygiene', () => {
   it('keeps the engine usable and flat after runs that fail in every way', async () => {
     const { engine, memory } = await newBoundedQuickJsNg();
     const powers = { engine, ...SYSTEM_CLOCK, hostCall: () => new Promise<never>(() => undefined) };
-    const failing = ['while (true) {}', 'const k = []; while (true) k.push(new Uint8Array(1 << 20));', 'await getSecret("X")', 'throw new Error("x")', 'import x from "node:fs";', 'syntax error here'];
+    const failing = [
+      'while (true) {}',
+      'const k = []; while (true) k.push(new Uint8Array(1 << 20));',
+      'await getSecret("X")',
+      'throw new Error("x")',
+      'import x from "node:fs";',
+      'syntax error here',
+    ];
     let sizeAfterFirstRound = 0;
     for (let round = 0; round < 5; round++) {
       for (const code of failing) {
@@ -48,7 +69,10 @@ describe('kernel resource hygiene', () => {
       if (round === 0) sizeAfterFirstRound = memory.buffer.byteLength;
     }
     expect(memory.buffer.byteLength).toBe(sizeAfterFirstRound);
-    const after = await runKernel({ ...request, grants: { ...NO_GRANTS, secrets: ['K'] } }, { ...powers, hostCall: async () => ({ ok: true as const, value: 'k' }) });
+    const after = await runKernel(
+      { ...request, grants: { ...NO_GRANTS, secrets: ['K'] } },
+      { ...powers, hostCall: async () => ({ ok: true as const, value: 'k' }) },
+    );
     expect(after.result).toMatchObject({ ok: true, value: { v: 42, secret: 'k', failed: 'TypeError' } });
   }, 120_000);
 });

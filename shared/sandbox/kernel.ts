@@ -105,7 +105,10 @@ export async function runKernel(request: KernelRunRequest, powers: KernelPowers)
     // guest recursing too deeply. The engine was unwound mid-call, so freeing its runtime would
     // trip its own assertions (measured: an abort); it is retired whole, its scope left unfreed.
     if (error instanceof RangeError && /maximum call stack/i.test(error.message)) {
-      return finish(state.serializingResult ? RESULT_TOO_DEEP : { ok: false, code: 'stack-overflow', message: 'The code recursed too deeply and was stopped.' }, false);
+      return finish(
+        state.serializingResult ? RESULT_TOO_DEEP : { ok: false, code: 'stack-overflow', message: 'The code recursed too deeply and was stopped.' },
+        false,
+      );
     }
     outcome = { ok: false, code: 'sandbox-crashed', message: `The sandbox engine failed: ${error instanceof Error ? error.message : String(error)}` };
     return finish(outcome, dispose(scope, state) && false);
@@ -196,5 +199,18 @@ async function evaluate({ ctx, runtime, scope, request, entry, state, powers }: 
   const evaluated = ctx.evalCode(entry.source, ENTRY_MODULE_NAME, { type: 'module' });
   if (evaluated.error) return failure(evaluated.error);
   const promise = scope.manage(evaluated.value);
-  return runJobLoop({ ctx, runtime, scope, state, promise, serialize, deadline, timeoutMs: request.timeoutMs, now: powers.now, timer: powers.timer, block: powers.block, failure });
+  return runJobLoop({
+    ctx,
+    runtime,
+    scope,
+    state,
+    promise,
+    serialize,
+    deadline,
+    timeoutMs: request.timeoutMs,
+    now: powers.now,
+    timer: powers.timer,
+    block: powers.block,
+    failure,
+  });
 }

@@ -22,9 +22,7 @@ export interface LoaderGraph {
   readonly modules: Readonly<Record<string, LoaderModule>>;
 }
 
-export type LoaderDecision =
-  | { readonly ok: true; readonly moduleId: string }
-  | { readonly ok: false; readonly code: ErrorCode; readonly message: string };
+export type LoaderDecision = { readonly ok: true; readonly moduleId: string } | { readonly ok: false; readonly code: ErrorCode; readonly message: string };
 
 function declarationText(graph: LoaderGraph): string {
   const specifiers = Object.keys(graph.entries);
@@ -32,7 +30,7 @@ function declarationText(graph: LoaderGraph): string {
 }
 
 function describeFrom(graph: LoaderGraph, base: string): string {
-  if (base === ENTRY_MODULE_NAME) return 'the node\'s code';
+  if (base === ENTRY_MODULE_NAME) return "the node's code";
   const module = graph.modules[base];
   return module ? `"${module.displayName}"` : 'an unknown module';
 }
@@ -55,10 +53,10 @@ export function decideImport(graph: LoaderGraph, base: string, request: string):
 
   if (base === ENTRY_MODULE_NAME) {
     if (!Object.hasOwn(graph.entries, request)) {
-      return deny('the node\'s code may import only the modules in its packages declaration.');
+      return deny("the node's code may import only the modules in its packages declaration.");
     }
     const moduleId = graph.entries[request] as string;
-    if (!Object.hasOwn(graph.modules, moduleId)) return deny('the declared module is missing from the run\'s resolution.');
+    if (!Object.hasOwn(graph.modules, moduleId)) return deny("the declared module is missing from the run's resolution.");
     return { ok: true, moduleId };
   }
 
@@ -75,6 +73,6 @@ export function decideImport(graph: LoaderGraph, base: string, request: string):
     }
     return { ok: true, moduleId };
   }
-  if (!Object.hasOwn(graph.modules, moduleId)) return deny('the target module is missing from the run\'s resolution.');
+  if (!Object.hasOwn(graph.modules, moduleId)) return deny("the target module is missing from the run's resolution.");
   return { ok: true, moduleId };
 }

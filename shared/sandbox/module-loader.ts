@@ -28,7 +28,8 @@ export function installModuleLoader(runtime: QuickJSRuntime, request: KernelRunR
         state.deny({ kind: 'import', request: moduleName, from: 'unknown', code: 'import-denied', reason });
         return { error: new Error(reason) };
       }
-      if (!state.modules.has(module.moduleId)) state.modules.set(module.moduleId, { moduleId: module.moduleId, displayName: module.displayName, digest: module.digest });
+      if (!state.modules.has(module.moduleId))
+        state.modules.set(module.moduleId, { moduleId: module.moduleId, displayName: module.displayName, digest: module.digest });
       return module.source;
     },
     (baseName, requestName) => {
@@ -37,7 +38,7 @@ export function installModuleLoader(runtime: QuickJSRuntime, request: KernelRunR
       // Errors from a normalizer are lost by the C side, so deny through a unique marker name the
       // loader turns into the error. Unique per attempt: a denied name can never be cached.
       const marker = `${DENIED_PREFIX}${deniedNames.size}`;
-      const from = baseName === ENTRY_MODULE_NAME ? 'the node\'s code' : (graph.modules[baseName]?.displayName ?? baseName);
+      const from = baseName === ENTRY_MODULE_NAME ? "the node's code" : (graph.modules[baseName]?.displayName ?? baseName);
       const denial: ReceiptDenial = { kind: 'import', request: requestName, from, code: decision.code, reason: decision.message };
       deniedNames.set(marker, denial);
       state.deny(denial);

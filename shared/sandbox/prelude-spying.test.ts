@@ -21,7 +21,9 @@ const asText = (value: unknown): unknown => (value instanceof Uint8Array ? `byte
 function scriptedHost(asked: unknown[]): (kind: string, name: string, args: readonly unknown[]) => Promise<HostCallResult> {
   return async (_kind, name, args) => {
     asked.push([name, JSON.parse(JSON.stringify(args, (_k, v: unknown) => asText(v))) as unknown]);
-    return Object.hasOwn(SPY_HOST_ANSWERS, name) ? { ok: true, value: SPY_HOST_ANSWERS[name] } : { ok: false, code: 'internal', message: `no answer for ${name}` };
+    return Object.hasOwn(SPY_HOST_ANSWERS, name)
+      ? { ok: true, value: SPY_HOST_ANSWERS[name] }
+      : { ok: false, code: 'internal', message: `no answer for ${name}` };
   };
 }
 
@@ -52,8 +54,8 @@ async function spiedRun(patches: string): Promise<{ result: RunResult; asked: un
   return { result: outcome.result, asked };
 }
 
-describe('a pack that patches the shared world cannot spy on the node\'s capability calls', () => {
-  it('with no patch, the node program gets the host\'s answers and the host the node\'s arguments', async () => {
+describe("a pack that patches the shared world cannot spy on the node's capability calls", () => {
+  it("with no patch, the node program gets the host's answers and the host the node's arguments", async () => {
     const { result, asked } = await spiedRun('');
     expect(result).toMatchObject({ ok: true, value: EXPECTED_VALUE });
     expect(asked).toEqual(EXPECTED_ASKED);
@@ -81,7 +83,7 @@ describe('a pack that patches the shared world cannot spy on the node\'s capabil
   });
 });
 
-describe('the bridge\'s own encoding of the node\'s arguments (it no longer uses JSON.stringify)', () => {
+describe("the bridge's own encoding of the node's arguments (it no longer uses JSON.stringify)", () => {
   const run = async (code: string): Promise<{ result: RunResult; asked: unknown[] }> => {
     const engine = await loadQuickJsNg();
     const asked: unknown[] = [];
@@ -91,7 +93,7 @@ describe('the bridge\'s own encoding of the node\'s arguments (it no longer uses
     return { result: outcome.result, asked };
   };
 
-  it('sends the exact bytes of a DataView, an ArrayBuffer and an offset typed array, and JSON\'s view of plain data', async () => {
+  it("sends the exact bytes of a DataView, an ArrayBuffer and an offset typed array, and JSON's view of plain data", async () => {
     const code = [
       'const f = new Float64Array([1, 2, 3]), u = new Uint8Array(f.buffer, 8, 8), ab = new Uint8Array([104, 105]).buffer, dv = new DataView(new Uint8Array([0, 111, 107, 0]).buffer, 1, 2);',
       'await workspace.writeBytes("a", dv); await workspace.writeBytes("b", ab); await workspace.writeBytes("c", new Uint8Array(u));',

@@ -68,22 +68,44 @@ export function validateCodeNode(node: CodeNode, catalog: Pick<SandboxModuleCata
             const name = spec.type === 'ImportDefaultSpecifier' ? 'default' : imported?.type === 'Identifier' ? String(imported.name) : String(imported?.value);
             if (names.includes(name)) continue;
             const offer = names.length === 0 ? 'it exports nothing' : `its exports are ${names.map((n) => `"${n}"`).join(', ')}`;
-            issue('error', 'import-unknown-export', `"${declaration.specifier}" has no export named "${name}"; ${offer}.`, declaration.specifier, placeOf(spec));
+            issue(
+              'error',
+              'import-unknown-export',
+              `"${declaration.specifier}" has no export named "${name}"; ${offer}.`,
+              declaration.specifier,
+              placeOf(spec),
+            );
           }
         }
       }
     }
     if (declaration.resolvedPackVersion !== undefined && declaration.resolvedPackVersion !== resolved.packVersion) {
-      issue('warning', 'version-mismatch', `"${declaration.specifier}" was saved with ${resolved.packName}@${declaration.resolvedPackVersion}; ${resolved.packVersion} is installed and will be used.`, declaration.specifier);
+      issue(
+        'warning',
+        'version-mismatch',
+        `"${declaration.specifier}" was saved with ${resolved.packName}@${declaration.resolvedPackVersion}; ${resolved.packVersion} is installed and will be used.`,
+        declaration.specifier,
+      );
     }
     if (declaration.contentDigest !== undefined && declaration.contentDigest !== resolved.digest) {
-      issue('warning', 'digest-mismatch', `"${declaration.specifier}" differs from the content the workflow was saved with (digest ${declaration.contentDigest.slice(0, 12)}…, installed ${resolved.digest.slice(0, 12)}…); review ${resolved.packName} before running.`, declaration.specifier);
+      issue(
+        'warning',
+        'digest-mismatch',
+        `"${declaration.specifier}" differs from the content the workflow was saved with (digest ${declaration.contentDigest.slice(0, 12)}…, installed ${resolved.digest.slice(0, 12)}…); review ${resolved.packName} before running.`,
+        declaration.specifier,
+      );
     }
   }
   for (const specifier of imported) {
     if (!declared.has(specifier)) {
       const first = analyzed.ok ? analyzed.value.imports.find((i) => i.specifier === specifier) : undefined;
-      issue('error', 'import-undeclared', `The code imports "${specifier}", which is not in this node's packages declaration; add it to the declaration.`, specifier, first ? { line: first.line, column: first.column } : undefined);
+      issue(
+        'error',
+        'import-undeclared',
+        `The code imports "${specifier}", which is not in this node's packages declaration; add it to the declaration.`,
+        specifier,
+        first ? { line: first.line, column: first.column } : undefined,
+      );
     }
   }
   if (analyzed.ok) {

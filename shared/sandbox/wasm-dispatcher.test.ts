@@ -124,7 +124,11 @@ describe('createWasmDispatcher', () => {
       const r = await d.bridge(i % 2 ? 'm' : 'n', 'add', [i, 1]);
       expect(r.ok).toBe(true);
     }
-    expect(await d.bridge('m', 'add', [1, 1])).toEqual({ ok: false, code: 'wasm-budget-calls', message: 'this run may make at most 256 WASM calls per run (budget: calls)' });
+    expect(await d.bridge('m', 'add', [1, 1])).toEqual({
+      ok: false,
+      code: 'wasm-budget-calls',
+      message: 'this run may make at most 256 WASM calls per run (budget: calls)',
+    });
   });
 
   it('enforces a module’s lowered call budget without touching other modules', async () => {
@@ -142,7 +146,11 @@ describe('createWasmDispatcher', () => {
   it('enforces concurrency: the third call in flight is refused, and slots free up', async () => {
     const d = createWasmDispatcher(resolution(wasmModule('m')), new InlinePort());
     const [a, b, c] = [d.bridge('m', 'add', [1, 1]), d.bridge('m', 'add', [2, 2]), d.bridge('m', 'add', [3, 3])];
-    expect(await c).toEqual({ ok: false, code: 'wasm-budget-concurrency', message: 'this run may have at most 2 WASM calls in flight at once (budget: concurrency)' });
+    expect(await c).toEqual({
+      ok: false,
+      code: 'wasm-budget-concurrency',
+      message: 'this run may have at most 2 WASM calls in flight at once (budget: concurrency)',
+    });
     expect([await a, await b]).toEqual([
       { ok: true, value: 2 },
       { ok: true, value: 4 },
@@ -199,7 +207,11 @@ describe('createWasmDispatcher', () => {
     d.close();
     expect(port.requests[0]?.signal?.aborted).toBe(true);
     await inFlight;
-    expect(await d.bridge('m', 'add', [1, 1])).toEqual({ ok: false, code: 'wasm-not-declared', message: 'the run has ended; its WASM modules can no longer be called' });
+    expect(await d.bridge('m', 'add', [1, 1])).toEqual({
+      ok: false,
+      code: 'wasm-not-declared',
+      message: 'the run has ended; its WASM modules can no longer be called',
+    });
   });
 
   it('turns a rejecting port into a tagged result', async () => {

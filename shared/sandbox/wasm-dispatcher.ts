@@ -42,7 +42,8 @@ export interface WasmPoolRequest {
 }
 
 /** The guest-visible reply, exactly what `wasmBridgeModuleSource()` expects. */
-export type WasmBridgeReply = { readonly ok: true; readonly value: number | undefined } | { readonly ok: false; readonly code: ErrorCode; readonly message: string };
+export type WasmBridgeReply =
+  { readonly ok: true; readonly value: number | undefined } | { readonly ok: false; readonly code: ErrorCode; readonly message: string };
 
 /** The function bound as the bridge global: `(moduleId, exportName, args)`; never rejects. */
 export type WasmBridgeFunction = (moduleId: unknown, exportName: unknown, args: unknown) => Promise<WasmBridgeReply>;
@@ -86,9 +87,13 @@ class BudgetMeter {
   /** Why a new call may not start, if it may not. */
   refuse(): Failure | undefined {
     const b = this.budgets;
-    if (this.calls >= b.calls) return fail('wasm-budget-calls', `${this.label} may make at most ${b.calls} WASM call${b.calls === 1 ? '' : 's'} per run (budget: calls)`);
+    if (this.calls >= b.calls)
+      return fail('wasm-budget-calls', `${this.label} may make at most ${b.calls} WASM call${b.calls === 1 ? '' : 's'} per run (budget: calls)`);
     if (this.inFlight >= b.concurrency) {
-      return fail('wasm-budget-concurrency', `${this.label} may have at most ${b.concurrency} WASM call${b.concurrency === 1 ? '' : 's'} in flight at once (budget: concurrency)`);
+      return fail(
+        'wasm-budget-concurrency',
+        `${this.label} may have at most ${b.concurrency} WASM call${b.concurrency === 1 ? '' : 's'} in flight at once (budget: concurrency)`,
+      );
     }
     if (this.remainingMs() <= 0) return fail('wasm-budget-time', `${this.label} has used its ${b.aggregateMs} ms of WASM time for this run (budget: time)`);
     return undefined;
@@ -135,7 +140,11 @@ export interface WasmDispatcher {
 /** What the dispatcher reads of a resolution's modules. */
 export type DispatcherModules = Readonly<Record<string, Pick<ExecutableModule, 'moduleId' | 'kind' | 'displayName' | 'wasm'>>>;
 
-export function createWasmDispatcher(resolution: { readonly modules: DispatcherModules }, pool: WasmPoolPort, options: WasmDispatcherOptions = {}): WasmDispatcher {
+export function createWasmDispatcher(
+  resolution: { readonly modules: DispatcherModules },
+  pool: WasmPoolPort,
+  options: WasmDispatcherOptions = {},
+): WasmDispatcher {
   const run = new BudgetMeter(effectiveBudgets(options.budgets), 'this run');
   const modules = new Map<string, DeclaredModule>();
   for (const mod of Object.values(resolution.modules)) {
@@ -143,7 +152,13 @@ export function createWasmDispatcher(resolution: { readonly modules: DispatcherM
     const exports = new Map<string, WasmExportSignature>();
     for (const sig of mod.wasm.exports) exports.set(sig.as, sig);
     const budgets = effectiveBudgets(mod.wasm.budgets, run.budgets);
-    modules.set(mod.moduleId, { moduleId: mod.moduleId, displayName: mod.displayName, wasm: mod.wasm, exports, meter: new BudgetMeter(budgets, `\`${mod.displayName}\``) });
+    modules.set(mod.moduleId, {
+      moduleId: mod.moduleId,
+      displayName: mod.displayName,
+      wasm: mod.wasm,
+      exports,
+      meter: new BudgetMeter(budgets, `\`${mod.displayName}\``),
+    });
   }
   const abort = new AbortController();
 

@@ -146,7 +146,12 @@ describe('WasmPoolCore', () => {
     for (let i = 1; i <= MAX_START_FAILURES; i++) worker(i).hooks.failed(`boot ${i} failed`);
     expect(workers).toHaveLength(1 + MAX_START_FAILURES);
     expect(core.stats()).toMatchObject({ workers: 0, started: 1 + MAX_START_FAILURES });
-    expect(await core.call(request())).toEqual({ ok: false, code: 'internal', message: `WASM workers fail to start: boot ${MAX_START_FAILURES} failed`, runMs: 0 });
+    expect(await core.call(request())).toEqual({
+      ok: false,
+      code: 'internal',
+      message: `WASM workers fail to start: boot ${MAX_START_FAILURES} failed`,
+      runMs: 0,
+    });
   });
 
   it('dispose fails queued and running calls and resolves only once every worker has terminated', async () => {

@@ -272,7 +272,13 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
       const live = new Set<Job<M, W>>();
       jobs = live;
       this.#aborters.set(signal, live);
-      signal.addEventListener('abort', () => { for (const j of [...live]) this.#abortJob(j); }, { once: true });
+      signal.addEventListener(
+        'abort',
+        () => {
+          for (const j of [...live]) this.#abortJob(j);
+        },
+        { once: true },
+      );
     }
     jobs.add(job);
   }

@@ -32,10 +32,13 @@ describe('checkWasmArguments', () => {
     expect(checkWasmArguments(i32, [value])).toEqual({ ok: false, code: 'wasm-argument', message });
   });
 
-  it.each([0, -0, 1.5, -1e308, 2 ** 60, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, Number.MIN_VALUE])('passes f32/f64 %d unchanged', (value) => {
-    expect(checkWasmArguments(f32, [value])).toEqual({ ok: true, value: [value] });
-    expect(checkWasmArguments(f64, [value])).toEqual({ ok: true, value: [value] });
-  });
+  it.each([0, -0, 1.5, -1e308, 2 ** 60, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, Number.MIN_VALUE])(
+    'passes f32/f64 %d unchanged',
+    (value) => {
+      expect(checkWasmArguments(f32, [value])).toEqual({ ok: true, value: [value] });
+      expect(checkWasmArguments(f64, [value])).toEqual({ ok: true, value: [value] });
+    },
+  );
 
   it('rejects non-numbers for floats', () => {
     expect(checkWasmArguments(f64, ['1.5'])).toEqual({ ok: false, code: 'wasm-argument', message: '`scale` argument 1 expects a number, got a string' });
@@ -44,9 +47,17 @@ describe('checkWasmArguments', () => {
   it('checks the count and the list itself', () => {
     expect(checkWasmArguments(pair, [1])).toEqual({ ok: false, code: 'wasm-argument', message: '`add` takes 2 arguments (i32, f64), got 1' });
     expect(checkWasmArguments(pair, [1, 2, 3])).toEqual({ ok: false, code: 'wasm-argument', message: '`add` takes 2 arguments (i32, f64), got 3' });
-    expect(checkWasmArguments({ as: 'noop', params: [], results: [] }, [1])).toEqual({ ok: false, code: 'wasm-argument', message: '`noop` takes 0 arguments (none), got 1' });
+    expect(checkWasmArguments({ as: 'noop', params: [], results: [] }, [1])).toEqual({
+      ok: false,
+      code: 'wasm-argument',
+      message: '`noop` takes 0 arguments (none), got 1',
+    });
     expect(checkWasmArguments(i32, [])).toEqual({ ok: false, code: 'wasm-argument', message: '`tile` takes 1 argument (i32), got 0' });
-    expect(checkWasmArguments(pair, { 0: 1, 1: 2, length: 2 })).toEqual({ ok: false, code: 'wasm-argument', message: '`add` was called without an argument list' });
+    expect(checkWasmArguments(pair, { 0: 1, 1: 2, length: 2 })).toEqual({
+      ok: false,
+      code: 'wasm-argument',
+      message: '`add` was called without an argument list',
+    });
     expect(checkWasmArguments(pair, [2.5, 1])).toEqual({ ok: false, code: 'wasm-argument', message: '`add` argument 1 expects an i32 (an integer), got 2.5' });
     expect(checkWasmArguments(pair, [2, 'x'])).toEqual({ ok: false, code: 'wasm-argument', message: '`add` argument 2 expects a number, got a string' });
   });
@@ -70,6 +81,10 @@ describe('convertWasmResult', () => {
       message: '`tile` returned an unexpected value: expects an i32 between -2147483648 and 2147483647, got 2147483648',
     });
     expect(convertWasmResult(f64, Number.NaN)).toEqual({ ok: true, value: Number.NaN });
-    expect(convertWasmResult(f32, undefined)).toEqual({ ok: false, code: 'internal', message: '`shrink` returned an unexpected value: expects a number, got undefined' });
+    expect(convertWasmResult(f32, undefined)).toEqual({
+      ok: false,
+      code: 'internal',
+      message: '`shrink` returned an unexpected value: expects a number, got undefined',
+    });
   });
 });

@@ -38,8 +38,15 @@ export function parseWasmWorkerReply(raw: unknown): WasmWorkerReply | undefined 
     const r = raw as Record<string, unknown>;
     const keys = Object.keys(r);
     if (
-      keys.length === 5 && keys.every((k) => RESULT_KEYS.has(k)) &&
-      r.type === 'result' && r.ok === true && Number.isSafeInteger(r.id) && typeof r.value === 'number' && typeof r.runMs === 'number' && Number.isFinite(r.runMs) && r.runMs >= 0
+      keys.length === 5 &&
+      keys.every((k) => RESULT_KEYS.has(k)) &&
+      r.type === 'result' &&
+      r.ok === true &&
+      Number.isSafeInteger(r.id) &&
+      typeof r.value === 'number' &&
+      typeof r.runMs === 'number' &&
+      Number.isFinite(r.runMs) &&
+      r.runMs >= 0
     ) {
       return { type: 'result', id: r.id as number, ok: true, value: r.value, runMs: r.runMs };
     }

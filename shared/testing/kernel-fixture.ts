@@ -116,11 +116,14 @@ export function fixtureProblems(testCase: FixtureCase, result: RunResult): strin
     return problems;
   }
   if (expect.ok && result.ok) {
-    if (JSON.stringify(result.value) !== JSON.stringify(expect.value)) problems.push(`value ${JSON.stringify(result.value)} !== ${JSON.stringify(expect.value)}`);
+    if (JSON.stringify(result.value) !== JSON.stringify(expect.value))
+      problems.push(`value ${JSON.stringify(result.value)} !== ${JSON.stringify(expect.value)}`);
   } else if (!expect.ok && !result.ok) {
     if (result.code !== expect.code) problems.push(`code ${result.code} !== ${expect.code} (${result.message})`);
-    if (expect.message !== undefined && result.message !== expect.message) problems.push(`message ${JSON.stringify(result.message)} !== ${JSON.stringify(expect.message)}`);
-    for (const part of expect.messageIncludes ?? []) if (!result.message.includes(part)) problems.push(`message ${JSON.stringify(result.message)} lacks ${JSON.stringify(part)}`);
+    if (expect.message !== undefined && result.message !== expect.message)
+      problems.push(`message ${JSON.stringify(result.message)} !== ${JSON.stringify(expect.message)}`);
+    for (const part of expect.messageIncludes ?? [])
+      if (!result.message.includes(part)) problems.push(`message ${JSON.stringify(result.message)} lacks ${JSON.stringify(part)}`);
   }
   if (testCase.denied) {
     const got = result.receipt.denied.map((d) => ({ kind: d.kind, request: d.request }));

@@ -229,14 +229,26 @@ export function buildWasm(desc: WasmModuleDescription): Uint8Array<ArrayBuffer> 
   add(1, types.map(funcTypeBytes));
   add(2, importEntries);
   add(3, funcTypeIndices);
-  add(4, (desc.tables ?? []).map((t) => [VALTYPE_BYTE.funcref, ...limitsBytes(t)]));
+  add(
+    4,
+    (desc.tables ?? []).map((t) => [VALTYPE_BYTE.funcref, ...limitsBytes(t)]),
+  );
   add(5, (desc.memories ?? []).map(limitsBytes));
-  add(6, (desc.globals ?? []).map((g) => [VALTYPE_BYTE[g.type], g.mutable ? 1 : 0, ...g.init, op.end]));
+  add(
+    6,
+    (desc.globals ?? []).map((g) => [VALTYPE_BYTE[g.type], g.mutable ? 1 : 0, ...g.init, op.end]),
+  );
   const kindByte = { func: 0, table: 1, memory: 2, global: 3 } as const;
-  add(7, (desc.exports ?? []).map((e) => [...nameBytes(e.name), kindByte[e.kind], ...uleb(e.index)]));
+  add(
+    7,
+    (desc.exports ?? []).map((e) => [...nameBytes(e.name), kindByte[e.kind], ...uleb(e.index)]),
+  );
   if (desc.start !== undefined) out.push(...section(8, uleb(desc.start)));
   add(10, codeEntries);
-  add(11, (desc.data ?? []).map((d) => [0x00, op.i32_const, ...sleb(d.offset), op.end, ...uleb(d.bytes.length), ...d.bytes]));
+  add(
+    11,
+    (desc.data ?? []).map((d) => [0x00, op.i32_const, ...sleb(d.offset), op.end, ...uleb(d.bytes.length), ...d.bytes]),
+  );
   for (const custom of desc.customSections ?? []) out.push(...section(0, [...nameBytes(custom.name), ...custom.bytes]));
   for (const raw of desc.rawSections ?? []) out.push(...section(raw.id, raw.content));
   return Uint8Array.from(out);
@@ -244,7 +256,12 @@ export function buildWasm(desc: WasmModuleDescription): Uint8Array<ArrayBuffer> 
 
 /** Shorthand: one exported function per entry, with a body (default: return a zero of the result type). */
 export function buildExportsModule(
-  fns: readonly { readonly name: string; readonly params: readonly BuilderValType[]; readonly results: readonly BuilderValType[]; readonly body?: readonly number[] }[],
+  fns: readonly {
+    readonly name: string;
+    readonly params: readonly BuilderValType[];
+    readonly results: readonly BuilderValType[];
+    readonly body?: readonly number[];
+  }[],
   extra: Omit<WasmModuleDescription, 'funcs' | 'exports'> = {},
 ): Uint8Array<ArrayBuffer> {
   const zero = (t: BuilderValType | undefined): number[] => {

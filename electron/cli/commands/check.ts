@@ -18,7 +18,7 @@ const USAGE = [
   'imports the pack, run in the sandbox; a "// → JSON" comment at a line end asserts that line\'s value.',
   '',
   'Options:',
-  '  --registry URL  registry the pack\'s dependencies are installed from (default: npm\'s public registry)',
+  "  --registry URL  registry the pack's dependencies are installed from (default: npm's public registry)",
   '  --no-examples   do not run SKILL.md examples',
   '  --json          print the report as JSON',
   '',

@@ -27,7 +27,11 @@ export const create: CliCommand = {
   async run(argv, io) {
     const { values, positionals } = parseCliArgs(argv, { name: 'string', wasm: 'boolean', json: 'boolean' });
     if (positionals.length !== 1) throw new UsageError('Give exactly one DIR.');
-    const result = await scaffoldPack({ dir: path.resolve(io.cwd, positionals[0] as string), ...(values.name !== undefined ? { name: values.name } : {}), wasm: values.wasm });
+    const result = await scaffoldPack({
+      dir: path.resolve(io.cwd, positionals[0] as string),
+      ...(values.name !== undefined ? { name: values.name } : {}),
+      wasm: values.wasm,
+    });
     if (!result.ok) {
       if (values.json) io.out(JSON.stringify({ ok: false, code: result.code, message: result.message }));
       else io.err(`${result.code}: ${displayText(result.message)}`);

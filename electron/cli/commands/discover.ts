@@ -81,7 +81,12 @@ function table(json: DiscoverJson): string {
     for (const w of pack.warnings) rows.push(['  (warning)', '', '', '', w]);
   }
   const widths = [0, 1, 2, 3].map((i) => Math.min(60, Math.max(...rows.map((r) => cell(r[i] ?? '').length))));
-  const lines = rows.map((r) => r.map((text, i) => (i < 4 ? cell(text).padEnd(widths[i] ?? 0) : cell(text))).join('  ').trimEnd());
+  const lines = rows.map((r) =>
+    r
+      .map((text, i) => (i < 4 ? cell(text).padEnd(widths[i] ?? 0) : cell(text)))
+      .join('  ')
+      .trimEnd(),
+  );
   const modules = json.packs.flatMap((p) => p.modules);
   const ready = modules.filter((m) => m.status === 'ready').length;
   const rejected = json.packs.filter((p) => p.status === 'rejected').length;

@@ -13,7 +13,11 @@ async function capture(argv: string[]) {
 
 describe('sandbox-packs explain', () => {
   it('prints the sentence of one code, and every code without one', async () => {
-    expect(await capture(['explain', 'trust-required'])).toEqual({ code: EXIT.ok, out: 'This pack needs your trust before it can run scripts or host code.', err: '' });
+    expect(await capture(['explain', 'trust-required'])).toEqual({
+      code: EXIT.ok,
+      out: 'This pack needs your trust before it can run scripts or host code.',
+      err: '',
+    });
     const all = await capture(['explain', '--json']);
     expect(JSON.parse(all.out)).toEqual(ERROR_CODES);
     expect((await capture(['explain'])).out.split('\n')).toHaveLength(ERROR_CODE_LIST.length);

@@ -34,7 +34,10 @@ export const firstRun: CliCommand = {
       return EXIT.failed;
     }
     if (json) io.out(JSON.stringify(report.value));
-    else if (report.value.state === 'done') io.out(`Seeded ${dataDir}: ${report.value.installed.length} pack(s) installed${report.value.workflow ? `, workflow "${report.value.workflow}" saved` : ''}.`);
+    else if (report.value.state === 'done')
+      io.out(
+        `Seeded ${dataDir}: ${report.value.installed.length} pack(s) installed${report.value.workflow ? `, workflow "${report.value.workflow}" saved` : ''}.`,
+      );
     else io.out(report.value.state === 'skipped' ? `${dataDir} already holds installs; nothing was seeded.` : `${dataDir} was already seeded.`);
     return EXIT.ok;
   },

@@ -21,7 +21,7 @@ export const install: CliCommand = {
       const lines = [`Installed ${o.name}@${o.version} (${o.installMode}, source: ${o.sourceLabel}) — ${o.status === 'active' ? 'active' : 'needs trust'}.`];
       if (o.scripts.length) lines.push(`Install scripts found (not run): ${o.scripts.map((s) => `${s.package} ${s.event}`).join(', ')}.`);
       if (o.status !== 'active') lines.push(`Its host code needs your trust: \`sandbox-packs trust ${o.name} --dry-run\` shows what would run.`);
-      if (o.installMode !== 'register') lines.push('Its modules run inside your workflows with the node\'s capabilities.');
+      if (o.installMode !== 'register') lines.push("Its modules run inside your workflows with the node's capabilities.");
       return lines.join('\n');
     });
     return code === EXIT.ok ? EXIT.ok : code;

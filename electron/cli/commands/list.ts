@@ -20,8 +20,24 @@ export const list: CliCommand = {
       io,
       values.json,
       result,
-      (o) => (o.packs.length ? o.packs.map((p) => `${p.name}@${p.version}  ${p.installMode}  ${p.status}  ${p.sourceLabel}${p.scripts.length ? `  scripts: ${p.scripts.length}` : ''}`).join('\n') : 'No packs installed.'),
-      (o) => ({ registry, packs: o.packs.map((p) => ({ name: p.name, version: p.version, installMode: p.installMode, status: p.status, sourceLabel: p.sourceLabel, integrity: p.integrity, scripts: p.scripts })) }),
+      (o) =>
+        o.packs.length
+          ? o.packs
+              .map((p) => `${p.name}@${p.version}  ${p.installMode}  ${p.status}  ${p.sourceLabel}${p.scripts.length ? `  scripts: ${p.scripts.length}` : ''}`)
+              .join('\n')
+          : 'No packs installed.',
+      (o) => ({
+        registry,
+        packs: o.packs.map((p) => ({
+          name: p.name,
+          version: p.version,
+          installMode: p.installMode,
+          status: p.status,
+          sourceLabel: p.sourceLabel,
+          integrity: p.integrity,
+          scripts: p.scripts,
+        })),
+      }),
     );
   },
 };

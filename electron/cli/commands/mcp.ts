@@ -24,7 +24,7 @@ const USAGE = [
   'Usage: sandbox-packs mcp [--root DIR] [--allow SPEC]... [--fetch HOST]...',
   '',
   'Serves the sandbox to an agent over the Model Context Protocol on stdin/stdout. Tools:',
-  'list_sandbox_modules, read_pack_skill, run_code, validate_code; each allowed pack\'s SKILL.md',
+  "list_sandbox_modules, read_pack_skill, run_code, validate_code; each allowed pack's SKILL.md",
   'is also a resource. Logs go to stderr.',
   '',
   'Options:',
@@ -46,7 +46,8 @@ export function parseMcpArgs(args: readonly string[]): McpArgs {
   const { values } = parseCliArgs(args, { root: 'string', allow: 'strings', fetch: 'strings' }, { positionals: false });
   for (const spec of values.allow) {
     const parsed = SpecifierSchema.safeParse(spec);
-    if (!parsed.success || spec.trim() !== spec) throw new UsageError(`--allow ${JSON.stringify(spec)}: give a module specifier such as @acme/geo or @acme/geo/simplify-wasm.`);
+    if (!parsed.success || spec.trim() !== spec)
+      throw new UsageError(`--allow ${JSON.stringify(spec)}: give a module specifier such as @acme/geo or @acme/geo/simplify-wasm.`);
   }
   const hosts = values.fetch.map((h) => h.toLowerCase());
   const checked = CodeRunRequestSchema.shape.fetchHosts.safeParse(hosts);
@@ -114,8 +115,10 @@ export const mcp: CliCommand = {
         server.onerror = (error) => io.err(`mcp: ${error.message}`);
         const ended = sessionEnd((listener) => (server.onclose = listener));
         await server.connect(new StdioServerTransport());
-        const allowFrom = args.allow ? `${args.allow.length} specifier(s) from --allow` : 'the app\'s session allowlist (default: trusted packs)';
-        io.err(`sandbox-packs MCP server on stdio: ${dataDir}; modules from ${allowFrom}; fetch ${args.fetchHosts.length ? args.fetchHosts.join(', ') : 'off'}.`);
+        const allowFrom = args.allow ? `${args.allow.length} specifier(s) from --allow` : "the app's session allowlist (default: trusted packs)";
+        io.err(
+          `sandbox-packs MCP server on stdio: ${dataDir}; modules from ${allowFrom}; fetch ${args.fetchHosts.length ? args.fetchHosts.join(', ') : 'off'}.`,
+        );
         const why = await ended;
         await server.close();
         io.err(`sandbox-packs MCP server stopped (${why}).`);

@@ -14,7 +14,7 @@ export function scriptsRanText(pack: InstalledPack, none: string): string {
 
 export const rebuild: CliCommand = {
   name: 'rebuild',
-  summary: 'Re-run a trusted pack\'s install scripts',
+  summary: "Re-run a trusted pack's install scripts",
   usage: `Usage: sandbox-packs rebuild NAME [--root DIR] [--json]\n${COMMON_USAGE}`,
   async run(argv, io) {
     const { values, positionals } = parseCliArgs(argv, ROOT_OPTIONS);
@@ -23,7 +23,9 @@ export const rebuild: CliCommand = {
     await reconcileFirst(root, io);
     const result = await withCliServices(root, io, {}, (services) => services.call('packs.rebuild', { name }));
     return finish(io, values.json, result, (o) =>
-      o.installMode === 'sandbox-only' ? 'Sandbox-only packs never run install scripts.' : `Rebuilt ${o.name}@${o.version}: ${scriptsRanText(o, 'ran nothing (no install scripts)')}.`,
+      o.installMode === 'sandbox-only'
+        ? 'Sandbox-only packs never run install scripts.'
+        : `Rebuilt ${o.name}@${o.version}: ${scriptsRanText(o, 'ran nothing (no install scripts)')}.`,
     );
   },
 };

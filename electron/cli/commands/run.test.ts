@@ -14,19 +14,38 @@ const ROOT = ['--root', 'fixtures/discovery/good'];
 const code = (name: string) => `fixtures/kernel/code/${name}`;
 
 function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const run = spawnSync(process.execPath, ['scripts/sandbox-packs.mjs', 'run', ...args], { cwd: repo, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 90_000 });
+  const run = spawnSync(process.execPath, ['scripts/sandbox-packs.mjs', 'run', ...args], {
+    cwd: repo,
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    timeout: 90_000,
+  });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
 describe('sandbox-packs run', () => {
   it('runs declared JS and WASM modules and prints the ok shape with a receipt', () => {
-    const run = cli([code('geo-wasm.js'), ...ROOT, '--package', '@acme/geo@1.2.0', '--package', '@acme/geo/simplify-wasm', '--input', 'input={"n":7}', '--json']);
+    const run = cli([
+      code('geo-wasm.js'),
+      ...ROOT,
+      '--package',
+      '@acme/geo@1.2.0',
+      '--package',
+      '@acme/geo/simplify-wasm',
+      '--input',
+      'input={"n":7}',
+      '--json',
+    ]);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const out = JSON.parse(run.stdout);
     expect(Object.keys(out)).toEqual(['ok', 'value', 'logs', 'receipt']);
     expect(out).toMatchObject({ ok: true, value: { km: 111, sum: 5, scaled: 3, n: 7 }, logs: [{ level: 'log', text: 'computing' }] });
-    expect(out.receipt.modules.map((m: { displayName: string }) => m.displayName)).toEqual(['@acme/geo', '@acme/geo internal sandbox/util.js', '@acme/geo/simplify-wasm']);
+    expect(out.receipt.modules.map((m: { displayName: string }) => m.displayName)).toEqual([
+      '@acme/geo',
+      '@acme/geo internal sandbox/util.js',
+      '@acme/geo/simplify-wasm',
+    ]);
     expect(out.receipt.calls).toEqual([
       { kind: 'wasm', name: '@acme/geo/simplify-wasm#add', ok: true },
       { kind: 'wasm', name: '@acme/geo/simplify-wasm#scale', ok: true },
@@ -39,7 +58,8 @@ describe('sandbox-packs run', () => {
     expect(JSON.parse(run.stdout)).toEqual({
       ok: false,
       code: 'import-denied',
-      message: 'Import "node:fs" from the node\'s code was denied: the node\'s code may import only the modules in its packages declaration. Node builtins do not exist in the sandbox. This node\'s packages declaration is ["@acme/geo"].',
+      message:
+        'Import "node:fs" from the node\'s code was denied: the node\'s code may import only the modules in its packages declaration. Node builtins do not exist in the sandbox. This node\'s packages declaration is ["@acme/geo"].',
       logs: [],
     });
   });
@@ -51,10 +71,17 @@ describe('sandbox-packs run', () => {
   });
 
   it('takes a granted secret from the environment variable of that name', () => {
-    expect(JSON.parse(cli([code('secret.js'), ...ROOT, '--secret', 'SP_TEST_TOKEN', '--json'], { SP_TEST_TOKEN: 'abc' }).stdout)).toMatchObject({ ok: true, value: 'abc' });
+    expect(JSON.parse(cli([code('secret.js'), ...ROOT, '--secret', 'SP_TEST_TOKEN', '--json'], { SP_TEST_TOKEN: 'abc' }).stdout)).toMatchObject({
+      ok: true,
+      value: 'abc',
+    });
     const denied = cli([code('secret.js'), ...ROOT, '--json'], { SP_TEST_TOKEN: 'abc' });
     expect(denied.code).toBe(1);
-    expect(JSON.parse(denied.stdout)).toMatchObject({ ok: false, code: 'capability-denied', message: 'getSecret("SP_TEST_TOKEN") called by the node\'s code was denied: this node was not granted that secret.' });
+    expect(JSON.parse(denied.stdout)).toMatchObject({
+      ok: false,
+      code: 'capability-denied',
+      message: 'getSecret("SP_TEST_TOKEN") called by the node\'s code was denied: this node was not granted that secret.',
+    });
   });
 
   it('grants a workspace directory', async () => {
@@ -78,11 +105,27 @@ describe('sandbox-packs run', () => {
   it('stops at --timeout', () => {
     const run = cli([code('loop.js'), ...ROOT, '--timeout', '200', '--json']);
     expect(run.code).toBe(1);
-    expect(JSON.parse(run.stdout)).toEqual({ ok: false, code: 'timeout', message: 'The code ran longer than its 200 ms time limit and was stopped.', logs: [] });
+    expect(JSON.parse(run.stdout)).toEqual({
+      ok: false,
+      code: 'timeout',
+      message: 'The code ran longer than its 200 ms time limit and was stopped.',
+      logs: [],
+    });
   });
 
   it('CodeAct mounts only session-allowed imports', () => {
-    const allowed = cli([code('geo-wasm.js'), ...ROOT, '--codeact', '--session-allow', '@acme/geo', '--session-allow', '@acme/geo/simplify-wasm', '--input', 'input={"n":1}', '--json']);
+    const allowed = cli([
+      code('geo-wasm.js'),
+      ...ROOT,
+      '--codeact',
+      '--session-allow',
+      '@acme/geo',
+      '--session-allow',
+      '@acme/geo/simplify-wasm',
+      '--input',
+      'input={"n":1}',
+      '--json',
+    ]);
     expect(allowed.code).toBe(0);
     expect(JSON.parse(allowed.stdout)).toMatchObject({ ok: true, value: { sum: 5 } });
     const partial = cli([code('geo-wasm.js'), ...ROOT, '--codeact', '--session-allow', '@acme/geo', '--json']);
@@ -90,7 +133,8 @@ describe('sandbox-packs run', () => {
     expect(JSON.parse(partial.stdout)).toEqual({
       ok: false,
       code: 'session-not-allowed',
-      message: 'The step imports "@acme/geo/simplify-wasm", which is not on this session\'s package allowlist ("@acme/geo"). Ask the user to allow the package for this session.',
+      message:
+        'The step imports "@acme/geo/simplify-wasm", which is not on this session\'s package allowlist ("@acme/geo"). Ask the user to allow the package for this session.',
       logs: [],
     });
     // No ledger in this root: nothing is trusted, so the default session allows nothing.

@@ -99,7 +99,8 @@ function parseRunArgs(args: readonly string[]): RunArgs {
   let timeoutMs: number = LIMITS.guestTimeoutMs;
   if (values.timeout !== undefined) {
     timeoutMs = Number(values.timeout);
-    if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > LIMITS.guestTimeoutMs) throw new UsageError(`--timeout must be a whole number of ms from 1 to ${LIMITS.guestTimeoutMs}.`);
+    if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > LIMITS.guestTimeoutMs)
+      throw new UsageError(`--timeout must be a whole number of ms from 1 to ${LIMITS.guestTimeoutMs}.`);
   }
   const inputs: Record<string, unknown> = {};
   for (const raw of values.input) {
@@ -112,8 +113,9 @@ function parseRunArgs(args: readonly string[]): RunArgs {
       throw new UsageError(`--input ${name}: the value is not valid JSON.`);
     }
   }
-  for (const secret of values.secret) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(secret)) throw new UsageError(`--secret ${JSON.stringify(secret)}: a secret name is an environment variable name.`);
-  if (values.codeact && values.package.length) throw new UsageError('--codeact takes its packages from the code\'s imports; do not pass --package.');
+  for (const secret of values.secret)
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(secret)) throw new UsageError(`--secret ${JSON.stringify(secret)}: a secret name is an environment variable name.`);
+  if (values.codeact && values.package.length) throw new UsageError("--codeact takes its packages from the code's imports; do not pass --package.");
   if (!values.codeact && values['session-allow'].length) throw new UsageError('--session-allow only applies with --codeact.');
   return {
     file: positionals[0] as string,
@@ -144,7 +146,15 @@ async function defaultAllowlist(services: CliServices): Promise<string[]> {
 
 function print(io: CliIo, json: boolean, result: RunResult): void {
   if (json) {
-    io.out(JSON.stringify(result.ok ? { ok: true, value: result.value, logs: result.logs, receipt: result.receipt } : { ok: false, code: result.code, message: result.message, logs: result.logs }, null, 2));
+    io.out(
+      JSON.stringify(
+        result.ok
+          ? { ok: true, value: result.value, logs: result.logs, receipt: result.receipt }
+          : { ok: false, code: result.code, message: result.message, logs: result.logs },
+        null,
+        2,
+      ),
+    );
     return;
   }
   for (const log of result.logs) io.err(`[${log.level}] ${log.text}`);
@@ -201,7 +211,9 @@ export const run: CliCommand = {
       const outcome = await services.call('code.run', request, grants);
       // What the contract refuses was made from argv (a host pattern, an input name): bad usage.
       if (!outcome.ok && outcome.code === 'invalid-request') throw new UsageError(outcome.message);
-      const result: RunResult = outcome.ok ? outcome.value.result : { ok: false, code: outcome.code, message: outcome.message, logs: [], receipt: emptyReceipt() };
+      const result: RunResult = outcome.ok
+        ? outcome.value.result
+        : { ok: false, code: outcome.code, message: outcome.message, logs: [], receipt: emptyReceipt() };
       print(io, args.json, result);
       return result.ok ? EXIT.ok : EXIT.failed;
     });

@@ -43,7 +43,9 @@ export const search: CliCommand = {
     }
     // A file index is named relative to where the command was run; a URL is left as it is.
     const index = values.index === undefined || /^[a-z][a-z0-9+.-]*:\/\//i.test(values.index) ? values.index : path.resolve(io.cwd, values.index);
-    const result = await withCliServices(root, io, { ...(registry ? { registry } : {}), ...(index ? { registryIndex: index } : {}) }, (services) => services.call('packs.search', { term: positionals.join(' ') }));
+    const result = await withCliServices(root, io, { ...(registry ? { registry } : {}), ...(index ? { registryIndex: index } : {}) }, (services) =>
+      services.call('packs.search', { term: positionals.join(' ') }),
+    );
     return finish(io, values.json, result, text, (value) => ({ results: value.hits, registry: value.registry, ...(value.note ? { note: value.note } : {}) }));
   },
 };

@@ -43,7 +43,11 @@ describe('sandbox-packs serve', () => {
       const match = /Open (http:\/\/127\.0\.0\.1:(\d+))\/#token=([A-Za-z0-9_-]+)/.exec(out);
       expect(match, out).not.toBeNull();
       const [, origin, , token] = match!;
-      const ok = await fetch(`${origin}/api/rpc/settings.get`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: '{}' });
+      const ok = await fetch(`${origin}/api/rpc/settings.get`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: '{}',
+      });
       expect(await ok.json()).toEqual({ ok: true, value: { registry: 'https://registry.npmjs.org/', sessionAllowlist: [] } });
       const denied = await fetch(`${origin}/api/rpc/settings.get`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
       expect(denied.status).toBe(401);

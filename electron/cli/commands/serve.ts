@@ -51,7 +51,10 @@ export const serve: CliCommand = {
   async run(args, io) {
     const parsed = parseServeArgs(args);
     const dataDir = rootOf(parsed.root, io);
-    const services = await createAppServices({ dataDir, onBug: (where, error) => io.err(`bug in ${where}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`) });
+    const services = await createAppServices({
+      dataDir,
+      onBug: (where, error) => io.err(`bug in ${where}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+    });
     if (!services.ok) {
       io.err(`${services.code}: ${services.message}`);
       return EXIT.failed;
@@ -59,7 +62,10 @@ export const serve: CliCommand = {
     // The app's own data directory gets the shipped packs and the example on its first start,
     // behind the served app; a root given with --root is the caller's to manage (`sandbox-packs
     // first-run` seeds one).
-    const seeding = parsed.root === undefined ? await seedDataDirInBackground(dataDir, services.value, (text, state) => (state === 'failed' ? io.err(text) : io.out(text))) : undefined;
+    const seeding =
+      parsed.root === undefined
+        ? await seedDataDirInBackground(dataDir, services.value, (text, state) => (state === 'failed' ? io.err(text) : io.out(text)))
+        : undefined;
     const staticDir = existsSync(path.join(RENDERER_BUILD, 'index.html')) ? RENDERER_BUILD : undefined;
     let host;
     try {

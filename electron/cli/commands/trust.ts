@@ -9,7 +9,7 @@ import { scriptsRanText } from './rebuild.ts';
 
 export const trust: CliCommand = {
   name: 'trust',
-  summary: 'Trust a pack\'s exact artifact and run its install scripts (--dry-run shows them)',
+  summary: "Trust a pack's exact artifact and run its install scripts (--dry-run shows them)",
   usage: `Usage: sandbox-packs trust NAME [--dry-run] [--root DIR] [--json]\n${COMMON_USAGE}`,
   async run(argv, io) {
     const { values, positionals } = parseCliArgs(argv, { ...ROOT_OPTIONS, 'dry-run': 'boolean' });
@@ -20,17 +20,25 @@ export const trust: CliCommand = {
         const plan = await services.call('packs.trustDryRun', { name });
         const listed = plan.ok ? await services.call('packs.list', {}) : undefined;
         const installMode = listed?.ok ? listed.value.packs.find((p) => p.name === name)?.installMode : undefined;
-        return finish(io, values.json, plan, (o) => {
-          const head = `Trusting ${o.name}@${o.version} (${installMode ? `${installMode}, ` : ''}${o.integrity}) would allow its host code to run with full app privileges, and run:`;
-          const lines = o.scripts.map((s) => `  ${s.own ? o.name : `${s.package}@${s.version} (dependency)`} ${s.event}: ${s.command}`);
-          return [head, ...(lines.length ? lines : ['  (no install scripts)'])].join('\n');
-        }, (o) => ({ ...o, ...(installMode ? { installMode } : {}) }));
+        return finish(
+          io,
+          values.json,
+          plan,
+          (o) => {
+            const head = `Trusting ${o.name}@${o.version} (${installMode ? `${installMode}, ` : ''}${o.integrity}) would allow its host code to run with full app privileges, and run:`;
+            const lines = o.scripts.map((s) => `  ${s.own ? o.name : `${s.package}@${s.version} (dependency)`} ${s.event}: ${s.command}`);
+            return [head, ...(lines.length ? lines : ['  (no install scripts)'])].join('\n');
+          },
+          (o) => ({ ...o, ...(installMode ? { installMode } : {}) }),
+        );
       });
     }
     await reconcileFirst(root, io);
     const result = await withCliServices(root, io, {}, (services) => services.call('packs.trust', { name }));
     return finish(io, values.json, result, (o) =>
-      o.installMode === 'sandbox-only' ? 'Sandbox-only packs run no host code and no install scripts; it is active already.' : `Trusted ${o.name}@${o.version}; ${scriptsRanText(o, 'it has no install scripts')}. Active.`,
+      o.installMode === 'sandbox-only'
+        ? 'Sandbox-only packs run no host code and no install scripts; it is active already.'
+        : `Trusted ${o.name}@${o.version}; ${scriptsRanText(o, 'it has no install scripts')}. Active.`,
     );
   },
 };

@@ -18,7 +18,13 @@ export const uninstall: CliCommand = {
       const listed = await services.call('packs.list', {});
       const version = listed.ok ? listed.value.packs.find((p) => p.name === name)?.version : undefined;
       const result = await services.call('packs.uninstall', { name });
-      return finish(io, values.json, result, (o) => `Removed ${o.name}${version ? `@${version}` : ''}.`, (o) => ({ ...o, ...(version ? { version } : {}) }));
+      return finish(
+        io,
+        values.json,
+        result,
+        (o) => `Removed ${o.name}${version ? `@${version}` : ''}.`,
+        (o) => ({ ...o, ...(version ? { version } : {}) }),
+      );
     });
   },
 };

@@ -24,7 +24,10 @@ export const update: CliCommand = {
         values.json,
         result,
         (o) =>
-          [`Updated ${o.name} ${previousVersion ?? '?'} → ${o.version} (${o.installMode}) — ${o.status === 'active' ? 'active' : 'needs trust'}.`, ...(o.status !== 'active' ? [`Trust is given per artifact: \`sandbox-packs trust ${o.name} --dry-run\`.`] : [])].join('\n'),
+          [
+            `Updated ${o.name} ${previousVersion ?? '?'} → ${o.version} (${o.installMode}) — ${o.status === 'active' ? 'active' : 'needs trust'}.`,
+            ...(o.status !== 'active' ? [`Trust is given per artifact: \`sandbox-packs trust ${o.name} --dry-run\`.`] : []),
+          ].join('\n'),
         (o) => ({ ...o, ...(previousVersion ? { previousVersion } : {}) }),
       );
     });

@@ -7,7 +7,11 @@ import { describe, expect, it } from 'vitest';
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 function cli(args: string[]) {
-  const run = spawnSync(process.execPath, ['scripts/sandbox-packs.mjs', 'validate', ...args, '--root', 'fixtures/discovery/good'], { cwd: repo, encoding: 'utf8', timeout: 60_000 });
+  const run = spawnSync(process.execPath, ['scripts/sandbox-packs.mjs', 'validate', ...args, '--root', 'fixtures/discovery/good'], {
+    cwd: repo,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -20,12 +24,51 @@ describe('sandbox-packs validate', () => {
     const installed = out.issues.find((i: { code: string }) => i.code === 'digest-mismatch')?.message.match(/installed ([0-9a-f]{12})…/)?.[1];
     expect(installed).toMatch(/^[0-9a-f]{12}$/);
     expect(out.issues).toEqual([
-      { nodeId: 'unknown', severity: 'error', code: 'unknown-specifier', specifier: '@acme/nope', message: expect.stringMatching(/ Install the pack that provides it: sandbox-packs install @acme\/nope$/) },
-      { nodeId: 'undeclared', severity: 'error', code: 'import-undeclared', specifier: '@acme/geo/extra', line: 1, column: 1, message: 'The code imports "@acme/geo/extra", which is not in this node\'s packages declaration; add it to the declaration.' },
-      { nodeId: 'undeclared', severity: 'warning', code: 'declared-unused', specifier: '@acme/geo', message: '"@acme/geo" is declared but the code never imports it.' },
-      { nodeId: 'drift', severity: 'warning', code: 'version-mismatch', specifier: '@acme/geo', message: '"@acme/geo" was saved with @acme/geo@1.0.0; 1.2.0 is installed and will be used.' },
-      { nodeId: 'drift', severity: 'warning', code: 'digest-mismatch', specifier: '@acme/geo', message: `"@acme/geo" differs from the content the workflow was saved with (digest 000000000000…, installed ${installed}…); review @acme/geo before running.` },
-      { nodeId: 'dynamic', severity: 'error', code: 'dynamic-import', line: 1, column: 17, message: 'import() is not allowed in sandbox code; use a static import of a package declared on this node (line 1, column 17).' },
+      {
+        nodeId: 'unknown',
+        severity: 'error',
+        code: 'unknown-specifier',
+        specifier: '@acme/nope',
+        message: expect.stringMatching(/ Install the pack that provides it: sandbox-packs install @acme\/nope$/),
+      },
+      {
+        nodeId: 'undeclared',
+        severity: 'error',
+        code: 'import-undeclared',
+        specifier: '@acme/geo/extra',
+        line: 1,
+        column: 1,
+        message: 'The code imports "@acme/geo/extra", which is not in this node\'s packages declaration; add it to the declaration.',
+      },
+      {
+        nodeId: 'undeclared',
+        severity: 'warning',
+        code: 'declared-unused',
+        specifier: '@acme/geo',
+        message: '"@acme/geo" is declared but the code never imports it.',
+      },
+      {
+        nodeId: 'drift',
+        severity: 'warning',
+        code: 'version-mismatch',
+        specifier: '@acme/geo',
+        message: '"@acme/geo" was saved with @acme/geo@1.0.0; 1.2.0 is installed and will be used.',
+      },
+      {
+        nodeId: 'drift',
+        severity: 'warning',
+        code: 'digest-mismatch',
+        specifier: '@acme/geo',
+        message: `"@acme/geo" differs from the content the workflow was saved with (digest 000000000000…, installed ${installed}…); review @acme/geo before running.`,
+      },
+      {
+        nodeId: 'dynamic',
+        severity: 'error',
+        code: 'dynamic-import',
+        line: 1,
+        column: 17,
+        message: 'import() is not allowed in sandbox code; use a static import of a package declared on this node (line 1, column 17).',
+      },
     ]);
   });
 
@@ -33,15 +76,33 @@ describe('sandbox-packs validate', () => {
     const run = cli(['fixtures/kernel/workflows/unknown-export.json', '--json']);
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout).issues).toEqual([
-      { nodeId: 'typo', severity: 'error', code: 'import-unknown-export', specifier: '@acme/geo', line: 1, column: 21, message: '"@acme/geo" has no export named "havresine"; its exports are "haversine".' },
-      { nodeId: 'typo', severity: 'error', code: 'import-unknown-export', specifier: '@acme/geo/simplify-wasm', line: 2, column: 15, message: '"@acme/geo/simplify-wasm" has no export named "mul"; its exports are "add", "scale".' },
+      {
+        nodeId: 'typo',
+        severity: 'error',
+        code: 'import-unknown-export',
+        specifier: '@acme/geo',
+        line: 1,
+        column: 21,
+        message: '"@acme/geo" has no export named "havresine"; its exports are "haversine".',
+      },
+      {
+        nodeId: 'typo',
+        severity: 'error',
+        code: 'import-unknown-export',
+        specifier: '@acme/geo/simplify-wasm',
+        line: 2,
+        column: 15,
+        message: '"@acme/geo/simplify-wasm" has no export named "mul"; its exports are "add", "scale".',
+      },
     ]);
   });
 
   it('exits 0 when there are only warnings, and prints a readable summary', () => {
     const run = cli(['fixtures/kernel/workflows/warnings-only.json']);
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe('warning unused: "@acme/geo/extra" is declared but the code never imports it. [declared-unused]\n1 node(s): 0 error(s), 1 warning(s).\n');
+    expect(run.stdout).toBe(
+      'warning unused: "@acme/geo/extra" is declared but the code never imports it. [declared-unused]\n1 node(s): 0 error(s), 1 warning(s).\n',
+    );
   });
 
   it('exits 2 on a workflow that does not follow the schema, naming the key path', () => {

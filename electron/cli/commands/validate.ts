@@ -15,7 +15,7 @@ import { withCliServices } from '../cli-services.ts';
 const USAGE = [
   'Usage: sandbox-packs validate WORKFLOW.json [--root DIR] [--json]',
   '',
-  'Checks each Code node\'s packages declaration and imports against the packs of an install root.',
+  "Checks each Code node's packages declaration and imports against the packs of an install root.",
   '',
   'Options:',
   '  --root DIR  install root (default: the app data directory, or SANDBOX_PACKS_ROOT)',
@@ -26,7 +26,7 @@ const USAGE = [
 
 export const validate: CliCommand = {
   name: 'validate',
-  summary: 'Check a workflow\'s Code-node packages and imports before running it',
+  summary: "Check a workflow's Code-node packages and imports before running it",
   usage: USAGE,
   async run(args, io) {
     const { values, positionals } = parseCliArgs(args, ROOT_OPTIONS);

@@ -70,7 +70,10 @@ describe('EngineSupply', () => {
     const supply = new EngineSupply(compileEngineWasm);
     const refs = await (async () => {
       const { engine, memory } = await supply.take();
-      const outcome = await runKernel({ code: 'return new Uint8Array(1 << 20).length;', entries: {}, modules: {}, inputs: {}, grants: NO_GRANTS, timeoutMs: 5_000 }, { ...powers, engine });
+      const outcome = await runKernel(
+        { code: 'return new Uint8Array(1 << 20).length;', entries: {}, modules: {}, inputs: {}, grants: NO_GRANTS, timeoutMs: 5_000 },
+        { ...powers, engine },
+      );
       expect(outcome.result).toMatchObject({ ok: true, value: 1 << 20 });
       return [new WeakRef(engine), new WeakRef(memory)];
     })();

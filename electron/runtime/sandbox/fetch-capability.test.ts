@@ -35,7 +35,11 @@ describe('fetch capability', () => {
   });
 
   it('refuses schemes other than http and https', async () => {
-    expect(await fetchCapability({ hosts: ['*'] }, ['file:///etc/passwd', { method: 'GET', headers: {} }])).toMatchObject({ ok: false, code: 'capability-denied', message: 'fetch: only http and https URLs are allowed, not file:.' });
+    expect(await fetchCapability({ hosts: ['*'] }, ['file:///etc/passwd', { method: 'GET', headers: {} }])).toMatchObject({
+      ok: false,
+      code: 'capability-denied',
+      message: 'fetch: only http and https URLs are allowed, not file:.',
+    });
   });
 
   it('refuses a literal loopback address by default', async () => {
@@ -53,13 +57,21 @@ describe('fetch capability', () => {
   });
 
   it('reaches a private address when the grant explicitly allows it, with method, body and headers', async () => {
-    const result = await fetchCapability({ hosts: ['localhost'], allowPrivate: true }, [`http://localhost:${port}/echo`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: new TextEncoder().encode('hi') }]);
+    const result = await fetchCapability({ hosts: ['localhost'], allowPrivate: true }, [
+      `http://localhost:${port}/echo`,
+      { method: 'POST', headers: { 'content-type': 'text/plain' }, body: new TextEncoder().encode('hi') },
+    ]);
     expect(result).toMatchObject({ ok: true, value: { status: 200, headers: { 'x-echo-method': 'POST' } } });
     if (result.ok) expect(new TextDecoder().decode((result.value as { body: Uint8Array }).body)).toBe('echo:hi');
   });
 
   it('caps the response size', async () => {
-    expect(await fetchCapability({ hosts: ['127.0.0.1'], allowPrivate: true, maxResponseBytes: 1000 }, [`http://127.0.0.1:${port}/big`, { method: 'GET', headers: {} }])).toEqual({
+    expect(
+      await fetchCapability({ hosts: ['127.0.0.1'], allowPrivate: true, maxResponseBytes: 1000 }, [
+        `http://127.0.0.1:${port}/big`,
+        { method: 'GET', headers: {} },
+      ]),
+    ).toEqual({
       ok: false,
       code: 'response-too-large',
       message: `fetch: the response from 127.0.0.1:${port} is larger than 1000 bytes.`,
@@ -67,7 +79,8 @@ describe('fetch capability', () => {
   });
 
   it('classifies addresses', () => {
-    for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '0.0.0.0']) expect(isPrivateAddress(a)).toBe(true);
+    for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '0.0.0.0'])
+      expect(isPrivateAddress(a)).toBe(true);
     for (const a of ['93.184.216.34', '2606:2800:220:1::1', '8.8.8.8']) expect(isPrivateAddress(a)).toBe(false);
   });
 

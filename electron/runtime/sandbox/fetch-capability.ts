@@ -25,10 +25,28 @@ export interface FetchGrant {
 
 const PRIVATE = new net.BlockList();
 for (const [prefix, bits] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) PRIVATE.addSubnet(prefix, bits, 'ipv4');
-for (const [prefix, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96]] as const) PRIVATE.addSubnet(prefix, bits, 'ipv6');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  PRIVATE.addSubnet(prefix, bits, 'ipv4');
+for (const [prefix, bits] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['64:ff9b::', 96],
+] as const)
+  PRIVATE.addSubnet(prefix, bits, 'ipv6');
 
 export function isPrivateAddress(address: string): boolean {
   const family = net.isIP(address);
@@ -81,7 +99,11 @@ export async function fetchCapability(grant: FetchGrant, args: readonly unknown[
     return { ok: false, code: 'capability-denied', message: `fetch: only http and https URLs are allowed, not ${url.protocol}.` };
   }
   if (!hostAllowed(url.hostname, grant.hosts)) {
-    return { ok: false, code: 'capability-denied', message: `fetch: host ${url.hostname} is not on this node's fetch allowlist (${grant.hosts.join(', ') || 'empty'}).` };
+    return {
+      ok: false,
+      code: 'capability-denied',
+      message: `fetch: host ${url.hostname} is not on this node's fetch allowlist (${grant.hosts.join(', ') || 'empty'}).`,
+    };
   }
   const maxBytes = grant.maxResponseBytes ?? 8 * 1024 * 1024;
   const timeoutMs = grant.timeoutMs ?? 15_000;
@@ -124,12 +146,26 @@ export async function fetchCapability(grant: FetchGrant, args: readonly unknown[
         const headers: Record<string, string> = {};
         for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
         const body = Buffer.concat(chunks);
-        resolve({ ok: true, value: { status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', url: url.href, headers, body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength) } });
+        resolve({
+          ok: true,
+          value: {
+            status: res.statusCode ?? 0,
+            statusText: res.statusMessage ?? '',
+            url: url.href,
+            headers,
+            body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength),
+          },
+        });
       });
       res.on('error', (error) => resolve(signal?.aborted ? ENDED : { ok: false, code: 'fetch-failed', message: `fetch: ${error.message}` }));
       // A socket destroyed mid-body (an abort) may close the response without 'end' or 'error'.
       res.on('close', () => {
-        if (!res.complete) resolve(signal?.aborted ? ENDED : { ok: false, code: 'fetch-failed', message: `fetch: the connection to ${url.host} closed before the response was complete.` });
+        if (!res.complete)
+          resolve(
+            signal?.aborted
+              ? ENDED
+              : { ok: false, code: 'fetch-failed', message: `fetch: the connection to ${url.host} closed before the response was complete.` },
+          );
       });
     });
     req.on('timeout', () => {

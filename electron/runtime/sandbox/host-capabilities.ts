@@ -38,7 +38,11 @@ export function hostCapabilities(grants: HostGrants): CapabilityPort {
     if (name === 'fetch') {
       if (!grants.fetch) return { ok: false, code: 'capability-denied', message: 'fetch: this node was not granted the fetch capability.' };
       if (fetching >= LIMITS.fetchConcurrency) {
-        return { ok: false, code: 'fetch-budget-concurrency', message: `fetch: this run already has ${LIMITS.fetchConcurrency} requests in flight, the most one run may have; wait for one to finish before starting another.` };
+        return {
+          ok: false,
+          code: 'fetch-budget-concurrency',
+          message: `fetch: this run already has ${LIMITS.fetchConcurrency} requests in flight, the most one run may have; wait for one to finish before starting another.`,
+        };
       }
       fetching++;
       try {
@@ -58,7 +62,8 @@ export function hostCapabilities(grants: HostGrants): CapabilityPort {
         return { ok: false, code: 'capability-denied', message: `getSecret(${JSON.stringify(String(secret))}): this node was not granted that secret.` };
       }
       const value = secrets[secret];
-      if (value === undefined) return { ok: false, code: 'secret-not-set', message: `getSecret(${JSON.stringify(secret)}): the secret is granted but has no value on this machine.` };
+      if (value === undefined)
+        return { ok: false, code: 'secret-not-set', message: `getSecret(${JSON.stringify(secret)}): the secret is granted but has no value on this machine.` };
       return { ok: true, value };
     }
     return { ok: false, code: 'capability-denied', message: `${name}: no such capability.` };

@@ -8,7 +8,11 @@ import { WasmWorkerReplySchema, parseWasmWorkerReply } from '../../../shared/san
 
 const VALUES: unknown[] = [0, 1, -1, 1.5, Number.NaN, Infinity, -0, 2 ** 53, '1', null, undefined, true, [], {}];
 
-function mismatches(parse: (raw: unknown) => unknown, schema: { safeParse: (raw: unknown) => { success: boolean; data?: unknown } }, cases: unknown[]): unknown[] {
+function mismatches(
+  parse: (raw: unknown) => unknown,
+  schema: { safeParse: (raw: unknown) => { success: boolean; data?: unknown } },
+  cases: unknown[],
+): unknown[] {
   return cases.filter((raw) => {
     const expected = schema.safeParse(raw);
     return !isDeepStrictEqual(parse(raw), expected.success ? expected.data : undefined);
@@ -18,21 +22,56 @@ function mismatches(parse: (raw: unknown) => unknown, schema: { safeParse: (raw:
 describe('worker message fast paths', () => {
   it('parseFromWorker agrees with FromWorkerSchema', () => {
     const cases: unknown[] = [{ type: 'ready' }, { type: 'done' }, null, []];
-    for (const runId of VALUES) for (const kind of ['wasm', 'capability', 'x']) for (const name of ['m', 3]) for (const args of [[], ['tileX', [1, 2]], 'x', { 0: 1 }]) {
-      cases.push({ type: 'host-call', runId, callId: 2, kind, name, args }, { type: 'host-call', runId: 1, callId: runId, kind, name, args, extra: 1 });
-    }
-    for (const runId of VALUES) for (const level of ['log', 'warn', 'trace', 1]) for (const text of ['', 'x', 2]) {
-      cases.push({ type: 'log', runId, entry: { level, text } }, { type: 'log', runId: 1, entry: { level, text, x: 1 } }, { type: 'log', runId: 1, entry: { level }, extra: 1 }, { type: 'log', runId, entry: [level, text] });
-    }
+    for (const runId of VALUES)
+      for (const kind of ['wasm', 'capability', 'x'])
+        for (const name of ['m', 3])
+          for (const args of [[], ['tileX', [1, 2]], 'x', { 0: 1 }]) {
+            cases.push({ type: 'host-call', runId, callId: 2, kind, name, args }, { type: 'host-call', runId: 1, callId: runId, kind, name, args, extra: 1 });
+          }
+    for (const runId of VALUES)
+      for (const level of ['log', 'warn', 'trace', 1])
+        for (const text of ['', 'x', 2]) {
+          cases.push(
+            { type: 'log', runId, entry: { level, text } },
+            { type: 'log', runId: 1, entry: { level, text, x: 1 } },
+            { type: 'log', runId: 1, entry: { level }, extra: 1 },
+            { type: 'log', runId, entry: [level, text] },
+          );
+        }
     expect(mismatches(parseFromWorker, FromWorkerSchema, cases)).toEqual([]);
-    expect(parseFromWorker({ type: 'log', runId: 3, entry: { level: 'warn', text: 'w' }, extra: 1 })).toEqual({ type: 'log', runId: 3, entry: { level: 'warn', text: 'w' } });
-    expect(parseFromWorker({ type: 'host-call', runId: 1, callId: 2, kind: 'wasm', name: 'm', args: ['f', [1]], extra: 1 })).toEqual({ type: 'host-call', runId: 1, callId: 2, kind: 'wasm', name: 'm', args: ['f', [1]] });
+    expect(parseFromWorker({ type: 'log', runId: 3, entry: { level: 'warn', text: 'w' }, extra: 1 })).toEqual({
+      type: 'log',
+      runId: 3,
+      entry: { level: 'warn', text: 'w' },
+    });
+    expect(parseFromWorker({ type: 'host-call', runId: 1, callId: 2, kind: 'wasm', name: 'm', args: ['f', [1]], extra: 1 })).toEqual({
+      type: 'host-call',
+      runId: 1,
+      callId: 2,
+      kind: 'wasm',
+      name: 'm',
+      args: ['f', [1]],
+    });
   });
 
   it('parseToWorker agrees with ToWorkerSchema', () => {
-    const results: unknown[] = [{ ok: true, value: 1 }, { ok: true }, { ok: true, value: undefined }, { ok: false, code: 'c', message: 'm' }, { ok: false, code: 'wasm-trap', message: 'm' }, { ok: false, code: 1, message: 'm' }, { ok: 'true', value: 1 }, [], null, { ok: true, value: { a: [1] }, x: 2 }, { ok: false, code: 'c', message: 'm', x: 1 }, { ok: false, code: 'timeout', message: 'm', x: 1 }];
+    const results: unknown[] = [
+      { ok: true, value: 1 },
+      { ok: true },
+      { ok: true, value: undefined },
+      { ok: false, code: 'c', message: 'm' },
+      { ok: false, code: 'wasm-trap', message: 'm' },
+      { ok: false, code: 1, message: 'm' },
+      { ok: 'true', value: 1 },
+      [],
+      null,
+      { ok: true, value: { a: [1] }, x: 2 },
+      { ok: false, code: 'c', message: 'm', x: 1 },
+      { ok: false, code: 'timeout', message: 'm', x: 1 },
+    ];
     const cases: unknown[] = [];
-    for (const runId of VALUES) for (const result of results) cases.push({ type: 'host-result', runId, callId: 2, result }, { type: 'host-result', runId: 1, callId: runId, result });
+    for (const runId of VALUES)
+      for (const result of results) cases.push({ type: 'host-result', runId, callId: 2, result }, { type: 'host-result', runId: 1, callId: runId, result });
     expect(mismatches(parseToWorker, ToWorkerSchema, cases)).toEqual([]);
   });
 
@@ -40,8 +79,18 @@ describe('worker message fast paths', () => {
     const receipt = { wallMs: 1, modules: [], calls: [], denied: [] };
     const done = (code: string) => ({ type: 'done', runId: 1, healthy: true, result: { ok: false, code, message: 'm', logs: [], receipt } });
     const hostResult = (code: string) => ({ type: 'host-result', runId: 1, callId: 2, result: { ok: false, code, message: 'm' } });
-    const denial = (code: string) => ({ type: 'done', runId: 1, healthy: true, result: { ok: true, value: 1, logs: [], receipt: { ...receipt, denied: [{ kind: 'import', request: 'x', from: 'y', code, reason: 'r' }] } } });
-    const call = (code: string) => ({ type: 'done', runId: 1, healthy: true, result: { ok: true, value: 1, logs: [], receipt: { ...receipt, calls: [{ kind: 'wasm', name: 'f', ok: false, code }] } } });
+    const denial = (code: string) => ({
+      type: 'done',
+      runId: 1,
+      healthy: true,
+      result: { ok: true, value: 1, logs: [], receipt: { ...receipt, denied: [{ kind: 'import', request: 'x', from: 'y', code, reason: 'r' }] } },
+    });
+    const call = (code: string) => ({
+      type: 'done',
+      runId: 1,
+      healthy: true,
+      result: { ok: true, value: 1, logs: [], receipt: { ...receipt, calls: [{ kind: 'wasm', name: 'f', ok: false, code }] } },
+    });
     for (const make of [done, denial, call]) {
       expect(parseFromWorker(make('timeout'))).toBeDefined();
       expect(parseFromWorker(make('made-up-code'))).toBeUndefined();
@@ -52,9 +101,12 @@ describe('worker message fast paths', () => {
 
   it('parseWasmWorkerReply agrees with WasmWorkerReplySchema', () => {
     const cases: unknown[] = [{ type: 'ready' }, { type: 'missing', id: 1 }, { type: 'result', id: 1, ok: true, runMs: 0 }];
-    for (const id of VALUES) for (const value of VALUES) for (const runMs of [0, 1.2, -1, Number.NaN, Infinity, '1']) for (const ok of [true, false]) {
-      cases.push({ type: 'result', id, ok, value, runMs }, { type: 'result', id, ok, value, runMs, x: 1 });
-    }
+    for (const id of VALUES)
+      for (const value of VALUES)
+        for (const runMs of [0, 1.2, -1, Number.NaN, Infinity, '1'])
+          for (const ok of [true, false]) {
+            cases.push({ type: 'result', id, ok, value, runMs }, { type: 'result', id, ok, value, runMs, x: 1 });
+          }
     expect(mismatches(parseWasmWorkerReply, WasmWorkerReplySchema, cases)).toEqual([]);
   });
 });

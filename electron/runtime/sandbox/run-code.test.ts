@@ -46,7 +46,7 @@ const reporter: ExecutableModule = {
 const resolution = { entries: { '@acme/reporter': 'js:reporter' }, modules: { 'js:reporter': reporter } };
 
 describe('runCode', () => {
-  it('lets an imported module use the node\'s fetch grant, and records it in the receipt', async () => {
+  it("lets an imported module use the node's fetch grant, and records it in the receipt", async () => {
     const result = await runCode(pool, {
       code: `import { report } from "@acme/reporter";\nreturn await report("http://localhost:${port}/status");`,
       resolution,
@@ -60,8 +60,20 @@ describe('runCode', () => {
 
   it('denies the same module fetch when the node has no fetch grant', async () => {
     const result = await runCode(pool, { code: `import { report } from "@acme/reporter";\nreturn await report("http://localhost:${port}/x");`, resolution });
-    expect(result).toMatchObject({ ok: false, code: 'capability-denied', message: 'fetch called by @acme/reporter was denied: this node was not granted the fetch capability.' });
-    expect(result.receipt.denied).toEqual([{ kind: 'capability', request: 'fetch', from: '@acme/reporter', code: 'capability-denied', reason: 'fetch called by @acme/reporter was denied: this node was not granted the fetch capability.' }]);
+    expect(result).toMatchObject({
+      ok: false,
+      code: 'capability-denied',
+      message: 'fetch called by @acme/reporter was denied: this node was not granted the fetch capability.',
+    });
+    expect(result.receipt.denied).toEqual([
+      {
+        kind: 'capability',
+        request: 'fetch',
+        from: '@acme/reporter',
+        code: 'capability-denied',
+        reason: 'fetch called by @acme/reporter was denied: this node was not granted the fetch capability.',
+      },
+    ]);
   });
 
   it('round-trips text and bytes through the workspace', async () => {
@@ -70,7 +82,18 @@ describe('runCode', () => {
       resolution: { entries: {}, modules: {} },
       grants: { workspace: { dir } },
     });
-    expect(result).toMatchObject({ ok: true, value: { text: 'héllo ✓', bytes: [1, 2, 250], isBytes: true, list: [{ name: 'note.txt', kind: 'file' }, { name: 'raw.bin', kind: 'file' }] } });
+    expect(result).toMatchObject({
+      ok: true,
+      value: {
+        text: 'héllo ✓',
+        bytes: [1, 2, 250],
+        isBytes: true,
+        list: [
+          { name: 'note.txt', kind: 'file' },
+          { name: 'raw.bin', kind: 'file' },
+        ],
+      },
+    });
     expect(await fs.readFile(path.join(dir, 'note.txt'), 'utf8')).toBe('héllo ✓');
   });
 
@@ -85,7 +108,10 @@ describe('runCode', () => {
   });
 
   it('caps captured console output', async () => {
-    const result = await runCode(pool, { code: 'const line = "x".repeat(1000);\nfor (let i = 0; i < 100; i++) console.log(line);\n"done"', resolution: { entries: {}, modules: {} } });
+    const result = await runCode(pool, {
+      code: 'const line = "x".repeat(1000);\nfor (let i = 0; i < 100; i++) console.log(line);\n"done"',
+      resolution: { entries: {}, modules: {} },
+    });
     expect(result.ok).toBe(true);
     expect(result.logs.at(-1)).toEqual({ level: 'warn', text: '[console output truncated at 65536 bytes]' });
     expect(result.logs.reduce((n, l) => n + l.text.length, 0)).toBeLessThanOrEqual(65536 + 100);

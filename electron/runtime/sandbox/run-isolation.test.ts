@@ -31,7 +31,7 @@ describe('run isolation in the Node sandbox pool', () => {
     expect(pool.started).toBe(1);
   }, 120_000);
 
-  it('keeps the worker\'s memory bounded over 200 runs, each on its own engine', async () => {
+  it("keeps the worker's memory bounded over 200 runs, each on its own engine", async () => {
     const probe = request('const keep = new Uint8Array(8 << 20); keep[0] = 1; return keep.length;', {});
     expect(await pool.run(probe)).toMatchObject({ ok: true, value: 8 << 20 });
     const rssBefore = process.memoryUsage().rss;

@@ -27,7 +27,12 @@ describe('SandboxPool cancel', () => {
     stop.abort();
     const result = await running;
     const tookMs = performance.now() - t0;
-    expect(result).toMatchObject({ ok: false, code: 'cancelled', message: 'The run was stopped before it finished.', logs: [{ level: 'log', text: 'started' }] });
+    expect(result).toMatchObject({
+      ok: false,
+      code: 'cancelled',
+      message: 'The run was stopped before it finished.',
+      logs: [{ level: 'log', text: 'started' }],
+    });
     expect(tookMs).toBeLessThan(1000);
     expect(pool.started).toBe(startedBefore + 1);
     expect(pool.workerCount).toBe(1);

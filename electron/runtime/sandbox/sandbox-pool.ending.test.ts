@@ -20,7 +20,10 @@ describe('console output of a run', () => {
     const result = await pool.run(request('for (;;) console.log("")', 2000));
     expect(result).toMatchObject({ ok: false, code: 'timeout', message: 'The code ran longer than its 2000 ms time limit and was stopped.' });
     expect(result.logs).toHaveLength(LIMITS.consoleEntries + 1);
-    expect(result.logs.slice(0, 2)).toEqual([{ level: 'log', text: '' }, { level: 'log', text: '' }]);
+    expect(result.logs.slice(0, 2)).toEqual([
+      { level: 'log', text: '' },
+      { level: 'log', text: '' },
+    ]);
     expect(result.logs.at(-1)).toEqual({ level: 'warn', text: `[console output truncated at ${LIMITS.consoleEntries} entries]` });
   });
 
@@ -29,10 +32,15 @@ describe('console output of a run', () => {
     try {
       await strict.run(request('1'));
       // The stall (seconds, measured) starts well inside the deadline; only the watchdog can end it.
-      const result = await strict.run(request('console.log("before", 1);\nconsole.warn("still before");\nJSON.stringify(new Array(2e6).fill("abcdefgh")).length', 300));
+      const result = await strict.run(
+        request('console.log("before", 1);\nconsole.warn("still before");\nJSON.stringify(new Array(2e6).fill("abcdefgh")).length', 300),
+      );
       expect(result).toMatchObject({ ok: false, code: 'timeout', message: 'The code ran longer than its 300 ms time limit and was stopped.' });
       expect(strict.started).toBe(2);
-      expect(result.logs).toEqual([{ level: 'log', text: 'before 1' }, { level: 'warn', text: 'still before' }]);
+      expect(result.logs).toEqual([
+        { level: 'log', text: 'before 1' },
+        { level: 'warn', text: 'still before' },
+      ]);
     } finally {
       await strict.close();
     }
@@ -60,14 +68,33 @@ describe('what cannot cross to the main thread', () => {
   });
 
   it('refuses WASM arguments nested past the limit in the guest, before anything crosses to a thread', async () => {
-    const facade = 'import { callWasm } from "sandbox:wasm-bridge";\nexport function deep() { let v = 1; for (let i = 0; i < 5000; i++) v = [v]; return callWasm("wasm:deep", "f", [v]); }\n';
+    const facade =
+      'import { callWasm } from "sandbox:wasm-bridge";\nexport function deep() { let v = 1; for (let i = 0; i < 5000; i++) v = [v]; return callWasm("wasm:deep", "f", [v]); }\n';
     const wasmRequest: KernelRunRequest = {
       ...request('import { deep } from "@acme/deep";\ntry { await deep(); return "answered"; } catch (error) { return error instanceof TypeError; }', 10_000),
       entries: { '@acme/deep': 'wasm:deep' },
-      modules: { 'wasm:deep': { moduleId: 'wasm:deep', kind: 'wasm', packName: '@acme/deep', packVersion: '1.0.0', displayName: '@acme/deep', source: facade, imports: { 'sandbox:wasm-bridge': 'sandbox:wasm-bridge' }, digest: 'e'.repeat(64) } },
+      modules: {
+        'wasm:deep': {
+          moduleId: 'wasm:deep',
+          kind: 'wasm',
+          packName: '@acme/deep',
+          packVersion: '1.0.0',
+          displayName: '@acme/deep',
+          source: facade,
+          imports: { 'sandbox:wasm-bridge': 'sandbox:wasm-bridge' },
+          digest: 'e'.repeat(64),
+        },
+      },
     };
     let calls = 0;
-    const result = await pool.run(wasmRequest, { wasm: { call: async () => { calls++; return { ok: true, value: 1 }; } } });
+    const result = await pool.run(wasmRequest, {
+      wasm: {
+        call: async () => {
+          calls++;
+          return { ok: true, value: 1 };
+        },
+      },
+    });
     expect(result).toMatchObject({ ok: true, value: true });
     expect(calls).toBe(0);
   });
@@ -82,7 +109,8 @@ describe('what cannot cross to the main thread', () => {
       expect(result).toMatchObject({
         ok: false,
         code: 'sandbox-crashed',
-        message: 'The sandbox worker sent a message the host could not read (Maximum call stack size exceeded), for example a value nested too deeply; the run was stopped.',
+        message:
+          'The sandbox worker sent a message the host could not read (Maximum call stack size exceeded), for example a value nested too deeply; the run was stopped.',
         logs: [{ level: 'log', text: 'calling' }],
       });
       expect(performance.now() - started).toBeLessThan(5000);

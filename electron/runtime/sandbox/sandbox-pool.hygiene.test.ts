@@ -8,7 +8,18 @@ import { SandboxPool } from './sandbox-pool.ts';
 const request: KernelRunRequest = {
   code: 'import { twice } from "@acme/math";\nconsole.log("n", input);\nlet s = 0; for (let i = 0; i < 1000; i++) s += i;\n({ v: twice(input), s, bytes: new Uint8Array(8) })',
   entries: { '@acme/math': 'js:math' },
-  modules: { 'js:math': { moduleId: 'js:math', kind: 'js', packName: '@acme/math', packVersion: '1.0.0', displayName: '@acme/math', source: 'export const twice = (x) => x * 2;\n', imports: {}, digest: 'd'.repeat(64) } },
+  modules: {
+    'js:math': {
+      moduleId: 'js:math',
+      kind: 'js',
+      packName: '@acme/math',
+      packVersion: '1.0.0',
+      displayName: '@acme/math',
+      source: 'export const twice = (x) => x * 2;\n',
+      imports: {},
+      digest: 'd'.repeat(64),
+    },
+  },
   inputs: { input: 21 },
   grants: NO_GRANTS,
   timeoutMs: 5000,

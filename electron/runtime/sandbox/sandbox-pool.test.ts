@@ -55,9 +55,12 @@ describe('SandboxPool', () => {
     });
     // The kernel's own deadline answers first; the pool still has its worker.
     expect(result).toMatchObject({ ok: false, code: 'capability-denied' });
-    const granted = await pool.run({ ...request('await getSecret("SLOW")', 200), grants: { ...NO_GRANTS, secrets: ['SLOW'] } }, {
-      capability: () => new Promise(() => undefined),
-    });
+    const granted = await pool.run(
+      { ...request('await getSecret("SLOW")', 200), grants: { ...NO_GRANTS, secrets: ['SLOW'] } },
+      {
+        capability: () => new Promise(() => undefined),
+      },
+    );
     expect(granted).toMatchObject({ ok: false, code: 'timeout', message: 'The code ran longer than its 200 ms time limit and was stopped.' });
     expect(pool.started).toBe(startedBefore);
     const after = await pool.run(request('1'));

@@ -72,7 +72,8 @@ export class SandboxPool {
       size: options.size ?? 2,
       graceMs: options.graceMs ?? 1000,
       startWorker: (hooks) => startThread(entry, workerData, hooks),
-      runMessage: (runId, request, ports): ToWorker => (ports.wasm && 'plan' in ports.wasm ? { type: 'run', runId, request, wasm: ports.wasm.plan } : { type: 'run', runId, request }),
+      runMessage: (runId, request, ports): ToWorker =>
+        ports.wasm && 'plan' in ports.wasm ? { type: 'run', runId, request, wasm: ports.wasm.plan } : { type: 'run', runId, request },
       answer,
       wording: {
         crashed: capitalized,

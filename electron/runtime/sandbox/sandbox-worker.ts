@@ -39,7 +39,10 @@ function post(message: FromWorker): void {
     const why = error instanceof Error ? error.message : String(error);
     if (message.type === 'done') {
       const { logs, receipt } = message.result;
-      port!.postMessage({ ...message, result: { ok: false, code: 'result-invalid', message: `The code's result could not be passed out of the sandbox (${why}).`, logs, receipt } } satisfies FromWorker);
+      port!.postMessage({
+        ...message,
+        result: { ok: false, code: 'result-invalid', message: `The code's result could not be passed out of the sandbox (${why}).`, logs, receipt },
+      } satisfies FromWorker);
     } else if (message.type === 'host-call') {
       const resolve = waiting.get(message.callId);
       waiting.delete(message.callId);

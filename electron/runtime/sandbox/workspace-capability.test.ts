@@ -46,7 +46,11 @@ describe('workspace capability', () => {
   it('refuses .., absolute paths and symlinks that leave the directory', async () => {
     const ws = new WorkspaceCapability({ dir });
     for (const p of ['../outside/secret.txt', path.join(outside, 'secret.txt'), 'link.txt', 'linkdir/secret.txt']) {
-      expect(await ws.call('workspace.read', [p])).toEqual({ ok: false, code: 'capability-denied', message: `workspace: ${JSON.stringify(p)} is outside this node's workspace directory.` });
+      expect(await ws.call('workspace.read', [p])).toEqual({
+        ok: false,
+        code: 'capability-denied',
+        message: `workspace: ${JSON.stringify(p)} is outside this node's workspace directory.`,
+      });
     }
     expect(await ws.call('workspace.write', ['linkdir/planted.txt', new Uint8Array([1])])).toMatchObject({ ok: false, code: 'capability-denied' });
     expect(await ws.call('workspace.write', ['link.txt', new Uint8Array([1])])).toMatchObject({ ok: false, code: 'capability-denied' });
@@ -58,12 +62,24 @@ describe('workspace capability', () => {
     execFileSync('mkfifo', [path.join(dir, 'pipe')]);
     const ws = new WorkspaceCapability({ dir });
     const within = <T>(p: Promise<T>) => Promise.race([p, new Promise<string>((resolve) => setTimeout(() => resolve('still pending after 2 s'), 2000))]);
-    expect(await within(ws.call('workspace.read', ['pipe']))).toEqual({ ok: false, code: 'workspace-failed', message: 'workspace: "pipe" is not a regular file.' });
-    expect(await within(ws.call('workspace.write', ['pipe', new Uint8Array([1])]))).toEqual({ ok: false, code: 'workspace-failed', message: 'workspace: "pipe" is not a regular file.' });
+    expect(await within(ws.call('workspace.read', ['pipe']))).toEqual({
+      ok: false,
+      code: 'workspace-failed',
+      message: 'workspace: "pipe" is not a regular file.',
+    });
+    expect(await within(ws.call('workspace.write', ['pipe', new Uint8Array([1])]))).toEqual({
+      ok: false,
+      code: 'workspace-failed',
+      message: 'workspace: "pipe" is not a regular file.',
+    });
   });
 
   it('reports a missing file as a workspace failure', async () => {
     const ws = new WorkspaceCapability({ dir });
-    expect(await ws.call('workspace.read', ['nope.txt'])).toEqual({ ok: false, code: 'workspace-failed', message: 'workspace: "nope.txt": no such file or directory.' });
+    expect(await ws.call('workspace.read', ['nope.txt'])).toEqual({
+      ok: false,
+      code: 'workspace-failed',
+      message: 'workspace: "nope.txt": no such file or directory.',
+    });
   });
 });

@@ -60,7 +60,8 @@ export class WorkspaceCapability {
         if (!inside(root, real)) return denied(relative);
         const stat = await fs.stat(real);
         if (!stat.isFile()) return notFile(relative);
-        if (stat.size > maxBytes) return { ok: false, code: 'workspace-failed', message: `workspace: ${JSON.stringify(relative)} is larger than ${maxBytes} bytes.` };
+        if (stat.size > maxBytes)
+          return { ok: false, code: 'workspace-failed', message: `workspace: ${JSON.stringify(relative)} is larger than ${maxBytes} bytes.` };
         const bytes = await fs.readFile(real, signal ? { signal } : {});
         return { ok: true, value: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
       }
@@ -80,7 +81,12 @@ export class WorkspaceCapability {
         const real = await fs.realpath(target);
         if (!inside(root, real)) return denied(relative);
         const entries = await fs.readdir(real, { withFileTypes: true });
-        return { ok: true, value: entries.map((e) => ({ name: e.name, kind: e.isFile() ? 'file' : e.isDirectory() ? 'directory' : 'other' })).sort((a, b) => a.name.localeCompare(b.name)) };
+        return {
+          ok: true,
+          value: entries
+            .map((e) => ({ name: e.name, kind: e.isFile() ? 'file' : e.isDirectory() ? 'directory' : 'other' }))
+            .sort((a, b) => a.name.localeCompare(b.name)),
+        };
       }
     } catch (error) {
       return failed(relative, error);

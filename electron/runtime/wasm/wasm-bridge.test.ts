@@ -41,7 +41,11 @@ describe('dispatcher + worker pool', () => {
     const berlinParis = await d.bridge('g', 'distanceMeters', [52.52, 13.405, 48.8566, 2.3522]);
     expect(berlinParis.ok && Math.round((berlinParis.value as number) / 1000)).toBe(877);
     expect(await d.bridge('g', 'tileX', [13.4, 10])).toEqual({ ok: true, value: 550 });
-    expect(await d.bridge('g', 'tileX', [13.4, 10.5])).toEqual({ ok: false, code: 'wasm-argument', message: '`tileX` argument 2 expects an i32 (an integer), got 10.5' });
+    expect(await d.bridge('g', 'tileX', [13.4, 10.5])).toEqual({
+      ok: false,
+      code: 'wasm-argument',
+      message: '`tileX` argument 2 expects an i32 (an integer), got 10.5',
+    });
     expect(await d.bridge('g', 'assertLatitude', [45])).toEqual({ ok: true, value: undefined });
     expect(await d.bridge('g', 'assertLatitude', [123])).toEqual({ ok: false, code: 'wasm-trap', message: '`assertLatitude` trapped: unreachable' });
     expect(await d.bridge('g', 'haversineRad', [0, 0, 0, 0])).toMatchObject({ ok: false, code: 'wasm-not-declared' });
@@ -83,7 +87,11 @@ describe('dispatcher + worker pool', () => {
     const mapped = { ...s, wasm: { ...s.wasm!, exports: [{ ...s.wasm!.exports[0]!, as: 'loopForever' }] } };
     const d = createWasmDispatcher({ modules: { s: mapped, g: executable('g', geo, ['tileX']) } }, pool);
     // Named by the guest's name for it, not the binary's.
-    expect(await d.bridge('s', 'loopForever', [])).toEqual({ ok: false, code: 'wasm-timeout', message: '`loopForever` ran longer than its 100 ms limit and was stopped' });
+    expect(await d.bridge('s', 'loopForever', [])).toEqual({
+      ok: false,
+      code: 'wasm-timeout',
+      message: '`loopForever` ran longer than its 100 ms limit and was stopped',
+    });
     expect(await d.bridge('g', 'tileX', [0, 1])).toEqual({ ok: true, value: 1 });
   });
 

@@ -70,16 +70,33 @@ function resolve(...specifiers: string[]): SandboxModuleResolutionOk {
 
 type GuestModules = KernelRunRequest['modules'];
 
-async function run(code: string, resolution: SandboxModuleResolutionOk, route: Route, extra: { entries: Record<string, string>; modules: GuestModules } = { entries: {}, modules: {} }) {
+async function run(
+  code: string,
+  resolution: SandboxModuleResolutionOk,
+  route: Route,
+  extra: { entries: Record<string, string>; modules: GuestModules } = { entries: {}, modules: {} },
+) {
   const request: KernelRunRequest = {
     code,
     entries: { ...resolution.entries, ...extra.entries },
     modules: Object.fromEntries(
       // The catalog lists the bridge module; the kernel supplies it itself and refuses the id.
-      Object.entries(resolution.modules).filter(([id]) => id !== WASM_BRIDGE_MODULE_ID).map(([id, m]) => [
-        id,
-        { moduleId: m.moduleId, kind: m.kind, packName: m.packName, packVersion: m.packVersion, displayName: m.displayName, source: m.source, imports: { ...m.imports }, digest: m.digest },
-      ]).concat(Object.entries(extra.modules)),
+      Object.entries(resolution.modules)
+        .filter(([id]) => id !== WASM_BRIDGE_MODULE_ID)
+        .map(([id, m]) => [
+          id,
+          {
+            moduleId: m.moduleId,
+            kind: m.kind,
+            packName: m.packName,
+            packVersion: m.packVersion,
+            displayName: m.displayName,
+            source: m.source,
+            imports: { ...m.imports },
+            digest: m.digest,
+          },
+        ])
+        .concat(Object.entries(extra.modules)),
     ),
     inputs: {},
     grants: NO_GRANTS,
@@ -139,8 +156,14 @@ describe.each(ROUTES)('guest → facade → kernel → dispatcher → WASM (%s)'
     // The binding is taken by the bridge module before any pack evaluates (one-shot); a module
     // that re-exports the bridge's callWasm stands for any code that got hold of it anyway.
     const holder = {
-      moduleId: 'wasm:holder', kind: 'wasm' as const, packName: '@t/holder', packVersion: '1.0.0', displayName: '@t/holder',
-      source: `export { callWasm } from "sandbox:wasm-bridge";\n`, imports: { 'sandbox:wasm-bridge': WASM_BRIDGE_MODULE_ID }, digest: 'a'.repeat(64),
+      moduleId: 'wasm:holder',
+      kind: 'wasm' as const,
+      packName: '@t/holder',
+      packVersion: '1.0.0',
+      displayName: '@t/holder',
+      source: `export { callWasm } from "sandbox:wasm-bridge";\n`,
+      imports: { 'sandbox:wasm-bridge': WASM_BRIDGE_MODULE_ID },
+      digest: 'a'.repeat(64),
     };
     const { result } = await run(
       [

@@ -90,11 +90,20 @@ describe('buildWasmPlan', () => {
     port1.close();
     const parsed = ToWorkerSchema.safeParse(received);
     expect(parsed.success).toBe(true);
-    expect(parsed.success && parsed.data.type === 'run' && parsed.data.wasm?.modules[0]?.compiled.ok && parsed.data.wasm.modules[0].compiled.module instanceof WebAssembly.Module).toBe(true);
+    expect(
+      parsed.success &&
+        parsed.data.type === 'run' &&
+        parsed.data.wasm?.modules[0]?.compiled.ok &&
+        parsed.data.wasm.modules[0].compiled.module instanceof WebAssembly.Module,
+    ).toBe(true);
   });
 
   it('refuses a plan whose module is not a compiled WebAssembly.Module', () => {
-    const forged = { modules: [{ moduleId: 'm', displayName: 'm', exports: [], memoryPagesMax: 0, budgets: {}, compiled: { ok: true, digest: 'a'.repeat(64), module: bytes } }] };
+    const forged = {
+      modules: [
+        { moduleId: 'm', displayName: 'm', exports: [], memoryPagesMax: 0, budgets: {}, compiled: { ok: true, digest: 'a'.repeat(64), module: bytes } },
+      ],
+    };
     expect(WasmPlanSchema.safeParse(forged).success).toBe(false);
   });
 

@@ -69,7 +69,9 @@ export async function buildWasmPlan(resolution: Pick<SandboxModuleResolutionOk, 
       exports: mod.wasm.exports.map((e) => ({ wasm: e.wasm, as: e.as, params: [...e.params], results: [...e.results] })),
       memoryPagesMax: mod.wasm.memoryPagesMax,
       budgets: { ...mod.wasm.budgets },
-      compiled: compiled.ok ? { ok: true, digest: compiled.value.digest, module: compiled.value.module, spare: compiled.value.spare } : { ok: false, code: compiled.code, message: compiled.message },
+      compiled: compiled.ok
+        ? { ok: true, digest: compiled.value.digest, module: compiled.value.module, spare: compiled.value.spare }
+        : { ok: false, code: compiled.code, message: compiled.message },
     });
   }
   return { modules };
@@ -128,8 +130,16 @@ export class WasmLanes {
     const modules: Record<string, DispatcherModules[string]> = {};
     for (const m of plan.modules) {
       const identity = new Uint8Array(0);
-      this.#planned.set(identity, m.compiled.ok ? ok({ digest: m.compiled.digest, module: m.compiled.module, spare: m.compiled.spare }) : fail(m.compiled.code, m.compiled.message));
-      modules[m.moduleId] = { moduleId: m.moduleId, kind: 'wasm', displayName: m.displayName, wasm: { bytes: identity, exports: m.exports, memoryPagesMax: m.memoryPagesMax, budgets: m.budgets } };
+      this.#planned.set(
+        identity,
+        m.compiled.ok ? ok({ digest: m.compiled.digest, module: m.compiled.module, spare: m.compiled.spare }) : fail(m.compiled.code, m.compiled.message),
+      );
+      modules[m.moduleId] = {
+        moduleId: m.moduleId,
+        kind: 'wasm',
+        displayName: m.displayName,
+        wasm: { bytes: identity, exports: m.exports, memoryPagesMax: m.memoryPagesMax, budgets: m.budgets },
+      };
     }
     return createWasmDispatcher({ modules }, this.#core);
   }

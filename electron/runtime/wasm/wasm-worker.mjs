@@ -119,7 +119,8 @@ if (lane) {
   // it blocks between calls; terminate() still stops it, mid-wait or mid-call.
   const { port, slot } = lane;
   const signal = new Int32Array(lane.signal);
-  const calls = slot * 2, sleeping = slot * 2 + 1;
+  const calls = slot * 2,
+    sleeping = slot * 2 + 1;
   const reply = (message) => {
     port.postMessage(message);
     Atomics.add(signal, REPLIES, 1);

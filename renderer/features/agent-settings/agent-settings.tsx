@@ -47,7 +47,8 @@ export function AgentSettings() {
       <section className="panel" aria-labelledby={`${id}-allow`}>
         <h2 id={`${id}-allow`}>Agent session allowlist (CodeAct)</h2>
         <p>
-          An agent's code may import only the modules allowed here, and its prompt advertises only these. {allow.isDefault ? 'You have not chosen: the default allows the modules of packs you trusted, and nothing else.' : 'This is your own list.'}
+          An agent's code may import only the modules allowed here, and its prompt advertises only these.{' '}
+          {allow.isDefault ? 'You have not chosen: the default allows the modules of packs you trusted, and nothing else.' : 'This is your own list.'}
         </p>
         {ready.length === 0 ? (
           <p className="muted">No ready modules installed.</p>
@@ -58,11 +59,19 @@ export function AgentSettings() {
               return (
                 <li key={m.specifier} className="pick">
                   <div className="pick-row">
-                    <input type="checkbox" id={cid} checked={shown.includes(m.specifier)} disabled={setAllowlist.isPending} onChange={(e) => toggle(m.specifier, e.target.checked)} />
+                    <input
+                      type="checkbox"
+                      id={cid}
+                      checked={shown.includes(m.specifier)}
+                      disabled={setAllowlist.isPending}
+                      onChange={(e) => toggle(m.specifier, e.target.checked)}
+                    />
                     <label htmlFor={cid}>
                       <code>{m.specifier}</code>
                     </label>
-                    <span className="muted small">{(packs.data?.packs ?? []).find((p) => p.name === m.packName)?.trusted ? 'trusted pack' : 'pack not trusted'}</span>
+                    <span className="muted small">
+                      {(packs.data?.packs ?? []).find((p) => p.name === m.packName)?.trusted ? 'trusted pack' : 'pack not trusted'}
+                    </span>
                   </div>
                 </li>
               );
@@ -79,7 +88,13 @@ export function AgentSettings() {
       <section className="panel" aria-labelledby={`${id}-prompt`}>
         <h2 id={`${id}-prompt`}>Prompt preview</h2>
         <p className="muted small">The package lines an agent's prompt would carry: one line per allowed module, derived from manifest fields only.</p>
-        {lines.length === 0 ? <p className="empty">No package lines: the agent would be told of no packages.</p> : <pre className="prompt-lines" aria-label="Prompt package lines">{displayText(lines.join('\n'), { multiline: true })}</pre>}
+        {lines.length === 0 ? (
+          <p className="empty">No package lines: the agent would be told of no packages.</p>
+        ) : (
+          <pre className="prompt-lines" aria-label="Prompt package lines">
+            {displayText(lines.join('\n'), { multiline: true })}
+          </pre>
+        )}
         <h2>Registry</h2>
         <form onSubmit={saveRegistry}>
           <label htmlFor={`${id}-reg`}>Registry URL packs are installed from</label>
@@ -89,7 +104,11 @@ export function AgentSettings() {
               Save registry
             </button>
           </div>
-          {setRegistry.isSuccess && <p role="status" className="ok-text small">Registry saved.</p>}
+          {setRegistry.isSuccess && (
+            <p role="status" className="ok-text small">
+              Registry saved.
+            </p>
+          )}
           <FailureText error={setRegistry.error} />
         </form>
       </section>

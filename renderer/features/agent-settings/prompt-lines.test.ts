@@ -3,8 +3,26 @@ import type { InstalledPack } from '../../../shared/contract/pack-schemas.ts';
 import type { ModuleSummary } from '../../../shared/contract/schemas.ts';
 import { effectiveAllowlist, promptLines } from './prompt-lines.ts';
 
-const pack = (name: string, trusted: boolean): InstalledPack => ({ name, version: '1.0.0', installMode: trusted ? 'hybrid' : 'sandbox-only', status: 'active', sourceLabel: 'registry', integrity: 'sha512-x', scripts: [], trusted, installedAt: 'now' });
-const mod = (specifier: string, packName: string, status: ModuleSummary['status'] = 'ready'): ModuleSummary => ({ specifier, packName, packVersion: '1.0.0', kind: 'js', status, summary: `${specifier} — line`, hasSkill: false });
+const pack = (name: string, trusted: boolean): InstalledPack => ({
+  name,
+  version: '1.0.0',
+  installMode: trusted ? 'hybrid' : 'sandbox-only',
+  status: 'active',
+  sourceLabel: 'registry',
+  integrity: 'sha512-x',
+  scripts: [],
+  trusted,
+  installedAt: 'now',
+});
+const mod = (specifier: string, packName: string, status: ModuleSummary['status'] = 'ready'): ModuleSummary => ({
+  specifier,
+  packName,
+  packVersion: '1.0.0',
+  kind: 'js',
+  status,
+  summary: `${specifier} — line`,
+  hasSkill: false,
+});
 
 describe('agent allowlist', () => {
   const packs = [pack('t', true), pack('u', false)];

@@ -5,7 +5,15 @@ import type { SandboxModuleDeclaration } from '../../../shared/protocol/declarat
 import type { WorkflowGrants } from '../../../shared/protocol/workflow.ts';
 import { capabilityPreview } from './capability-preview.ts';
 
-export function CapabilityPreview({ packages, byId, grants }: { packages: readonly SandboxModuleDeclaration[]; byId: ReadonlyMap<string, ModuleSummary>; grants: WorkflowGrants | undefined }) {
+export function CapabilityPreview({
+  packages,
+  byId,
+  grants,
+}: {
+  packages: readonly SandboxModuleDeclaration[];
+  byId: ReadonlyMap<string, ModuleSummary>;
+  grants: WorkflowGrants | undefined;
+}) {
   const preview = capabilityPreview(
     packages.map((d) => ({ specifier: d.specifier, kind: byId.get(d.specifier)?.kind })),
     grants,

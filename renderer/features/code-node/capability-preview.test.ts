@@ -2,8 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { capabilityPreview } from './capability-preview.ts';
 
 describe('capability preview', () => {
-  it('gives every JS module all of the node\'s grants, and a module no pack provides nothing', () => {
-    const preview = capabilityPreview([{ specifier: 'a', kind: 'js' }, { specifier: 'b', kind: undefined }], { fetch: { hosts: ['api.example.com'] }, workspace: true, secrets: ['TOKEN'] });
+  it("gives every JS module all of the node's grants, and a module no pack provides nothing", () => {
+    const preview = capabilityPreview(
+      [
+        { specifier: 'a', kind: 'js' },
+        { specifier: 'b', kind: undefined },
+      ],
+      { fetch: { hosts: ['api.example.com'] }, workspace: true, secrets: ['TOKEN'] },
+    );
     const reach = ['network: fetch to api.example.com', "workspace: read and write files in the workflow's workspace", 'secrets: TOKEN'];
     expect(preview).toEqual([
       { specifier: 'a', kind: 'js', reach },
@@ -12,7 +18,9 @@ describe('capability preview', () => {
   });
 
   it('says plainly when the node grants nothing, and what a WASM module can do', () => {
-    expect(capabilityPreview([{ specifier: 'a', kind: 'js' }], undefined)[0]!.reach).toEqual(['nothing outside the sandbox: this node grants no network, workspace or secrets']);
+    expect(capabilityPreview([{ specifier: 'a', kind: 'js' }], undefined)[0]!.reach).toEqual([
+      'nothing outside the sandbox: this node grants no network, workspace or secrets',
+    ]);
     expect(capabilityPreview([{ specifier: 'w', kind: 'wasm' }], { workspace: true })[0]!.reach[0]).toMatch(/^numbers in, numbers out/);
   });
 });

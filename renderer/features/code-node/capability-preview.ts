@@ -16,16 +16,20 @@ export function grantLines(grants: WorkflowGrants | undefined): string[] {
   const lines: string[] = [];
   const hosts = grants?.fetch?.hosts ?? [];
   if (hosts.length > 0) lines.push(`network: fetch to ${hosts.join(', ')}`);
-  if (grants?.workspace) lines.push('workspace: read and write files in the workflow\'s workspace');
+  if (grants?.workspace) lines.push("workspace: read and write files in the workflow's workspace");
   const secrets = grants?.secrets ?? [];
   if (secrets.length > 0) lines.push(`secrets: ${secrets.join(', ')}`);
   return lines;
 }
 
-export function capabilityPreview(selected: readonly { specifier: string; kind: 'js' | 'wasm' | undefined }[], grants: WorkflowGrants | undefined): PreviewLine[] {
+export function capabilityPreview(
+  selected: readonly { specifier: string; kind: 'js' | 'wasm' | undefined }[],
+  grants: WorkflowGrants | undefined,
+): PreviewLine[] {
   const shared = grantLines(grants);
   return selected.map(({ specifier, kind }) => {
-    if (kind === 'wasm') return { specifier, kind, reach: ['numbers in, numbers out on the host, under call and time budgets; no network, workspace or secrets'] };
+    if (kind === 'wasm')
+      return { specifier, kind, reach: ['numbers in, numbers out on the host, under call and time budgets; no network, workspace or secrets'] };
     if (kind === undefined) return { specifier, kind: 'unknown', reach: ['nothing yet: no installed pack provides it, so the run refuses it'] };
     const reach = shared.length > 0 ? shared : ['nothing outside the sandbox: this node grants no network, workspace or secrets'];
     return { specifier, kind, reach };

@@ -52,7 +52,14 @@ const HINT = "Tab indents; press Esc, then Tab, to leave the editor. Ctrl+Enter 
 
 const theme = EditorView.theme({
   // Grows with the window: at least a dozen lines, at most most of the viewport, then scrolls.
-  '&': { minHeight: '12rem', maxHeight: '65vh', border: '1px solid var(--border)', borderRadius: 'var(--radius)', fontSize: '0.88rem', backgroundColor: '#fbfcfd' },
+  '&': {
+    minHeight: '12rem',
+    maxHeight: '65vh',
+    border: '1px solid var(--border)',
+    borderRadius: 'var(--radius)',
+    fontSize: '0.88rem',
+    backgroundColor: '#fbfcfd',
+  },
   '&.cm-focused': { outline: '2px solid var(--focus)', outlineOffset: '1px' },
   '.cm-scroller': { overflow: 'auto', fontFamily: 'var(--mono)' },
   '.cm-content': { minHeight: '12rem' },
@@ -87,7 +94,12 @@ function replaceAcrossLines(event: InputEvent, view: EditorView): boolean {
   const from = Math.min(a, b);
   const to = Math.max(a, b);
   event.preventDefault();
-  view.dispatch({ changes: { from, to, insert: text }, selection: { anchor: from + text.length }, userEvent: inserting ? 'input.type' : 'delete.selection', scrollIntoView: true });
+  view.dispatch({
+    changes: { from, to, insert: text },
+    selection: { anchor: from + text.length },
+    userEvent: inserting ? 'input.type' : 'delete.selection',
+    scrollIntoView: true,
+  });
   return true;
 }
 

@@ -29,14 +29,25 @@ export function CodeNodeEditor({ node, modules, byId }: { node: CodeNode; module
     [node.code, node.packages, node.grants],
   );
   const marks = useMemo<EditorMark[]>(
-    () => issues.flatMap((i) => (i.line === undefined ? [] : [{ severity: i.severity, message: `${i.message} [${i.code}]`, line: i.line, ...(i.column !== undefined ? { column: i.column } : {}) }])),
+    () =>
+      issues.flatMap((i) =>
+        i.line === undefined
+          ? []
+          : [{ severity: i.severity, message: `${i.message} [${i.code}]`, line: i.line, ...(i.column !== undefined ? { column: i.column } : {}) }],
+      ),
     [issues],
   );
   const declare = useCallback(
-    (specifier: string) => updateNode(node.id, (n) => (n.packages.some((d) => d.specifier === specifier) ? n : { ...n, packages: toggleDeclaration(n.packages, specifier, true, byId) })),
+    (specifier: string) =>
+      updateNode(node.id, (n) =>
+        n.packages.some((d) => d.specifier === specifier) ? n : { ...n, packages: toggleDeclaration(n.packages, specifier, true, byId) },
+      ),
     [updateNode, node.id, byId],
   );
-  const catalog = useMemo<CatalogForCompletion>(() => ({ modules, declared: new Set(node.packages.map((d) => d.specifier)), declare }), [modules, node.packages, declare]);
+  const catalog = useMemo<CatalogForCompletion>(
+    () => ({ modules, declared: new Set(node.packages.map((d) => d.specifier)), declare }),
+    [modules, node.packages, declare],
+  );
 
   const remove = () => {
     removeNode(node.id);
@@ -54,7 +65,14 @@ export function CodeNodeEditor({ node, modules, byId }: { node: CodeNode; module
       </header>
       <div className="node-grid">
         <div className="node-main">
-          <CodeEditor label={`Code of ${node.id}`} value={node.code} onChange={(code) => updateNode(node.id, (n) => ({ ...n, code }))} onRun={() => run.start(request)} marks={marks} catalog={catalog} />
+          <CodeEditor
+            label={`Code of ${node.id}`}
+            value={node.code}
+            onChange={(code) => updateNode(node.id, (n) => ({ ...n, code }))}
+            onRun={() => run.start(request)}
+            marks={marks}
+            catalog={catalog}
+          />
           <section aria-label={`Validation of ${node.id}`} aria-live="polite">
             {validation.issues === undefined ? (
               <p className="muted small">Checking…</p>
@@ -85,7 +103,13 @@ export function CodeNodeEditor({ node, modules, byId }: { node: CodeNode; module
           <RunInWindow nodeId={node.id} request={request} />
         </div>
         <div className="node-side">
-          <PackagePicker nodeId={node.id} modules={modules} byId={byId} packages={node.packages} onChange={(packages) => updateNode(node.id, (n) => ({ ...n, packages }))} />
+          <PackagePicker
+            nodeId={node.id}
+            modules={modules}
+            byId={byId}
+            packages={node.packages}
+            onChange={(packages) => updateNode(node.id, (n) => ({ ...n, packages }))}
+          />
           <CapabilityPreview packages={node.packages} byId={byId} grants={node.grants} />
           <GrantsEditor
             nodeId={node.id}

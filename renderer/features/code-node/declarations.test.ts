@@ -15,7 +15,10 @@ const mod = (specifier: string, extra: Partial<ModuleSummary> = {}): ModuleSumma
   hasSkill: true,
   ...extra,
 });
-const modules = moduleBySpecifier([mod('@x/geo'), mod('@x/geo/hash', { status: 'skipped', kind: 'wasm', code: 'wasm-export-signature', reason: 'export `hash` takes i64', digest: undefined })]);
+const modules = moduleBySpecifier([
+  mod('@x/geo'),
+  mod('@x/geo/hash', { status: 'skipped', kind: 'wasm', code: 'wasm-export-signature', reason: 'export `hash` takes i64', digest: undefined }),
+]);
 
 describe('declarations', () => {
   it('stamps version and digest when a module is selected, and removes it when cleared', () => {
@@ -27,8 +30,16 @@ describe('declarations', () => {
   it('reports version and digest drift separately, and re-pin clears both', () => {
     const saved = [{ specifier: '@x/geo', resolvedPackVersion: '1.0.0', contentDigest: A }];
     const state = declarationState(saved[0]!, modules);
-    expect(state).toMatchObject({ kind: 'ready', drift: [{ kind: 'version', saved: '1.0.0', installed: '2.0.0' }, { kind: 'digest', saved: A, installed: B }] });
-    expect(driftMessage('@x/geo', { kind: 'version', saved: '1.0.0', installed: '2.0.0' })).toBe('"@x/geo" was saved with version 1.0.0; 2.0.0 is installed and will be used.');
+    expect(state).toMatchObject({
+      kind: 'ready',
+      drift: [
+        { kind: 'version', saved: '1.0.0', installed: '2.0.0' },
+        { kind: 'digest', saved: A, installed: B },
+      ],
+    });
+    expect(driftMessage('@x/geo', { kind: 'version', saved: '1.0.0', installed: '2.0.0' })).toBe(
+      '"@x/geo" was saved with version 1.0.0; 2.0.0 is installed and will be used.',
+    );
     const pinned = repin(saved, '@x/geo', modules);
     expect(declarationState(pinned[0]!, modules)).toMatchObject({ kind: 'ready', drift: [] });
   });
@@ -42,6 +53,10 @@ describe('declarations', () => {
 describe('stampMissing', () => {
   it('stamps only unstamped declarations, so saving never hides drift', () => {
     const list = [{ specifier: '@x/geo' }, { specifier: '@x/geo/hash' }, { specifier: '@x/geo', resolvedPackVersion: '1.0.0' }];
-    expect(stampMissing(list, modules)).toEqual([{ specifier: '@x/geo', resolvedPackVersion: '2.0.0', contentDigest: B }, { specifier: '@x/geo/hash' }, { specifier: '@x/geo', resolvedPackVersion: '1.0.0' }]);
+    expect(stampMissing(list, modules)).toEqual([
+      { specifier: '@x/geo', resolvedPackVersion: '2.0.0', contentDigest: B },
+      { specifier: '@x/geo/hash' },
+      { specifier: '@x/geo', resolvedPackVersion: '1.0.0' },
+    ]);
   });
 });

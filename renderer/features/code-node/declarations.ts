@@ -46,7 +46,12 @@ export function pin(specifier: string, modules: ReadonlyMap<string, ModuleSummar
   return { specifier, resolvedPackVersion: module.packVersion, ...(module.digest ? { contentDigest: module.digest } : {}) };
 }
 
-export function toggleDeclaration(list: readonly SandboxModuleDeclaration[], specifier: string, on: boolean, modules: ReadonlyMap<string, ModuleSummary>): SandboxModuleDeclaration[] {
+export function toggleDeclaration(
+  list: readonly SandboxModuleDeclaration[],
+  specifier: string,
+  on: boolean,
+  modules: ReadonlyMap<string, ModuleSummary>,
+): SandboxModuleDeclaration[] {
   const without = list.filter((d) => d.specifier !== specifier);
   return on ? [...without, pin(specifier, modules)] : without;
 }

@@ -20,7 +20,15 @@ export function normalizeGrants(hosts: string[], workspace: boolean, secrets: st
   return Object.keys(grants).length > 0 ? grants : undefined;
 }
 
-export function GrantsEditor({ nodeId, grants, onChange }: { nodeId: string; grants: WorkflowGrants | undefined; onChange: (next: WorkflowGrants | undefined) => void }) {
+export function GrantsEditor({
+  nodeId,
+  grants,
+  onChange,
+}: {
+  nodeId: string;
+  grants: WorkflowGrants | undefined;
+  onChange: (next: WorkflowGrants | undefined) => void;
+}) {
   const id = useId();
   const [hostsText, setHostsText] = useState((grants?.fetch?.hosts ?? []).join(', '));
   const [secretsText, setSecretsText] = useState((grants?.secrets ?? []).join(', '));
@@ -53,7 +61,9 @@ export function GrantsEditor({ nodeId, grants, onChange }: { nodeId: string; gra
           emit(hostsText, workspace, e.target.value);
         }}
       />
-      <p className="muted small">Run in the app grants fetch only; workspace and secrets apply when the workflow runs with <code>sandbox-packs run</code>.</p>
+      <p className="muted small">
+        Run in the app grants fetch only; workspace and secrets apply when the workflow runs with <code>sandbox-packs run</code>.
+      </p>
     </fieldset>
   );
 }

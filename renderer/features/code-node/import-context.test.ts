@@ -11,7 +11,13 @@ describe('importContext', () => {
 
   it('finds the partial export name between braces, the module named after them, and the names already listed', () => {
     const before = 'import { haversine, ad';
-    expect(importContext(before, ' } from "@acme/geo/simplify-wasm";')).toEqual({ kind: 'export', from: before.length - 2, typed: 'ad', specifier: '@acme/geo/simplify-wasm', already: ['haversine'] });
+    expect(importContext(before, ' } from "@acme/geo/simplify-wasm";')).toEqual({
+      kind: 'export',
+      from: before.length - 2,
+      typed: 'ad',
+      specifier: '@acme/geo/simplify-wasm',
+      already: ['haversine'],
+    });
     expect(importContext('import { ', ', scale } from "x";')).toEqual({ kind: 'export', from: 9, typed: '', specifier: 'x', already: ['scale'] });
   });
 

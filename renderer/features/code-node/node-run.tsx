@@ -25,7 +25,8 @@ interface Finished {
   readonly outcome: { ok: true; value: ValueOf<'code.run'> } | Failure;
 }
 
-const sameRequest = (a: RunRequest, b: RunRequest) => a.code === b.code && JSON.stringify(a.packages) === JSON.stringify(b.packages) && JSON.stringify(a.fetchHosts ?? []) === JSON.stringify(b.fetchHosts ?? []);
+const sameRequest = (a: RunRequest, b: RunRequest) =>
+  a.code === b.code && JSON.stringify(a.packages) === JSON.stringify(b.packages) && JSON.stringify(a.fetchHosts ?? []) === JSON.stringify(b.fetchHosts ?? []);
 
 export function useNodeRun() {
   const client = useContractClient();
@@ -89,7 +90,11 @@ export function RunControls({ nodeId, run, current, errors }: { nodeId: string; 
             </button>
           </>
         )}
-        {!running && errors > 0 && <span className="muted small">{errors === 1 ? 'There is 1 error; the run will likely fail.' : `There are ${errors} errors; the run will likely fail.`}</span>}
+        {!running && errors > 0 && (
+          <span className="muted small">
+            {errors === 1 ? 'There is 1 error; the run will likely fail.' : `There are ${errors} errors; the run will likely fail.`}
+          </span>
+        )}
       </div>
       {finished && (
         <div className={stale ? 'run-result stale' : 'run-result'} aria-label={`Last run of ${nodeId}`} role="group">

@@ -39,7 +39,10 @@ export function description(m: ModuleSummary): string {
 }
 
 export function matchesQuery(m: ModuleSummary, query: string): boolean {
-  const words = query.toLowerCase().split(/\s+/).filter((w) => w !== '');
+  const words = query
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((w) => w !== '');
   const haystack = `${m.specifier} ${m.packName} ${m.summary}`.toLowerCase();
   return words.every((w) => haystack.includes(w));
 }
@@ -123,11 +126,23 @@ export function PackagePicker({ nodeId, modules, byId, packages, onChange }: Pac
           <Chip tone="info">{m.kind}</Chip>
           <span className="muted small">{displayText(m.packVersion)}</span>
           {m.hasSkill && (
-            <button type="button" className="link small" aria-expanded={docsFor === m.specifier} onClick={() => setDocsFor(docsFor === m.specifier ? undefined : m.specifier)}>
+            <button
+              type="button"
+              className="link small"
+              aria-expanded={docsFor === m.specifier}
+              onClick={() => setDocsFor(docsFor === m.specifier ? undefined : m.specifier)}
+            >
               {docsFor === m.specifier ? 'Hide docs' : 'Docs'} for {m.specifier}
             </button>
           )}
-          <button type="button" className="chip-remove" data-remove={m.specifier} aria-label={`Remove ${m.specifier}`} title={`Remove ${m.specifier}`} onClick={() => remove(m.specifier)}>
+          <button
+            type="button"
+            className="chip-remove"
+            data-remove={m.specifier}
+            aria-label={`Remove ${m.specifier}`}
+            title={`Remove ${m.specifier}`}
+            onClick={() => remove(m.specifier)}
+          >
             ×
           </button>
         </div>
@@ -158,7 +173,14 @@ export function PackagePicker({ nodeId, modules, byId, packages, onChange }: Pac
             <li key={d.specifier} className="pick-chip pick-unavailable">
               <div className="pick-row">
                 <code>{d.specifier}</code> <Chip tone="bad">unavailable</Chip>
-                <button type="button" className="chip-remove" data-remove={d.specifier} aria-label={`Remove ${d.specifier}`} title={`Remove ${d.specifier}`} onClick={() => remove(d.specifier)}>
+                <button
+                  type="button"
+                  className="chip-remove"
+                  data-remove={d.specifier}
+                  aria-label={`Remove ${d.specifier}`}
+                  title={`Remove ${d.specifier}`}
+                  onClick={() => remove(d.specifier)}
+                >
                   ×
                 </button>
               </div>

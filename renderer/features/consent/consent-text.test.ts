@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as consent from './consent-text.ts';
 
 describe('consent wording', () => {
-  it('says importing means trusting with the node\'s capabilities, in the spec\'s words', () => {
+  it("says importing means trusting with the node's capabilities, in the spec's words", () => {
     expect(consent.IMPORT_CONSENT).toBe(
       "Importing a module means trusting it with that node's sandbox capabilities: its network access, its workspace, its secrets.",
     );
@@ -11,7 +11,11 @@ describe('consent wording', () => {
 
   it('never tells the user that no trust is needed', () => {
     const texts = Object.values(consent).flatMap((value) =>
-      typeof value === 'string' ? [value] : typeof value === 'function' ? [String((value as (...a: unknown[]) => string)('p', '1.0.0', 2))] : Object.values(value as object),
+      typeof value === 'string'
+        ? [value]
+        : typeof value === 'function'
+          ? [String((value as (...a: unknown[]) => string)('p', '1.0.0', 2))]
+          : Object.values(value as object),
     );
     for (const text of texts) {
       expect(text).not.toMatch(/no trust|trust[- ]free|without trust|safe to (use|install)|harmless/i);

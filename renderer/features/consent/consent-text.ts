@@ -7,11 +7,11 @@ import type { InstalledPack } from '../../../shared/contract/pack-schemas.ts';
 import { displayText } from '../../../shared/protocol/display-text.ts';
 
 /** Shown at install time and in the Code node's package picker. */
-export const IMPORT_CONSENT =
-  "Importing a module means trusting it with that node's sandbox capabilities: its network access, its workspace, its secrets.";
+export const IMPORT_CONSENT = "Importing a module means trusting it with that node's sandbox capabilities: its network access, its workspace, its secrets.";
 
 /** What a sandbox-only pack is, without ever calling it trust-free. */
-export const SANDBOX_ONLY_CONSENT = 'This pack runs inside your workflows with the node\'s capabilities. It runs no code on your computer outside the sandbox and ran no install scripts.';
+export const SANDBOX_ONLY_CONSENT =
+  "This pack runs inside your workflows with the node's capabilities. It runs no code on your computer outside the sandbox and ran no install scripts.";
 
 /** Why a register or hybrid pack waits. */
 export const NEEDS_TRUST_CONSENT =
@@ -19,7 +19,8 @@ export const NEEDS_TRUST_CONSENT =
 
 /** The explicit confirmation before scripts run. */
 export function trustConfirmation(name: string, version: string, scriptCount: number): string {
-  const scripts = scriptCount === 0 ? 'no install scripts' : scriptCount === 1 ? 'the install script listed above' : `the ${scriptCount} install scripts listed above`;
+  const scripts =
+    scriptCount === 0 ? 'no install scripts' : scriptCount === 1 ? 'the install script listed above' : `the ${scriptCount} install scripts listed above`;
   return `Trust ${displayText(name)}@${displayText(version)} and run ${scripts} on this computer, against the files already installed? Its host code then runs with your permissions.`;
 }
 
@@ -27,7 +28,7 @@ export const SKILL_UNTRUSTED_BANNER =
   "This documentation is written by the pack's author, whom you have not trusted. Read it as reference, not as instructions; agents see it only as untrusted text.";
 
 export const INSTALL_MODE_HELP: Record<InstalledPack['installMode'], string> = {
-  'sandbox-only': 'Sandbox modules only: runs inside your workflows with the node\'s capabilities.',
+  'sandbox-only': "Sandbox modules only: runs inside your workflows with the node's capabilities.",
   register: 'Has host code (register): runs on your computer once trusted.',
   hybrid: 'Sandbox modules and host code: the host part runs on your computer once trusted.',
 };
@@ -63,10 +64,14 @@ export const TRUST_CAN_LEAD = 'If you trust it, it can:';
 export const TRUST_CAN_RUN_OUTSIDE =
   'Run its code on your computer with your permissions, outside the sandbox: read and change your files, use the network and start programs.';
 export function trustCanRunScripts(count: number): string {
-  return count === 0 ? 'Run no install scripts now: it has none.' : `Run ${count === 1 ? 'the install script' : `the ${count} install scripts`} below now, as its setup.`;
+  return count === 0
+    ? 'Run no install scripts now: it has none.'
+    : `Run ${count === 1 ? 'the install script' : `the ${count} install scripts`} below now, as its setup.`;
 }
 export function trustCanRunRegister(entry: string | undefined): string {
-  return entry === undefined ? 'Run no host code entry: its manifest names none.' : `Run its host code entry ${displayText(entry)} each time the app loads packs.`;
+  return entry === undefined
+    ? 'Run no host code entry: its manifest names none.'
+    : `Run its host code entry ${displayText(entry)} each time the app loads packs.`;
 }
 /** Trusting changes the agent's default allowlist (shared/contract/session-allowlist.ts): said, never done silently. */
 export const TRUST_CHANGES_ALLOWLIST =

@@ -15,7 +15,8 @@ export function ScriptsList({ scripts }: { scripts: InstalledPack['scripts'] }) 
         return (
           <li key={`${s.package}-${s.event}-${i}`} className={risks.length > 0 ? 'script-risky' : undefined}>
             <div className="script-head">
-              <strong>{displayText(s.package)}</strong>@{displayText(s.version)} <span className="muted">{s.own ? 'this pack' : 'dependency'}</span> · <code>{s.event}</code>
+              <strong>{displayText(s.package)}</strong>@{displayText(s.version)} <span className="muted">{s.own ? 'this pack' : 'dependency'}</span> ·{' '}
+              <code>{s.event}</code>
             </div>
             <pre className="script-command">{displayText(s.command, { multiline: true })}</pre>
             {risks.map((r) => (

@@ -42,7 +42,14 @@ export function TrustAction({ pack }: { pack: PackRef }) {
   return (
     <>
       {state !== 'sandbox-only' && (
-        <button type="button" className={rebuildOnly ? '' : 'primary'} onClick={() => { mutation.reset(); setOpen(true); }}>
+        <button
+          type="button"
+          className={rebuildOnly ? '' : 'primary'}
+          onClick={() => {
+            mutation.reset();
+            setOpen(true);
+          }}
+        >
           {label}
         </button>
       )}
@@ -81,7 +88,9 @@ export function SetupFailure({ pack }: { pack: Pick<InstalledPack, 'name' | 'set
     <div role="alert" className="failure" aria-label={`Setup of ${pack.name} failed`}>
       <p>
         <strong>{integrity ? 'Integrity mismatch:' : 'Setup failed.'}</strong>{' '}
-        {integrity ? 'nothing was run; the pack is trusted but inactive.' : 'The pack is trusted but inactive: its install scripts did not finish. Fix the cause below, then run setup again.'}{' '}
+        {integrity
+          ? 'nothing was run; the pack is trusted but inactive.'
+          : 'The pack is trusted but inactive: its install scripts did not finish. Fix the cause below, then run setup again.'}{' '}
         <code className="code-tag">{pack.setupFailure.code}</code>
       </p>
       <pre className="npm-lines">{displayText(pack.setupFailure.message, { multiline: true })}</pre>
@@ -94,7 +103,13 @@ function samePlan(a: TrustPlan, b: TrustPlan): boolean {
   return a.version === b.version && a.integrity === b.integrity;
 }
 
-function TrustDialog(props: { pack: PackRef; rebuildOnly: boolean; pending: boolean; onCancel: () => void; onConfirm: (reviewed: { version: string; integrity: string }) => void }) {
+function TrustDialog(props: {
+  pack: PackRef;
+  rebuildOnly: boolean;
+  pending: boolean;
+  onCancel: () => void;
+  onConfirm: (reviewed: { version: string; integrity: string }) => void;
+}) {
   const plan = useContractQuery('packs.trustDryRun', { name: props.pack.name });
   // The plan the person is reading; a later, different plan does not silently replace it.
   const [shown, setShown] = useState<TrustPlan | undefined>(undefined);
@@ -117,7 +132,12 @@ function TrustDialog(props: { pack: PackRef; rebuildOnly: boolean; pending: bool
               Review {displayText(current.version)} instead
             </button>
           )}
-          <button type="button" className="danger" disabled={view === undefined || changed || props.pending} onClick={() => view && props.onConfirm({ version: view.version, integrity: view.integrity })}>
+          <button
+            type="button"
+            className="danger"
+            disabled={view === undefined || changed || props.pending}
+            onClick={() => view && props.onConfirm({ version: view.version, integrity: view.integrity })}
+          >
             {props.pending ? 'Running setup…' : props.rebuildOnly ? 'Run setup again' : 'Trust and run setup'}
           </button>
         </>
@@ -127,7 +147,8 @@ function TrustDialog(props: { pack: PackRef; rebuildOnly: boolean; pending: bool
       <FailureText error={plan.error} />
       {changed && (
         <p role="alert" className="failure">
-          This pack changed while the dialog was open: {displayText(shown.name)}@{displayText(shown.version)} is no longer what is installed ({displayText(current.version)} is). Nothing was run. Review the new version before you decide.
+          This pack changed while the dialog was open: {displayText(shown.name)}@{displayText(shown.version)} is no longer what is installed (
+          {displayText(current.version)} is). Nothing was run. Review the new version before you decide.
         </p>
       )}
       {view !== undefined && (

@@ -22,7 +22,8 @@ export function DiagnosticsView() {
       <section className="panel" aria-labelledby="diag-h">
         <h2 id="diag-h">Catalog</h2>
         <p>
-          {rows.length} {rows.length === 1 ? 'pack' : 'packs'} discovered, {modules.length - skipped} modules ready, {skipped} skipped, {warnings} {warnings === 1 ? 'warning' : 'warnings'}.
+          {rows.length} {rows.length === 1 ? 'pack' : 'packs'} discovered, {modules.length - skipped} modules ready, {skipped} skipped, {warnings}{' '}
+          {warnings === 1 ? 'warning' : 'warnings'}.
         </p>
         {rows.length === 0 && <p className="empty">No pack was discovered in the install root.</p>}
         <div className="cards">
@@ -56,7 +57,10 @@ export function DiagnosticsView() {
       <section className="panel" aria-labelledby="runtime-h">
         <h2 id="runtime-h">Installer runtime</h2>
         <p>
-          npm {diagnostics.data.runtime.npm ?? 'missing'} (the app&apos;s own) on {diagnostics.data.runtime.electron ? `Electron ${diagnostics.data.runtime.electron}, Node ${diagnostics.data.runtime.node}` : `Node ${diagnostics.data.runtime.node}`}
+          npm {diagnostics.data.runtime.npm ?? 'missing'} (the app&apos;s own) on{' '}
+          {diagnostics.data.runtime.electron
+            ? `Electron ${diagnostics.data.runtime.electron}, Node ${diagnostics.data.runtime.node}`
+            : `Node ${diagnostics.data.runtime.node}`}
         </p>
       </section>
       <section className="panel" aria-labelledby="reconcile-h">

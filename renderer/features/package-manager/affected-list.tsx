@@ -19,7 +19,10 @@ export function AffectedList({ packName }: { packName: string }) {
       <ul className="affected" aria-label="Affected Code nodes">
         {affected.map((a) => (
           <li key={`${a.workflow}/${a.nodeId}`}>
-            Workflow <strong>{a.workflow}</strong>, node <strong>{a.nodeId}</strong>: {a.specifiers.map((s) => <code key={s}>{s}</code>)}
+            Workflow <strong>{a.workflow}</strong>, node <strong>{a.nodeId}</strong>:{' '}
+            {a.specifiers.map((s) => (
+              <code key={s}>{s}</code>
+            ))}
           </li>
         ))}
       </ul>

@@ -12,7 +12,7 @@ describe('affected nodes', () => {
     expect(belongsToPack('@a/geox/x', '@a/geo')).toBe(false);
   });
 
-  it('lists each workflow node that declares one of the pack\'s specifiers', () => {
+  it("lists each workflow node that declares one of the pack's specifiers", () => {
     const workflows: { name: string; workflow: Workflow }[] = [
       { name: 'Trips', workflow: { nodes: [node('distance', '@a/geo', 'other'), node('plain'), node('wasm', '@a/geo/simplify-wasm')] } },
       { name: 'Other', workflow: { nodes: [node('n1', '@a/geo-extra')] } },

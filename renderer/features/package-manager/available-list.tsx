@@ -35,7 +35,8 @@ export function AvailableList() {
       <FailureText error={install.error} prefix="The install failed:" />
       {install.isSuccess && (
         <p role="status" className="ok-text">
-          Installed {displayText(install.data.name)}@{displayText(install.data.version)}: {install.data.status === 'active' ? 'active' : 'needs your trust (see Installed)'}.
+          Installed {displayText(install.data.name)}@{displayText(install.data.version)}:{' '}
+          {install.data.status === 'active' ? 'active' : 'needs your trust (see Installed)'}.
         </p>
       )}
       {search.isSuccess && search.data.hits.length === 0 && <p className="empty">No pack matches "{displayText(deferred)}".</p>}
@@ -49,7 +50,11 @@ export function AvailableList() {
               <div className="chips">
                 {hit.recommended && <Chip tone="good">recommended</Chip>}
                 {hit.sources.map((source) => (
-                  <Chip key={source} tone="info" title={source === 'index' ? 'Listed in the index that ships with the app' : `Found on the registry ${search.data?.registry ?? ''}`}>
+                  <Chip
+                    key={source}
+                    tone="info"
+                    title={source === 'index' ? 'Listed in the index that ships with the app' : `Found on the registry ${search.data?.registry ?? ''}`}
+                  >
                     {SOURCE_LABEL[source]}
                   </Chip>
                 ))}
@@ -75,7 +80,12 @@ export function AvailableList() {
                   Installed — details
                 </button>
               ) : (
-                <button type="button" className="primary" disabled={install.isPending} onClick={() => install.mutate({ spec: hit.name, operationId: newOperationId('install') })}>
+                <button
+                  type="button"
+                  className="primary"
+                  disabled={install.isPending}
+                  onClick={() => install.mutate({ spec: hit.name, operationId: newOperationId('install') })}
+                >
                   {install.isPending && install.variables?.spec === hit.name ? 'Installing…' : `Install ${hit.name}`}
                 </button>
               )}

@@ -48,7 +48,15 @@ export function InstallPanel() {
       <form className="install-form" onSubmit={submit}>
         <label htmlFor={specId}>Package spec</label>
         <div className="row">
-          <input id={specId} name="pack-spec" value={spec} onChange={(e) => setSpec(e.target.value)} placeholder="@scope/name, name@1.2.3 or a tarball URL" autoComplete="off" spellCheck={false} />
+          <input
+            id={specId}
+            name="pack-spec"
+            value={spec}
+            onChange={(e) => setSpec(e.target.value)}
+            placeholder="@scope/name, name@1.2.3 or a tarball URL"
+            autoComplete="off"
+            spellCheck={false}
+          />
           <button type="submit" className="primary" disabled={install.isPending || spec.trim() === ''}>
             {install.isPending ? 'Installing…' : 'Install'}
           </button>

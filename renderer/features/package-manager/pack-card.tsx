@@ -48,10 +48,15 @@ export function PackCard({ pack, modules, update }: { pack: InstalledPack; modul
         </div>
       </header>
       {/* Without its own description (or its files), the mode's help line below says what it is. */}
-      {(pack.description !== undefined || pack.installMode === 'sandbox-only') && <p className="pack-description">{displayText(pack.description ?? INSTALL_MODE_HELP[pack.installMode])}</p>}
+      {(pack.description !== undefined || pack.installMode === 'sandbox-only') && (
+        <p className="pack-description">{displayText(pack.description ?? INSTALL_MODE_HELP[pack.installMode])}</p>
+      )}
       {pack.installMode !== 'sandbox-only' && <p className="muted small">{INSTALL_MODE_HELP[pack.installMode]}</p>}
       {state === 'trust-failed' && <SetupFailure pack={pack} />}
-      <ModuleRows modules={modules} emptyText={pack.status !== 'active' && pack.installMode !== 'register' ? 'Its sandbox modules are not loaded while the pack is inactive.' : undefined} />
+      <ModuleRows
+        modules={modules}
+        emptyText={pack.status !== 'active' && pack.installMode !== 'register' ? 'Its sandbox modules are not loaded while the pack is inactive.' : undefined}
+      />
       <div className="actions">
         <button type="button" onClick={() => openDetails(pack.name)} aria-expanded={detailsPack === pack.name}>
           Details of {pack.name}

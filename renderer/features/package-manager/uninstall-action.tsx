@@ -14,7 +14,13 @@ export function UninstallAction({ name, onDone }: { name: string; onDone?: () =>
   const notice = useUninstallNotice((s) => s.set);
   return (
     <>
-      <button type="button" onClick={() => { uninstall.reset(); setOpen(true); }}>
+      <button
+        type="button"
+        onClick={() => {
+          uninstall.reset();
+          setOpen(true);
+        }}
+      >
         Uninstall {name}…
       </button>
       {!open && <FailureText error={uninstall.error} />}

@@ -35,16 +35,23 @@ const short = (digest: string | undefined) => (digest === undefined ? 'not loade
 function Breakage({ check }: { check: UpdateCheck }) {
   const saved = useSavedWorkflows();
   if (check.removedModules.length === 0 && check.removedExports.length === 0) {
-    return <p className="muted">{displayText(check.latest ?? 'The new version')} declares every module and WASM export this version declares (JS exports are checked when a node is validated).</p>;
+    return (
+      <p className="muted">
+        {displayText(check.latest ?? 'The new version')} declares every module and WASM export this version declares (JS exports are checked when a node is
+        validated).
+      </p>
+    );
   }
   const broken = breakingNodes(check, saved.workflows);
   return (
     <div className="failure" role="group" aria-label="Removed in the new version">
       <p>
         <strong>{displayText(check.latest ?? 'The new version')} removes:</strong>{' '}
-        {[...check.removedModules.map((m) => `module ${m}`), ...check.removedExports.flatMap((e) => e.names.map((n) => `${n} from ${e.specifier}`))].map((t) => (
-          <code key={t}>{displayText(t)} </code>
-        ))}
+        {[...check.removedModules.map((m) => `module ${m}`), ...check.removedExports.flatMap((e) => e.names.map((n) => `${n} from ${e.specifier}`))].map(
+          (t) => (
+            <code key={t}>{displayText(t)} </code>
+          ),
+        )}
       </p>
       {saved.pending ? (
         <p>Looking for saved nodes that use them…</p>
@@ -54,7 +61,8 @@ function Breakage({ check }: { check: UpdateCheck }) {
         <ul aria-label="Nodes this update breaks">
           {broken.map((b) => (
             <li key={`${b.workflow}/${b.nodeId}`}>
-              Workflow <strong>{displayText(b.workflow)}</strong>, node <strong>{displayText(b.nodeId)}</strong> breaks: {b.reasons.map((r) => displayText(r)).join('; ')}
+              Workflow <strong>{displayText(b.workflow)}</strong>, node <strong>{displayText(b.nodeId)}</strong> breaks:{' '}
+              {b.reasons.map((r) => displayText(r)).join('; ')}
             </li>
           ))}
         </ul>
@@ -79,7 +87,8 @@ export function TarballUpdateNote({ pack }: { pack: Pick<InstalledPack, 'name'> 
       </button>
       {shown && (
         <p role="status" className="small">
-          {displayText(pack.name)} came from a tarball, so no registry can offer an update: uninstall it, then install the newer tarball by its path or URL in Install a pack.
+          {displayText(pack.name)} came from a tarball, so no registry can offer an update: uninstall it, then install the newer tarball by its path or URL in
+          Install a pack.
         </p>
       )}
     </>
@@ -103,7 +112,14 @@ export function UpdateAction({ pack, check }: { pack: InstalledPack; check?: Upd
     <>
       {/* Mounted even without an update, so the result of one just made stays on screen. */}
       {latest !== undefined && (
-        <button type="button" onClick={() => { update.reset(); setTarget(latest); setOpen(true); }}>
+        <button
+          type="button"
+          onClick={() => {
+            update.reset();
+            setTarget(latest);
+            setOpen(true);
+          }}
+        >
           Update {pack.name} to {latest}…
         </button>
       )}
@@ -111,10 +127,13 @@ export function UpdateAction({ pack, check }: { pack: InstalledPack; check?: Upd
       {!open && update.isSuccess && (
         <div role="status" className="result">
           <p>
-            Updated {displayText(pack.name)}: {displayText(before[0]?.packVersion ?? 'previous')} → {displayText(update.data.version)} ({update.data.status === 'active' ? 'active' : 'needs your trust'}).
+            Updated {displayText(pack.name)}: {displayText(before[0]?.packVersion ?? 'previous')} → {displayText(update.data.version)} (
+            {update.data.status === 'active' ? 'active' : 'needs your trust'}).
           </p>
           {!fresh && <p className="muted small">Reading the new module digests…</p>}
-          {fresh && update.data.status !== 'active' && <p className="muted small">The new version's modules load once you trust it, so their digests show then.</p>}
+          {fresh && update.data.status !== 'active' && (
+            <p className="muted small">The new version's modules load once you trust it, so their digests show then.</p>
+          )}
           <ul aria-label="Digest changes">
             {changes.map((c) => (
               <li key={c.specifier}>
@@ -140,10 +159,16 @@ export function UpdateAction({ pack, check }: { pack: InstalledPack; check?: Upd
                 onClick={() => {
                   setBefore(ownModules);
                   const to = target.trim();
-                  update.mutate({ name: pack.name, operationId: newOperationId('update'), ...(to ? { to } : {}) }, { onSettled: () => setOpen(false), onSuccess: () => {
-                    setDoneAt(Date.now());
-                    void summaries.refetch();
-                  } });
+                  update.mutate(
+                    { name: pack.name, operationId: newOperationId('update'), ...(to ? { to } : {}) },
+                    {
+                      onSettled: () => setOpen(false),
+                      onSuccess: () => {
+                        setDoneAt(Date.now());
+                        void summaries.refetch();
+                      },
+                    },
+                  );
                 }}
               >
                 {update.isPending ? 'Updating…' : 'Update'}

@@ -21,14 +21,20 @@ export function namedImports(code: string, specifier: string): string[] {
   for (const match of code.matchAll(NAMED_IMPORT)) {
     if (match[2] !== specifier) continue;
     for (const part of (match[1] ?? '').split(',')) {
-      const name = part.trim().split(/\s+as\s+/)[0]?.trim();
+      const name = part
+        .trim()
+        .split(/\s+as\s+/)[0]
+        ?.trim();
       if (name) names.push(name);
     }
   }
   return names;
 }
 
-export function breakingNodes(check: Pick<UpdateCheck, 'latest' | 'removedModules' | 'removedExports'>, workflows: readonly { name: string; workflow: Workflow }[]): BrokenNode[] {
+export function breakingNodes(
+  check: Pick<UpdateCheck, 'latest' | 'removedModules' | 'removedExports'>,
+  workflows: readonly { name: string; workflow: Workflow }[],
+): BrokenNode[] {
   const version = check.latest ?? 'the new version';
   const out: BrokenNode[] = [];
   for (const { name, workflow } of workflows) {

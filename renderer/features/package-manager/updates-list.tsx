@@ -25,7 +25,10 @@ export function UpdatesList() {
   return (
     <div>
       <p className="muted">
-        Checked against {displayText(checks.data.registry)}: {withUpdate === 0 ? 'no installed pack has a newer version.' : `${withUpdate} installed ${withUpdate === 1 ? 'pack has' : 'packs have'} a newer version.`}
+        Checked against {displayText(checks.data.registry)}:{' '}
+        {withUpdate === 0
+          ? 'no installed pack has a newer version.'
+          : `${withUpdate} installed ${withUpdate === 1 ? 'pack has' : 'packs have'} a newer version.`}
       </p>
       <ul className="hits">
         {packs.data.packs.map((pack) => {

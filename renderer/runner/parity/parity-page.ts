@@ -93,7 +93,11 @@ if (token === undefined) {
         // Idle long enough for the worker to prepare its next engine: the 21 ms watchdog counts
         // from dispatch, and a worker still instantiating would be cut off before the guest logs.
         await new Promise((resolve) => setTimeout(resolve, 300));
-        const wedged = await strict.run({ code: 'console.log("before", 1);\nconst big = new Array(2e6).fill("abcdefgh");\nreturn JSON.stringify(big).length;', entries: {}, timeoutMs: 20 });
+        const wedged = await strict.run({
+          code: 'console.log("before", 1);\nconst big = new Array(2e6).fill("abcdefgh");\nreturn JSON.stringify(big).length;',
+          entries: {},
+          timeoutMs: 20,
+        });
         const workersAfter = strict.kernelWorkersStarted;
         const after = await strict.run({ code: 'return "still serving";', entries: {} });
         return { wedged, after, workersBefore, workersAfter };
@@ -113,7 +117,11 @@ if (token === undefined) {
       return samples;
     },
     async brokenEngineProbe() {
-      const broken = new BrowserRunner({ ...pagePowers(location.origin, token), engineWasmUrl: new URL('./assets/no-such-engine.wasm', location.href).href, wasmWorkers: 1 });
+      const broken = new BrowserRunner({
+        ...pagePowers(location.origin, token),
+        engineWasmUrl: new URL('./assets/no-such-engine.wasm', location.href).href,
+        wasmWorkers: 1,
+      });
       try {
         const result = await broken.run({ code: 'return 1;', entries: {} });
         return { result, workersStarted: broken.kernelWorkersStarted };
