@@ -7,6 +7,7 @@ import { useContractQuery } from '../../api/client-context.tsx';
 import { useContractMutation } from '../../api/use-contract-mutation.ts';
 import { FailureText } from '../../ui/failure-text.tsx';
 import { effectiveAllowlist, promptLines } from './prompt-lines.ts';
+import { packTrustText } from './pack-trust-text.ts';
 import { displayText } from '../../../shared/protocol/display-text.ts';
 
 export function AgentSettings() {
@@ -69,9 +70,7 @@ export function AgentSettings() {
                     <label htmlFor={cid}>
                       <code>{m.specifier}</code>
                     </label>
-                    <span className="muted small">
-                      {(packs.data?.packs ?? []).find((p) => p.name === m.packName)?.trusted ? 'trusted pack' : 'pack not trusted'}
-                    </span>
+                    <span className="muted small">{packTrustText(packs.data?.packs ?? [], m.packName)}</span>
                   </div>
                 </li>
               );
