@@ -211,6 +211,7 @@ export async function searchPacks(
       sandboxModules: entry.sandboxModules,
       recommended: entry.recommended,
       sources: ['index'],
+      ...(entry.knownSkipped ? { knownSkipped: entry.knownSkipped } : {}),
     });
   }
   if (remote.ok) {

@@ -14,6 +14,8 @@ export const PackSearchHitSchema = SearchHitSchema.extend({
   sources: z.array(z.enum(SEARCH_SOURCES)).min(1).max(2),
   /** One line per module, derived from the registry's manifest under the disclosure-tier rules; absent when the registry did not give one. */
   modules: z.array(z.string().max(600)).max(64).optional(),
+  /** From the bundled index: why the pack's only module is known to be skipped (nothing to install it for). */
+  knownSkipped: z.string().max(500).optional(),
 });
 export type PackSearchHit = z.infer<typeof PackSearchHitSchema>;
 

@@ -35,6 +35,24 @@ describe('registry index', () => {
     expect(searchIndex(parsed.value, '')).toHaveLength(7);
   });
 
+  it('marks sandbox-html (and only it) as known skipped, with the admission reason; an empty reason is refused', () => {
+    const parsed = parseWith(RegistryIndexSchema, bundled, 'registry/index.json');
+    if (!parsed.ok) throw new Error(parsed.message);
+    expect(parsed.value.packs.filter((p) => p.knownSkipped).map((p) => [p.name, p.knownSkipped])).toEqual([
+      [
+        '@nodetool-ai/sandbox-html',
+        "Its only module is skipped: cheerio fails the sandbox's admission check (its entities dependency uses Buffer or atob at import, which the sandbox does not have: ReferenceError: Buffer is not defined).",
+      ],
+    ]);
+    expect(
+      parseWith(
+        RegistryIndexSchema,
+        { format: 1, packs: [{ name: 'a', description: '', version: '1', sandboxModules: [], recommended: false, knownSkipped: '' }] },
+        'idx',
+      ),
+    ).toMatchObject({ ok: false, code: 'invalid-data', message: expect.stringMatching(/^idx: packs\.0\.knownSkipped: /) });
+  });
+
   it('refuses entries with unknown keys or bad names, naming the key path', () => {
     expect(
       parseWith(RegistryIndexSchema, { format: 1, packs: [{ name: '../evil', description: '', version: '1', sandboxModules: [], recommended: false }] }, 'idx'),

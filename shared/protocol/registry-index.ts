@@ -15,6 +15,8 @@ export const RegistryIndexEntrySchema = z
     sandboxModules: z.array(z.string().min(1).max(300)).max(64),
     recommended: z.boolean(),
     keywords: z.array(z.string().max(64)).max(32).optional(),
+    /** Why the pack's only sandbox module is known to fail admission; faces show this in place of Install. */
+    knownSkipped: z.string().min(1).max(500).optional(),
   })
   .strict();
 export type RegistryIndexEntry = z.infer<typeof RegistryIndexEntrySchema>;

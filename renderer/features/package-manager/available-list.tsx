@@ -1,7 +1,8 @@
 // The Available tab: packs from the bundled registry index and from the configured registry's
 // search (published with the sandbox-pack keyword), searchable, each marked with where it came
 // from. Registry text is shown as plain text through displayText, never as HTML. Installing from
-// here goes through the same install call (and result) as the spec field.
+// here goes through the same install call (and result) as the spec field. A pack the bundled index
+// knows to be useless here (its only module fails admission) says why instead of offering Install.
 
 import { useDeferredValue, useId, useState } from 'react';
 import { useContractQuery } from '../../api/client-context.tsx';
@@ -79,6 +80,10 @@ export function AvailableList() {
                 <button type="button" onClick={() => openDetails(hit.name)}>
                   Installed — details
                 </button>
+              ) : hit.knownSkipped ? (
+                <p className="muted small" role="note" aria-label={`Why ${hit.name} cannot be installed`}>
+                  Not installable yet. {displayText(hit.knownSkipped)}
+                </p>
               ) : (
                 <button
                   type="button"
