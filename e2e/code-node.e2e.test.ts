@@ -444,6 +444,35 @@ test.describe('nothing is lost', () => {
     page.removeAllListeners('dialog');
   });
 
+  test('the Saved select shows the open workflow: after a reload, New, Save and Open; a cancelled pick goes back', async () => {
+    await workflows();
+    const select = page.getByLabel('Saved', { exact: true });
+    const shown = () => select.evaluate((el) => (el as HTMLSelectElement).selectedOptions[0]?.textContent);
+    // The reloaded draft is the saved "alpha".
+    await page.getByRole('heading', { name: 'Workflow: alpha', exact: true }).waitFor();
+    expect(await shown()).toBe('alpha');
+    await page.getByRole('button', { name: 'New workflow' }).click();
+    await page.getByRole('heading', { name: 'Workflow', exact: true }).waitFor();
+    expect(await shown()).toBe('(unsaved)');
+    await page.getByLabel('Name', { exact: true }).fill('gamma');
+    expect(await shown()).toBe('(unsaved)');
+    await page.getByRole('button', { name: 'Save workflow' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved "gamma".' }).waitFor();
+    await expect.poll(shown).toBe('gamma');
+    await snap(page, 'code-node-16-saved-select-after-save');
+    await select.selectOption('alpha');
+    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    await page.getByRole('heading', { name: 'Workflow: alpha', exact: true }).waitFor();
+    expect(await shown()).toBe('alpha');
+    // A pick that is not opened (the user cancels the unsaved-changes question) does not stay shown.
+    await editor().fill('return "alpha, edited";');
+    await select.selectOption('gamma');
+    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Unsaved changes' }).getByRole('button', { name: 'Cancel' }).click();
+    expect(await shown()).toBe('alpha');
+    await snap(page, 'code-node-17-saved-select-open');
+  });
+
   test('ran without page errors or CSP violations', () => {
     expect(problems).toEqual([]);
   });

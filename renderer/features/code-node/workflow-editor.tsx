@@ -2,7 +2,8 @@
 // JSON file per name in the data directory, the format `sandbox-packs validate` reads). Saving
 // stamps every unstamped declaration with the installed version and digest. Nothing is replaced
 // silently: New and Open ask first while the draft has unsaved changes, and a removed node can be
-// put back.
+// put back. The Saved select shows the saved workflow that is open (after Save or Open, and after a
+// reload of a draft that has one), "(unsaved)" for a new one, and the user's pick until it is opened.
 
 import { useId, useMemo, useState, type FormEvent } from 'react';
 import { WorkflowNameSchema } from '../../../shared/contract/schemas.ts';
@@ -24,7 +25,9 @@ export function WorkflowEditor() {
   const names = useContractQuery('workflows.list', {});
   const summaries = useContractQuery('catalog.summaries', {});
   const save = useContractMutation('workflows.save');
-  const [openName, setOpenName] = useState('');
+  // The saved workflow the draft came from or was last saved as ('' for a new one); the pick made in the select, until opened.
+  const [current, setCurrent] = useState(() => useDraftStore.getState().name);
+  const [choice, setChoice] = useState<string | undefined>(undefined);
   const [openError, setOpenError] = useState<string | undefined>(undefined);
   const [saved, setSaved] = useState<string | undefined>(undefined);
   const [pending, setPending] = useState<Pending | undefined>(undefined);
@@ -41,6 +44,8 @@ export function WorkflowEditor() {
       {
         onSuccess: (value) => {
           draft.markSaved(workflow);
+          setCurrent(value.name);
+          setChoice(undefined);
           setSaved(`Saved "${value.name}".`);
           then?.();
         },
@@ -58,7 +63,11 @@ export function WorkflowEditor() {
     setSaved(undefined);
     const loaded = await client.call('workflows.load', { name });
     if (!loaded.ok) setOpenError(loaded.message);
-    else draft.load(loaded.value.name, loaded.value.workflow);
+    else {
+      draft.load(loaded.value.name, loaded.value.workflow);
+      setCurrent(loaded.value.name);
+      setChoice(undefined);
+    }
   };
 
   const carryOut = (action: Pending) => {
@@ -66,6 +75,8 @@ export function WorkflowEditor() {
     if (action.kind === 'new') {
       setSaved(undefined);
       draft.reset();
+      setCurrent('');
+      setChoice(undefined);
     } else void open(action.name);
   };
 
@@ -73,6 +84,10 @@ export function WorkflowEditor() {
     if (useDraftStore.getState().dirty) setPending(action);
     else carryOut(action);
   };
+
+  const savedNames = names.data?.names ?? [];
+  // A draft named after nothing saved (new, or a saved file since deleted) shows the placeholder.
+  const shown = choice ?? (savedNames.includes(current) ? current : '');
 
   return (
     <div>
@@ -100,15 +115,15 @@ export function WorkflowEditor() {
           </form>
           <div className="row">
             <label htmlFor={`${id}-open`}>Saved</label>
-            <select id={`${id}-open`} value={openName} onChange={(e) => setOpenName(e.target.value)}>
-              <option value="">Choose a workflow…</option>
-              {(names.data?.names ?? []).map((n) => (
+            <select id={`${id}-open`} value={shown} onChange={(e) => setChoice(e.target.value)}>
+              <option value="">(unsaved)</option>
+              {savedNames.map((n) => (
                 <option key={n} value={n}>
                   {n}
                 </option>
               ))}
             </select>
-            <button type="button" onClick={() => request({ kind: 'open', name: openName })} disabled={openName === ''}>
+            <button type="button" onClick={() => request({ kind: 'open', name: shown })} disabled={shown === ''}>
               Open
             </button>
             <button type="button" onClick={() => request({ kind: 'new' })}>
@@ -137,7 +152,10 @@ export function WorkflowEditor() {
           onSave={nameCheck.success ? () => saveDraft(() => carryOut(pending)) : undefined}
           saveBlocked="Give the workflow a valid name above to save it; or discard the changes."
           onDiscard={() => carryOut(pending)}
-          onCancel={() => setPending(undefined)}
+          onCancel={() => {
+            setPending(undefined);
+            setChoice(undefined);
+          }}
         />
       )}
       {draft.removed && (
