@@ -4,39 +4,29 @@
 // closed local port, so the bundled index alone answers (as offline).
 
 import { expect, test } from '@playwright/test';
-import type { Browser, Page } from 'playwright-core';
-import type { AppServices } from '../electron/services/app-services.ts';
-import type { WebHost } from '../electron/server/web-host.ts';
-import { tempDir, type TempDir, startAppHost } from '../electron/testing/test-support.ts';
-import { BUILD, snap, watchProblems } from './support.ts';
+import type { Page } from 'playwright-core';
+import { tempDir, type TempDir } from '../electron/testing/test-support.ts';
+import { startAppSession, type AppSession } from './app-session.ts';
+import { BUILD, snap } from './support.ts';
 
 const HTML = '@nodetool-ai/sandbox-html';
 const CSV = '@nodetool-ai/sandbox-csv';
 
 let data: TempDir;
-let services: AppServices;
-let host: WebHost;
-let browser: Browser;
+let app: AppSession;
 let page: Page;
 let problems: string[];
 
-test.beforeAll(async ({ browser: sharedBrowser }) => {
+test.beforeAll(async ({ browser }) => {
   test.setTimeout(120_000);
   data = await tempDir('e2e-available-skipped');
-  ({ services, host } = await startAppHost(data.path, BUILD));
-  const set = await services.dispatcher.handle('settings.setRegistry', { registry: 'http://127.0.0.1:9/' }, { face: 'test' });
-  if (!set.ok) throw new Error(set.message);
-  browser = sharedBrowser;
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  problems = watchProblems(page);
-  await page.goto(host.url);
-  await page.getByRole('heading', { name: 'Sandbox Packs' }).waitFor();
+  app = await startAppSession(browser, data.path, BUILD);
+  await app.useRegistry('http://127.0.0.1:9/');
+  ({ page, problems } = await app.openApp({ width: 1280, height: 900 }));
 });
 
 test.afterAll(async () => {
-  await page?.close();
-  await host?.close();
-  await services?.dispose();
+  await app?.close();
   await data?.remove();
 });
 

@@ -7,14 +7,14 @@ import { expect, test } from '@playwright/test';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import type { AppServices } from '../electron/services/app-services.ts';
 import type { WebHost } from '../electron/server/web-host.ts';
-import { tempDir, type TempDir, startAppHost } from '../electron/testing/test-support.ts';
+import { tempDir, type TempDir } from '../electron/testing/test-support.ts';
+import { startAppSession, type AppSession } from './app-session.ts';
 import { BUILD, snap, watchProblems } from './support.ts';
 
 const HIDDEN = /[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
 let data: TempDir;
-let services: AppServices;
+let app: AppSession;
 let host: WebHost;
 let browser: Browser;
 
@@ -45,14 +45,13 @@ test.beforeAll(async ({ browser: sharedBrowser }) => {
       ],
     },
   });
-  ({ services, host } = await startAppHost(data.path, BUILD));
+  app = await startAppSession(sharedBrowser, data.path, BUILD);
+  host = app.host;
   browser = sharedBrowser;
 });
 
 test.afterAll(async () => {
-  for (const context of browser?.contexts() ?? []) await context.close();
-  await host?.close();
-  await services?.dispose();
+  await app?.close();
   await data?.remove();
 });
 

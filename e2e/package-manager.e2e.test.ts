@@ -8,12 +8,11 @@
 import { expect, test } from '@playwright/test';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import type { AppServices } from '../electron/services/app-services.ts';
-import type { WebHost } from '../electron/server/web-host.ts';
-import { tempDir, type TempDir, startAppHost } from '../electron/testing/test-support.ts';
+import type { Page } from 'playwright-core';
+import { tempDir, type TempDir } from '../electron/testing/test-support.ts';
 import { startRegistry, type TestRegistry } from '../electron/testing/verdaccio.ts';
-import { BUILD, REPO_ROOT, snap, watchProblems } from './support.ts';
+import { startAppSession, type AppSession } from './app-session.ts';
+import { BUILD, REPO_ROOT, snap } from './support.ts';
 
 const GEO = '@nodetool-ai/sandbox-geo';
 const REGISTER = '@sp-fixture/register-pack';
@@ -22,35 +21,26 @@ const FIXTURES = path.join(REPO_ROOT, 'fixtures/registry-packs');
 
 let registry: TestRegistry;
 let data: TempDir;
-let services: AppServices;
-let host: WebHost;
-let browser: Browser;
+let app: AppSession;
 let page: Page;
 let problems: string[];
 
 // Tests of a suite share its host, registry and page, so they run in order; a failure skips the rest.
 test.describe.configure({ mode: 'serial' });
 
-test.beforeAll(async ({ browser: sharedBrowser }) => {
+test.beforeAll(async ({ browser }) => {
   test.setTimeout(300_000);
   registry = await startRegistry({ uplink: false });
   await registry.publish(path.join(REPO_ROOT, 'packs/geo'));
   for (const pack of ['script-dep-1.0.0', 'register-pack-1.0.0', 'evolving-1.0.0', 'evolving-2.0.0']) await registry.publish(path.join(FIXTURES, pack));
   data = await tempDir('e2e');
-  ({ services, host } = await startAppHost(data.path, BUILD));
-  const set = await services.dispatcher.handle('settings.setRegistry', { registry: registry.url }, { face: 'test' });
-  if (!set.ok) throw new Error(set.message);
-  browser = sharedBrowser;
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  problems = watchProblems(page);
-  await page.goto(host.url);
-  await page.getByRole('heading', { name: 'Sandbox Packs' }).waitFor();
+  app = await startAppSession(browser, data.path, BUILD);
+  await app.useRegistry(registry.url);
+  ({ page, problems } = await app.openApp({ width: 1280, height: 800 }));
 });
 
 test.afterAll(async () => {
-  for (const context of browser?.contexts() ?? []) await context.close();
-  await host?.close();
-  await services?.dispose();
+  await app?.close();
   await data?.remove();
   await registry?.stop();
 });
@@ -126,7 +116,7 @@ test.describe('the Package Manager and Code node in Chromium', () => {
     await page.getByLabel('Name', { exact: true }).fill('trips');
     await page.getByRole('button', { name: 'Save workflow' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved "trips".' }).waitFor();
-    const saved = await services.dispatcher.handle('workflows.load', { name: 'trips' }, { face: 'test' });
+    const saved = await app.services.dispatcher.handle('workflows.load', { name: 'trips' }, { face: 'test' });
     expect(saved.ok).toBe(true);
     const declaration = saved.ok ? (saved.value as { workflow: { nodes: { packages: Record<string, string>[] }[] } }).workflow.nodes[0]!.packages[0]! : {};
     expect(declaration.specifier).toBe(GEO);
@@ -190,7 +180,7 @@ test.describe('the Package Manager and Code node in Chromium', () => {
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(`Trust ${REGISTER} and run setup…`);
-    const before = await services.dispatcher.handle('packs.list', {}, { face: 'test' });
+    const before = await app.services.dispatcher.handle('packs.list', {}, { face: 'test' });
     expect(JSON.stringify(before)).toContain('"status":"needs-trust"');
 
     await opener.click();

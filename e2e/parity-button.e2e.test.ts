@@ -6,38 +6,29 @@
 
 import { expect, test } from '@playwright/test';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import type { AppServices } from '../electron/services/app-services.ts';
-import type { WebHost } from '../electron/server/web-host.ts';
-import { fixtureDataDir, type TempDir, startAppHost } from '../electron/testing/test-support.ts';
-import { BUILD, REPO_ROOT, snap, watchProblems } from './support.ts';
+import type { Page } from 'playwright-core';
+import { fixtureDataDir, type TempDir } from '../electron/testing/test-support.ts';
+import { startAppSession, type AppSession } from './app-session.ts';
+import { BUILD, REPO_ROOT, snap } from './support.ts';
 
 let data: TempDir;
-let services: AppServices;
-let host: WebHost;
-let browser: Browser;
+let app: AppSession;
 let page: Page;
 let problems: string[];
 
 // Tests of a suite share its host, registry and page, so they run in order; a failure skips the rest.
 test.describe.configure({ mode: 'serial' });
 
-test.beforeAll(async ({ browser: sharedBrowser }) => {
+test.beforeAll(async ({ browser }) => {
   test.setTimeout(300_000);
   data = await fixtureDataDir(path.join(REPO_ROOT, 'fixtures/discovery/good/node_modules/@acme/geo'));
-  ({ services, host } = await startAppHost(data.path, BUILD));
-  browser = sharedBrowser;
-  page = await browser.newPage();
-  problems = watchProblems(page);
-  await page.goto(host.url);
-  await page.getByRole('heading', { name: 'Sandbox Packs' }).waitFor();
+  app = await startAppSession(browser, data.path, BUILD);
+  ({ page, problems } = await app.openApp());
   await page.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name: 'Workflows' }).click();
 });
 
 test.afterAll(async () => {
-  for (const context of browser?.contexts() ?? []) await context.close();
-  await host?.close();
-  await services?.dispose();
+  await app?.close();
   await data?.remove();
 });
 

@@ -7,50 +7,41 @@
 import { expect, test } from '@playwright/test';
 import path from 'node:path';
 import { build } from 'vite';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { RequestOf, ValueOf } from '../shared/contract/methods.ts';
 import type { Result } from '../shared/protocol/result.ts';
-import type { AppServices } from '../electron/services/app-services.ts';
-import type { WebHost } from '../electron/server/web-host.ts';
-import { fixtureDataDir, type TempDir, startAppHost } from '../electron/testing/test-support.ts';
-import { REPO_ROOT, watchProblems } from './support.ts';
+import { fixtureDataDir, type TempDir } from '../electron/testing/test-support.ts';
+import { startAppSession, type AppSession } from './app-session.ts';
+import { REPO_ROOT } from './support.ts';
 
 const GEO = path.join(REPO_ROOT, 'fixtures/discovery/good/node_modules/@acme/geo');
 type Run = Result<ValueOf<'code.run'>>;
 
 let data: TempDir;
-let services: AppServices;
-let host: WebHost;
-let browser: Browser;
+let app: AppSession;
 let page: Page;
 let problems: string[];
 
 // Tests of a suite share its host, registry and page, so they run in order; a failure skips the rest.
 test.describe.configure({ mode: 'serial' });
 
-test.beforeAll(async ({ browser: sharedBrowser }) => {
+test.beforeAll(async ({ browser }) => {
   test.setTimeout(300_000);
   await build({ configFile: path.join(REPO_ROOT, 'renderer/runner/parity/vite.config.ts'), logLevel: 'warn' });
   data = await fixtureDataDir(GEO);
-  ({ services, host } = await startAppHost(data.path, path.join(REPO_ROOT, 'out/parity')));
-  browser = sharedBrowser;
-  page = await browser.newPage();
-  problems = watchProblems(page);
-  await page.goto(host.url);
-  await page.waitForFunction(() => document.getElementById('status')?.textContent === 'ready');
+  app = await startAppSession(browser, data.path, path.join(REPO_ROOT, 'out/parity'));
+  ({ page, problems } = await app.openParity());
 });
 
 test.afterAll(async () => {
-  for (const context of browser?.contexts() ?? []) await context.close();
-  await host?.close();
-  await services?.dispose();
+  await app?.close();
   await data?.remove();
 });
 
 async function inMain(node: RequestOf<'code.run'>): Promise<Run> {
-  const response = await fetch(`${host.origin}/api/rpc/code.run`, {
+  const response = await fetch(`${app.host.origin}/api/rpc/code.run`, {
     method: 'POST',
-    headers: { Authorization: `Bearer ${host.token}`, 'Content-Type': 'application/json' },
+    headers: { Authorization: `Bearer ${app.host.token}`, 'Content-Type': 'application/json' },
     body: JSON.stringify(node),
   });
   return (await response.json()) as Run;

@@ -7,46 +7,36 @@ import { expect, test } from '@playwright/test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { scaffoldPack } from '../electron/authoring/scaffold.ts';
-import type { AppServices } from '../electron/services/app-services.ts';
-import type { WebHost } from '../electron/server/web-host.ts';
-import { tempDir, type TempDir, startAppHost } from '../electron/testing/test-support.ts';
+import { tempDir, type TempDir } from '../electron/testing/test-support.ts';
 import { startRegistry, type TestRegistry } from '../electron/testing/verdaccio.ts';
-import { BUILD, snap, watchProblems } from './support.ts';
+import { startAppSession, type AppSession } from './app-session.ts';
+import { BUILD, snap } from './support.ts';
 
 const NAME = '@sp-fixture/published-now';
 
 let registry: TestRegistry;
 let work: string;
 let data: TempDir;
-let services: AppServices;
-let host: WebHost;
-let browser: Browser;
+let app: AppSession;
 let page: Page;
 let problems: string[];
 
 // Tests of a suite share its host, registry and page, so they run in order; a failure skips the rest.
 test.describe.configure({ mode: 'serial' });
 
-test.beforeAll(async ({ browser: sharedBrowser }) => {
+test.beforeAll(async ({ browser }) => {
   test.setTimeout(300_000);
   registry = await startRegistry({ uplink: false });
   data = await tempDir('e2e-search');
-  ({ services, host } = await startAppHost(data.path, BUILD));
-  const set = await services.dispatcher.handle('settings.setRegistry', { registry: registry.url }, { face: 'test' });
-  if (!set.ok) throw new Error(set.message);
-  browser = sharedBrowser;
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  problems = watchProblems(page);
-  await page.goto(host.url);
-  await page.getByRole('heading', { name: 'Sandbox Packs' }).waitFor();
+  app = await startAppSession(browser, data.path, BUILD);
+  await app.useRegistry(registry.url);
+  ({ page, problems } = await app.openApp({ width: 1280, height: 900 }));
 });
 
 test.afterAll(async () => {
-  for (const context of browser?.contexts() ?? []) await context.close();
-  await host?.close();
-  await services?.dispose();
+  await app?.close();
   await data?.remove();
   await registry?.stop();
   if (work) await rm(work, { recursive: true, force: true });

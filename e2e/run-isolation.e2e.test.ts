@@ -8,22 +8,19 @@
 import { expect, test } from '@playwright/test';
 import path from 'node:path';
 import { build } from 'vite';
-import type { Browser, Page } from 'playwright-core';
-import { createAppServices, type AppServices } from '../electron/services/app-services.ts';
-import { startWebHost, type WebHost } from '../electron/server/web-host.ts';
+import type { Page } from 'playwright-core';
 import { tempDir, type TempDir } from '../electron/testing/test-support.ts';
 import type { RunResult } from '../shared/protocol/run.ts';
 import type { FixtureFile } from '../shared/testing/kernel-fixture.ts';
 import { isolationSecret, mayBeDirty, PLANT_CODE, SCAN_CODE, scanInputs, type ScanEntry } from '../shared/sandbox/isolation-probe.ts';
 import { fixtureDelivery } from './parity-catalog.ts';
-import { REPO_ROOT, watchProblems } from './support.ts';
+import { startAppSession, type AppSession } from './app-session.ts';
+import { REPO_ROOT } from './support.ts';
 
 const PARITY_BUILD = path.join(REPO_ROOT, 'out/parity');
 
 let data: TempDir;
-let services: AppServices;
-let browser: Browser;
-let host: WebHost;
+let app: AppSession;
 let page: Page;
 let problems: string[];
 
@@ -47,31 +44,16 @@ function kernelWorkersStarted(): Promise<number> {
 // Tests of a suite share its host, registry and page, so they run in order; a failure skips the rest.
 test.describe.configure({ mode: 'serial' });
 
-test.beforeAll(async ({ browser: sharedBrowser }) => {
+test.beforeAll(async ({ browser }) => {
   test.setTimeout(300_000);
   await build({ configFile: path.join(REPO_ROOT, 'renderer/runner/parity/vite.config.ts'), logLevel: 'warn' });
   data = await tempDir('run-isolation-data');
-  const created = await createAppServices({ dataDir: data.path });
-  if (!created.ok) throw new Error(created.message);
-  services = created.value;
-  browser = sharedBrowser;
-  host = await startWebHost({
-    dispatcher: services.dispatcher,
-    events: services.events,
-    catalog: fixtureDelivery(new Map()).catalog,
-    staticDir: PARITY_BUILD,
-    port: 0,
-  });
-  page = await browser.newPage();
-  problems = watchProblems(page);
-  await page.goto(host.url);
-  await page.waitForFunction(() => document.getElementById('status')?.textContent === 'ready');
+  app = await startAppSession(browser, data.path, PARITY_BUILD, fixtureDelivery(new Map()).catalog);
+  ({ page, problems } = await app.openParity());
 });
 
 test.afterAll(async () => {
-  for (const context of browser?.contexts() ?? []) await context.close();
-  await host?.close();
-  await services?.dispose();
+  await app?.close();
   await data?.remove();
 });
 

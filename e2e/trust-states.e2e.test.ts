@@ -9,12 +9,11 @@
 import { expect, test } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import type { AppServices } from '../electron/services/app-services.ts';
-import type { WebHost } from '../electron/server/web-host.ts';
-import { tempDir, type TempDir, startAppHost } from '../electron/testing/test-support.ts';
+import type { Page } from 'playwright-core';
+import { tempDir, type TempDir } from '../electron/testing/test-support.ts';
 import { startRegistry, type TestRegistry } from '../electron/testing/verdaccio.ts';
-import { BUILD, REPO_ROOT, snap, watchProblems } from './support.ts';
+import { startAppSession, type AppSession } from './app-session.ts';
+import { BUILD, REPO_ROOT, snap } from './support.ts';
 
 const FIXTURES = path.join(REPO_ROOT, 'fixtures/registry-packs');
 const LOUD = '@sp-fixture/register-failing-loud';
@@ -26,9 +25,7 @@ const MARKER = '@sp-fixture/sandbox-marker';
 let registry: TestRegistry;
 let data: TempDir;
 let packed: TempDir;
-let services: AppServices;
-let host: WebHost;
-let browser: Browser;
+let app: AppSession;
 let page: Page;
 let other: Page;
 let problems: string[];
@@ -36,7 +33,7 @@ let problems: string[];
 // Tests of a suite share its host, registry and page, so they run in order; a failure skips the rest.
 test.describe.configure({ mode: 'serial' });
 
-test.beforeAll(async ({ browser: sharedBrowser }) => {
+test.beforeAll(async ({ browser }) => {
   test.setTimeout(300_000);
   registry = await startRegistry({ uplink: false });
   for (const dir of ['register-failing-loud-1.0.0', 'risky-script-1.0.0', 'evolving-1.0.0', 'evolving-2.0.0', 'shrinking-1.0.0', 'shrinking-2.0.0'])
@@ -50,30 +47,21 @@ test.beforeAll(async ({ browser: sharedBrowser }) => {
   );
   if (pack.status !== 0) throw new Error(`npm pack failed: ${pack.stderr}`);
   data = await tempDir('e2e-trust');
-  ({ services, host } = await startAppHost(data.path, BUILD));
-  const set = await services.dispatcher.handle('settings.setRegistry', { registry: registry.url }, { face: 'test' });
-  if (!set.ok) throw new Error(set.message);
-  browser = sharedBrowser;
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  problems = watchProblems(page);
-  await page.goto(host.url);
-  await page.getByRole('heading', { name: 'Sandbox Packs' }).waitFor();
+  app = await startAppSession(browser, data.path, BUILD);
+  await app.useRegistry(registry.url);
+  ({ page, problems } = await app.openApp({ width: 1280, height: 900 }));
   // A second window on the same host: it must show the same state without a reload.
-  other = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  await other.goto(host.url);
-  await other.getByRole('heading', { name: 'Sandbox Packs' }).waitFor();
+  ({ page: other } = await app.openApp({ width: 1280, height: 900 }));
 });
 
 test.afterAll(async () => {
-  for (const context of browser?.contexts() ?? []) await context.close();
-  await host?.close();
-  await services?.dispose();
+  await app?.close();
   await data?.remove();
   await packed?.remove();
   await registry?.stop();
 });
 
-const call = (method: string, payload: unknown) => services.dispatcher.handle(method, payload, { face: 'test' });
+const call = (method: string, payload: unknown) => app.services.dispatcher.handle(method, payload, { face: 'test' });
 const card = (p: Page, name: string, version: string) => p.getByRole('article', { name: `${name} ${version}`, exact: true });
 
 async function install(spec: string): Promise<void> {

@@ -6,13 +6,13 @@
 import { expect, test } from '@playwright/test';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import type { AppServices } from '../electron/services/app-services.ts';
 import type { WebHost } from '../electron/server/web-host.ts';
-import { fixtureDataDir, type TempDir, startAppHost } from '../electron/testing/test-support.ts';
+import { fixtureDataDir, type TempDir } from '../electron/testing/test-support.ts';
+import { startAppSession, type AppSession } from './app-session.ts';
 import { BUILD, REPO_ROOT } from './support.ts';
 
 let data: TempDir;
-let services: AppServices;
+let app: AppSession;
 let host: WebHost;
 let browser: Browser;
 
@@ -22,14 +22,13 @@ test.describe.configure({ mode: 'serial' });
 test.beforeAll(async ({ browser: sharedBrowser }) => {
   test.setTimeout(300_000);
   data = await fixtureDataDir(path.join(REPO_ROOT, 'fixtures/discovery/good/node_modules/@acme/geo'));
-  ({ services, host } = await startAppHost(data.path, BUILD));
+  app = await startAppSession(sharedBrowser, data.path, BUILD);
+  host = app.host;
   browser = sharedBrowser;
 });
 
 test.afterAll(async () => {
-  for (const context of browser?.contexts() ?? []) await context.close();
-  await host?.close();
-  await services?.dispose();
+  await app?.close();
   await data?.remove();
 });
 

@@ -6,32 +6,28 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeliveredModuleInfoSchema } from '../../shared/protocol/delivery.ts';
 import type { AppServices } from '../services/app-services.ts';
 import { CONTENT_SECURITY_POLICY, WORKER_CONTENT_SECURITY_POLICY } from './static-files.ts';
-import { fixtureDataDir, raw, REPO_ROOT, staticBuild, type TempDir, startAppHost } from '../testing/test-support.ts';
+import { raw, REPO_ROOT, startFixtureHost, type FixtureHost } from '../testing/test-support.ts';
 import type { WebHost } from './web-host.ts';
 
 const GEO = path.join(REPO_ROOT, 'fixtures/discovery/good/node_modules/@acme/geo');
 
-let data: TempDir;
-let site: TempDir;
+let app: FixtureHost;
 let services: AppServices;
 let host: WebHost;
 let auth: Record<string, string>;
 
 beforeAll(async () => {
-  data = await fixtureDataDir(GEO);
-  site = await staticBuild();
-  await writeFile(path.join(site.path, 'assets', 'kernel-worker-Ab_1.js'), 'self.postMessage(1);\n');
-  await mkdir(path.join(site.path, 'assets', 'nested'));
-  await writeFile(path.join(site.path, 'assets', 'nested', 'kernel-worker-Ab_1.js'), '1;\n');
-  ({ services, host } = await startAppHost(data.path, site.path));
+  app = await startFixtureHost([GEO], async (site) => {
+    await writeFile(path.join(site, 'assets', 'kernel-worker-Ab_1.js'), 'self.postMessage(1);\n');
+    await mkdir(path.join(site, 'assets', 'nested'));
+    await writeFile(path.join(site, 'assets', 'nested', 'kernel-worker-Ab_1.js'), '1;\n');
+  });
+  ({ services, host } = app);
   auth = { Authorization: `Bearer ${host.token}` };
 });
 
 afterAll(async () => {
-  await host?.close();
-  await services?.dispose();
-  await data?.remove();
-  await site?.remove();
+  await app?.close();
 });
 
 const moduleIdOf = (specifier: string) => services.catalog.summaries().find((m) => m.specifier === specifier)?.moduleId as string;

@@ -5,33 +5,23 @@
 
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppServices } from '../services/app-services.ts';
-import { fixtureDataDir, raw, REPO_ROOT, staticBuild, startAppHost, type TempDir } from '../testing/test-support.ts';
-import type { WebHost } from './web-host.ts';
+import { raw, REPO_ROOT, startFixtureHost, type FixtureHost } from '../testing/test-support.ts';
 
-let data: TempDir;
-let site: TempDir;
-let services: AppServices;
-let host: WebHost;
+let app: FixtureHost;
 
 beforeAll(async () => {
-  data = await fixtureDataDir(path.join(REPO_ROOT, 'fixtures/discovery/good/node_modules/@acme/geo'));
-  site = await staticBuild();
-  ({ services, host } = await startAppHost(data.path, site.path));
+  app = await startFixtureHost([path.join(REPO_ROOT, 'fixtures/discovery/good/node_modules/@acme/geo')]);
 });
 
 afterAll(async () => {
-  await host?.close();
-  await services?.dispose();
-  await data?.remove();
-  await site?.remove();
+  await app?.close();
 });
 
 const rpc = (method: string, body: unknown) =>
-  raw(host.port, {
+  raw(app.host.port, {
     method: 'POST',
     path: `/api/rpc/${method}`,
-    headers: { Authorization: `Bearer ${host.token}`, 'Content-Type': 'application/json' },
+    headers: { Authorization: `Bearer ${app.host.token}`, 'Content-Type': 'application/json' },
     body: JSON.stringify(body),
   });
 

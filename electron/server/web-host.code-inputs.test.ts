@@ -7,30 +7,25 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../shared/protocol/limits.ts';
-import type { AppServices } from '../services/app-services.ts';
-import { fixtureDataDir, raw, REPO_ROOT, staticBuild, startAppHost, type TempDir } from '../testing/test-support.ts';
-import type { WebHost } from './web-host.ts';
+import { raw, REPO_ROOT, startFixtureHost, type FixtureHost } from '../testing/test-support.ts';
 
-let data: TempDir;
-let site: TempDir;
-let services: AppServices;
-let host: WebHost;
+let app: FixtureHost;
 
 beforeAll(async () => {
-  data = await fixtureDataDir(path.join(REPO_ROOT, 'fixtures/discovery/good/node_modules/@acme/geo'));
-  site = await staticBuild();
-  ({ services, host } = await startAppHost(data.path, site.path));
+  app = await startFixtureHost([path.join(REPO_ROOT, 'fixtures/discovery/good/node_modules/@acme/geo')]);
 });
 
 afterAll(async () => {
-  await host?.close();
-  await services?.dispose();
-  await data?.remove();
-  await site?.remove();
+  await app?.close();
 });
 
 const rpcText = (method: string, body: string) =>
-  raw(host.port, { method: 'POST', path: `/api/rpc/${method}`, headers: { Authorization: `Bearer ${host.token}`, 'Content-Type': 'application/json' }, body });
+  raw(app.host.port, {
+    method: 'POST',
+    path: `/api/rpc/${method}`,
+    headers: { Authorization: `Bearer ${app.host.token}`, 'Content-Type': 'application/json' },
+    body,
+  });
 const rpc = (method: string, body: unknown) => rpcText(method, JSON.stringify(body));
 
 /** JSON text nested `depth` deep, built without recursion (JSON.stringify itself overflows near 5,000). */

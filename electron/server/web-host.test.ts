@@ -9,29 +9,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAppServices, type AppServices } from '../services/app-services.ts';
 import { startWebHost, type WebHost } from './web-host.ts';
 import { CONTENT_SECURITY_POLICY } from './static-files.ts';
-import { fixtureDataDir, raw, REPO_ROOT, staticBuild, type TempDir, startAppHost } from '../testing/test-support.ts';
+import { fixtureDataDir, raw, REPO_ROOT, startFixtureHost, type FixtureHost } from '../testing/test-support.ts';
 
 const GOOD = path.join(REPO_ROOT, 'fixtures/discovery/good/node_modules/@acme/geo');
 const PRIVATE = path.join(REPO_ROOT, 'fixtures/discovery/rules/node_modules/private-pack');
 
-let data: TempDir;
-let site: TempDir;
+let app: FixtureHost;
 let services: AppServices;
 let host: WebHost;
 let auth: Record<string, string>;
 
 beforeAll(async () => {
-  data = await fixtureDataDir(GOOD, PRIVATE);
-  site = await staticBuild();
-  ({ services, host } = await startAppHost(data.path, site.path));
+  app = await startFixtureHost([GOOD, PRIVATE]);
+  ({ services, host } = app);
   auth = { Authorization: `Bearer ${host.token}` };
 });
 
 afterAll(async () => {
-  await host?.close();
-  await services?.dispose();
-  await data?.remove();
-  await site?.remove();
+  await app?.close();
 });
 
 const rpc = (method: string, body: unknown, headers: Record<string, string> = {}) =>
@@ -187,7 +182,7 @@ describe('catalog methods', () => {
     const body = res.json() as { ok: true; value: { modules: { specifier: string; status: string }[] } };
     expect(body.ok).toBe(true);
     expect(body.value.modules.map((m) => m.specifier).sort()).toEqual(['@acme/geo', '@acme/geo/extra', '@acme/geo/simplify-wasm', 'private-pack']);
-    expect(res.text).not.toContain(data.path);
+    expect(res.text).not.toContain(app.data.path);
   });
 
   it('catalog.diagnostics has one row per pack, without paths, and the start-up reconcile report', async () => {
@@ -341,7 +336,7 @@ describe('workflow methods', () => {
     expect((await rpc('workflows.save', { name: 'another', workflow: { nodes: [] } })).json()).toEqual({ ok: true, value: { name: 'another' } });
     expect((await rpc('workflows.list', {})).json()).toEqual({ ok: true, value: { names: ['another', 'My flow'] } });
     expect((await rpc('workflows.load', { name: 'My flow' })).json()).toEqual({ ok: true, value: { name: 'My flow', workflow } });
-    expect(await readFile(path.join(data.path, 'workflows', 'My flow.json'), 'utf8')).toBe(`${JSON.stringify(workflow, null, 2)}\n`);
+    expect(await readFile(path.join(app.data.path, 'workflows', 'My flow.json'), 'utf8')).toBe(`${JSON.stringify(workflow, null, 2)}\n`);
   });
 
   it('refuses names that could be paths and workflows that break the format', async () => {
@@ -360,7 +355,7 @@ describe('workflow methods', () => {
   });
 
   it('a hand-edited file that breaks the format is reported, not returned', async () => {
-    await writeFile(path.join(data.path, 'workflows', 'broken.json'), JSON.stringify({ nodes: [{ id: 'x', type: 'shell', code: 'rm -rf /' }] }));
+    await writeFile(path.join(app.data.path, 'workflows', 'broken.json'), JSON.stringify({ nodes: [{ id: 'x', type: 'shell', code: 'rm -rf /' }] }));
     const res = (await rpc('workflows.load', { name: 'broken' })).json() as { ok: false; code: string; message: string };
     expect(res.ok).toBe(false);
     expect(res.code).toBe('invalid-data');

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAppServices, type AppServices } from '../services/app-services.ts';
-import { startWebHost, type WebHost } from '../server/web-host.ts';
+import { startWebHost, type WebHost, type WebHostOptions } from '../server/web-host.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -35,14 +35,56 @@ export async function fixtureDataDir(...packDirs: string[]): Promise<TempDir> {
 
 /**
  * The app's services over `dataDir`, behind a web host on a free port serving `staticDir`: what
- * every web-host suite starts from. The caller closes the host, then disposes the services.
+ * every web-host suite starts from. `catalog` replaces the services' own delivery catalog (the
+ * parity suites serve kernel fixtures). The caller closes the host, then disposes the services.
  */
-export async function startAppHost(dataDir: string, staticDir: string): Promise<{ services: AppServices; host: WebHost }> {
+export async function startAppHost(dataDir: string, staticDir: string, catalog?: WebHostOptions['catalog']): Promise<{ services: AppServices; host: WebHost }> {
   const created = await createAppServices({ dataDir });
   if (!created.ok) throw new Error(created.message);
   const services = created.value;
-  const host = await startWebHost({ dispatcher: services.dispatcher, events: services.events, catalog: services.catalog, staticDir, port: 0 });
+  const host = await startWebHost({ dispatcher: services.dispatcher, events: services.events, catalog: catalog ?? services.catalog, staticDir, port: 0 });
   return { services, host };
+}
+
+/** A web host over copies of fixture packs and a minimal static build, and how to put it all away. */
+export interface FixtureHost {
+  readonly data: TempDir;
+  readonly site: TempDir;
+  readonly services: AppServices;
+  readonly host: WebHost;
+  /** Closes the host, disposes the services, removes the data dir and the build. */
+  close(): Promise<void>;
+}
+
+/**
+ * What the HTTP suites start from: `fixtureDataDir(...packDirs)`, `staticBuild()` (which
+ * `addToSite` may add files to before the host starts) and `startAppHost` over both.
+ */
+export async function startFixtureHost(packDirs: string[], addToSite?: (siteDir: string) => Promise<void>): Promise<FixtureHost> {
+  const data = await fixtureDataDir(...packDirs);
+  let site: TempDir | undefined;
+  try {
+    site = await staticBuild();
+    if (addToSite) await addToSite(site.path);
+    const { services, host } = await startAppHost(data.path, site.path);
+    const built = site;
+    return {
+      data,
+      site,
+      services,
+      host,
+      close: async () => {
+        await host.close();
+        await services.dispose();
+        await data.remove();
+        await built.remove();
+      },
+    };
+  } catch (error) {
+    await data.remove();
+    await site?.remove();
+    throw error;
+  }
 }
 
 /** A minimal renderer build: index.html plus one asset, the shape Vite emits. */
