@@ -90,13 +90,14 @@ if (token === undefined) {
       try {
         await strict.run({ code: 'return 1;', entries: {} });
         const workersBefore = strict.kernelWorkersStarted;
-        // Idle long enough for the worker to prepare its next engine: the 21 ms watchdog counts
-        // from dispatch, and a worker still instantiating would be cut off before the guest logs.
+        // Idle long enough for the worker to prepare its next engine, and a deadline (80 ms, the
+        // watchdog at 81 ms from dispatch) that leaves a loaded machine time to log the line before
+        // the stall (0.4-1 s in Chromium, measured) that only the watchdog can end.
         await new Promise((resolve) => setTimeout(resolve, 300));
         const wedged = await strict.run({
           code: 'console.log("before", 1);\nconst big = new Array(2e6).fill("abcdefgh");\nreturn JSON.stringify(big).length;',
           entries: {},
-          timeoutMs: 20,
+          timeoutMs: 80,
         });
         const workersAfter = strict.kernelWorkersStarted;
         const after = await strict.run({ code: 'return "still serving";', entries: {} });
