@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCatalog, type DiscoveryCatalog } from '../catalog/catalog.ts';
 import { activePackNames } from '../install/index.ts';
 import { SandboxPool } from '../runtime/sandbox/sandbox-pool.ts';
-import { NO_GRANTS, type GuestModule, type RunResult } from '../../shared/protocol/run.ts';
+import { kernelRequest } from '../runtime/sandbox/run-code.ts';
+import type { RunResult } from '../../shared/protocol/run.ts';
 import { installBridgePacks, type BridgeRoot } from '../testing/bridge-pack-harness.ts';
 import { createNpmCompiler } from './npm-compiler.ts';
 
@@ -29,20 +30,7 @@ afterAll(async () => {
 async function run(specifier: string, code: string): Promise<RunResult> {
   const resolution = catalog.resolveForExecution([{ specifier }]);
   if (!resolution.ok) throw new Error(`${resolution.code}: ${resolution.message}`);
-  const modules: Record<string, GuestModule> = {};
-  for (const [id, m] of Object.entries(resolution.modules)) {
-    modules[id] = {
-      moduleId: m.moduleId,
-      kind: m.kind,
-      packName: m.packName,
-      packVersion: m.packVersion,
-      displayName: m.displayName,
-      source: m.source,
-      imports: { ...m.imports },
-      digest: m.digest,
-    };
-  }
-  return pool.run({ code, entries: { ...resolution.entries }, modules, inputs: {}, grants: NO_GRANTS, timeoutMs: 10_000 });
+  return pool.run(kernelRequest({ code, resolution, timeoutMs: 10_000 }));
 }
 
 async function value(specifier: string, code: string): Promise<unknown> {

@@ -11,11 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxModuleResolutionOk } from '../../../shared/protocol/catalog.ts';
-import { NO_GRANTS, type KernelRunRequest } from '../../../shared/protocol/run.ts';
+import type { KernelRunRequest } from '../../../shared/protocol/run.ts';
 import { createWasmDispatcher } from '../../../shared/sandbox/wasm-dispatcher.ts';
 import { WASM_BRIDGE_MODULE_ID } from '../../../shared/protocol/wasm-bridge.ts';
 import { openCatalog, type DiscoveryCatalog } from '../../catalog/catalog.ts';
 import { SandboxPool } from '../sandbox/sandbox-pool.ts';
+import { kernelRequest } from '../sandbox/run-code.ts';
 import { WasmModuleCache } from './module-cache.ts';
 import { buildWasmPlan } from './wasm-plan.ts';
 import { WasmPool } from '../../testing/wasm-pool.ts';
@@ -76,32 +77,9 @@ async function run(
   route: Route,
   extra: { entries: Record<string, string>; modules: GuestModules } = { entries: {}, modules: {} },
 ) {
-  const request: KernelRunRequest = {
-    code,
-    entries: { ...resolution.entries, ...extra.entries },
-    modules: Object.fromEntries(
-      // The catalog lists the bridge module; the kernel supplies it itself and refuses the id.
-      Object.entries(resolution.modules)
-        .filter(([id]) => id !== WASM_BRIDGE_MODULE_ID)
-        .map(([id, m]) => [
-          id,
-          {
-            moduleId: m.moduleId,
-            kind: m.kind,
-            packName: m.packName,
-            packVersion: m.packVersion,
-            displayName: m.displayName,
-            source: m.source,
-            imports: { ...m.imports },
-            digest: m.digest,
-          },
-        ])
-        .concat(Object.entries(extra.modules)),
-    ),
-    inputs: {},
-    grants: NO_GRANTS,
-    timeoutMs: 10_000,
-  };
+  // The app's own translation of a resolution (run-code.ts), plus any test-only modules.
+  const base = kernelRequest({ code, resolution, timeoutMs: 10_000 });
+  const request: KernelRunRequest = { ...base, entries: { ...base.entries, ...extra.entries }, modules: { ...base.modules, ...extra.modules } };
   if (route === 'lanes') return { result: await sandbox.run(request, { wasm: { plan: await buildWasmPlan(resolution, compiled) } }), usage: undefined };
   const dispatcher = createWasmDispatcher(resolution, wasm);
   try {
