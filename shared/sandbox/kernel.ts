@@ -62,6 +62,13 @@ export interface KernelPowers {
    * terminate the thread mid-run (a watchdog) streams them out, so a run it stops still has them.
    */
   readonly onLog?: (entry: RunLog) => void;
+  /**
+   * Optional: called at each interrupt poll while guest bytecode runs (about every 10k
+   * instructions). A host that schedules runs may block here to hold a long run back while
+   * shorter ones use the cores; it then keeps the held time out of `now`, so holding a run never
+   * changes its result.
+   */
+  readonly checkpoint?: () => void;
 }
 
 export interface KernelOutcome {
@@ -171,7 +178,9 @@ async function evaluate({ ctx, runtime, scope, request, entry, state, powers }: 
   // The deadline covers everything guest-controlled (inputs, modules, the node's code); the
   // prelude above is ours and runs before the clock starts.
   const deadline = powers.now() + request.timeoutMs;
+  const checkpoint = powers.checkpoint;
   runtime.setInterruptHandler(() => {
+    checkpoint?.();
     if (powers.now() > deadline) state.interrupted = true;
     return state.interrupted;
   });
