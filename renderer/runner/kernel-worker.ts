@@ -1,20 +1,20 @@
 // Entry of the browser kernel worker (a module Web Worker): the shared kernel with browser powers.
 // It compiles quickjs-ng once from the WASM URL the page gives it (an asset of the web host), then
-// runs one invocation at a time, each on an engine instance of its own with the same bounded linear
-// memory as the Node worker, prepared while the worker is idle (shared/sandbox/engine-supply.ts: a
-// reused engine let a run read the previous run's memory). Capability and WASM calls go to the
+// runs one invocation at a time, each in a sandbox of its own (engine instance, runtime, hardened
+// context) with the same bounded linear memory as the Node worker, prepared while the worker is
+// idle (shared/sandbox/engine-supply.ts: a reused engine let a run read the previous run's memory). Capability and WASM calls go to the
 // page, which owns the handlers and the WASM pool.
 
 import { compileQuickJsNg } from '../../shared/sandbox/engine.ts';
-import { EngineSupply } from '../../shared/sandbox/engine-supply.ts';
-import { runKernel } from '../../shared/sandbox/kernel.ts';
+import { SandboxSupply, type SuppliedSandbox } from '../../shared/sandbox/engine-supply.ts';
+import { runNeedsWasm, runPrepared } from '../../shared/sandbox/kernel.ts';
 import { SYSTEM_CLOCK } from '../../shared/sandbox/system-clock.ts';
 import { emptyReceipt, type HostCallResult, type KernelRunRequest } from '../../shared/protocol/run.ts';
 import { parseToKernelWorker, ToKernelWorkerSchema, type FromKernelWorker } from '../../shared/sandbox/kernel-worker-messages.ts';
 
 /** The worker global as this file uses it (the DOM lib types `self` as a window). */
 const scope = self as unknown as { postMessage(message: unknown): void; onmessage: ((event: MessageEvent) => void) | null };
-let engines: EngineSupply | undefined;
+let engines: SandboxSupply | undefined;
 let ready = false;
 const waiting = new Map<number, (result: HostCallResult) => void>();
 let nextCallId = 1;
@@ -46,7 +46,7 @@ async function compileFrom(url: string): Promise<WebAssembly.Module> {
 }
 
 async function boot(engineWasmUrl: string): Promise<void> {
-  const supply = new EngineSupply(() => compileFrom(engineWasmUrl));
+  const supply = new SandboxSupply(() => compileFrom(engineWasmUrl));
   engines = supply;
   try {
     await supply.prepare();
@@ -57,18 +57,17 @@ async function boot(engineWasmUrl: string): Promise<void> {
   }
 }
 
-async function runOnce(supply: EngineSupply, runId: number, request: KernelRunRequest): Promise<void> {
-  let engine;
+async function runOnce(supply: SandboxSupply, runId: number, request: KernelRunRequest): Promise<void> {
+  let supplied: SuppliedSandbox;
   try {
-    ({ engine } = await supply.take());
+    supplied = await supply.take(runNeedsWasm(request));
   } catch (error) {
     const message = `The sandbox engine could not start: ${error instanceof Error ? error.message : String(error)}`;
     // Unhealthy: the page replaces this worker, whose next engine may fail the same way.
     post({ type: 'done', runId, result: { ok: false, code: 'sandbox-crashed', message, logs: [], receipt: emptyReceipt() }, healthy: false });
     return;
   }
-  const outcome = await runKernel(request, {
-    engine,
+  const outcome = await runPrepared(supplied.sandbox, request, {
     ...SYSTEM_CLOCK,
     // Streamed as kept: if the page's watchdog must terminate this worker, the page has the logs so far.
     onLog: (entry) => post({ type: 'log', runId, entry }),
@@ -80,10 +79,11 @@ async function runOnce(supply: EngineSupply, runId: number, request: KernelRunRe
       }),
   });
   waiting.clear();
-  // The engine served this run only and is dropped here, whatever state the kernel left it in
-  // (`outcome.healthy` false after a host stack overflow): the worker itself is sound.
+  // The sandbox served this run only: freed, its engine dropped and its memory zeroed once the
+  // answer is on its way, whatever state the kernel left it in (`outcome.healthy` false after a
+  // host stack overflow): the worker itself is sound. The next one is made while idle.
   post({ type: 'done', runId, result: outcome.result, healthy: true });
-  void supply.prepare();
+  supply.retire(supplied);
 }
 
 scope.onmessage = (event: MessageEvent) => {

@@ -17,7 +17,8 @@
 // The supply holds at most one prepared engine and never a used one: `take()` hands the engine
 // over and forgets it, so once the run drops it the instance and its memory can be collected.
 
-import { instantiateQuickJsNg, type BoundedEngine } from './engine.ts';
+import { instantiateQuickJsNg, zeroedForReuse, type BoundedEngine } from './engine.ts';
+import { disposeSandbox, prepareSandbox, type PreparedSandbox } from './kernel.ts';
 
 export class EngineSupply {
   readonly #compiled: Promise<WebAssembly.Module>;
@@ -52,5 +53,82 @@ export class EngineSupply {
     const next = this.#next ?? this.#compiled.then(instantiateQuickJsNg);
     this.#next = undefined;
     return next;
+  }
+}
+
+/** A sandbox the supply handed out, with what `retire` needs to free it and reuse its memory. */
+export interface SuppliedSandbox {
+  readonly sandbox: PreparedSandbox;
+  /** The engine's linear memory (tests read it to show what a run left behind). */
+  readonly memory: WebAssembly.Memory;
+}
+
+/**
+ * The sandbox supply: like the engine supply, but what it prepares while the worker is idle is a
+ * whole sandbox — a fresh engine instance with its runtime and context made, the bridge's host
+ * functions defined and the hardening prelude evaluated (kernel.ts `prepareSandbox`; measured
+ * about 1.5 ms on top of the instance, which no run should wait for). A run takes it and uses it
+ * once (`runPrepared`); the worker hands it back with `retire` after answering, which frees it,
+ * drops the engine, zeroes its memory whole for the next instance (engine.ts `zeroedForReuse`)
+ * and prepares the next sandbox. No runtime, context or instance serves two runs, and no byte of
+ * one run's memory reaches the next.
+ * A run with WASM modules needs a sandbox whose prelude carries the WASM bridge: the supply keeps
+ * at most one prepared sandbox of each kind, and prepares the kind the last run took.
+ */
+export class SandboxSupply {
+  readonly #compiled: Promise<WebAssembly.Module>;
+  /** Prepared and untouched, by kind (true: with the WASM bridge). */
+  readonly #next = new Map<boolean, Promise<SuppliedSandbox>>();
+  /** Zeroed memories of retired engines, for the next instances. */
+  readonly #spare: WebAssembly.Memory[] = [];
+  #kind = false;
+
+  /** `compile` yields the engine's compiled module; it is called once, now. */
+  constructor(compile: () => Promise<WebAssembly.Module>) {
+    this.#compiled = compile();
+    this.#compiled.catch(() => undefined);
+  }
+
+  #make(withWasm: boolean): Promise<SuppliedSandbox> {
+    const spare = this.#spare.pop();
+    return this.#compiled
+      .then((compiled) => instantiateQuickJsNg(compiled, spare))
+      .then(({ engine, memory }) => ({ sandbox: prepareSandbox(engine, withWasm), memory }));
+  }
+
+  /**
+   * Makes the next sandbox (of the last run's kind unless told) unless one is ready or on its way;
+   * resolves when it is ready. Awaited at start-up, so a worker whose engine cannot load never
+   * reports ready; not awaited after each run.
+   */
+  prepare(withWasm = this.#kind): Promise<void> {
+    let next = this.#next.get(withWasm);
+    if (!next) {
+      next = this.#make(withWasm);
+      next.catch(() => undefined);
+      this.#next.set(withWasm, next);
+    }
+    return next.then(() => undefined);
+  }
+
+  /** A sandbox for exactly one run: the prepared one of its kind, else one made now. */
+  take(withWasm: boolean): Promise<SuppliedSandbox> {
+    this.#kind = withWasm;
+    const next = this.#next.get(withWasm);
+    this.#next.delete(withWasm);
+    return next ?? this.#make(withWasm);
+  }
+
+  /**
+   * After the run's answer has gone: free the sandbox and drop its engine; its memory is zeroed
+   * and kept for the next instance only when the runtime came apart cleanly (a sandbox unwound
+   * mid-call keeps its memory out of reuse). Then the next sandbox is prepared.
+   */
+  retire(supplied: SuppliedSandbox): void {
+    if (disposeSandbox(supplied.sandbox)) {
+      const memory = zeroedForReuse(supplied.memory);
+      if (memory && this.#spare.length === 0) this.#spare.push(memory);
+    }
+    void this.prepare();
   }
 }

@@ -27,10 +27,10 @@ const CAPABILITIES: Readonly<Record<string, 'fetch' | 'workspace' | 'secret'>> =
 /** A denial's `from` when the sandbox cannot tell which code asked (see `callerOf`). */
 export const UNKNOWN_CALLER = 'unknown';
 
+/** The one run a prepared context serves, bound to its bridge when the run starts. */
 export interface BridgeRun {
   readonly request: KernelRunRequest;
   readonly graph: LoaderGraph;
-  readonly withWasm: boolean;
   readonly state: RunState;
   readonly hostCall: HostCall;
 }
@@ -38,7 +38,15 @@ export interface BridgeRun {
 export interface HostBridge {
   /** Hand over the prelude's `deliver` (WASM answers) and `caller` (attribution) once it has run. */
   attach(helpers: { readonly deliver: QuickJSHandle; readonly caller: QuickJSHandle }): void;
+  /**
+   * Bind the run this context serves (once; the context is prepared before its run is known).
+   * Unanswered host calls are then held in `scope`, freed before the context.
+   */
+  bind(run: BridgeRun): void;
 }
+
+/** Every host function answers this until a run is bound: nothing of the guest's runs before then. */
+const UNBOUND: HostCallResult = { ok: false, code: 'internal', message: 'The sandbox received a call before its run started.' };
 
 /**
  * Who made a host call, from the file name of its innermost frame that is not the prelude's, the
@@ -97,10 +105,11 @@ function readArgs(ctx: QuickJSContext, jsonHandle: QuickJSHandle | undefined, bu
 
 /**
  * Define the bridge's host functions on the context's global object, for the prelude to capture.
- * Unanswered host-call promises are held in the run's scope, so they are freed with the context.
+ * They are defined before the context's run is known (a worker prepares the context while idle);
+ * `bind` gives them the run, and until then they do nothing.
  */
-export function installHostBridge(ctx: QuickJSContext, scope: Scope, run: BridgeRun): HostBridge {
-  const { request, graph, withWasm, state } = run;
+export function installHostBridge(ctx: QuickJSContext, scope: Scope, withWasm: boolean): HostBridge {
+  let run: BridgeRun | undefined;
   let deliver: QuickJSHandle | undefined;
   let callerHelper: QuickJSHandle | undefined;
 
@@ -113,11 +122,11 @@ export function installHostBridge(ctx: QuickJSContext, scope: Scope, run: Bridge
   define(HOST_LOG_GLOBAL, (levelHandle, textHandle) => {
     const level = levelHandle && ctx.typeof(levelHandle) === 'string' ? ctx.getString(levelHandle) : 'log';
     const text = textHandle && ctx.typeof(textHandle) === 'string' ? ctx.getString(textHandle) : '';
-    state.log((['log', 'info', 'warn', 'error', 'debug'].includes(level) ? level : 'log') as RunLog['level'], text);
+    run?.state.log((['log', 'info', 'warn', 'error', 'debug'].includes(level) ? level : 'log') as RunLog['level'], text);
   });
 
   /** Keep a host call's answer in flight until it has been handed to the guest; wake the job loop then. */
-  const track = (answer: Promise<HostCallResult>, settle: (result: HostCallResult) => void): void => {
+  const track = (state: RunState, answer: Promise<HostCallResult>, settle: (result: HostCallResult) => void): void => {
     const tracked: Promise<void> = answer
       .then(settle, (error: unknown) =>
         settle({ ok: false, code: 'internal', message: `The host failed: ${error instanceof Error ? error.message : String(error)}` }),
@@ -131,19 +140,11 @@ export function installHostBridge(ctx: QuickJSContext, scope: Scope, run: Bridge
 
   const asTaggedJson = (result: HostCallResult): QuickJSHandle => ctx.newString(JSON.stringify(result, bytesReplacer));
 
-  // Whatever is still unanswered when the run ends goes with the context (the scope frees in reverse order).
-  scope.manage(
-    new Lifetime(state.deferreds, undefined, (deferreds) => {
-      for (const deferred of deferreds) deferred.dispose();
-      deferreds.clear();
-    }),
-  );
-
   /** Answer one general host call: a promise handle now, resolved with the tagged result as JSON later. */
-  const answerWith = (answer: Promise<HostCallResult>): QuickJSHandle => {
+  const answerWith = (state: RunState, answer: Promise<HostCallResult>): QuickJSHandle => {
     const deferred = ctx.newPromise();
     state.deferreds.add(deferred);
-    track(answer, (result) => {
+    track(state, answer, (result) => {
       if (state.closed || !ctx.alive) return;
       const value = asTaggedJson(result);
       deferred.resolve(value);
@@ -157,8 +158,9 @@ export function installHostBridge(ctx: QuickJSContext, scope: Scope, run: Bridge
   define(HOST_CALL_GLOBAL, (kindHandle, nameHandle, jsonHandle, buffersHandle) => {
     const kind = kindHandle && ctx.typeof(kindHandle) === 'string' ? ctx.getString(kindHandle) : '';
     const name = nameHandle && ctx.typeof(nameHandle) === 'string' ? ctx.getString(nameHandle) : '';
+    if (!run) return asTaggedJson(UNBOUND);
     const args = readArgs(ctx, jsonHandle, buffersHandle);
-    return answerWith(dispatch(kind, name, args));
+    return answerWith(run.state, dispatch(run, kind, name, args));
   });
 
   // The WASM fast path (see HOST_WASM_GLOBAL): numbers in, a call id back at once, and later a
@@ -178,6 +180,8 @@ export function installHostBridge(ctx: QuickJSContext, scope: Scope, run: Bridge
         numbers.push(ctx.getNumber(handle));
       }
       const args = numbers.length === argHandles.length ? [moduleId, exportName, numbers] : undefined;
+      if (!run) return asTaggedJson(UNBOUND);
+      const { state } = run;
       const id = nextWasmCall++;
       const settle = (result: HostCallResult) => {
         if (state.closed || !ctx.alive || !deliver) return;
@@ -194,7 +198,7 @@ export function installHostBridge(ctx: QuickJSContext, scope: Scope, run: Bridge
         if (delivered.error) delivered.error.dispose();
         else delivered.value.dispose();
       };
-      track(dispatch('wasm', 'call', args), settle);
+      track(state, dispatch(run, 'wasm', 'call', args), settle);
       return ctx.newNumber(id);
     });
   }
@@ -222,7 +226,8 @@ export function installHostBridge(ctx: QuickJSContext, scope: Scope, run: Bridge
     return file;
   };
 
-  function dispatch(kind: string, name: string, args: unknown[] | undefined): Promise<HostCallResult> {
+  function dispatch(run: BridgeRun, kind: string, name: string, args: unknown[] | undefined): Promise<HostCallResult> {
+    const { request, graph, state } = run;
     if (args === undefined) return Promise.resolve({ ok: false, code: 'invalid-data', message: 'The bridge received arguments it cannot read.' });
     if (kind === 'capability') {
       const grant = Object.hasOwn(CAPABILITIES, name) ? CAPABILITIES[name] : undefined;
@@ -246,7 +251,7 @@ export function installHostBridge(ctx: QuickJSContext, scope: Scope, run: Bridge
         state.calls.push({ kind: 'capability', name, ok: false, code: 'capability-denied' });
         return Promise.resolve({ ok: false, code: 'capability-denied', message: reason });
       }
-      return record('capability', name, run.hostCall('capability', name, args));
+      return record(state, 'capability', name, run.hostCall('capability', name, args));
     }
     if (kind === 'wasm') {
       const [moduleId, exportName, wasmArgs] = args;
@@ -261,12 +266,12 @@ export function installHostBridge(ctx: QuickJSContext, scope: Scope, run: Bridge
       }
       // The export and the arguments are the dispatcher's to check (it names what is wrong).
       const label = typeof exportName === 'string' && exportName.length <= 128 ? exportName : '?';
-      return record('wasm', `${module.displayName}#${label}`, run.hostCall('wasm', moduleId as string, [exportName, wasmArgs]));
+      return record(state, 'wasm', `${module.displayName}#${label}`, run.hostCall('wasm', moduleId as string, [exportName, wasmArgs]));
     }
     return Promise.resolve({ ok: false, code: 'invalid-data', message: `Unknown bridge call ${JSON.stringify(kind)}.` });
   }
 
-  function record(kind: 'capability' | 'wasm', name: string, answer: Promise<HostCallResult>): Promise<HostCallResult> {
+  function record(state: RunState, kind: 'capability' | 'wasm', name: string, answer: Promise<HostCallResult>): Promise<HostCallResult> {
     return answer.then((result) => {
       state.calls.push(result.ok ? { kind, name, ok: true } : { kind, name, ok: false, code: result.code });
       return result;
@@ -277,6 +282,17 @@ export function installHostBridge(ctx: QuickJSContext, scope: Scope, run: Bridge
     attach(helpers) {
       deliver = helpers.deliver;
       callerHelper = helpers.caller;
+    },
+    bind(bound) {
+      if (run) throw new Error('a prepared sandbox serves one run only');
+      run = bound;
+      // Whatever is still unanswered when the run ends goes with the context (the scope frees in reverse order).
+      scope.manage(
+        new Lifetime(bound.state.deferreds, undefined, (deferreds) => {
+          for (const deferred of deferreds) deferred.dispose();
+          deferreds.clear();
+        }),
+      );
     },
   };
 }

@@ -6,13 +6,16 @@
 // (promises, deadline, result) and run-state.ts (what the run records).
 //
 // Order of events, which is the security argument:
-//   1. fresh runtime (64 MB, 512 KB stack, deadline interrupt) and context;
+//   1. fresh runtime (64 MB, 512 KB stack) and context on an engine instance nobody used;
 //   2. the guest prelude hardens the global object and captures the bridge (before any module);
-//   3. inputs are bound; the loader is installed over the run's resolution only;
+//      steps 1–2 know nothing of the run, so a worker does them while idle (`prepareSandbox`);
+//   3. the run is bound to the bridge, the deadline interrupt set, inputs bound, and the loader
+//      installed over the run's resolution only;
 //   4. the entry module evaluates: declared modules first (they see the hardened world), then the
 //      entry body, which deletes the WASM bridge binding before the user's IIFE starts;
 //   5. the pending-job loop drives promises, waiting on host calls when the guest is idle;
-//   6. the run's scope frees every handle, the context and the runtime, in reverse order.
+//   6. the sandbox's scope frees every handle, the context and the runtime, in reverse order
+//      (`disposeSandbox`; a worker does it after sending the answer) and the engine is dropped.
 
 import { Scope, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { LIMITS } from '../protocol/limits.ts';
@@ -22,7 +25,7 @@ import { buildEntryModule, ENTRY_MODULE_NAME, type EntryModule } from './entry-t
 import { PRELUDE_SCRIPT_NAME, guestPreludeSource } from './guest-prelude.ts';
 import type { LoaderGraph } from './loader-policy.ts';
 import { classifyGuestError, type GuestErrorInfo } from './guest-errors.ts';
-import { installHostBridge, type HostCall } from './host-bridge.ts';
+import { installHostBridge, type HostBridge, type HostCall } from './host-bridge.ts';
 import { RESULT_TOO_DEEP, runJobLoop, type Timer } from './job-loop.ts';
 import { DENIED_PREFIX, installModuleLoader } from './module-loader.ts';
 import { RunState, type Outcome } from './run-state.ts';
@@ -77,8 +80,113 @@ export interface KernelOutcome {
   readonly healthy: boolean;
 }
 
-/** Run one invocation. Never throws for guest behaviour; engine trouble comes back as `healthy: false`. */
+/** What a run on a prepared sandbox needs: the kernel's powers less the engine (the sandbox has one). */
+export type RunPowers = Omit<KernelPowers, 'engine'>;
+
+/**
+ * A fresh runtime and context, hardened by the prelude and with the bridge's host functions
+ * defined, waiting for exactly one run. Steps 1–2 of the order above happen here, before the run
+ * is known, so a worker can build the next one while it is idle; nothing of any run has touched
+ * it. `runPrepared` uses it once; `disposeSandbox` frees it (after the run's answer is sent).
+ */
+export interface PreparedSandbox {
+  /** Whether the prelude carries the WASM bridge: a run with WASM modules needs one that does. */
+  readonly withWasm: boolean;
+}
+
+interface Sandbox extends PreparedSandbox {
+  readonly scope: Scope;
+  readonly runtime: QuickJSRuntime;
+  readonly ctx: QuickJSContext;
+  readonly bridge: HostBridge;
+  readonly serialize: QuickJSHandle;
+  readonly parse: QuickJSHandle;
+  used: boolean;
+  /** The engine was unwound mid-call (a host stack overflow): freeing it would trip its assertions. */
+  broken: boolean;
+  disposed: boolean;
+}
+
+/** Whether a run needs a sandbox whose prelude carries the WASM bridge. */
+export function runNeedsWasm(request: KernelRunRequest): boolean {
+  return Object.values(request.modules).some((m) => m.kind === 'wasm');
+}
+
+/**
+ * Steps 1–2: a fresh runtime and context on `engine`, the bridge's host functions, the prelude.
+ * Throws when the engine or the prelude fails (engine trouble, never a guest's: no guest code has run).
+ */
+export function prepareSandbox(engine: QuickJSWASMModule, withWasm: boolean): PreparedSandbox {
+  const scope = new Scope();
+  try {
+    const runtime = scope.manage(engine.newRuntime());
+    runtime.setMemoryLimit(LIMITS.guestMemoryBytes);
+    runtime.setMaxStackSize(LIMITS.guestStackBytes);
+    const ctx = scope.manage(runtime.newContext());
+    // Host functions first: the prelude captures and deletes them.
+    const bridge = installHostBridge(ctx, scope, withWasm);
+    const prelude = ctx.evalCode(guestPreludeSource(withWasm), PRELUDE_SCRIPT_NAME, { type: 'global', strict: true });
+    if (prelude.error) {
+      const info = ctx.dump(prelude.error) as unknown;
+      prelude.error.dispose();
+      throw new Error(`the guest prelude failed: ${JSON.stringify(info)}`);
+    }
+    const helpers = scope.manage(prelude.value);
+    const serialize = scope.manage(ctx.getProp(helpers, 'serialize'));
+    const parse = scope.manage(ctx.getProp(helpers, 'parse'));
+    bridge.attach({ deliver: scope.manage(ctx.getProp(helpers, 'deliver')), caller: scope.manage(ctx.getProp(helpers, 'caller')) });
+    const sandbox: Sandbox = { withWasm, scope, runtime, ctx, bridge, serialize, parse, used: false, broken: false, disposed: false };
+    return sandbox;
+  } catch (error) {
+    try {
+      scope.dispose();
+    } catch {
+      // The engine is dropped with the error; nothing else holds it.
+    }
+    throw error;
+  }
+}
+
+/**
+ * Free a prepared sandbox (used or not); false when the runtime could not be freed cleanly (the
+ * engine is then suspect and must be dropped, as workers drop every engine after its run anyway).
+ */
+export function disposeSandbox(prepared: PreparedSandbox): boolean {
+  const sandbox = prepared as Sandbox;
+  if (sandbox.disposed) return !sandbox.broken;
+  sandbox.disposed = true;
+  // A sandbox unwound mid-call is retired whole, its scope left unfreed (see runPrepared).
+  if (sandbox.broken) return false;
+  try {
+    sandbox.scope.dispose();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Run one invocation on a fresh engine's new sandbox, then free it. Never throws for guest behaviour. */
 export async function runKernel(request: KernelRunRequest, powers: KernelPowers): Promise<KernelOutcome> {
+  let sandbox: PreparedSandbox;
+  try {
+    sandbox = prepareSandbox(powers.engine, runNeedsWasm(request));
+  } catch (error) {
+    const message = `The sandbox engine failed: ${error instanceof Error ? error.message : String(error)}`;
+    return { result: { ok: false, code: 'sandbox-crashed', message, logs: [], receipt: { wallMs: 0, modules: [], calls: [], denied: [] } }, healthy: false };
+  }
+  const outcome = await runPrepared(sandbox, request, powers);
+  const freed = disposeSandbox(sandbox);
+  return freed ? outcome : { ...outcome, healthy: false };
+}
+
+/**
+ * Steps 3–5 on a prepared sandbox, once. The caller frees it afterwards with `disposeSandbox`
+ * (a worker does so after posting the result, so freeing is not on the run's critical path).
+ */
+export async function runPrepared(prepared: PreparedSandbox, request: KernelRunRequest, powers: RunPowers): Promise<KernelOutcome> {
+  const sandbox = prepared as Sandbox;
+  if (sandbox.used || sandbox.disposed) throw new Error('a prepared sandbox serves one run only');
+  sandbox.used = true;
   const started = powers.now();
   const state = new RunState(powers.onLog);
   const finish = (result: Outcome, healthy = true): KernelOutcome => {
@@ -93,76 +201,47 @@ export async function runKernel(request: KernelRunRequest, powers: KernelPowers)
       return finish({ ok: false, code: 'invalid-data', message: `The run's resolution uses the reserved module id ${JSON.stringify(id)}.` });
     }
   }
+  if (runNeedsWasm(request) && !sandbox.withWasm) throw new Error('this run has WASM modules: it needs a sandbox prepared with the WASM bridge');
   const entry = buildEntryModule(request.code);
   if (!entry.ok) return finish({ ok: false, code: entry.code, message: entry.message });
 
-  // Everything the engine hands out for this run is managed here; the scope frees it in reverse
-  // order (handles, unanswered host calls, context, runtime), so nothing is disposed by hand.
-  const scope = new Scope();
   let outcome: Outcome;
   try {
-    const runtime = scope.manage(powers.engine.newRuntime());
-    runtime.setMemoryLimit(LIMITS.guestMemoryBytes);
-    runtime.setMaxStackSize(LIMITS.guestStackBytes);
-    const ctx = scope.manage(runtime.newContext());
-    outcome = await evaluate({ ctx, runtime, scope, request, entry: entry.value, state, powers });
+    outcome = await evaluate({ sandbox, request, entry: entry.value, state, powers });
   } catch (error) {
     // The host's own stack can run out inside the engine before the guest stack limit trips (a
     // browser Web Worker's stack is smaller than a Node worker's, measured): that is still the
     // guest recursing too deeply. The engine was unwound mid-call, so freeing its runtime would
     // trip its own assertions (measured: an abort); it is retired whole, its scope left unfreed.
     if (error instanceof RangeError && /maximum call stack/i.test(error.message)) {
+      sandbox.broken = true;
       return finish(
         state.serializingResult ? RESULT_TOO_DEEP : { ok: false, code: 'stack-overflow', message: 'The code recursed too deeply and was stopped.' },
         false,
       );
     }
     outcome = { ok: false, code: 'sandbox-crashed', message: `The sandbox engine failed: ${error instanceof Error ? error.message : String(error)}` };
-    return finish(outcome, dispose(scope, state) && false);
+    state.closed = true;
+    return finish(outcome, false);
   }
-  return finish(outcome, dispose(scope, state));
-}
-
-/** Free the run; false when the runtime could not be freed cleanly (the engine is then suspect). */
-function dispose(scope: Scope, state: RunState): boolean {
+  // The run is over: late host answers find it closed and touch nothing.
   state.closed = true;
-  try {
-    scope.dispose();
-    return true;
-  } catch {
-    // The result stands, but the caller must retire this thread's engine.
-    return false;
-  }
+  return finish(outcome);
 }
 
 interface Evaluation {
-  readonly ctx: QuickJSContext;
-  readonly runtime: QuickJSRuntime;
-  readonly scope: Scope;
+  readonly sandbox: Sandbox;
   readonly request: KernelRunRequest;
   readonly entry: EntryModule;
   readonly state: RunState;
-  readonly powers: KernelPowers;
+  readonly powers: RunPowers;
 }
 
-async function evaluate({ ctx, runtime, scope, request, entry, state, powers }: Evaluation): Promise<Outcome> {
+async function evaluate({ sandbox, request, entry, state, powers }: Evaluation): Promise<Outcome> {
+  const { ctx, runtime, scope, serialize, parse } = sandbox;
   const graph: LoaderGraph = { entries: request.entries, modules: request.modules };
-  const withWasm = Object.values(request.modules).some((m) => m.kind === 'wasm');
-
-  // Host functions first: the prelude captures and deletes them.
-  const bridge = installHostBridge(ctx, scope, { request, graph, withWasm, state, hostCall: powers.hostCall });
-
-  // --- prelude: hardening before anything else evaluates -------------------------------------------
-  const prelude = ctx.evalCode(guestPreludeSource(withWasm), PRELUDE_SCRIPT_NAME, { type: 'global', strict: true });
-  if (prelude.error) {
-    const info = ctx.dump(prelude.error) as unknown;
-    prelude.error.dispose();
-    throw new Error(`the guest prelude failed: ${JSON.stringify(info)}`);
-  }
-  const helpers = scope.manage(prelude.value);
-  const serialize = scope.manage(ctx.getProp(helpers, 'serialize'));
-  const parse = scope.manage(ctx.getProp(helpers, 'parse'));
-  bridge.attach({ deliver: scope.manage(ctx.getProp(helpers, 'deliver')), caller: scope.manage(ctx.getProp(helpers, 'caller')) });
+  const withWasm = runNeedsWasm(request);
+  sandbox.bridge.bind({ request, graph, state, hostCall: powers.hostCall });
   if (withWasm) {
     // The bridge module takes the prelude's one-shot WASM binding now, before any pack module
     // evaluates; facades import this instance (the engine keeps evaluated modules by name).

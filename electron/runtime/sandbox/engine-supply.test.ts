@@ -9,9 +9,9 @@ import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { NO_GRANTS, type KernelRunRequest } from '../../../shared/protocol/run.ts';
 import { ENGINE_BASE_PAGES } from '../../../shared/sandbox/engine.ts';
-import { EngineSupply } from '../../../shared/sandbox/engine-supply.ts';
+import { EngineSupply, SandboxSupply } from '../../../shared/sandbox/engine-supply.ts';
 import { isolationSecret, PLANT_CODE } from '../../../shared/sandbox/isolation-probe.ts';
-import { runKernel } from '../../../shared/sandbox/kernel.ts';
+import { runKernel, runPrepared } from '../../../shared/sandbox/kernel.ts';
 import { SYSTEM_CLOCK } from '../../../shared/sandbox/system-clock.ts';
 import { compileEngineWasm } from './engine-wasm.ts';
 
@@ -92,4 +92,70 @@ describe('EngineSupply', () => {
     await expect(supply.take()).rejects.toThrow(WebAssembly.CompileError);
     await expect(supply.take()).rejects.toThrow(WebAssembly.CompileError);
   });
+});
+
+describe('SandboxSupply', () => {
+  const request = (code: string, inputs: Record<string, unknown> = {}): KernelRunRequest => ({
+    code,
+    entries: {},
+    modules: {},
+    inputs,
+    grants: NO_GRANTS,
+    timeoutMs: 20_000,
+  });
+
+  it("hands each run a prepared sandbox once, and a retired engine's memory comes back zeroed with nothing of its run", async () => {
+    const supply = new SandboxSupply(compileEngineWasm);
+    await supply.prepare();
+    const first = await supply.take(false);
+    const secret = isolationSecret();
+    // Copies of the secret all over the heap, without growing the memory past its 16 MB (a grown
+    // memory is never reused, see below).
+    const plant = 'const keep = []; for (let i = 0; i < 500; i++) keep.push(apiKey + " " + i, [apiKey].join("")); return keep.length;';
+    const outcome = await runPrepared(first.sandbox, request(plant, { apiKey: secret }), powers);
+    expect(outcome.result).toMatchObject({ ok: true, value: 1000 });
+    expect(first.memory.buffer.byteLength).toBe(ENGINE_BASE_PAGES * 64 * 1024);
+    expect(occurrences(first.memory, secret)).toBeGreaterThan(500);
+    // A prepared sandbox serves one run: a second use is refused, never run.
+    await expect(runPrepared(first.sandbox, request('return 1;'), powers)).rejects.toThrow(/one run only/);
+
+    supply.retire(first);
+    // Zeroed at retirement, before any other instance touches it.
+    expect(occurrences(first.memory, secret)).toBe(0);
+    expect(new Uint8Array(first.memory.buffer).some((byte) => byte !== 0)).toBe(false);
+
+    const second = await supply.take(false);
+    // The memory is reused by a new instance, a new runtime and a new context: none of the run's bytes.
+    expect(second.sandbox === first.sandbox).toBe(false);
+    expect(second.memory === first.memory).toBe(true);
+    expect(occurrences(second.memory, secret)).toBe(0);
+    const after = await runPrepared(second.sandbox, request(`return [typeof apiKey, ${JSON.stringify(secret)}.length];`), powers);
+    expect(after.result).toMatchObject({ ok: true, value: ['undefined', secret.length] });
+    supply.retire(second);
+  }, 60_000);
+
+  it('never reuses a memory that grew past its initial size: the next instance starts at 16 MB', async () => {
+    const supply = new SandboxSupply(compileEngineWasm);
+    const first = await supply.take(false);
+    const outcome = await runPrepared(first.sandbox, request('const a = new Uint8Array(40 << 20); a.fill(7); return a.length;'), powers);
+    expect(outcome.result).toMatchObject({ ok: true, value: 40 << 20 });
+    expect(first.memory.buffer.byteLength).toBeGreaterThan(ENGINE_BASE_PAGES * 64 * 1024);
+    supply.retire(first);
+    const second = await supply.take(false);
+    expect(second.memory === first.memory).toBe(false);
+    expect(second.memory.buffer.byteLength).toBe(ENGINE_BASE_PAGES * 64 * 1024);
+    supply.retire(second);
+  }, 60_000);
+
+  it('prepares sandboxes by kind: a WASM run gets a prelude with the WASM bridge, a plain one without', async () => {
+    const supply = new SandboxSupply(compileEngineWasm);
+    await supply.prepare(true);
+    const wasm = await supply.take(true);
+    const plain = await supply.take(false);
+    expect([wasm.sandbox.withWasm, plain.sandbox.withWasm]).toEqual([true, false]);
+    const wasmRun = { ...request('return 1;'), modules: { 'wasm:x': { moduleId: 'wasm:x', kind: 'wasm' } } } as unknown as KernelRunRequest;
+    await expect(runPrepared(plain.sandbox, wasmRun, powers)).rejects.toThrow(/WASM bridge/);
+    supply.retire(wasm);
+    supply.retire(plain);
+  }, 60_000);
 });
