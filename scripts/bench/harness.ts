@@ -23,6 +23,28 @@ export async function measure(label: string, runs: number, fn: () => unknown | P
   return { label, runs, minMs: samples[0] ?? Number.NaN, medianMs: at(0.5), p95Ms: at(0.95) };
 }
 
+/** Stats of samples already taken (milliseconds). */
+export function statsOf(label: string, samples: readonly number[]): Stats {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+  return { label, runs: sorted.length, minMs: sorted[0] ?? Number.NaN, medianMs: at(0.5), p95Ms: at(0.95) };
+}
+
+/**
+ * Like `measure`, but each sample waits `idleMs` untimed first: time for what a worker does
+ * while idle (it makes its next sandbox then), as a user's runs arrive.
+ */
+export async function measureAfterIdle(label: string, runs: number, idleMs: number, fn: () => unknown | Promise<unknown>, warmup = 5): Promise<Stats> {
+  const samples: number[] = [];
+  for (let i = 0; i < warmup + runs; i++) {
+    await new Promise((resolve) => setTimeout(resolve, idleMs));
+    const start = performance.now();
+    await fn();
+    if (i >= warmup) samples.push(performance.now() - start);
+  }
+  return statsOf(label, samples);
+}
+
 export function fmtMs(ms: number): string {
   if (ms < 0.01) return `${(ms * 1000).toFixed(2)} µs`;
   if (ms < 1) return `${(ms * 1000).toFixed(0)} µs`;

@@ -1,25 +1,25 @@
-// Bench section "kernel": one invocation with no import and with one 50 KB declared module,
-// side by side in one run — through our kernel (in-thread, and through the worker pool), through
+// Bench section "kernel": one invocation with no import and with one 50 KB declared module, side
+// by side in one run — through our kernel (via the worker pool, and in-thread), through
 // @sebastianwessel/quickjs `runSandboxed` (the anchor), and a bare quickjs-ng runtime + context +
-// eval (the floor; for the 50 KB case the floor also evaluates the same module). Goals from
-// issue 3: trivial invocation ≥ 5× faster than runSandboxed; 50 KB within 1.5× of the floor.
+// eval in a reused instance (the floor; for the 50 KB case the floor also evaluates the module).
 //
-// Engine rows (issue 14): every run now gets an engine instance of its own (engine-supply.ts), so
-// the table also times a fresh instance + runtime + context + eval against a new runtime in a
-// reused instance, the in-thread kernel on a fresh engine per run, and the pool with and without
-// the worker's idle time to prepare the next engine. The other kernel rows keep one engine so
-// they stay comparable with earlier figures.
+// Every run gets a sandbox nobody used: a fresh engine instance, runtime and context, hardened by
+// the prelude (engine-supply.ts, kernel.ts `prepareSandbox`). Making one is done while the worker
+// is idle, so a run's latency is the "idle between runs" rows; back to back, each run also waits
+// for the sandbox its predecessor's worker is still making — both are printed. Goals (issue 17):
+// via the pool ≥ 10× faster than runSandboxed; 50 KB within 1.5× of the floor. The second table
+// says what making a sandbox costs, step by step (the work moved off the critical path).
 
 import variant from '@jitl/quickjs-ng-wasmfile-release-sync';
 import { loadQuickJs } from '@sebastianwessel/quickjs';
 import { NO_GRANTS, type GuestModule, type KernelRunRequest } from '../../shared/protocol/run.ts';
-import { instantiateQuickJsNg, loadQuickJsNg } from '../../shared/sandbox/engine.ts';
-import { EngineSupply } from '../../shared/sandbox/engine-supply.ts';
-import { runKernel } from '../../shared/sandbox/kernel.ts';
+import { instantiateQuickJsNg, loadQuickJsNg, zeroedForReuse } from '../../shared/sandbox/engine.ts';
+import { SandboxSupply } from '../../shared/sandbox/engine-supply.ts';
+import { disposeSandbox, prepareSandbox, runKernel, runPrepared } from '../../shared/sandbox/kernel.ts';
 import { SYSTEM_CLOCK } from '../../shared/sandbox/system-clock.ts';
 import { compileEngineWasm } from '../../electron/runtime/sandbox/engine-wasm.ts';
 import { SandboxPool } from '../../electron/runtime/sandbox/sandbox-pool.ts';
-import { measure, printRatio, printTable, type BenchSection, type Stats } from './harness.ts';
+import { measure, measureAfterIdle, printRatio, printTable, statsOf, type BenchSection, type Stats } from './harness.ts';
 
 /** A deterministic ~50 KB ES module: many small functions and a table, like a real utility pack. */
 export function fiftyKbModule(): string {
@@ -34,22 +34,8 @@ export function fiftyKbModule(): string {
 }
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
-/** Idle time before each timed run of the "prepared engine" pool rows: the worker makes its next engine in it. */
+/** Idle time before each timed run of the "idle between runs" rows: the worker makes its next sandbox in it. */
 const IDLE_MS = 10;
-
-/** Like `measure`, but each sample waits `idleMs` untimed first (time for the worker's idle work). */
-async function measureAfterIdle(label: string, runs: number, idleMs: number, fn: () => Promise<unknown>, warmup = 5): Promise<Stats> {
-  const samples: number[] = [];
-  for (let i = 0; i < warmup + runs; i++) {
-    await new Promise((resolve) => setTimeout(resolve, idleMs));
-    const start = performance.now();
-    await fn();
-    if (i >= warmup) samples.push(performance.now() - start);
-  }
-  samples.sort((a, b) => a - b);
-  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))] ?? Number.NaN;
-  return { label, runs, minMs: samples[0] ?? Number.NaN, medianMs: at(0.5), p95Ms: at(0.95) };
-}
 
 export const kernelBench: BenchSection = {
   name: 'kernel',
@@ -73,7 +59,7 @@ export const kernelBench: BenchSection = {
       entries: { '@bench/big': 'js:big' },
       modules: { 'js:big': module },
     };
-    const powers = { engine, ...SYSTEM_CLOCK, hostCall: async () => ({ ok: false as const, code: 'internal' as const, message: 'unused' }) };
+    const powers = { ...SYSTEM_CLOCK, hostCall: async () => ({ ok: false as const, code: 'internal' as const, message: 'unused' }) };
 
     const bareTrivial = () => {
       const rt = engine.newRuntime();
@@ -93,18 +79,28 @@ export const kernelBench: BenchSection = {
       rt.dispose();
     };
 
-    // A fresh engine from the thread's compiled module, as the workers make one per run.
+    // In-thread, as a worker does it: the run's critical path is runPrepared on a sandbox made before.
     const compiled = await compileEngineWasm();
-    const freshTrivial = async () => {
-      const { engine: fresh } = await instantiateQuickJsNg(compiled);
-      const rt = fresh.newRuntime();
-      const ctx = rt.newContext();
-      ctx.unwrapResult(ctx.evalCode('1')).dispose();
-      ctx.dispose();
-      rt.dispose();
+    const supply = new SandboxSupply(async () => compiled);
+    const onPrepared = async (request: KernelRunRequest, runs: number, label: string): Promise<Stats> => {
+      const samples: number[] = [];
+      for (let i = 0; i < runs + 20; i++) {
+        const taken = await supply.take(false);
+        const start = performance.now();
+        const outcome = await runPrepared(taken.sandbox, request, powers);
+        if (i >= 20) samples.push(performance.now() - start);
+        if (!outcome.result.ok) throw new Error(`kernel bench: ${JSON.stringify(outcome.result)}`);
+        supply.retire(taken);
+      }
+      return statsOf(label, samples);
     };
-    const supply = new EngineSupply(async () => compiled);
-    const kernelFresh = async () => runKernel(trivial, { ...powers, engine: (await supply.take()).engine });
+    // The whole of one run made from nothing but the compiled module: instance, sandbox, run, free.
+    const wholeTrivial = async () => {
+      const { engine: fresh } = await instantiateQuickJsNg(compiled);
+      const sandbox = prepareSandbox(fresh, false);
+      await runPrepared(sandbox, trivial, powers);
+      disposeSandbox(sandbox);
+    };
 
     const { runSandboxed } = await loadQuickJs(variant);
     const anchorTrivial = () => runSandboxed(async ({ evalCode }) => evalCode('export default 1'));
@@ -114,7 +110,7 @@ export const kernelBench: BenchSection = {
       });
 
     // Sanity: every path computes the same answers before anything is timed.
-    const checks = [await runKernel(trivial, powers), await runKernel(fifty, powers)].map((o) => o.result);
+    const checks = [await runKernel(trivial, { ...powers, engine }), await runKernel(fifty, { ...powers, engine })].map((o) => o.result);
     if (!checks.every((r) => r.ok)) throw new Error(`kernel bench: kernel run failed: ${JSON.stringify(checks)}`);
     const anchorCheck = (await anchorFifty()) as { ok: boolean; data?: unknown; error?: unknown };
     if (!anchorCheck.ok) throw new Error(`kernel bench: anchor failed: ${JSON.stringify(anchorCheck)}`);
@@ -125,39 +121,92 @@ export const kernelBench: BenchSection = {
       if (!warm.ok) throw new Error(`kernel bench: pool run failed: ${JSON.stringify(warm)}`);
       const rows = [
         await measure('floor: bare context + eval "1"', RUNS, bareTrivial, 20),
-        await measure('kernel in-thread: trivial', RUNS, () => runKernel(trivial, powers), 20),
-        await measure('kernel via pool: trivial', RUNS, () => pool.run(trivial), 20),
+        await measureAfterIdle(`kernel via pool, ${IDLE_MS} ms idle between runs: trivial`, RUNS, IDLE_MS, () => pool.run(trivial)),
+        await measure('kernel via pool, back to back: trivial', RUNS, () => pool.run(trivial), 20),
+        await onPrepared(trivial, RUNS, 'kernel in-thread, prepared sandbox: trivial'),
+        await measure('kernel in-thread, instance + sandbox + run + free: trivial', RUNS, wholeTrivial, 20),
         await measure('anchor runSandboxed: trivial', RUNS, anchorTrivial, 20),
         await measure('floor: bare context + 50 KB module', RUNS, bareFifty, 20),
-        await measure('kernel in-thread: 50 KB module', RUNS, () => runKernel(fifty, powers), 20),
-        await measure('kernel via pool: 50 KB module', RUNS, () => pool.run(fifty), 20),
+        await measureAfterIdle(`kernel via pool, ${IDLE_MS} ms idle between runs: 50 KB module`, RUNS, IDLE_MS, () => pool.run(fifty)),
+        await measure('kernel via pool, back to back: 50 KB module', RUNS, () => pool.run(fifty), 20),
+        await onPrepared(fifty, RUNS, 'kernel in-thread, prepared sandbox: 50 KB module'),
         await measure('anchor runSandboxed: 50 KB module', RUNS, anchorFifty, 20),
       ] as const;
       printTable(`kernel (${RUNS} runs each, 50 KB module = ${big.length} bytes)`, rows);
-      const [floorT, kernelT, poolT, anchorT, floorF, kernelF, poolF, anchorF] = rows;
-      printRatio('anchor / kernel in-thread, trivial', anchorT, kernelT, '≥ 5×');
-      printRatio('anchor / kernel via pool, trivial', anchorT, poolT, '≥ 5×');
-      printRatio('kernel in-thread / floor, trivial', kernelT, floorT);
-      printRatio('kernel in-thread / floor, 50 KB', kernelF, floorF, '≤ 1.5×');
-      printRatio('kernel via pool / floor, 50 KB', poolF, floorF, '≤ 1.5×');
-      printRatio('anchor / kernel in-thread, 50 KB', anchorF, kernelF);
-
-      const engineRows = [
-        await measure('engine: new runtime + context + eval in a reused instance', RUNS, bareTrivial, 20),
-        await measure('engine: fresh instance + runtime + context + eval', RUNS, freshTrivial, 20),
-        await measure('kernel in-thread, reused engine: trivial', RUNS, () => runKernel(trivial, powers), 20),
-        await measure('kernel in-thread, fresh engine per run: trivial', RUNS, kernelFresh, 20),
-        await measure('kernel via pool, back to back: trivial', RUNS, () => pool.run(trivial), 20),
-        await measureAfterIdle(`kernel via pool, ${IDLE_MS} ms idle first (engine prepared): trivial`, RUNS, IDLE_MS, () => pool.run(trivial)),
-      ] as const;
-      printTable(`kernel engines (${RUNS} runs each; the engine module is compiled once per thread)`, engineRows);
-      const [reusedE, freshE, kernelReused, kernelFreshE, poolBack, poolIdle] = engineRows;
-      printRatio('fresh instance / reused instance, runtime + context + eval', freshE, reusedE);
-      printRatio('kernel in-thread, fresh engine / reused engine, trivial', kernelFreshE, kernelReused);
-      printRatio('pool back to back / pool with a prepared engine, trivial', poolBack, poolIdle);
-      printRatio('pool with a prepared engine / kernel in-thread reused engine, trivial', poolIdle, kernelReused);
+      const [floorT, poolT, poolBackT, preparedT, wholeT, anchorT, floorF, poolF, poolBackF, preparedF, anchorF] = rows;
+      printRatio('anchor / kernel via pool (idle between runs), trivial', anchorT, poolT, '≥ 10×');
+      printRatio('anchor / kernel via pool (back to back), trivial', anchorT, poolBackT);
+      printRatio('anchor / kernel in-thread prepared sandbox, trivial', anchorT, preparedT);
+      printRatio('anchor / kernel in-thread whole (instance + sandbox + run), trivial', anchorT, wholeT);
+      printRatio('kernel in-thread prepared / floor, trivial', preparedT, floorT);
+      printRatio('kernel via pool (idle between runs) / floor, 50 KB', poolF, floorF, '≤ 1.5×');
+      printRatio('kernel via pool (back to back) / floor, 50 KB', poolBackF, floorF);
+      printRatio('kernel in-thread prepared / floor, 50 KB', preparedF, floorF);
+      printRatio('anchor / kernel via pool (idle between runs), 50 KB', anchorF, poolF);
     } finally {
       await pool.close();
     }
+
+    // What making one sandbox costs, step by step: the work a worker does while idle.
+    const steps = {
+      newMemory: [] as number[],
+      zero: [] as number[],
+      reused: [] as number[],
+      context: [] as number[],
+      prelude: [] as number[],
+      preludeWasm: [] as number[],
+      free: [] as number[],
+    };
+    let spare: WebAssembly.Memory | undefined;
+    for (let i = 0; i < RUNS + 20; i++) {
+      const keep = i >= 20;
+      let t = performance.now();
+      const { engine: onNew, memory: fresh } = await instantiateQuickJsNg(compiled);
+      if (keep) steps.newMemory.push(performance.now() - t);
+      void onNew;
+      if (spare) {
+        t = performance.now();
+        const zeroed = zeroedForReuse(spare);
+        if (keep) steps.zero.push(performance.now() - t);
+        t = performance.now();
+        const { engine: onReused } = await instantiateQuickJsNg(compiled, zeroed);
+        if (keep) steps.reused.push(performance.now() - t);
+        t = performance.now();
+        const rt = onReused.newRuntime();
+        const ctx = rt.newContext();
+        if (keep) steps.context.push(performance.now() - t);
+        ctx.dispose();
+        rt.dispose();
+        t = performance.now();
+        const plain = prepareSandbox(onReused, false);
+        if (keep) steps.prelude.push(performance.now() - t);
+        t = performance.now();
+        disposeSandbox(plain);
+        if (keep) steps.free.push(performance.now() - t);
+        t = performance.now();
+        const withWasm = prepareSandbox(onReused, true);
+        if (keep) steps.preludeWasm.push(performance.now() - t);
+        disposeSandbox(withWasm);
+      }
+      // The zeroed memory is reused from then on, as a worker reuses its own: only the first
+      // zeroing touches every page (committing them, ~10 ms once); later ones write committed pages.
+      spare ??= fresh;
+    }
+    const made = [
+      statsOf('engine instance on a new 16 MB memory', steps.newMemory),
+      statsOf('zeroing a used 16 MB memory', steps.zero),
+      statsOf('engine instance on a zeroed memory', steps.reused),
+      statsOf('runtime + context', steps.context),
+      statsOf('runtime + context + bridge + prelude (no WASM)', steps.prelude),
+      statsOf('runtime + context + bridge + prelude (WASM bridge)', steps.preludeWasm),
+      statsOf('freeing a used sandbox', steps.free),
+    ];
+    printTable('making a sandbox, off the critical path (each step alone)', made);
+    const [newMem, zero, reused, context, prelude] = made;
+    console.log(
+      `note: a worker makes each sandbox from a zeroed memory: ${(zero!.medianMs + reused!.medianMs + prelude!.medianMs).toFixed(2)} ms median ` +
+        `(zeroing + instance + sandbox), against ${(newMem!.medianMs + prelude!.medianMs).toFixed(2)} ms on a new memory; ` +
+        `the prelude and bridge alone cost ${(prelude!.medianMs - context!.medianMs).toFixed(2)} ms of it.`,
+    );
   },
 };
