@@ -1,7 +1,8 @@
 // The Node-side catalog: discovery over an install root, held as one immutable snapshot and
 // swapped atomically on reload. It is constructed once where packs are discovered (app main, web
 // host, CLI) and injected into every consumer; there is no module-level singleton. A resolution
-// handed out before a reload keeps the modules it was built from.
+// handed out before a reload keeps the modules it was built from. Resolutions are remembered per
+// snapshot and declaration list (resolution-cache.ts), so a Code node run again costs a lookup.
 //
 // Delivery entitlement (authorizeDelivery): a pack whose package.json has `"private": true` is
 // served to `main` principals only; `browser` principals get `forbidden`. Unknown ids get
@@ -26,6 +27,7 @@ import type { LoadedPack } from '../../shared/packs/pack-loader.ts';
 import type { SkillDoc } from '../../shared/packs/skill.ts';
 import { discover } from './discover.ts';
 import type { NpmModuleCompiler } from './npm-compiler-port.ts';
+import { ResolutionCache } from './resolution-cache.ts';
 import { sha256Hex } from './sha256.ts';
 
 export type OnlyPacks = ReadonlySet<string> | (() => ReadonlySet<string> | undefined | Promise<ReadonlySet<string> | undefined>);
@@ -76,6 +78,8 @@ export async function openCatalog(options: CatalogOptions): Promise<Result<Disco
   const first = await build();
   if (!first.ok) return first;
   let current = first.value;
+  // Per snapshot: a reload's new snapshot starts with no remembered resolutions (resolution-cache.ts).
+  const resolutions = new ResolutionCache();
   // Reloads run one after another so the last one started is the one that stays.
   let queue: Promise<unknown> = Promise.resolve();
 
@@ -83,7 +87,7 @@ export async function openCatalog(options: CatalogOptions): Promise<Result<Disco
     root: options.root,
     summaries: (): readonly SandboxModuleSummary[] => current.summaries(),
     diagnostics: (): readonly SandboxPackStatus[] => current.diagnostics(),
-    resolveForExecution: (declarations: readonly SandboxModuleDeclaration[]): SandboxModuleResolution => current.resolveForExecution(declarations),
+    resolveForExecution: (declarations: readonly SandboxModuleDeclaration[]): SandboxModuleResolution => resolutions.resolve(current, declarations),
     authorizeDelivery: async (moduleId: string, principal: DeliveryPrincipal, part?: DeliveryPart): Promise<SandboxModuleDelivery> =>
       current.deliver(moduleId, principal, part),
     skillDoc: (packName: string) => current.skill(packName),

@@ -25,11 +25,32 @@ export interface RunCodeInput {
 }
 
 export function kernelRequest(input: RunCodeInput): KernelRunRequest {
-  const modules: Record<string, GuestModule> = {};
-  for (const [id, m] of Object.entries(input.resolution.modules)) {
+  return {
+    code: input.code,
+    entries: { ...input.resolution.entries },
+    modules: guestModules(input.resolution.modules),
+    inputs: { ...(input.inputs ?? {}) },
+    grants: kernelGrants(input.grants ?? {}),
+    timeoutMs: Math.min(input.timeoutMs ?? LIMITS.guestTimeoutMs, LIMITS.guestTimeoutMs),
+  };
+}
+
+/**
+ * The guest's view of a resolution's modules. The catalog hands out frozen resolutions and the
+ * same one again for the same declarations on the same snapshot (electron/catalog/
+ * resolution-cache.ts), so for a frozen record the view is built once and shared, frozen too;
+ * a record that could still change is copied every time.
+ */
+const guestViews = new WeakMap<object, Readonly<Record<string, GuestModule>>>();
+
+function guestModules(modules: SandboxModuleResolutionOk['modules']): Readonly<Record<string, GuestModule>> {
+  const known = guestViews.get(modules);
+  if (known) return known;
+  const view: Record<string, GuestModule> = {};
+  for (const [id, m] of Object.entries(modules)) {
     // The kernel supplies the private bridge module itself and refuses that id from a resolution.
     if (id === WASM_BRIDGE_MODULE_ID) continue;
-    modules[id] = {
+    view[id] = {
       moduleId: m.moduleId,
       kind: m.kind,
       packName: m.packName,
@@ -40,14 +61,10 @@ export function kernelRequest(input: RunCodeInput): KernelRunRequest {
       digest: m.digest,
     };
   }
-  return {
-    code: input.code,
-    entries: { ...input.resolution.entries },
-    modules,
-    inputs: { ...(input.inputs ?? {}) },
-    grants: kernelGrants(input.grants ?? {}),
-    timeoutMs: Math.min(input.timeoutMs ?? LIMITS.guestTimeoutMs, LIMITS.guestTimeoutMs),
-  };
+  if (!Object.isFrozen(modules)) return view;
+  for (const m of Object.values(view)) Object.freeze(Object.freeze(m).imports);
+  guestViews.set(modules, Object.freeze(view));
+  return view;
 }
 
 export function runCode(pool: SandboxPool, input: RunCodeInput): Promise<RunResult> {
