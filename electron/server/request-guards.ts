@@ -36,14 +36,18 @@ export function checkOrigin(req: IncomingMessage, port: number): Failure | undef
 
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
 
-export function checkToken(req: IncomingMessage, token: string): Failure | undefined {
-  const header = req.headers.authorization;
-  const match = typeof header === 'string' ? /^Bearer ([A-Za-z0-9_-]{1,256})$/.exec(header) : null;
-  const presented = match?.[1] ?? '';
-  // Always compare, even when nothing was presented, so the missing case costs the same.
-  const same = timingSafeEqual(digest(presented), digest(token));
-  if (match && same) return undefined;
-  return fail('unauthorized', 'This request needs the access token from the URL the app printed at start.');
+/** The token check for one server: the token's own digest is taken once, the presented one per request. */
+export function tokenCheck(token: string): (req: IncomingMessage) => Failure | undefined {
+  const expected = digest(token);
+  return (req) => {
+    const header = req.headers.authorization;
+    const match = typeof header === 'string' ? /^Bearer ([A-Za-z0-9_-]{1,256})$/.exec(header) : null;
+    const presented = match?.[1] ?? '';
+    // Always compare, even when nothing was presented, so the missing case costs the same.
+    const same = timingSafeEqual(digest(presented), expected);
+    if (match && same) return undefined;
+    return fail('unauthorized', 'This request needs the access token from the URL the app printed at start.');
+  };
 }
 
 export function isJsonContentType(req: IncomingMessage): boolean {

@@ -24,7 +24,7 @@ import { fail } from '../../shared/protocol/result.ts';
 import { DEFAULT_CONNECTION_LIMITS, gateConnections, serverTimeoutOptions, type ConnectionLimits } from './connection-limits.ts';
 import { createEventStreams } from './event-stream.ts';
 import { deliverModule, type DeliveryCatalog } from './module-delivery.ts';
-import { checkHost, checkOrigin, checkToken, isJsonContentType } from './request-guards.ts';
+import { checkHost, checkOrigin, isJsonContentType, tokenCheck } from './request-guards.ts';
 import { readBody, MAX_BODY_BYTES } from './request-body.ts';
 import { sendFailure, sendJson, statusFor } from './responses.ts';
 import { serveStatic } from './static-files.ts';
@@ -58,6 +58,7 @@ const MODULE_PREFIX = '/api/sandbox-modules/';
 
 export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   const token = randomBytes(32).toString('base64url');
+  const checkToken = tokenCheck(token);
   const limits: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...options.limits };
   const streams = createEventStreams(options.events, limits.maxEventStreams);
   const onBug = options.onBug ?? (() => {});
@@ -84,7 +85,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
 
     const originProblem = checkOrigin(req, port);
     if (originProblem) return sendFailure(res, originProblem);
-    const tokenProblem = checkToken(req, token);
+    const tokenProblem = checkToken(req);
     if (tokenProblem) return sendFailure(res, tokenProblem, 401, { 'WWW-Authenticate': 'Bearer' });
 
     if (pathname.startsWith(RPC_PREFIX)) return rpc(req, res, pathname.slice(RPC_PREFIX.length));
