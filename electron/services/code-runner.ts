@@ -11,7 +11,7 @@ import type { RunResult } from '../../shared/protocol/run.ts';
 import { runInputProblems } from '../../shared/protocol/run-inputs.ts';
 import type { HostGrants } from '../runtime/sandbox/host-capabilities.ts';
 import { runCode } from '../runtime/sandbox/run-code.ts';
-import { SandboxPool } from '../runtime/sandbox/sandbox-pool.ts';
+import { ELASTIC_MAX_WORKERS, SandboxPool } from '../runtime/sandbox/sandbox-pool.ts';
 import { WasmModuleCache } from '../runtime/wasm/module-cache.ts';
 import { buildWasmPlan } from '../runtime/wasm/wasm-plan.ts';
 
@@ -89,7 +89,12 @@ export function createCodeRunner(catalog: SandboxModuleCatalog, options: CodeRun
     if (problems.length > 0) return fail('invalid-data', `Inputs: ${problems.map((p) => p.message).join('; ')}.`);
     const resolution = catalog.resolveForExecution(request.packages);
     if (!resolution.ok) return fail(resolution.code, resolution.message);
-    sandbox ??= new SandboxPool({ size: options.sandboxWorkers ?? 2, ...(options.wasmLanes !== undefined ? { wasmLanes: options.wasmLanes } : {}) });
+    // Elastic: runs spinning to their deadline get extra workers in their place, so they never stall the others (issue 17).
+    sandbox ??= new SandboxPool({
+      size: options.sandboxWorkers ?? 2,
+      maxWorkers: ELASTIC_MAX_WORKERS,
+      ...(options.wasmLanes !== undefined ? { wasmLanes: options.wasmLanes } : {}),
+    });
     const hasWasm = Object.values(resolution.modules).some((m) => m.wasm !== undefined);
     const plan = hasWasm ? await buildWasmPlan(resolution, compiled) : undefined;
     const result = await runCode(sandbox, {

@@ -9,6 +9,7 @@ import { kernelBench } from './kernel.ts';
 import { webHostSection } from './web-host.ts';
 import { mcpSection } from './mcp.ts';
 import { browserSection } from './browser.ts';
+import { loadSection } from './load.ts';
 
 export const SECTIONS: readonly BenchSection[] = [
   wasmSection,
@@ -20,4 +21,5 @@ export const SECTIONS: readonly BenchSection[] = [
   webHostSection,
   mcpSection,
   browserSection,
+  loadSection,
 ];

@@ -14,10 +14,24 @@
 // thread. The worker streams each console entry as the run keeps it, so a run ended on this side
 // still answers with its logs so far. A run's host-side work belongs to the run: its abort signal
 // fires when the run ends however it ends, so no fetch or file operation outlives it.
+//
+// Fairness under hostile load (issue 17): a run that has run for `longRunMs` is long. A host may
+// let the core start extra workers, up to `maxWorkers`, so that `size` workers stay free of long
+// runs (a run spinning to its deadline no longer stalls everyone queued behind it; the OS
+// time-slices the threads), and extra workers retire once idle for `idleRetireMs`. A worker that
+// supports holding (`KernelWorker.hold`) has a run that has gone on for `holdAfterMs` held at its
+// next interrupt poll while a shorter run is running or a worker is starting, so short runs get
+// the cores. The two thresholds differ because a worker starts slowly (hundreds of ms) so its
+// replacement must start early, while an ordinary run slowed by a busy machine can take tens of
+// ms and must not be held behind every newer one. Held runs take turns on what cores the short
+// ones leave (see `#balance`). The worker keeps held time out of the run's clock (its result
+// never changes) and the watchdog here adds it back; a run is held at most `HOLD_BUDGET_MS` in
+// all, so none starves however much short work keeps coming.
 
 import type { ErrorCode } from '../protocol/codes.ts';
 import { LIMITS } from '../protocol/limits.ts';
 import { emptyReceipt, type HostCallResult, type KernelRunRequest, type RunLog, type RunResult } from '../protocol/run.ts';
+import { HOLD_BUDGET_MS } from './hold-budget.ts';
 import { timeoutMessage } from './job-loop.ts';
 import { parseFromKernelWorker, type HostResultMessage } from './kernel-worker-messages.ts';
 
@@ -27,6 +41,20 @@ export interface KernelWorker {
   postMessage(message: unknown): void;
   /** May return a promise that settles once the worker has exited; `close()` waits for it. */
   terminate(): unknown;
+  /** Present when the worker can hold its current run back (see the header). */
+  readonly hold?: RunHoldSwitch;
+}
+
+/**
+ * The host's side of holding a worker's run. The worker holds its run while the switch is on, at
+ * most `HOLD_BUDGET_MS` in all, and reports how long it has held it so far.
+ */
+export interface RunHoldSwitch {
+  set(held: boolean): void;
+  /** Milliseconds the current run has been held so far. */
+  heldMs(): number;
+  /** Off, and nothing held yet: called as a run is dispatched. */
+  reset(): void;
 }
 
 /** What the adapter calls when its worker speaks or dies; calls after retirement are ignored. */
@@ -57,7 +85,16 @@ export interface KernelHostWording {
 }
 
 export interface KernelHostCoreOptions<P> {
+  /** Workers kept, and started at once. */
   readonly size: number;
+  /** Most workers at once, extra ones included (default `size`: no extra workers). */
+  readonly maxWorkers?: number;
+  /** A run that has run this long is long: an extra worker starts in its place (default 30 ms). */
+  readonly longRunMs?: number;
+  /** A run that has run this long may be held while shorter ones run (default 150 ms, at least `longRunMs`). */
+  readonly holdAfterMs?: number;
+  /** An extra worker idle this long retires (default 30 s). */
+  readonly idleRetireMs?: number;
   /** Extra time past a run's deadline before its worker is terminated. */
   readonly graceMs: number;
   readonly startWorker: (hooks: KernelWorkerHooks) => KernelWorker;
@@ -89,9 +126,26 @@ interface Slot<P> {
   job: Job<P> | undefined;
   watchdog: ReturnType<typeof setTimeout> | undefined;
   retired: boolean;
+  /** The job has run for `longRunMs`. */
+  long: boolean;
+  /** The job has run for `holdAfterMs`. */
+  holdable: boolean;
+  /** Marks the job long, then holdable; armed at dispatch when the host can hold runs or add workers. */
+  longTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When the job was posted to the worker. */
+  dispatchedAt: number;
+  /** Held time already added to the job's watchdog. */
+  extendedMs: number;
+  /** Retires this idle worker if it is still surplus when it fires. */
+  idleTimer: ReturnType<typeof setTimeout> | undefined;
 }
 
 const MAX_START_FAILURES = 3;
+const LONG_RUN_MS = 30;
+const HOLD_AFTER_MS = 150;
+/** How often held runs and running ones are chosen again while some wait. */
+const ROTATE_MS = 100;
+const IDLE_RETIRE_MS = 30_000;
 const CANCELLED_MESSAGE = 'The run was stopped before it finished.';
 // A run stopped before a worker took it: say that none of its code ran, or a user who waited on a
 // starting sandbox (the first run takes a second or more) reads its empty logs as logs lost.
@@ -99,6 +153,10 @@ const CANCELLED_QUEUED_MESSAGE = 'The run was stopped while it waited for the sa
 
 export class KernelHostCore<P> {
   readonly #options: KernelHostCoreOptions<P>;
+  readonly #maxWorkers: number;
+  readonly #longRunMs: number;
+  readonly #holdAfterMs: number;
+  readonly #idleRetireMs: number;
   readonly #slots = new Set<Slot<P>>();
   readonly #queue: Job<P>[] = [];
   #nextRunId = 1;
@@ -107,6 +165,8 @@ export class KernelHostCore<P> {
   #startFailures = 0;
   /** Set once no worker can start: every run's answer from then on. */
   #broken: string | undefined;
+  /** Chooses again which holdable runs go on (see `#balance`). */
+  #rotation: ReturnType<typeof setTimeout> | undefined;
   /** Terminations still under way; `close()` waits for them. */
   readonly #exits = new Set<Promise<unknown>>();
   /** Workers started over the host's life, replacements included (for tests and diagnostics). */
@@ -114,10 +174,14 @@ export class KernelHostCore<P> {
 
   constructor(options: KernelHostCoreOptions<P>) {
     this.#options = options;
+    this.#maxWorkers = Math.max(options.size, options.maxWorkers ?? options.size);
+    this.#longRunMs = options.longRunMs ?? LONG_RUN_MS;
+    this.#holdAfterMs = Math.max(this.#longRunMs, options.holdAfterMs ?? HOLD_AFTER_MS);
+    this.#idleRetireMs = options.idleRetireMs ?? IDLE_RETIRE_MS;
     for (let i = 0; i < options.size; i++) this.#spawn();
   }
 
-  /** Live workers: constant at `size` while the host is open and workers start. */
+  /** Live workers: `size` while the host is open and workers start, more (up to `maxWorkers`) while long runs hold some. */
   get workerCount(): number {
     return this.#slots.size;
   }
@@ -159,6 +223,7 @@ export class KernelHostCore<P> {
   async close(): Promise<void> {
     if (!this.#closed) {
       this.#closed = true;
+      clearTimeout(this.#rotation);
       const { closedQueued, closedRunning } = this.#options.wording;
       for (const job of this.#queue.splice(0)) job.resolve(this.#failure(job, 'sandbox-crashed', closedQueued));
       for (const slot of [...this.#slots]) {
@@ -192,7 +257,19 @@ export class KernelHostCore<P> {
       },
     };
     this.started++;
-    slot = { worker: this.#options.startWorker(hooks), ready: false, job: undefined, watchdog: undefined, retired: false };
+    slot = {
+      worker: this.#options.startWorker(hooks),
+      ready: false,
+      job: undefined,
+      watchdog: undefined,
+      retired: false,
+      long: false,
+      holdable: false,
+      longTimer: undefined,
+      dispatchedAt: 0,
+      extendedMs: 0,
+      idleTimer: undefined,
+    };
     this.#slots.add(slot);
   }
 
@@ -219,11 +296,20 @@ export class KernelHostCore<P> {
       });
       return;
     }
-    clearTimeout(slot.watchdog);
-    slot.job = undefined;
+    this.#endJob(slot);
     job.resolve(message.result);
     if (!message.healthy) this.#replace(slot);
     else this.#pump();
+  }
+
+  /** The slot's job is over (answered, failed or never started): its timers and hold go. */
+  #endJob(slot: Slot<P>): void {
+    clearTimeout(slot.watchdog);
+    clearTimeout(slot.longTimer);
+    slot.job = undefined;
+    slot.long = false;
+    slot.holdable = false;
+    slot.longTimer = undefined;
   }
 
   async #answer(job: Job<P>, call: KernelHostCall): Promise<HostCallResult> {
@@ -259,25 +345,121 @@ export class KernelHostCore<P> {
   #pump(): void {
     if (this.#closed) return;
     for (const slot of this.#slots) {
-      if (this.#queue.length === 0) return;
+      if (this.#queue.length === 0) break;
       if (!slot.ready || slot.job || slot.retired) continue;
       const job = this.#queue.shift() as Job<P>;
       slot.job = job;
+      clearTimeout(slot.idleTimer);
+      slot.idleTimer = undefined;
+      slot.extendedMs = 0;
+      slot.dispatchedAt = performance.now();
+      slot.worker.hold?.reset();
       // Counted from dispatch, not from queueing: waiting for a free worker is not guest time.
       const limit = Math.min(job.request.timeoutMs, LIMITS.guestTimeoutMs);
-      slot.watchdog = setTimeout(() => this.#fail(slot, 'timeout', timeoutMessage(job.request.timeoutMs)), limit + this.#options.graceMs);
+      slot.watchdog = setTimeout(() => this.#watchdog(slot, job, limit), limit + this.#options.graceMs);
+      if (slot.worker.hold || this.#maxWorkers > this.#options.size) {
+        slot.longTimer = setTimeout(() => {
+          slot.long = true;
+          this.#balance();
+          if (!slot.worker.hold) return;
+          slot.longTimer = setTimeout(() => {
+            slot.holdable = true;
+            this.#balance();
+          }, this.#holdAfterMs - this.#longRunMs);
+        }, this.#longRunMs);
+      }
       try {
         slot.worker.postMessage(this.#options.runMessage(job.runId, job.request, job.ports));
       } catch (error) {
         // Nothing reached the worker: it stays free for the next run.
-        clearTimeout(slot.watchdog);
-        slot.job = undefined;
+        this.#endJob(slot);
         job.resolve(
           this.#failure(job, 'invalid-data', `The run could not be passed to the sandbox worker: ${error instanceof Error ? error.message : String(error)}.`),
         );
         queueMicrotask(() => this.#pump());
       }
     }
+    this.#balance();
+  }
+
+  /**
+   * Deadline + grace has passed since dispatch. Time the worker held the run is added back (its
+   * clock excluded it), at most the hold budget + grace in all; then the worker goes.
+   */
+  #watchdog(slot: Slot<P>, job: Job<P>, limit: number): void {
+    if (slot.job !== job || slot.retired) return;
+    const held = Math.min(slot.worker.hold?.heldMs() ?? 0, HOLD_BUDGET_MS + this.#options.graceMs);
+    if (held > slot.extendedMs) {
+      const more = held - slot.extendedMs;
+      slot.extendedMs = held;
+      slot.watchdog = setTimeout(() => this.#watchdog(slot, job, limit), more);
+      return;
+    }
+    this.#fail(slot, 'timeout', timeoutMessage(job.request.timeoutMs));
+  }
+
+  /**
+   * Extra workers and holds, after anything that changes who runs what. Keeps `size` workers
+   * free of long runs (up to `maxWorkers`) and lets surplus idle workers retire after
+   * `idleRetireMs`. Holdable runs share what of `size` cores shorter runs and starting workers
+   * leave: the ones that have run least (held time not counted) go on, the others are held, and
+   * the choice is made again every `ROTATE_MS` while some wait — so a dozen runs spinning to
+   * their deadlines each still get their whole time limit of running, as they would one after the
+   * other, while ordinary runs pass them.
+   */
+  #balance(): void {
+    if (this.#closed) return;
+    let live = 0;
+    let long = 0;
+    let short = 0;
+    let starting = 0;
+    const holdable: Slot<P>[] = [];
+    for (const slot of this.#slots) {
+      live++;
+      if (!slot.ready) starting++;
+      else if (slot.job) {
+        if (slot.long) long++;
+        if (!slot.holdable) short++;
+        else if (slot.worker.hold) holdable.push(slot);
+      }
+    }
+    const want = Math.min(this.#maxWorkers, this.#options.size + long);
+    // Not while workers fail to start: replacements already retry, and a broken install must not multiply.
+    if (this.#startFailures === 0 && !this.#broken) {
+      for (; live < want; live++, starting++) this.#spawn();
+    }
+    const free = Math.max(0, this.#options.size - short - starting);
+    if (holdable.length > 0) {
+      const now = performance.now();
+      const ran = (slot: Slot<P>) => now - slot.dispatchedAt - (slot.worker.hold?.heldMs() ?? 0);
+      holdable.sort((a, b) => ran(a) - ran(b));
+      holdable.forEach((slot, i) => slot.worker.hold?.set(i >= free));
+      if (holdable.length > free && !this.#rotation) {
+        this.#rotation = setTimeout(() => {
+          this.#rotation = undefined;
+          this.#balance();
+        }, ROTATE_MS);
+      }
+    }
+    let surplus = live - want;
+    for (const slot of this.#slots) if (slot.idleTimer) surplus--;
+    for (const slot of this.#slots) {
+      if (surplus <= 0) break;
+      if (slot.job || !slot.ready || slot.idleTimer) continue;
+      surplus--;
+      slot.idleTimer = setTimeout(() => {
+        slot.idleTimer = undefined;
+        if (!slot.job && !slot.retired && this.#surplus() > 0) this.#retire(slot);
+        this.#balance();
+      }, this.#idleRetireMs);
+    }
+  }
+
+  /** Live workers beyond what `#balance` keeps. */
+  #surplus(): number {
+    let long = 0;
+    for (const slot of this.#slots) if (slot.job && slot.long) long++;
+    return this.#slots.size - Math.min(this.#maxWorkers, this.#options.size + long);
   }
 
   /** The slot's worker died or sent what cannot be read: its run ends, and it is replaced unless workers keep failing to start. */
@@ -294,7 +476,7 @@ export class KernelHostCore<P> {
   #fail(slot: Slot<P>, code: ErrorCode, message: string): void {
     if (slot.retired) return;
     const job = slot.job;
-    slot.job = undefined;
+    this.#endJob(slot);
     if (job) job.resolve(this.#failure(job, code, message));
     this.#replace(slot);
   }
@@ -309,6 +491,8 @@ export class KernelHostCore<P> {
     if (slot.retired) return;
     slot.retired = true;
     clearTimeout(slot.watchdog);
+    clearTimeout(slot.longTimer);
+    clearTimeout(slot.idleTimer);
     this.#slots.delete(slot);
     const exit = Promise.resolve(slot.worker.terminate()).catch(() => undefined);
     this.#exits.add(exit);

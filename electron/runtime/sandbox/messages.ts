@@ -20,8 +20,16 @@ export type ToWorker = z.infer<typeof ToWorkerSchema>;
 export const FromWorkerSchema = FromKernelWorkerSchema;
 export type FromWorker = FromKernelWorker;
 
-/** What a sandbox worker is started with. */
-export const SandboxWorkerDataSchema = z.object({ wasmLanes: z.number().int().min(1).max(LIMITS.wasmPoolSize) }).strict();
+/** What a sandbox worker is started with: its WASM lanes, and the buffer its runs are held through (run-hold.ts). */
+export const SandboxWorkerDataSchema = z
+  .object({
+    wasmLanes: z.number().int().min(1).max(LIMITS.wasmPoolSize),
+    hold: z
+      .custom<Int32Array<SharedArrayBuffer>>((value) => value instanceof Int32Array, 'the hold buffer is an Int32Array')
+      .refine((view) => view.buffer instanceof SharedArrayBuffer && view.length === 2, 'the hold buffer is two shared Int32 slots')
+      .optional(),
+  })
+  .strict();
 export type SandboxWorkerData = z.infer<typeof SandboxWorkerDataSchema>;
 
 /** Parse a message from a sandbox worker; undefined when it is malformed. */

@@ -7,6 +7,10 @@
 // (the kernel contract fixtures script WASM answers that way). Workers exist because a guest's
 // deep recursion on the main thread overflows the host stack (measured); a worker that runs out of
 // heap ends its run as `memory-limit`, and the process never goes down with a guest.
+//
+// Under hostile load (issue 17) the pool may grow: with `maxWorkers` above `size`, a run that has
+// gone long gets an extra worker started in its place, so `size` workers stay free for ordinary
+// runs, and each worker's long run is held (run-hold.ts) while short runs use the cores.
 
 import { Worker } from 'node:worker_threads';
 import { LIMITS } from '../../../shared/protocol/limits.ts';
@@ -15,6 +19,15 @@ import { KernelHostCore, type KernelHostCall, type KernelWorker, type KernelWork
 import type { SandboxWorkerData, ToWorker } from './messages.ts';
 import type { WasmPlan } from '../wasm/wasm-plan.ts';
 import { assetUrl } from '../../platform/assets.ts';
+import { createHoldBuffer, holdSwitch } from './run-hold.ts';
+
+/**
+ * The most sandbox workers the app's pool runs at once (its `maxWorkers`). The memory it bounds:
+ * each worker is a V8 isolate capped at 256 MB of old generation (`resourceLimits`, below) plus
+ * its engine instances — the run's, whose guest heap is capped at 64 MB, and the one prepared for
+ * the next run — so 16 guest heaps are 1 GB and the isolates' caps 4 GB, against 24 GB here.
+ */
+export const ELASTIC_MAX_WORKERS = 16;
 
 /** WASM answered on the main thread, by a port (the kernel contract fixtures script answers so). */
 export interface SandboxWasmPort {
@@ -35,8 +48,14 @@ export interface SandboxHostPorts {
 }
 
 export interface SandboxPoolOptions {
-  /** Worker threads (default 2). */
+  /** Worker threads kept (default 2). */
   readonly size?: number;
+  /** Most worker threads at once while long runs occupy some (default `size`: a fixed pool; the app's runner uses ELASTIC_MAX_WORKERS). */
+  readonly maxWorkers?: number;
+  /** Hold a long run while short runs use the cores (default true; see run-hold.ts). */
+  readonly holdLongRuns?: boolean;
+  /** An extra worker idle this long retires (default 30 s). */
+  readonly idleRetireMs?: number;
   /** Extra time past a run's deadline before its worker is terminated (default 1000 ms). */
   readonly graceMs?: number;
   /**
@@ -67,11 +86,14 @@ export class SandboxPool {
 
   constructor(options: SandboxPoolOptions = {}) {
     const entry = options.workerEntry ?? assetUrl('sandbox-worker');
-    const workerData: SandboxWorkerData = { wasmLanes: Math.max(1, Math.floor(options.wasmLanes ?? LIMITS.wasmConcurrency)) };
+    const wasmLanes = Math.max(1, Math.floor(options.wasmLanes ?? LIMITS.wasmConcurrency));
+    const hold = options.holdLongRuns ?? true;
     this.#core = new KernelHostCore<SandboxHostPorts>({
       size: options.size ?? 2,
+      ...(options.maxWorkers !== undefined ? { maxWorkers: options.maxWorkers } : {}),
+      ...(options.idleRetireMs !== undefined ? { idleRetireMs: options.idleRetireMs } : {}),
       graceMs: options.graceMs ?? 1000,
-      startWorker: (hooks) => startThread(entry, workerData, hooks),
+      startWorker: (hooks) => startThread(entry, hold ? { wasmLanes, hold: createHoldBuffer() } : { wasmLanes }, hooks),
       runMessage: (runId, request, ports): ToWorker =>
         ports.wasm && 'plan' in ports.wasm ? { type: 'run', runId, request, wasm: ports.wasm.plan } : { type: 'run', runId, request },
       answer,
@@ -90,7 +112,7 @@ export class SandboxPool {
     return this.#core.started;
   }
 
-  /** Live workers: constant at `size` while the pool is open. */
+  /** Live workers: `size` while the pool is open, up to `maxWorkers` while long runs occupy some. */
   get workerCount(): number {
     return this.#core.workerCount;
   }
@@ -137,6 +159,7 @@ function startThread(entry: URL, workerData: SandboxWorkerData, hooks: KernelWor
   });
   return {
     postMessage: (message) => worker.postMessage(message),
+    ...(workerData.hold ? { hold: holdSwitch(workerData.hold) } : {}),
     terminate: () => {
       worker.removeAllListeners('exit');
       worker.removeAllListeners('message');

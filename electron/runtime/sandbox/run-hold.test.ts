@@ -1,0 +1,57 @@
+// The worker's half of holding a run, on this thread (Atomics.wait is allowed on Node's main
+// thread): the checkpoint sleeps while the switch is on, never past the budget, and reports what
+// it held; the run's clock leaves held time out exactly; the run's timer fires on that clock, not
+// on the wall clock. The pool's half is tested with real worker threads in
+// sandbox-pool.fairness.test.ts.
+
+import { describe, expect, it } from 'vitest';
+import { createHoldBuffer, holdSwitch, runClock } from './run-hold.ts';
+
+describe('run hold', () => {
+  it('passes straight through a checkpoint while not held', () => {
+    const view = createHoldBuffer();
+    const clock = runClock(view, 1000);
+    clock.checkpoint?.();
+    expect(holdSwitch(view).heldMs()).toBe(0);
+    // Nothing held: the run clock is the wall clock.
+    const wall = performance.now();
+    expect(clock.now()).toBeGreaterThanOrEqual(wall);
+  });
+
+  it('holds while the switch is on, at most the budget, and leaves exactly the held time out of the run clock', () => {
+    const view = createHoldBuffer();
+    const control = holdSwitch(view);
+    const clock = runClock(view, 30);
+    control.set(true);
+    const wall = performance.now();
+    const before = clock.now();
+    clock.checkpoint?.();
+    const wallSpent = performance.now() - wall;
+    const runSpent = clock.now() - before;
+    expect(control.heldMs()).toBeGreaterThanOrEqual(29);
+    // Held time is what the wall clock gained over the run clock (the buffer keeps whole ms).
+    expect(Math.abs(wallSpent - runSpent - control.heldMs())).toBeLessThan(1);
+    // The budget is spent: the switch is still on, but the run is not held again.
+    clock.checkpoint?.();
+    expect(Math.abs(performance.now() - wall - (clock.now() - before) - control.heldMs())).toBeLessThan(1);
+    control.reset();
+    expect(control.heldMs()).toBe(0);
+  });
+
+  it('fires the run timer on the run clock: time held since it was armed is waited out again', async () => {
+    const view = createHoldBuffer();
+    const control = holdSwitch(view);
+    const clock = runClock(view, 40);
+    const due = clock.now() + 10;
+    const fired = new Promise<number>((resolve) => clock.timer(10, () => resolve(clock.now())));
+    control.set(true);
+    clock.checkpoint?.();
+    control.set(false);
+    expect(control.heldMs()).toBeGreaterThanOrEqual(39);
+    expect(await fired).toBeGreaterThanOrEqual(due);
+  });
+
+  it('has no checkpoint without a buffer', () => {
+    expect(runClock(undefined).checkpoint).toBeUndefined();
+  });
+});

@@ -1,0 +1,96 @@
+// Fairness under hostile load (issue 17), with real worker threads and real guests: runs spinning
+// to a far deadline no longer stall ordinary runs submitted with them (extra workers start in
+// their place, up to the cap, and retire once idle); a long run held while short runs use the
+// cores returns what it returns alone, even when it needs most of its time limit; a held run can
+// still be stopped, and closing the pool ends held workers too. Order and completion are
+// asserted, never durations.
+
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { NO_GRANTS, type KernelRunRequest, type RunResult } from '../../../shared/protocol/run.ts';
+import { SandboxPool } from './sandbox-pool.ts';
+
+function request(code: string, timeoutMs = 20_000): KernelRunRequest {
+  return { code, entries: {}, modules: {}, inputs: {}, grants: NO_GRANTS, timeoutMs };
+}
+
+const LOOP = 'while (true) {}';
+/** Counts to `n` in guest bytecode: long enough to be held, with a value that shows any change. */
+const count = (n: number) => `let i = 0;\nwhile (i < ${n}) i++;\ni`;
+
+/** Runs started with a stop each, and whether each has answered. */
+function startAll(pool: SandboxPool, codes: readonly string[], timeoutMs?: number) {
+  return codes.map((code) => {
+    const stop = new AbortController();
+    const state = { answered: false };
+    const result: Promise<RunResult> = pool.run(request(code, timeoutMs), {}, stop.signal).then((answer) => {
+      state.answered = true;
+      return answer;
+    });
+    return {
+      stop,
+      result,
+      get answered() {
+        return state.answered;
+      },
+    };
+  });
+}
+
+const outcome = (result: RunResult): unknown => (result.ok ? result.value : result.code);
+
+describe('SandboxPool under hostile load', () => {
+  const pool = new SandboxPool({ size: 2, maxWorkers: 8, idleRetireMs: 200 });
+  afterAll(() => pool.close());
+
+  it('answers ordinary runs while loops spinning to their deadline still run, within the worker cap, and retires the extra workers', async () => {
+    await Promise.all([pool.run(request('0')), pool.run(request('0'))]);
+    const hostile = startAll(
+      pool,
+      Array.from({ length: 6 }, () => LOOP),
+    );
+    const ordinary = await Promise.all(Array.from({ length: 20 }, (_, i) => pool.run(request(`${i} * 3`))));
+    expect(ordinary.map(outcome)).toEqual(Array.from({ length: 20 }, (_, i) => i * 3));
+    expect(hostile.filter((h) => h.answered)).toEqual([]);
+    expect(pool.workerCount).toBeGreaterThan(2);
+    expect(pool.workerCount).toBeLessThanOrEqual(8);
+    for (const h of hostile) h.stop.abort();
+    const stopped = await Promise.all(hostile.map((h) => h.result));
+    expect(stopped.map(outcome)).toEqual(Array.from({ length: 6 }, () => 'cancelled'));
+    await vi.waitFor(() => expect(pool.workerCount).toBe(2), { timeout: 20_000, interval: 50 });
+  });
+
+  it('returns the same value from a run held past its own time limit while short runs go', async () => {
+    const alone = await pool.run(request(count(2_000_000)));
+    expect(alone).toMatchObject({ ok: true, value: 2_000_000 });
+    // A limit the run needs a good part of (a third, or less on a busy machine) …
+    const limitMs = Math.ceil(3 * Math.max(alone.receipt.wallMs, 50));
+    const [long] = startAll(pool, [count(2_000_000)], limitMs);
+    // … and short runs, four at a time, for longer than that limit: both ordinary workers stay
+    // busy with them, so the long run is held nearly all that time.
+    const start = performance.now();
+    while (performance.now() - start < 1.5 * limitMs) {
+      const shorts = await Promise.all(Array.from({ length: 4 }, () => pool.run(request('"short"'))));
+      expect(shorts.every((r) => r.ok && r.value === 'short')).toBe(true);
+    }
+    // Held past its limit and still going: the held time was not counted against it.
+    expect(long!.answered).toBe(false);
+    expect(await long!.result).toMatchObject({ ok: true, value: 2_000_000 });
+  });
+
+  it('stops a held run when cancelled, and close() ends held workers', async () => {
+    const held = startAll(pool, [LOOP, LOOP, LOOP]);
+    // Short runs while the loops are held; then stop one loop mid-hold.
+    for (let i = 0; i < 10; i++) expect(await pool.run(request(String(i)))).toMatchObject({ ok: true, value: i });
+    held[0]!.stop.abort();
+    expect(await held[0]!.result).toMatchObject({ ok: false, code: 'cancelled', message: 'The run was stopped before it finished.' });
+    expect(await pool.run(request('"after"'))).toMatchObject({ ok: true, value: 'after' });
+    const closing = new SandboxPool({ size: 1, maxWorkers: 3 });
+    const loops = startAll(closing, [LOOP, LOOP]);
+    for (let i = 0; i < 5; i++) await closing.run(request(String(i)));
+    await closing.close();
+    expect(closing.workerCount).toBe(0);
+    expect((await Promise.all(loops.map((l) => l.result))).map(outcome)).toEqual(['sandbox-crashed', 'sandbox-crashed']);
+    for (const h of held.slice(1)) h.stop.abort();
+    await Promise.all(held.map((h) => h.result));
+  });
+});
