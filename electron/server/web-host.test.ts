@@ -56,6 +56,9 @@ describe('token', () => {
   it('refuses a wrong token, a token of another shape, and the token in the query string', async () => {
     expect((await rpc('settings.get', {}, { Authorization: `Bearer ${host.token.slice(0, -1)}${host.token.endsWith('A') ? 'B' : 'A'}` })).status).toBe(401);
     expect((await rpc('settings.get', {}, { Authorization: `Basic ${host.token}` })).status).toBe(401);
+    // Shorter and longer: the token's first characters, and the token with one more.
+    expect((await rpc('settings.get', {}, { Authorization: `Bearer ${host.token.slice(0, -1)}` })).status).toBe(401);
+    expect((await rpc('settings.get', {}, { Authorization: `Bearer ${host.token}A` })).status).toBe(401);
     const query = await raw(host.port, { path: `/api/events?token=${host.token}` });
     expect(query.status).toBe(401);
   });

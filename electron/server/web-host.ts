@@ -54,6 +54,17 @@ export interface WebHost {
 }
 
 const RPC_PREFIX = '/api/rpc/';
+/**
+ * A service call's path as clients send it: one plain segment after the prefix, no query, no
+ * percent-escapes, no dot segment. WHATWG URL parsing leaves such a path exactly as it is, so
+ * the route skips building a URL for it (~10-30 µs a request); any other path goes through URL.
+ */
+const PLAIN_RPC_PATH = /^\/api\/rpc\/(?!\.\.?$)[A-Za-z0-9_.-]{1,64}$/;
+
+/** True when `raw` is a plain RPC path that URL parsing would return unchanged. */
+export function rpcPath(raw: string | undefined): raw is string {
+  return raw !== undefined && PLAIN_RPC_PATH.test(raw);
+}
 const MODULE_PREFIX = '/api/sandbox-modules/';
 
 export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
@@ -79,8 +90,9 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const hostProblem = checkHost(req, port);
     if (hostProblem) return sendFailure(res, hostProblem);
-    const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
-    const pathname = url.pathname;
+    // A plain service call's path is its own pathname (rpcPath); anything else is parsed as a URL.
+    const url = rpcPath(req.url) ? undefined : new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+    const pathname = url ? url.pathname : (req.url as string);
     if (pathname !== '/api' && !pathname.startsWith('/api/')) return serveStatic(req, res, options.staticDir, pathname);
 
     const originProblem = checkOrigin(req, port);
@@ -95,7 +107,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     }
     if (pathname.startsWith(MODULE_PREFIX)) {
       const principal = { kind: 'browser' as const, origin: `http://127.0.0.1:${port}` };
-      return deliverModule(req, res, options.catalog, pathname.slice(MODULE_PREFIX.length), url.searchParams, principal);
+      return deliverModule(req, res, options.catalog, pathname.slice(MODULE_PREFIX.length), url?.searchParams ?? new URLSearchParams(), principal);
     }
     return sendFailure(res, fail('not-found', `There is no API route ${pathname}.`));
   }
