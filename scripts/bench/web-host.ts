@@ -1,15 +1,76 @@
-// Bench section `web-host`: what the HTTP face costs over calling the dispatcher directly, in the
-// same run — a small contract call (settings.get), a catalog read (catalog.summaries), a module
-// delivery, and a Code node run (code.run) where the transport should vanish in the run's cost.
+// Bench section `web-host`: what the HTTP face and the service add to a call, in the same run.
+//
+// First table: the HTTP face vs calling the dispatcher directly — a small contract call
+// (settings.get), a catalog read (catalog.summaries), a module delivery, and a run importing a WASM
+// export (its cost is mostly the run's own).
+//
+// Second table (issue 17): what a Code node run adds above its transport. A bare loopback round
+// trip with the same client (fetch, keep-alive, POST with a JSON body) against a minimal node:http
+// server in this process answering `{}`, next to code.run over HTTP (trivial, and importing one
+// small JS pack), code.run straight through the dispatcher, and the anchor: one
+// `@sebastianwessel/quickjs` runSandboxed invocation (loaded as in kernel.ts). "Back to back" rows
+// start each sample the moment the last one ended; "after N ms idle" rows wait N ms untimed first,
+// time in which each sandbox worker prepares its next fresh sandbox. The idle rows are compared
+// with a loopback that also waits first, since a round trip after a pause costs more too.
 
 import path from 'node:path';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import variant from '@jitl/quickjs-ng-wasmfile-release-sync';
+import { loadQuickJs } from '@sebastianwessel/quickjs';
 import { createAppServices } from '../../electron/services/app-services.ts';
 import { fixtureDataDir } from '../../electron/testing/test-support.ts';
 import { startWebHost } from '../../electron/server/web-host.ts';
-import { measure, printRatio, printTable, type BenchSection } from './harness.ts';
+import { fmtMs, measure, printRatio, printTable, type BenchSection, type Stats } from './harness.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const RUNS = Number(process.env.BENCH_RUNS ?? 200);
+/** Untimed wait before each sample of the "idle" rows. */
+const IDLE_MS = 5;
+
+/** Like `measure`, but each sample waits `idleMs` untimed first. */
+async function measureAfterIdle(label: string, runs: number, idleMs: number, fn: () => Promise<unknown>, warmup = 5): Promise<Stats> {
+  const samples: number[] = [];
+  for (let i = 0; i < warmup + runs; i++) {
+    await new Promise((resolve) => setTimeout(resolve, idleMs));
+    const start = performance.now();
+    await fn();
+    if (i >= warmup) samples.push(performance.now() - start);
+  }
+  samples.sort((a, b) => a - b);
+  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))] ?? Number.NaN;
+  return { label, runs, minMs: samples[0] ?? Number.NaN, medianMs: at(0.5), p95Ms: at(0.95) };
+}
+
+/** A node:http server answering every request `{}` after reading its body: the transport alone. */
+async function startBareServer(): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '2' });
+      res.end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, server };
+}
+
+/** `top / (minuend − subtrahend)` of medians, printed with its goal. */
+function printOverRatio(label: string, top: Stats, minuend: Stats, subtrahend: Stats, goal: string): void {
+  const added = minuend.medianMs - subtrahend.medianMs;
+  console.log(
+    `ratio ${label}: ${(top.medianMs / added).toFixed(2)}× (${fmtMs(top.medianMs)} / (${fmtMs(minuend.medianMs)} − ${fmtMs(subtrahend.medianMs)}))  goal: ${goal}`,
+  );
+}
+
+/** `(a − base) / (b − base)` of medians, printed with its goal. */
+function printAddedRatio(label: string, a: Stats, b: Stats, base: Stats, goal: string): void {
+  const ratio = (a.medianMs - base.medianMs) / (b.medianMs - base.medianMs);
+  console.log(
+    `ratio ${label}: ${ratio.toFixed(2)}× ((${fmtMs(a.medianMs)} − ${fmtMs(base.medianMs)}) / (${fmtMs(b.medianMs)} − ${fmtMs(base.medianMs)}))  goal: ${goal}`,
+  );
+}
 
 export const webHostSection: BenchSection = {
   name: 'web-host',
@@ -19,19 +80,35 @@ export const webHostSection: BenchSection = {
     if (!created.ok) throw new Error(created.message);
     const services = created.value;
     const host = await startWebHost({ dispatcher: services.dispatcher, events: services.events, catalog: services.catalog, port: 0 });
+    const bare = await startBareServer();
     try {
       const headers = { Authorization: `Bearer ${host.token}`, 'Content-Type': 'application/json' };
       const viaHttp = async (method: string, body: unknown) => {
         const res = await fetch(`${host.origin}/api/rpc/${method}`, { method: 'POST', headers, body: JSON.stringify(body) });
-        const json = (await res.json()) as { ok: boolean };
-        if (!json.ok) throw new Error(`${method} failed`);
+        const json = (await res.json()) as { ok: boolean; value?: { result?: { ok: boolean } } };
+        if (!json.ok || json.value?.result?.ok === false) throw new Error(`${method} failed: ${JSON.stringify(json)}`);
       };
       const direct = async (method: string, body: unknown) => {
-        const result = await services.dispatcher.handle(method, body, { face: 'test' });
-        if (!result.ok) throw new Error(`${method} failed`);
+        const result = (await services.dispatcher.handle(method, body, { face: 'test' })) as { ok: boolean; value?: { result?: { ok: boolean } } };
+        if (!result.ok || result.value?.result?.ok === false) throw new Error(`${method} failed: ${JSON.stringify(result)}`);
       };
-      const run = { code: 'import { add } from "@acme/geo/simplify-wasm"; return await add(1, 2);', packages: [{ specifier: '@acme/geo/simplify-wasm' }] };
+      const loopback = async () => {
+        const res = await fetch(bare.url, { method: 'POST', headers, body: '{}' });
+        await res.json();
+      };
+      const wasmRun = { code: 'import { add } from "@acme/geo/simplify-wasm"; return await add(1, 2);', packages: [{ specifier: '@acme/geo/simplify-wasm' }] };
+      const trivial = { code: 'return 1 + 1', packages: [] };
+      // @acme/geo: two small JS modules (its entry and the internal util.js it imports), no WASM.
+      const smallPack = {
+        code: 'import { haversine } from "@acme/geo"; return haversine({ lat: 0, lon: 0 }, { lat: 1, lon: 1 });',
+        packages: [{ specifier: '@acme/geo' }],
+      };
       const moduleId = services.catalog.summaries().find((m) => m.specifier === '@acme/geo')!.moduleId!;
+      const { runSandboxed } = await loadQuickJs(variant);
+      const anchor = async () => {
+        const out = (await runSandboxed(async ({ evalCode }) => evalCode('export default 1 + 1'))) as { ok: boolean };
+        if (!out.ok) throw new Error(`anchor failed: ${JSON.stringify(out)}`);
+      };
 
       const rows = [
         await measure('settings.get direct', 300, () => direct('settings.get', {}), 20),
@@ -47,15 +124,34 @@ export const webHostSection: BenchSection = {
           },
           20,
         ),
-        await measure('code.run direct', 30, () => direct('code.run', run), 3),
-        await measure('code.run over HTTP', 30, () => viaHttp('code.run', run), 3),
+        await measure('code.run direct, WASM export', 30, () => direct('code.run', wasmRun), 3),
+        await measure('code.run over HTTP, WASM export', 30, () => viaHttp('code.run', wasmRun), 3),
       ];
       printTable('web host: HTTP face vs direct dispatcher', rows);
       const [sd, sh, cd, ch, , rd, rh] = rows;
       printRatio('settings.get HTTP/direct', sh!, sd!);
       printRatio('catalog.summaries HTTP/direct', ch!, cd!);
-      printRatio('code.run HTTP/direct', rh!, rd!, '≈1× (transport negligible next to a run)');
+      printRatio('code.run (WASM export) HTTP/direct', rh!, rd!, '≈1× (transport negligible next to a run)');
+
+      const runRows = [
+        await measure('bare loopback round trip (node:http answering {}), back to back', RUNS, loopback, 20),
+        await measure('code.run over HTTP, trivial, back to back', RUNS, () => viaHttp('code.run', trivial), 20),
+        await measure('code.run over HTTP, one small JS pack, back to back', RUNS, () => viaHttp('code.run', smallPack), 20),
+        await measure('code.run direct (dispatcher), trivial, back to back', RUNS, () => direct('code.run', trivial), 20),
+        await measureAfterIdle(`bare loopback round trip, ${IDLE_MS} ms idle first`, RUNS, IDLE_MS, loopback),
+        await measureAfterIdle(`code.run over HTTP, trivial, ${IDLE_MS} ms idle first`, RUNS, IDLE_MS, () => viaHttp('code.run', trivial)),
+        await measureAfterIdle(`code.run over HTTP, one small JS pack, ${IDLE_MS} ms idle first`, RUNS, IDLE_MS, () => viaHttp('code.run', smallPack)),
+        await measure('anchor runSandboxed: trivial', RUNS, anchor, 20),
+      ] as const;
+      printTable(`code.run above its transport (${RUNS} runs each; small pack = @acme/geo, JS only)`, runRows);
+      const [loop, httpT, httpS, directT, loopIdle, httpTIdle, httpSIdle, anchorT] = runRows;
+      printOverRatio('anchor / (HTTP trivial − loopback), back to back', anchorT, httpT, loop, '≥ 10×');
+      printAddedRatio('(HTTP small pack − loopback) / (HTTP trivial − loopback), back to back', httpS, httpT, loop, '≤ 1.5×');
+      printOverRatio(`anchor / (HTTP trivial − loopback), ${IDLE_MS} ms idle first`, anchorT, httpTIdle, loopIdle, '≥ 10×');
+      printAddedRatio(`(HTTP small pack − loopback) / (HTTP trivial − loopback), ${IDLE_MS} ms idle first`, httpSIdle, httpTIdle, loopIdle, '≤ 1.5×');
+      printRatio('code.run HTTP/direct, trivial, back to back', httpT, directT);
     } finally {
+      bare.server.close();
       await host.close();
       await services.dispose();
       await data.remove();
