@@ -154,6 +154,9 @@ export const loadSection: BenchSection = {
       };
 
       const rows: [string, number[]][] = [];
+      // The process's resident memory (sandbox workers are threads of it), sampled through the rounds.
+      let peakRss = process.memoryUsage().rss;
+      const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
       for (const withHostile of [false, true]) {
         const all: number[] = [];
         for (let r = 0; r < ROUNDS; r++) {
@@ -170,6 +173,8 @@ export const loadSection: BenchSection = {
           `${label.padEnd(width)}  ${String(sorted.length).padStart(5)}  ${fmtMs(quantile(sorted, 0.5)).padStart(10)}  ${fmtMs(quantile(sorted, 0.95)).padStart(10)}  ${fmtMs(sorted.at(-1) ?? Number.NaN).padStart(10)}`,
         );
       }
+      clearInterval(sampler);
+      console.log(`peak resident memory of the process through the rounds: ${(peakRss / 2 ** 20).toFixed(0)} MB`);
       const hostileAll = rows.at(-1)![1];
       const aloneAll = rows[ROUNDS]![1];
       console.log(

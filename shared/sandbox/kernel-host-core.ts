@@ -91,7 +91,7 @@ export interface KernelHostCoreOptions<P> {
   readonly maxWorkers?: number;
   /** A run that has run this long is long: an extra worker starts in its place (default 30 ms). */
   readonly longRunMs?: number;
-  /** A run that has run this long may be held while shorter ones run (default 150 ms, at least `longRunMs`). */
+  /** A run that has run this long may be held while shorter ones run (default 60 ms, at least `longRunMs`). */
   readonly holdAfterMs?: number;
   /** An extra worker idle this long retires (default 30 s). */
   readonly idleRetireMs?: number;
@@ -142,7 +142,7 @@ interface Slot<P> {
 
 const MAX_START_FAILURES = 3;
 const LONG_RUN_MS = 30;
-const HOLD_AFTER_MS = 150;
+const HOLD_AFTER_MS = 60;
 /** How often held runs and running ones are chosen again while some wait. */
 const ROTATE_MS = 100;
 const IDLE_RETIRE_MS = 30_000;
