@@ -1,7 +1,7 @@
 // Entry of one sandbox worker thread. It compiles quickjs-ng once, then runs one invocation at a
-// time with the shared kernel, each on an engine instance of its own that the worker prepared
-// while idle (shared/sandbox/engine-supply.ts: a reused engine let a run read the previous run's
-// memory). Capability calls are forwarded to the main thread, which owns the handlers; WASM calls
+// time with the shared kernel, each in a sandbox of its own — a fresh engine instance, runtime and
+// hardened context — that the worker prepared while idle (shared/sandbox/engine-supply.ts: a
+// reused engine let a run read the previous run's memory). Capability calls are forwarded to the main thread, which owns the handlers; WASM calls
 // of a run that comes with a plan are answered here, by the run's dispatcher over this worker's
 // own WASM lanes (wasm-plan.ts), and otherwise forwarded too. Workers exist because a guest's deep
 // recursion on the main thread overflows the host stack (measured): here the stack is sized by
@@ -11,23 +11,25 @@
 // a bundler must emit it as its own entry and the pool's `workerEntry` option points at it.
 
 import { parentPort, workerData } from 'node:worker_threads';
-import { EngineSupply } from '../../../shared/sandbox/engine-supply.ts';
-import { runKernel } from '../../../shared/sandbox/kernel.ts';
-import { SYSTEM_CLOCK } from '../../../shared/sandbox/system-clock.ts';
+import { SandboxSupply, type SuppliedSandbox } from '../../../shared/sandbox/engine-supply.ts';
+import { runNeedsWasm, runPrepared } from '../../../shared/sandbox/kernel.ts';
 import { emptyReceipt, type HostCallResult, type KernelRunRequest } from '../../../shared/protocol/run.ts';
 import { parseToWorker, SandboxWorkerDataSchema, type FromWorker } from './messages.ts';
 import type { WasmDispatcher } from '../../../shared/sandbox/wasm-dispatcher.ts';
 import { WasmLanes } from '../wasm/wasm-plan.ts';
 import { compileEngineWasm } from './engine-wasm.ts';
+import { runClock } from './run-hold.ts';
 
 const port = parentPort;
 if (!port) throw new Error('sandbox-worker.ts must run as a worker thread');
 
 const data = SandboxWorkerDataSchema.safeParse(workerData);
 const lanes = new WasmLanes(data.success ? data.data.wasmLanes : undefined);
-const engines = new EngineSupply(compileEngineWasm);
+// Where the pool holds this worker's long run while short runs use the cores (run-hold.ts).
+const hold = data.success ? data.data.hold : undefined;
+const sandboxes = new SandboxSupply(compileEngineWasm);
 // A worker whose engine cannot load fails here, before `ready`: the pool counts it as a boot failure.
-await engines.prepare();
+await sandboxes.prepare();
 const waiting = new Map<number, (result: HostCallResult) => void>();
 let nextCallId = 1;
 
@@ -66,9 +68,10 @@ port.on('message', (raw: unknown) => {
 });
 
 async function runOnce(runId: number, request: KernelRunRequest, dispatcher: WasmDispatcher | undefined): Promise<void> {
-  let engine;
+  const withWasm = runNeedsWasm(request);
+  let supplied: SuppliedSandbox;
   try {
-    ({ engine } = await engines.take());
+    supplied = await sandboxes.take(withWasm);
   } catch (error) {
     dispatcher?.close();
     const message = `The sandbox engine could not start: ${error instanceof Error ? error.message : String(error)}`;
@@ -76,9 +79,9 @@ async function runOnce(runId: number, request: KernelRunRequest, dispatcher: Was
     post({ type: 'done', runId, result: { ok: false, code: 'sandbox-crashed', message, logs: [], receipt: emptyReceipt() }, healthy: false });
     return;
   }
-  const outcome = await runKernel(request, {
-    engine,
-    ...SYSTEM_CLOCK,
+  const outcome = await runPrepared(supplied.sandbox, request, {
+    // The run's clock leaves out time the pool held it, so holding never changes its result.
+    ...runClock(hold),
     // Streamed as kept: if the pool's watchdog must terminate this thread, main has the logs so far.
     onLog: (entry) => post({ type: 'log', runId, entry }),
     hostCall: (kind, name, args) => {
@@ -96,10 +99,11 @@ async function runOnce(runId: number, request: KernelRunRequest, dispatcher: Was
   // main-thread calls still unanswered are forgotten (their answers would find no run).
   dispatcher?.close();
   waiting.clear();
-  // The engine served this run only and is dropped here, whatever state the kernel left it in
-  // (`outcome.healthy` false): the thread itself is sound, so it is not replaced for that.
+  // The sandbox served this run only. It is freed, its engine dropped and its memory zeroed after
+  // the answer is on its way, whatever state the kernel left it in (`outcome.healthy` false): the
+  // thread itself is sound, so it is not replaced for that. The next one is made while idle.
   post({ type: 'done', runId, result: outcome.result, healthy: true });
-  void engines.prepare();
+  sandboxes.retire(supplied);
 }
 
 post({ type: 'ready' });
