@@ -13,7 +13,7 @@
 // pool's watchdog adds it back.
 
 import { HOLD_BUDGET_MS } from '../../../shared/sandbox/hold-budget.ts';
-import type { RunHoldSwitch } from '../../../shared/sandbox/kernel-host-core.ts';
+import type { RunHoldSwitch } from '../../../shared/sandbox/kernel-host-contract.ts';
 import type { Timer } from '../../../shared/sandbox/job-loop.ts';
 
 /** Int32 slots of the buffer: 1 while the pool holds the worker's current run … */

@@ -1,0 +1,80 @@
+// What an adapter gives the kernel host core (kernel-host-core.ts) and gets from it: how a worker
+// is posted to, ended and optionally held, the hooks its events go to, the wording of runs ended
+// on the host's side, and the core's options. Kept apart from the core's rules so an adapter (the
+// Node pool, the browser runner, the core's tests) reads its whole contract in one place.
+
+import type { ErrorCode } from '../protocol/codes.ts';
+import type { HostCallResult, KernelRunRequest } from '../protocol/run.ts';
+
+/** The part of a worker the core uses; the adapter wires the worker's events to `KernelWorkerHooks`. */
+export interface KernelWorker {
+  /** Throws when the message cannot be cloned. */
+  postMessage(message: unknown): void;
+  /** May return a promise that settles once the worker has exited; `close()` waits for it. */
+  terminate(): unknown;
+  /** Present when the worker can hold its current run back (see the header). */
+  readonly hold?: RunHoldSwitch;
+}
+
+/**
+ * The host's side of holding a worker's run. The worker holds its run while the switch is on, at
+ * most `HOLD_BUDGET_MS` in all, and reports how long it has held it so far.
+ */
+export interface RunHoldSwitch {
+  set(held: boolean): void;
+  /** Milliseconds the current run has been held so far. */
+  heldMs(): number;
+  /** Off, and nothing held yet: called as a run is dispatched. */
+  reset(): void;
+}
+
+/** What the adapter calls when its worker speaks or dies; calls after retirement are ignored. */
+export interface KernelWorkerHooks {
+  /** A message from the worker, unparsed. */
+  message(raw: unknown): void;
+  /** The worker failed, exited or sent what could not be read; `why` is a clause ("the sandbox worker failed: …") the wording turns into the run's message. */
+  crashed(why: string, code?: Extract<ErrorCode, 'sandbox-crashed' | 'memory-limit'>): void;
+}
+
+/** A host call from the guest, as the worker forwarded it. */
+export interface KernelHostCall {
+  readonly kind: 'capability' | 'wasm';
+  readonly name: string;
+  readonly args: unknown[];
+}
+
+/** The sentences a host's users read when a run ends on this side (a page and the app word them apart). */
+export interface KernelHostWording {
+  /** A run whose worker died, from a reason such as "the sandbox worker failed: …". */
+  readonly crashed: (why: string) => string;
+  /** Every run's answer once workers keep failing to start. */
+  readonly cannotStart: (why: string) => string;
+  readonly closedQueued: string;
+  readonly closedRunning: string;
+  /** Who answers host calls, in messages: "host" or "page". */
+  readonly side: string;
+}
+
+export interface KernelHostCoreOptions<P> {
+  /** Workers kept, and started at once. */
+  readonly size: number;
+  /** Most workers at once, extra ones included (default `size`: no extra workers). */
+  readonly maxWorkers?: number;
+  /** A run that has run this long is long: an extra worker starts in its place (default 30 ms). */
+  readonly longRunMs?: number;
+  /** A run that has run this long may be held while shorter ones run (default 60 ms, at least `longRunMs`). */
+  readonly holdAfterMs?: number;
+  /** An extra worker idle this long retires (default 30 s). */
+  readonly idleRetireMs?: number;
+  /** Extra time past a run's deadline before its worker is terminated. */
+  readonly graceMs: number;
+  readonly startWorker: (hooks: KernelWorkerHooks) => KernelWorker;
+  /** The message that starts a run on a worker (a host may add what its worker needs, e.g. a WASM plan). */
+  readonly runMessage: (runId: number, request: KernelRunRequest, ports: P) => unknown;
+  /**
+   * Answer one host call through the run's ports; may reject (the core answers `internal`).
+   * `signal()` is the run's abort signal, made on first use and fired when the run ends.
+   */
+  readonly answer: (ports: P, call: KernelHostCall, signal: () => AbortSignal) => Promise<HostCallResult>;
+  readonly wording: KernelHostWording;
+}
