@@ -17,6 +17,8 @@ const scope = self as unknown as { postMessage(message: unknown): void; onmessag
 let engines: SandboxSupply | undefined;
 let ready = false;
 const waiting = new Map<number, (result: HostCallResult) => void>();
+/** A used sandbox is retired and the next one made this long after the answer is posted (engine-supply.ts `retire`). */
+const RETIRE_AFTER_MS = 1;
 let nextCallId = 1;
 
 /** Post to the page. A message that cannot be cloned becomes a tagged failure at once, never silence. */
@@ -83,7 +85,7 @@ async function runOnce(supply: SandboxSupply, runId: number, request: KernelRunR
   // answer is on its way, whatever state the kernel left it in (`outcome.healthy` false after a
   // host stack overflow): the worker itself is sound. The next one is made while idle.
   post({ type: 'done', runId, result: outcome.result, healthy: true });
-  supply.retire(supplied);
+  supply.retire(supplied, RETIRE_AFTER_MS);
 }
 
 scope.onmessage = (event: MessageEvent) => {

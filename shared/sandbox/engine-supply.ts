@@ -81,6 +81,9 @@ export class SandboxSupply {
   readonly #next = new Map<boolean, Promise<SuppliedSandbox>>();
   /** Zeroed memories of retired engines, for the next instances. */
   readonly #spare: WebAssembly.Memory[] = [];
+  /** Used sandboxes whose retirement waits (see `retire`), and the timer that will do it. */
+  readonly #pending: SuppliedSandbox[] = [];
+  #timer: ReturnType<typeof setTimeout> | undefined;
   #kind = false;
 
   /** `compile` yields the engine's compiled module; it is called once, now. */
@@ -114,7 +117,12 @@ export class SandboxSupply {
   /** A sandbox for exactly one run: the prepared one of its kind, else one made now. */
   take(withWasm: boolean): Promise<SuppliedSandbox> {
     this.#kind = withWasm;
-    const next = this.#next.get(withWasm);
+    let next = this.#next.get(withWasm);
+    if (!next && this.#pending.length > 0) {
+      // The last run's sandbox is still waiting to be retired: do it now, so this one gets its memory.
+      this.#flush();
+      next = this.#next.get(withWasm);
+    }
     this.#next.delete(withWasm);
     return next ?? this.#make(withWasm);
   }
@@ -123,11 +131,25 @@ export class SandboxSupply {
    * After the run's answer has gone: free the sandbox and drop its engine; its memory is zeroed
    * and kept for the next instance only when the runtime came apart cleanly (a sandbox unwound
    * mid-call keeps its memory out of reuse). Then the next sandbox is prepared.
+   *
+   * With `afterMs`, that work waits a moment: the answer's way back to the user (the host's
+   * thread parsing it, an HTTP response) does not share the cores with it. A run that arrives
+   * meanwhile retires it first (`take`), so nothing is lost but the head start.
    */
-  retire(supplied: SuppliedSandbox): void {
-    if (disposeSandbox(supplied.sandbox)) {
-      const memory = zeroedForReuse(supplied.memory);
-      if (memory && this.#spare.length === 0) this.#spare.push(memory);
+  retire(supplied: SuppliedSandbox, afterMs?: number): void {
+    this.#pending.push(supplied);
+    if (afterMs === undefined) return this.#flush();
+    this.#timer ??= setTimeout(() => this.#flush(), afterMs);
+  }
+
+  #flush(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    for (const supplied of this.#pending.splice(0)) {
+      if (disposeSandbox(supplied.sandbox)) {
+        const memory = zeroedForReuse(supplied.memory);
+        if (memory && this.#spare.length === 0) this.#spare.push(memory);
+      }
     }
     void this.prepare();
   }

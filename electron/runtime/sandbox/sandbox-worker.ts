@@ -31,6 +31,8 @@ const sandboxes = new SandboxSupply(compileEngineWasm);
 // A worker whose engine cannot load fails here, before `ready`: the pool counts it as a boot failure.
 await sandboxes.prepare();
 const waiting = new Map<number, (result: HostCallResult) => void>();
+/** A used sandbox is retired and the next one made this long after the answer is posted (engine-supply.ts `retire`). */
+const RETIRE_AFTER_MS = 1;
 let nextCallId = 1;
 
 /** Post to main. A message that cannot be cloned becomes a tagged failure at once, never silence. */
@@ -103,7 +105,7 @@ async function runOnce(runId: number, request: KernelRunRequest, dispatcher: Was
   // the answer is on its way, whatever state the kernel left it in (`outcome.healthy` false): the
   // thread itself is sound, so it is not replaced for that. The next one is made while idle.
   post({ type: 'done', runId, result: outcome.result, healthy: true });
-  sandboxes.retire(supplied);
+  sandboxes.retire(supplied, RETIRE_AFTER_MS);
 }
 
 post({ type: 'ready' });
