@@ -18,7 +18,7 @@
 // over and forgets it, so once the run drops it the instance and its memory can be collected.
 
 import { instantiateQuickJsNg, zeroedForReuse, type BoundedEngine } from './engine.ts';
-import { disposeSandbox, prepareSandbox, type PreparedSandbox } from './kernel.ts';
+import { disposeSandbox, endRun, prepareSandbox, rewindSandbox, stepRandom, type PreparedSandbox } from './kernel.ts';
 
 export class EngineSupply {
   readonly #compiled: Promise<WebAssembly.Module>;
@@ -56,29 +56,111 @@ export class EngineSupply {
   }
 }
 
-/** A sandbox the supply handed out, with what `retire` needs to free it and reuse its memory. */
+/** A sandbox the supply handed out, with what `retire` needs to end its run and restore it. */
 export interface SuppliedSandbox {
   readonly sandbox: PreparedSandbox;
   /** The engine's linear memory (tests read it to show what a run left behind). */
   readonly memory: WebAssembly.Memory;
+  /** The image this sandbox goes back to after its run; none for a one-off sandbox. */
+  readonly template: Template | undefined;
 }
 
 /**
- * The sandbox supply: like the engine supply, but what it prepares while the worker is idle is a
- * whole sandbox — a fresh engine instance with its runtime and context made, the bridge's host
- * functions defined and the hardening prelude evaluated (kernel.ts `prepareSandbox`; measured
- * about 1.5 ms on top of the instance, which no run should wait for). A run takes it and uses it
- * once (`runPrepared`); the worker hands it back with `retire` after answering, which frees it,
- * drops the engine, zeroes its memory whole for the next instance (engine.ts `zeroedForReuse`)
- * and prepares the next sandbox. No runtime, context or instance serves two runs, and no byte of
- * one run's memory reaches the next.
- * A run with WASM modules needs a sandbox whose prelude carries the WASM bridge: the supply keeps
- * at most one prepared sandbox of each kind, and prepares the kind the last run took.
+ * A prepared sandbox and the image of its engine's memory taken before any run: the memory's
+ * non-zero chunks (everything else was zero). Restoring writes zeros over the whole memory and the
+ * image back, so the engine's memory is again, byte for byte, that of a sandbox no run has used.
+ */
+interface Template {
+  readonly withWasm: boolean;
+  readonly sandbox: PreparedSandbox;
+  readonly memory: WebAssembly.Memory;
+  readonly bytes: number;
+  readonly image: readonly { readonly at: number; readonly bytes: Uint8Array }[];
+  /** Where the context's Math.random state (8 bytes) lives: reseeded before every run. */
+  readonly randomAt: number;
+  busy: boolean;
+}
+
+const CHUNK = 4096;
+const MASK64 = (1n << 64n) - 1n;
+
+/** quickjs-ng's Math.random step (xorshift64*, the state update), to recognise its state in memory. */
+function xorshiftStep(x: bigint): bigint {
+  x ^= x >> 12n;
+  x ^= (x << 25n) & MASK64;
+  x ^= x >> 27n;
+  return x;
+}
+
+/**
+ * The byte offset of the context's Math.random state: the one 8-byte word that, across one call
+ * of Math.random, changes exactly as the generator's state does. Undefined if there is not exactly
+ * one (an engine whose generator differs): the supply then never reuses a sandbox.
+ */
+function findRandomState(sandbox: PreparedSandbox, memory: WebAssembly.Memory): number | undefined {
+  const before = new BigUint64Array(memory.buffer.slice(0));
+  stepRandom(sandbox);
+  const after = new BigUint64Array(memory.buffer, 0, before.length);
+  let found: number | undefined;
+  for (let i = 0; i < before.length; i++) {
+    const old = before[i]!;
+    if (old === after[i] || old === 0n) continue;
+    if (xorshiftStep(old) === after[i]) {
+      if (found !== undefined) return undefined;
+      found = i * 8;
+    }
+  }
+  return found;
+}
+
+/** The memory's non-zero chunks, copied. */
+function imageOf(memory: WebAssembly.Memory): { at: number; bytes: Uint8Array }[] {
+  const words = new BigUint64Array(memory.buffer);
+  const perChunk = CHUNK / 8;
+  const image: { at: number; bytes: Uint8Array }[] = [];
+  for (let chunk = 0; chunk < words.length / perChunk; chunk++) {
+    for (let i = chunk * perChunk; i < (chunk + 1) * perChunk; i++) {
+      if (words[i] !== 0n) {
+        image.push({ at: chunk * CHUNK, bytes: new Uint8Array(memory.buffer.slice(chunk * CHUNK, (chunk + 1) * CHUNK)) });
+        break;
+      }
+    }
+  }
+  return image;
+}
+
+/** A fresh seed for the context's Math.random (never zero: the generator would stay at zero). */
+function reseed(template: Template): void {
+  const seed = new BigUint64Array(1);
+  do crypto.getRandomValues(seed);
+  while (seed[0] === 0n);
+  new BigUint64Array(template.memory.buffer, template.randomAt, 1)[0] = seed[0]!;
+}
+
+/**
+ * The sandbox supply: every run gets a sandbox — engine instance, runtime and context, the
+ * bridge's host functions defined and the hardening prelude evaluated (kernel.ts `prepareSandbox`)
+ * — in a state no run has touched, and nothing of the making is on the run's critical path.
+ *
+ * Making a sandbox costs about 2.5 ms (instance, runtime, context, and compiling the prelude, the
+ * largest part; `npm run bench -- kernel`), too much to pay per run when runs come in bursts. So
+ * the supply makes one per kind (with or without the WASM bridge) and takes an image of its
+ * engine's memory before any run; after each run (`retire`) the run's handles are freed, the
+ * memory is zeroed whole and the image written back, and the context's Math.random is reseeded:
+ * the engine is then, byte for byte, in the state of a sandbox no run has used (the same runtime
+ * and context, as they were before any run), at about 0.5 ms. Host-side state the engine's memory
+ * does not hold is per run already (the run's bridge binding, its scope, its interrupt handler and
+ * module loader, set again by each run). A sandbox whose run ended badly (the engine unwound
+ * mid-call, failed, or could not free the run), or whose memory grew past its 16 MB, is never
+ * restored: it is freed and a new one is made on a new or zeroed memory (engine.ts
+ * `zeroedForReuse`).
  */
 export class SandboxSupply {
   readonly #compiled: Promise<WebAssembly.Module>;
-  /** Prepared and untouched, by kind (true: with the WASM bridge). */
-  readonly #next = new Map<boolean, Promise<SuppliedSandbox>>();
+  /** One template per kind (true: with the WASM bridge). */
+  readonly #templates = new Map<boolean, Promise<Template>>();
+  /** Where each kind's random state was found last: checked first, then searched. */
+  readonly #randomAt = new Map<boolean, number>();
   /** Zeroed memories of retired engines, for the next instances. */
   readonly #spare: WebAssembly.Memory[] = [];
   /** Used sandboxes whose retirement waits (see `retire`), and the timer that will do it. */
@@ -92,45 +174,66 @@ export class SandboxSupply {
     this.#compiled.catch(() => undefined);
   }
 
-  #make(withWasm: boolean): Promise<SuppliedSandbox> {
-    const spare = this.#spare.pop();
-    return this.#compiled
-      .then((compiled) => instantiateQuickJsNg(compiled, spare))
-      .then(({ engine, memory }) => ({ sandbox: prepareSandbox(engine, withWasm), memory }));
+  async #fresh(withWasm: boolean): Promise<{ sandbox: PreparedSandbox; memory: WebAssembly.Memory }> {
+    const { engine, memory } = await instantiateQuickJsNg(await this.#compiled, this.#spare.pop());
+    return { sandbox: prepareSandbox(engine, withWasm), memory };
+  }
+
+  async #build(withWasm: boolean): Promise<Template> {
+    const { sandbox, memory } = await this.#fresh(withWasm);
+    const randomAt = this.#locateRandom(withWasm, sandbox, memory);
+    if (randomAt === undefined) throw new Error("the engine's Math.random state could not be found; sandboxes cannot be restored");
+    return { withWasm, sandbox, memory, bytes: memory.buffer.byteLength, image: imageOf(memory), randomAt, busy: false };
+  }
+
+  #locateRandom(withWasm: boolean, sandbox: PreparedSandbox, memory: WebAssembly.Memory): number | undefined {
+    const known = this.#randomAt.get(withWasm);
+    if (known !== undefined) {
+      const view = new BigUint64Array(memory.buffer, known, 1);
+      const old = view[0]!;
+      stepRandom(sandbox);
+      if (old !== 0n && view[0] === xorshiftStep(old)) return known;
+    }
+    const found = findRandomState(sandbox, memory);
+    if (found !== undefined) this.#randomAt.set(withWasm, found);
+    return found;
   }
 
   /**
-   * Makes the next sandbox (of the last run's kind unless told) unless one is ready or on its way;
+   * Makes the sandbox of a kind (the last run's unless told) unless it exists or is on its way;
    * resolves when it is ready. Awaited at start-up, so a worker whose engine cannot load never
-   * reports ready; not awaited after each run.
+   * reports ready.
    */
   prepare(withWasm = this.#kind): Promise<void> {
-    let next = this.#next.get(withWasm);
-    if (!next) {
-      next = this.#make(withWasm);
-      next.catch(() => undefined);
-      this.#next.set(withWasm, next);
+    let template = this.#templates.get(withWasm);
+    if (!template) {
+      template = this.#build(withWasm);
+      template.catch(() => this.#templates.delete(withWasm));
+      this.#templates.set(withWasm, template);
     }
-    return next.then(() => undefined);
+    return template.then(() => undefined);
   }
 
-  /** A sandbox for exactly one run: the prepared one of its kind, else one made now. */
-  take(withWasm: boolean): Promise<SuppliedSandbox> {
+  /** A sandbox for exactly one run, in the state no run has touched, with a fresh Math.random seed. */
+  async take(withWasm: boolean): Promise<SuppliedSandbox> {
     this.#kind = withWasm;
-    let next = this.#next.get(withWasm);
-    if (!next && this.#pending.length > 0) {
-      // The last run's sandbox is still waiting to be retired: do it now, so this one gets its memory.
-      this.#flush();
-      next = this.#next.get(withWasm);
+    // The last run's sandbox may still wait to be retired: do it now, so this run finds it restored.
+    if (this.#pending.length > 0) this.#flush();
+    await this.prepare(withWasm);
+    const template = await this.#templates.get(withWasm);
+    if (!template || template.busy) {
+      // Only when runs overlap on one supply (workers run one at a time): a one-off sandbox.
+      return { ...(await this.#fresh(withWasm)), template: undefined };
     }
-    this.#next.delete(withWasm);
-    return next ?? this.#make(withWasm);
+    template.busy = true;
+    reseed(template);
+    return { sandbox: template.sandbox, memory: template.memory, template };
   }
 
   /**
-   * After the run's answer has gone: free the sandbox and drop its engine; its memory is zeroed
-   * and kept for the next instance only when the runtime came apart cleanly (a sandbox unwound
-   * mid-call keeps its memory out of reuse). Then the next sandbox is prepared.
+   * After the run's answer has gone: end the run and restore its sandbox (see the class comment);
+   * or, when it cannot be restored, free it, keep its memory zeroed for the next instance if it is
+   * still at its initial size, and make a new one.
    *
    * With `afterMs`, that work waits a moment: the answer's way back to the user (the host's
    * thread parsing it, an HTTP response) does not share the cores with it. A run that arrives
@@ -146,11 +249,26 @@ export class SandboxSupply {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     for (const supplied of this.#pending.splice(0)) {
+      const template = supplied.template;
+      if (template && endRun(supplied.sandbox) && template.memory.buffer.byteLength === template.bytes) {
+        restore(template);
+        rewindSandbox(template.sandbox);
+        template.busy = false;
+        continue;
+      }
+      if (template) this.#templates.delete(template.withWasm);
       if (disposeSandbox(supplied.sandbox)) {
         const memory = zeroedForReuse(supplied.memory);
         if (memory && this.#spare.length === 0) this.#spare.push(memory);
       }
     }
-    void this.prepare();
+    void this.prepare().catch(() => undefined);
   }
+}
+
+/** Zeros over the whole memory, then the image: the memory as it was before any run. */
+function restore(template: Template): void {
+  const bytes = new Uint8Array(template.memory.buffer);
+  bytes.fill(0);
+  for (const chunk of template.image) bytes.set(chunk.bytes, chunk.at);
 }

@@ -39,10 +39,12 @@ export interface HostBridge {
   /** Hand over the prelude's `deliver` (WASM answers) and `caller` (attribution) once it has run. */
   attach(helpers: { readonly deliver: QuickJSHandle; readonly caller: QuickJSHandle }): void;
   /**
-   * Bind the run this context serves (once; the context is prepared before its run is known).
-   * Unanswered host calls are then held in `scope`, freed before the context.
+   * Bind the run this context serves (the context is prepared before its run is known).
+   * Unanswered host calls are then held in `runScope`, the run's own, freed before the context.
    */
-  bind(run: BridgeRun): void;
+  bind(run: BridgeRun, runScope: Scope): void;
+  /** Forget the run (its scope is freed): the functions answer as unbound again. */
+  unbind(): void;
 }
 
 /** Every host function answers this until a run is bound: nothing of the guest's runs before then. */
@@ -108,7 +110,7 @@ function readArgs(ctx: QuickJSContext, jsonHandle: QuickJSHandle | undefined, bu
  * They are defined before the context's run is known (a worker prepares the context while idle);
  * `bind` gives them the run, and until then they do nothing.
  */
-export function installHostBridge(ctx: QuickJSContext, scope: Scope, withWasm: boolean): HostBridge {
+export function installHostBridge(ctx: QuickJSContext, withWasm: boolean): HostBridge {
   let run: BridgeRun | undefined;
   let deliver: QuickJSHandle | undefined;
   let callerHelper: QuickJSHandle | undefined;
@@ -283,16 +285,20 @@ export function installHostBridge(ctx: QuickJSContext, scope: Scope, withWasm: b
       deliver = helpers.deliver;
       callerHelper = helpers.caller;
     },
-    bind(bound) {
-      if (run) throw new Error('a prepared sandbox serves one run only');
+    bind(bound, runScope) {
+      if (run) throw new Error('a prepared sandbox serves one run at a time');
       run = bound;
-      // Whatever is still unanswered when the run ends goes with the context (the scope frees in reverse order).
-      scope.manage(
+      nextWasmCall = 1;
+      // Whatever is still unanswered when the run ends goes with the run's scope, before the context.
+      runScope.manage(
         new Lifetime(bound.state.deferreds, undefined, (deferreds) => {
           for (const deferred of deferreds) deferred.dispose();
           deferreds.clear();
         }),
       );
+    },
+    unbind() {
+      run = undefined;
     },
   };
 }

@@ -95,7 +95,10 @@ export interface PreparedSandbox {
 }
 
 interface Sandbox extends PreparedSandbox {
+  /** What the sandbox itself holds: runtime, context, the prelude's helpers. */
   readonly scope: Scope;
+  /** What the current run holds (its handles, unanswered host calls); freed by `endRun`. */
+  runScope: Scope | undefined;
   readonly runtime: QuickJSRuntime;
   readonly ctx: QuickJSContext;
   readonly bridge: HostBridge;
@@ -104,6 +107,8 @@ interface Sandbox extends PreparedSandbox {
   used: boolean;
   /** The engine was unwound mid-call (a host stack overflow): freeing it would trip its assertions. */
   broken: boolean;
+  /** The engine failed on the host side during the run: it may be freed, never used again. */
+  tainted: boolean;
   disposed: boolean;
 }
 
@@ -124,7 +129,7 @@ export function prepareSandbox(engine: QuickJSWASMModule, withWasm: boolean): Pr
     runtime.setMaxStackSize(LIMITS.guestStackBytes);
     const ctx = scope.manage(runtime.newContext());
     // Host functions first: the prelude captures and deletes them.
-    const bridge = installHostBridge(ctx, scope, withWasm);
+    const bridge = installHostBridge(ctx, withWasm);
     const prelude = ctx.evalCode(guestPreludeSource(withWasm), PRELUDE_SCRIPT_NAME, { type: 'global', strict: true });
     if (prelude.error) {
       const info = ctx.dump(prelude.error) as unknown;
@@ -135,7 +140,20 @@ export function prepareSandbox(engine: QuickJSWASMModule, withWasm: boolean): Pr
     const serialize = scope.manage(ctx.getProp(helpers, 'serialize'));
     const parse = scope.manage(ctx.getProp(helpers, 'parse'));
     bridge.attach({ deliver: scope.manage(ctx.getProp(helpers, 'deliver')), caller: scope.manage(ctx.getProp(helpers, 'caller')) });
-    const sandbox: Sandbox = { withWasm, scope, runtime, ctx, bridge, serialize, parse, used: false, broken: false, disposed: false };
+    const sandbox: Sandbox = {
+      withWasm,
+      scope,
+      runScope: undefined,
+      runtime,
+      ctx,
+      bridge,
+      serialize,
+      parse,
+      used: false,
+      broken: false,
+      tainted: false,
+      disposed: false,
+    };
     return sandbox;
   } catch (error) {
     try {
@@ -158,11 +176,56 @@ export function disposeSandbox(prepared: PreparedSandbox): boolean {
   // A sandbox unwound mid-call is retired whole, its scope left unfreed (see runPrepared).
   if (sandbox.broken) return false;
   try {
+    sandbox.runScope?.dispose();
+    sandbox.runScope = undefined;
     sandbox.scope.dispose();
     return true;
   } catch {
     return false;
   }
+}
+
+/**
+ * End a run on a sandbox without freeing the sandbox: the run's handles and unanswered host calls
+ * are freed and its bridge unbound. False when the sandbox must not serve again (unwound mid-call,
+ * or freeing failed); it must then be disposed of or dropped. A sandbox that ends cleanly may serve
+ * another run only once its engine's memory is back to the image taken before any run (see
+ * engine-supply.ts `SandboxSupply`), and `rewindSandbox` has been called.
+ */
+export function endRun(prepared: PreparedSandbox): boolean {
+  const sandbox = prepared as Sandbox;
+  if (sandbox.broken || sandbox.tainted || sandbox.disposed) return false;
+  try {
+    sandbox.runScope?.dispose();
+    sandbox.runScope = undefined;
+    sandbox.bridge.unbind();
+    return true;
+  } catch {
+    sandbox.broken = true;
+    return false;
+  }
+}
+
+/**
+ * Call the context's own Math.random once (its result dropped). The sandbox supply uses it before
+ * any run, to find where in the engine's memory the generator's state lives and reseed it per run.
+ */
+export function stepRandom(prepared: PreparedSandbox): void {
+  const { ctx } = prepared as Sandbox;
+  const math = ctx.getProp(ctx.global, 'Math');
+  const random = ctx.getProp(math, 'random');
+  const result = ctx.callFunction(random, math);
+  if (result.error) result.error.dispose();
+  else result.value.dispose();
+  random.dispose();
+  math.dispose();
+}
+
+/** Mark a sandbox whose run was ended (`endRun`) and whose memory was restored as fit for one more run. */
+export function rewindSandbox(prepared: PreparedSandbox): void {
+  const sandbox = prepared as Sandbox;
+  if (sandbox.broken || sandbox.tainted || sandbox.disposed || sandbox.runScope) throw new Error('only a sandbox whose run ended cleanly can be rewound');
+  sandbox.used = false;
 }
 
 /** Run one invocation on a fresh engine's new sandbox, then free it. Never throws for guest behaviour. */
@@ -185,7 +248,7 @@ export async function runKernel(request: KernelRunRequest, powers: KernelPowers)
  */
 export async function runPrepared(prepared: PreparedSandbox, request: KernelRunRequest, powers: RunPowers): Promise<KernelOutcome> {
   const sandbox = prepared as Sandbox;
-  if (sandbox.used || sandbox.disposed) throw new Error('a prepared sandbox serves one run only');
+  if (sandbox.used || sandbox.disposed) throw new Error('a prepared sandbox serves one run only (until it is rewound)');
   sandbox.used = true;
   const started = powers.now();
   const state = new RunState(powers.onLog);
@@ -207,7 +270,8 @@ export async function runPrepared(prepared: PreparedSandbox, request: KernelRunR
 
   let outcome: Outcome;
   try {
-    outcome = await evaluate({ sandbox, request, entry: entry.value, state, powers });
+    sandbox.runScope = new Scope();
+    outcome = await evaluate({ sandbox, scope: sandbox.runScope, request, entry: entry.value, state, powers });
   } catch (error) {
     // The host's own stack can run out inside the engine before the guest stack limit trips (a
     // browser Web Worker's stack is smaller than a Node worker's, measured): that is still the
@@ -221,6 +285,7 @@ export async function runPrepared(prepared: PreparedSandbox, request: KernelRunR
       );
     }
     outcome = { ok: false, code: 'sandbox-crashed', message: `The sandbox engine failed: ${error instanceof Error ? error.message : String(error)}` };
+    sandbox.tainted = true;
     state.closed = true;
     return finish(outcome, false);
   }
@@ -231,17 +296,19 @@ export async function runPrepared(prepared: PreparedSandbox, request: KernelRunR
 
 interface Evaluation {
   readonly sandbox: Sandbox;
+  /** The run's scope: every handle taken for the run is freed with it. */
+  readonly scope: Scope;
   readonly request: KernelRunRequest;
   readonly entry: EntryModule;
   readonly state: RunState;
   readonly powers: RunPowers;
 }
 
-async function evaluate({ sandbox, request, entry, state, powers }: Evaluation): Promise<Outcome> {
-  const { ctx, runtime, scope, serialize, parse } = sandbox;
+async function evaluate({ sandbox, scope, request, entry, state, powers }: Evaluation): Promise<Outcome> {
+  const { ctx, runtime, serialize, parse } = sandbox;
   const graph: LoaderGraph = { entries: request.entries, modules: request.modules };
   const withWasm = runNeedsWasm(request);
-  sandbox.bridge.bind({ request, graph, state, hostCall: powers.hostCall });
+  sandbox.bridge.bind({ request, graph, state, hostCall: powers.hostCall }, scope);
   if (withWasm) {
     // The bridge module takes the prelude's one-shot WASM binding now, before any pack module
     // evaluates; facades import this instance (the engine keeps evaluated modules by name).

@@ -104,37 +104,58 @@ describe('SandboxSupply', () => {
     timeoutMs: 20_000,
   });
 
-  it("hands each run a prepared sandbox once, and a retired engine's memory comes back zeroed with nothing of its run", async () => {
+  it("restores a retired sandbox's memory to its image from before any run: nothing of the run remains, byte for byte", async () => {
     const supply = new SandboxSupply(compileEngineWasm);
     await supply.prepare();
     const first = await supply.take(false);
+    const pristine = new Uint8Array(first.memory.buffer.slice(0));
     const secret = isolationSecret();
-    // Copies of the secret all over the heap, without growing the memory past its 16 MB (a grown
-    // memory is never reused, see below).
-    const plant = 'const keep = []; for (let i = 0; i < 500; i++) keep.push(apiKey + " " + i, [apiKey].join("")); return keep.length;';
+    // Copies of the secret all over the heap, and changes to the context's own objects, without
+    // growing the memory past its 16 MB (a grown memory is never restored, see below).
+    const plant =
+      'const keep = []; for (let i = 0; i < 500; i++) keep.push(apiKey + " " + i, [apiKey].join(""));' +
+      'globalThis.leak = apiKey; Object.prototype.polluted = apiKey; Math.random = () => 4; JSON.stringify = () => apiKey; return keep.length;';
     const outcome = await runPrepared(first.sandbox, request(plant, { apiKey: secret }), powers);
     expect(outcome.result).toMatchObject({ ok: true, value: 1000 });
     expect(first.memory.buffer.byteLength).toBe(ENGINE_BASE_PAGES * 64 * 1024);
     expect(occurrences(first.memory, secret)).toBeGreaterThan(500);
-    // A prepared sandbox serves one run: a second use is refused, never run.
+    // A sandbox serves one run until it is restored: a second use is refused, never run.
     await expect(runPrepared(first.sandbox, request('return 1;'), powers)).rejects.toThrow(/one run only/);
 
     supply.retire(first);
-    // Zeroed at retirement, before any other instance touches it.
     expect(occurrences(first.memory, secret)).toBe(0);
-    expect(new Uint8Array(first.memory.buffer).some((byte) => byte !== 0)).toBe(false);
+    // Byte for byte the image, but for the Math.random state the next take reseeds (one 8-byte word).
+    const now = new Uint8Array(first.memory.buffer);
+    const differing: number[] = [];
+    for (let i = 0; i < now.length; i++) if (now[i] !== pristine[i]) differing.push(i);
+    expect(differing.length).toBeLessThanOrEqual(8);
+    if (differing.length > 0) expect(Math.floor(differing.at(-1)! / 8)).toBe(Math.floor(differing[0]! / 8));
 
     const second = await supply.take(false);
-    // The memory is reused by a new instance, a new runtime and a new context: none of the run's bytes.
-    expect(second.sandbox === first.sandbox).toBe(false);
     expect(second.memory === first.memory).toBe(true);
-    expect(occurrences(second.memory, secret)).toBe(0);
-    const after = await runPrepared(second.sandbox, request(`return [typeof apiKey, ${JSON.stringify(secret)}.length];`), powers);
-    expect(after.result).toMatchObject({ ok: true, value: ['undefined', secret.length] });
+    const after = await runPrepared(
+      second.sandbox,
+      request('return [typeof leak, "polluted" in {}, typeof apiKey, Math.random() !== 4 && typeof Math.random(), JSON.stringify({ a: 1 })];'),
+      powers,
+    );
+    expect(after.result).toMatchObject({ ok: true, value: ['undefined', false, 'undefined', 'number', '{"a":1}'] });
     supply.retire(second);
   }, 60_000);
 
-  it('never reuses a memory that grew past its initial size: the next instance starts at 16 MB', async () => {
+  it('reseeds Math.random for every run: two runs on the same restored sandbox draw different numbers', async () => {
+    const supply = new SandboxSupply(compileEngineWasm);
+    const draws: unknown[] = [];
+    for (let i = 0; i < 3; i++) {
+      const taken = await supply.take(false);
+      const outcome = await runPrepared(taken.sandbox, request('return [Math.random(), Math.random()];'), powers);
+      expect(outcome.result.ok).toBe(true);
+      draws.push(JSON.stringify(outcome.result.ok ? outcome.result.value : undefined));
+      supply.retire(taken);
+    }
+    expect(new Set(draws).size).toBe(3);
+  }, 60_000);
+
+  it('never restores a sandbox whose memory grew past its initial size: the next run gets a new sandbox on a 16 MB memory', async () => {
     const supply = new SandboxSupply(compileEngineWasm);
     const first = await supply.take(false);
     const outcome = await runPrepared(first.sandbox, request('const a = new Uint8Array(40 << 20); a.fill(7); return a.length;'), powers);
@@ -142,8 +163,21 @@ describe('SandboxSupply', () => {
     expect(first.memory.buffer.byteLength).toBeGreaterThan(ENGINE_BASE_PAGES * 64 * 1024);
     supply.retire(first);
     const second = await supply.take(false);
+    expect(second.sandbox === first.sandbox).toBe(false);
     expect(second.memory === first.memory).toBe(false);
     expect(second.memory.buffer.byteLength).toBe(ENGINE_BASE_PAGES * 64 * 1024);
+    supply.retire(second);
+  }, 60_000);
+
+  it('a run that ends in an error (the guest stack overflowing) leaves a sandbox the next run can use', async () => {
+    const supply = new SandboxSupply(compileEngineWasm);
+    const first = await supply.take(false);
+    const deep = await runPrepared(first.sandbox, request('const f = () => f(); return f();'), powers);
+    expect(deep.result.ok).toBe(false);
+    supply.retire(first);
+    const second = await supply.take(false);
+    const ok = await runPrepared(second.sandbox, request('return 2;'), powers);
+    expect(ok.result).toMatchObject({ ok: true, value: 2 });
     supply.retire(second);
   }, 60_000);
 
@@ -161,16 +195,12 @@ describe('SandboxSupply', () => {
 });
 
 describe('SandboxSupply retiring later', () => {
-  it('retires a sandbox whose retirement waits as soon as the next run takes one: its memory is zeroed and reused, never shared', async () => {
+  it('retires a sandbox whose retirement waits as soon as the next run takes one', async () => {
     const supply = new SandboxSupply(compileEngineWasm);
     const first = await supply.take(false);
     const secret = isolationSecret();
     const plant = 'const keep = []; for (let i = 0; i < 200; i++) keep.push(apiKey + " " + i); return keep.length;';
-    const outcome = await runPrepared(
-      first.sandbox,
-      { code: plant, entries: {}, modules: {}, inputs: { apiKey: secret }, grants: NO_GRANTS, timeoutMs: 20_000 },
-      powers,
-    );
+    const outcome = await runPrepared(first.sandbox, request(plant, { apiKey: secret }), powers);
     expect(outcome.result).toMatchObject({ ok: true, value: 200 });
     supply.retire(first, 60_000);
     // Not yet: the retirement waits for its timer.
@@ -180,4 +210,8 @@ describe('SandboxSupply retiring later', () => {
     expect(second.memory === first.memory).toBe(true);
     supply.retire(second);
   }, 60_000);
+
+  function request(code: string, inputs: Record<string, unknown> = {}): KernelRunRequest {
+    return { code, entries: {}, modules: {}, inputs, grants: NO_GRANTS, timeoutMs: 20_000 };
+  }
 });
