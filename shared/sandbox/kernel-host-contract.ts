@@ -24,7 +24,9 @@ export interface RunHoldSwitch {
   set(held: boolean): void;
   /** Milliseconds the current run has been held so far. */
   heldMs(): number;
-  /** Off, and nothing held yet: called as a run is dispatched. */
+  /** Interrupt polls the current run has made: it runs guest code (one waiting, or inside one native call, makes none, and holding it would not stop it). */
+  polls(): number;
+  /** Off, nothing held and no polls yet: called as a run is dispatched. */
   reset(): void;
 }
 
@@ -62,8 +64,8 @@ export interface KernelHostCoreOptions<P> {
   readonly maxWorkers?: number;
   /** A run that has run this long is long: an extra worker starts in its place (default 30 ms). */
   readonly longRunMs?: number;
-  /** A run that has run this long may be held while shorter ones run (default 60 ms, at least `longRunMs`). */
-  readonly holdAfterMs?: number;
+  /** A long run that has made this many interrupt polls (run guest code, ~7 per ms in a tight loop) may be held while shorter ones run (default 50). */
+  readonly holdAfterPolls?: number;
   /** An extra worker idle this long retires (default 30 s). */
   readonly idleRetireMs?: number;
   /** Extra time past a run's deadline before its worker is terminated. */

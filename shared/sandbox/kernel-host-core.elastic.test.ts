@@ -1,8 +1,8 @@
 // The kernel host core under long runs (issue 17), through scripted workers and fake timers so
 // each rule is reached on purpose: an extra worker starts in place of a long run, never past
-// `maxWorkers`, and retires once idle; a long run is held while a shorter one runs and released
-// when it ends; held runs take turns on the free cores, least-run first; the watchdog adds back
-// the time a run was held. Real threads holding real runs are tested through the Node pool
+// `maxWorkers`, and retires once idle; a long run that keeps running guest code is held while a
+// shorter one runs and released when it ends, one that makes no interrupt polls is not; held runs
+// take turns on the free cores, least-run first; the watchdog adds back the time a run was held. Real threads holding real runs are tested through the Node pool
 // (electron/runtime/sandbox/sandbox-pool.fairness.test.ts).
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -17,6 +17,8 @@ interface ScriptedWorker extends KernelWorker {
   held: boolean;
   /** What the worker reports as held so far. */
   heldMs: number;
+  /** What the worker reports as interrupt polls so far. */
+  polls: number;
 }
 
 const request: KernelRunRequest = { code: '1', entries: {}, modules: {}, inputs: {}, grants: NO_GRANTS, timeoutMs: 1000 };
@@ -28,7 +30,7 @@ function setup(options: { size: number; maxWorkers: number; hold?: boolean; idle
     size: options.size,
     maxWorkers: options.maxWorkers,
     longRunMs: 30,
-    holdAfterMs: 100,
+    holdAfterPolls: 50,
     idleRetireMs: options.idleRetireMs ?? 1000,
     graceMs: 0,
     startWorker: (hooks) => {
@@ -38,6 +40,7 @@ function setup(options: { size: number; maxWorkers: number; hold?: boolean; idle
         terminated: false,
         held: false,
         heldMs: 0,
+        polls: 0,
         postMessage: (message) => worker.posted.push(message as Record<string, unknown>),
         terminate: () => {
           worker.terminated = true;
@@ -49,9 +52,11 @@ function setup(options: { size: number; maxWorkers: number; hold?: boolean; idle
                   worker.held = held;
                 },
                 heldMs: () => worker.heldMs,
+                polls: () => worker.polls,
                 reset: () => {
                   worker.held = false;
                   worker.heldMs = 0;
+                  worker.polls = 0;
                 },
               },
             }
@@ -108,21 +113,26 @@ describe('kernel host core: long runs', () => {
     expect(core.workerCount).toBe(0);
   });
 
-  it('holds a run gone long while a shorter one runs, and lets it go when the shorter one ends', async () => {
-    const { core, workers, readyAll, finish } = setup({ size: 1, maxWorkers: 2, hold: true });
+  it('holds a long run that keeps running guest code while a shorter one runs, and lets it go when the shorter one ends', async () => {
+    const { core, workers, readyAll, finish } = setup({ size: 1, maxWorkers: 3, hold: true });
     readyAll();
     const long = core.run(request, undefined);
     const [first] = workers as [ScriptedWorker];
     vi.advanceTimersByTime(30);
     readyAll();
-    vi.advanceTimersByTime(70);
-    // Long for 100 ms, nothing else running: one core free, so it goes on.
+    // Long, but no interrupt polls (waiting, or inside one native call): holding it would stop nothing.
+    const waiting = core.run({ ...request, code: '2' }, undefined);
     expect(first.held).toBe(false);
-    const short = core.run({ ...request, code: '2' }, undefined);
-    const second = workers[1] as ScriptedWorker;
+    finish(workers[1] as ScriptedWorker, 2);
+    expect(await waiting).toMatchObject({ ok: true, value: 2 });
+    first.polls = 50;
+    vi.advanceTimersByTime(100);
+    // Running guest code, and nothing else running: one core free, so it goes on.
+    expect(first.held).toBe(false);
+    const short = core.run({ ...request, code: '3' }, undefined);
     expect(first.held).toBe(true);
-    finish(second, 2);
-    expect(await short).toMatchObject({ ok: true, value: 2 });
+    finish(workers[1] as ScriptedWorker, 3);
+    expect(await short).toMatchObject({ ok: true, value: 3 });
     expect(first.held).toBe(false);
     finish(first, 1);
     expect(await long).toMatchObject({ ok: true, value: 1 });
@@ -138,8 +148,10 @@ describe('kernel host core: long runs', () => {
     runs.push(core.run(request, undefined));
     vi.advanceTimersByTime(30);
     readyAll();
-    vi.advanceTimersByTime(100);
     const [a, b] = workers as [ScriptedWorker, ScriptedWorker];
+    a.polls = 50;
+    b.polls = 50;
+    vi.advanceTimersByTime(100);
     // Both holdable, one core: the one that has run less goes on.
     expect([a.held, b.held]).toEqual([true, false]);
     // b runs while a is held: a's held time keeps its count of time run below b's.

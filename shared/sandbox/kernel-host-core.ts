@@ -19,12 +19,12 @@
 // let the core start extra workers, up to `maxWorkers`, so that `size` workers stay free of long
 // runs (a run spinning to its deadline no longer stalls everyone queued behind it; the OS
 // time-slices the threads), and extra workers retire once idle for `idleRetireMs`. A worker that
-// supports holding (`KernelWorker.hold`) has a run that has gone on for `holdAfterMs` held at its
-// next interrupt poll while a shorter run is running or a worker is starting, so short runs get
-// the cores. The two thresholds differ because a worker starts slowly (hundreds of ms) so its
-// replacement must start early, while an ordinary run slowed by a busy machine can take tens of
-// ms and must not be held behind every newer one. Held runs take turns on what cores the short
-// ones leave (see `#balance`). The worker keeps held time out of the run's clock (its result
+// supports holding (`KernelWorker.hold`) has a long run that keeps running guest code (it has
+// made `holdAfterPolls` interrupt polls) held at its next poll while a shorter run is running or a
+// worker is starting, so short runs get the cores. Polls rather than time decide it: an ordinary
+// run slowed by a busy machine can take tens of ms yet makes hardly any polls, and must not be
+// held behind every newer one; a loop makes thousands a second. Held runs take turns on what
+// cores the short ones leave (see `#balance`). The worker keeps held time out of the run's clock (its result
 // never changes) and the watchdog here adds it back; a run is held at most `HOLD_BUDGET_MS` in
 // all, so none starves however much short work keeps coming.
 
@@ -58,9 +58,7 @@ interface Slot<P> {
   retired: boolean;
   /** The job has run for `longRunMs`. */
   long: boolean;
-  /** The job has run for `holdAfterMs`. */
-  holdable: boolean;
-  /** Marks the job long, then holdable; armed at dispatch when the host can hold runs or add workers. */
+  /** Marks the job long; armed at dispatch when the host can hold runs or add workers. */
   longTimer: ReturnType<typeof setTimeout> | undefined;
   /** When the job was posted to the worker. */
   dispatchedAt: number;
@@ -72,7 +70,7 @@ interface Slot<P> {
 
 const MAX_START_FAILURES = 3;
 const LONG_RUN_MS = 30;
-const HOLD_AFTER_MS = 60;
+const HOLD_AFTER_POLLS = 50;
 /** How often held runs and running ones are chosen again while some wait. */
 const ROTATE_MS = 100;
 const IDLE_RETIRE_MS = 30_000;
@@ -85,7 +83,7 @@ export class KernelHostCore<P> {
   readonly #options: KernelHostCoreOptions<P>;
   readonly #maxWorkers: number;
   readonly #longRunMs: number;
-  readonly #holdAfterMs: number;
+  readonly #holdAfterPolls: number;
   readonly #idleRetireMs: number;
   readonly #slots = new Set<Slot<P>>();
   readonly #queue: Job<P>[] = [];
@@ -106,7 +104,7 @@ export class KernelHostCore<P> {
     this.#options = options;
     this.#maxWorkers = Math.max(options.size, options.maxWorkers ?? options.size);
     this.#longRunMs = options.longRunMs ?? LONG_RUN_MS;
-    this.#holdAfterMs = Math.max(this.#longRunMs, options.holdAfterMs ?? HOLD_AFTER_MS);
+    this.#holdAfterPolls = options.holdAfterPolls ?? HOLD_AFTER_POLLS;
     this.#idleRetireMs = options.idleRetireMs ?? IDLE_RETIRE_MS;
     for (let i = 0; i < options.size; i++) this.#spawn();
   }
@@ -194,7 +192,6 @@ export class KernelHostCore<P> {
       watchdog: undefined,
       retired: false,
       long: false,
-      holdable: false,
       longTimer: undefined,
       dispatchedAt: 0,
       extendedMs: 0,
@@ -238,7 +235,6 @@ export class KernelHostCore<P> {
     clearTimeout(slot.longTimer);
     slot.job = undefined;
     slot.long = false;
-    slot.holdable = false;
     slot.longTimer = undefined;
   }
 
@@ -291,11 +287,6 @@ export class KernelHostCore<P> {
         slot.longTimer = setTimeout(() => {
           slot.long = true;
           this.#balance();
-          if (!slot.worker.hold) return;
-          slot.longTimer = setTimeout(() => {
-            slot.holdable = true;
-            this.#balance();
-          }, this.#holdAfterMs - this.#longRunMs);
         }, this.#longRunMs);
       }
       try {
@@ -331,11 +322,11 @@ export class KernelHostCore<P> {
   /**
    * Extra workers and holds, after anything that changes who runs what. Keeps `size` workers
    * free of long runs (up to `maxWorkers`) and lets surplus idle workers retire after
-   * `idleRetireMs`. Holdable runs share what of `size` cores shorter runs and starting workers
-   * leave: the ones that have run least (held time not counted) go on, the others are held, and
-   * the choice is made again every `ROTATE_MS` while some wait — so a dozen runs spinning to
-   * their deadlines each still get their whole time limit of running, as they would one after the
-   * other, while ordinary runs pass them.
+   * `idleRetireMs`. Holdable runs (long, running guest code) share what of `size` cores short
+   * runs and starting workers leave: the ones that have run least (held time not counted) go on,
+   * the others are held, and the choice is made again every `ROTATE_MS` while some wait or a long
+   * run may yet become holdable — so a dozen runs spinning to their deadlines each still get their
+   * whole time limit of running, as they would one after the other, while ordinary runs pass them.
    */
   #balance(): void {
     if (this.#closed) return;
@@ -343,14 +334,17 @@ export class KernelHostCore<P> {
     let long = 0;
     let short = 0;
     let starting = 0;
+    let undecided = 0;
     const holdable: Slot<P>[] = [];
     for (const slot of this.#slots) {
       live++;
       if (!slot.ready) starting++;
+      else if (slot.job && !slot.long) short++;
       else if (slot.job) {
-        if (slot.long) long++;
-        if (!slot.holdable) short++;
-        else if (slot.worker.hold) holdable.push(slot);
+        long++;
+        const hold = slot.worker.hold;
+        if (hold && hold.polls() >= this.#holdAfterPolls) holdable.push(slot);
+        else if (hold) undecided++;
       }
     }
     const want = Math.min(this.#maxWorkers, this.#options.size + long);
@@ -364,12 +358,12 @@ export class KernelHostCore<P> {
       const ran = (slot: Slot<P>) => now - slot.dispatchedAt - (slot.worker.hold?.heldMs() ?? 0);
       holdable.sort((a, b) => ran(a) - ran(b));
       holdable.forEach((slot, i) => slot.worker.hold?.set(i >= free));
-      if (holdable.length > free && !this.#rotation) {
-        this.#rotation = setTimeout(() => {
-          this.#rotation = undefined;
-          this.#balance();
-        }, ROTATE_MS);
-      }
+    }
+    if ((holdable.length > free || (undecided > 0 && free < this.#options.size)) && !this.#rotation) {
+      this.#rotation = setTimeout(() => {
+        this.#rotation = undefined;
+        this.#balance();
+      }, ROTATE_MS);
     }
     let surplus = live - want;
     for (const slot of this.#slots) if (slot.idleTimer) surplus--;

@@ -26,7 +26,7 @@ export const SandboxWorkerDataSchema = z
     wasmLanes: z.number().int().min(1).max(LIMITS.wasmPoolSize),
     hold: z
       .custom<Int32Array<SharedArrayBuffer>>((value) => value instanceof Int32Array, 'the hold buffer is an Int32Array')
-      .refine((view) => view.buffer instanceof SharedArrayBuffer && view.length === 2, 'the hold buffer is two shared Int32 slots')
+      .refine((view) => view.buffer instanceof SharedArrayBuffer && view.length === 3, 'the hold buffer is three shared Int32 slots')
       .optional(),
   })
   .strict();

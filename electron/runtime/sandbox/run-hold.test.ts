@@ -8,11 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { createHoldBuffer, holdSwitch, runClock } from './run-hold.ts';
 
 describe('run hold', () => {
-  it('passes straight through a checkpoint while not held', () => {
+  it('passes straight through a checkpoint while not held, counting the poll for the pool', () => {
     const view = createHoldBuffer();
     const clock = runClock(view, 1000);
     clock.checkpoint?.();
+    clock.checkpoint?.();
     expect(holdSwitch(view).heldMs()).toBe(0);
+    expect(holdSwitch(view).polls()).toBe(2);
     // Nothing held: the run clock is the wall clock.
     const wall = performance.now();
     expect(clock.now()).toBeGreaterThanOrEqual(wall);

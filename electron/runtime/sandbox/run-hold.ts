@@ -18,14 +18,16 @@ import type { Timer } from '../../../shared/sandbox/job-loop.ts';
 
 /** Int32 slots of the buffer: 1 while the pool holds the worker's current run … */
 const FLAG = 0;
-/** … and whole milliseconds the current run has been held (written by the worker, zeroed by the pool at dispatch). */
+/** … whole milliseconds the current run has been held (written by the worker, zeroed by the pool at dispatch) … */
 const HELD = 1;
+/** … and the interrupt polls it has made: whether it runs guest code, so holding it would tell. */
+const POLLS = 2;
 /** The longest one futex sleep lasts; the hold is checked again after each. */
 const SLICE_MS = 50;
 
 /** The buffer one worker is started with (in its workerData). */
 export function createHoldBuffer(): Int32Array<SharedArrayBuffer> {
-  return new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
+  return new Int32Array(new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT));
 }
 
 /** The pool's side of one worker's buffer. */
@@ -36,8 +38,10 @@ export function holdSwitch(view: Int32Array): RunHoldSwitch {
       if (Atomics.exchange(view, FLAG, value) !== value && !held) Atomics.notify(view, FLAG);
     },
     heldMs: () => Atomics.load(view, HELD),
+    polls: () => Atomics.load(view, POLLS),
     reset() {
       Atomics.store(view, HELD, 0);
+      Atomics.store(view, POLLS, 0);
       if (Atomics.exchange(view, FLAG, 0) !== 0) Atomics.notify(view, FLAG);
     },
   };
@@ -67,7 +71,9 @@ export function runClock(view: Int32Array | undefined, budget: number = HOLD_BUD
     return () => clearTimeout(id);
   };
   if (!view) return { now, timer };
+  let polls = 0;
   const checkpoint = () => {
+    Atomics.store(view, POLLS, ++polls);
     if (Atomics.load(view, FLAG) === 0 || held >= budget) return;
     while (Atomics.load(view, FLAG) !== 0 && held < budget) {
       const start = performance.now();
