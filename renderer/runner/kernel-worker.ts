@@ -1,8 +1,8 @@
 // Entry of the browser kernel worker (a module Web Worker): the shared kernel with browser powers.
 // It compiles quickjs-ng once from the WASM URL the page gives it (an asset of the web host), then
-// runs one invocation at a time, each in a sandbox of its own (engine instance, runtime, hardened
-// context) with the same bounded linear memory as the Node worker, prepared while the worker is
-// idle (shared/sandbox/engine-supply.ts: a reused engine let a run read the previous run's memory). Capability and WASM calls go to the
+// runs one invocation at a time, each in a sandbox (engine instance, runtime, hardened context) with
+// the same bounded linear memory as the Node worker, in the state no run has touched: restored to
+// its image from before any run after each run (shared/sandbox/engine-supply.ts). Capability and WASM calls go to the
 // page, which owns the handlers and the WASM pool.
 
 import { compileQuickJsNg } from '../../shared/sandbox/engine.ts';
@@ -17,8 +17,6 @@ const scope = self as unknown as { postMessage(message: unknown): void; onmessag
 let engines: SandboxSupply | undefined;
 let ready = false;
 const waiting = new Map<number, (result: HostCallResult) => void>();
-/** A used sandbox is retired and the next one made this long after the answer is posted (engine-supply.ts `retire`). */
-const RETIRE_AFTER_MS = 1;
 let nextCallId = 1;
 
 /** Post to the page. A message that cannot be cloned becomes a tagged failure at once, never silence. */
@@ -81,11 +79,11 @@ async function runOnce(supply: SandboxSupply, runId: number, request: KernelRunR
       }),
   });
   waiting.clear();
-  // The sandbox served this run only: freed, its engine dropped and its memory zeroed once the
-  // answer is on its way, whatever state the kernel left it in (`outcome.healthy` false after a
-  // host stack overflow): the worker itself is sound. The next one is made while idle.
+  // Once the answer is on its way, the sandbox goes back to its image from before any run, or,
+  // if its run left it unfit (`outcome.healthy` false, a grown memory), is freed and replaced
+  // (engine-supply.ts). The thread itself is sound either way, so it is not replaced for that.
   post({ type: 'done', runId, result: outcome.result, healthy: true });
-  supply.retire(supplied, RETIRE_AFTER_MS);
+  supply.retire(supplied);
 }
 
 scope.onmessage = (event: MessageEvent) => {

@@ -1,7 +1,8 @@
 // Entry of one sandbox worker thread. It compiles quickjs-ng once, then runs one invocation at a
-// time with the shared kernel, each in a sandbox of its own — a fresh engine instance, runtime and
-// hardened context — that the worker prepared while idle (shared/sandbox/engine-supply.ts: a
-// reused engine let a run read the previous run's memory). Capability calls are forwarded to the main thread, which owns the handlers; WASM calls
+// time with the shared kernel, each in a sandbox in the state no run has touched — engine
+// instance, runtime and hardened context, restored to their image from before any run after each
+// run (shared/sandbox/engine-supply.ts: a reused engine let a run read the previous run's memory).
+// Capability calls are forwarded to the main thread, which owns the handlers; WASM calls
 // of a run that comes with a plan are answered here, by the run's dispatcher over this worker's
 // own WASM lanes (wasm-plan.ts), and otherwise forwarded too. Workers exist because a guest's deep
 // recursion on the main thread overflows the host stack (measured): here the stack is sized by
@@ -31,8 +32,6 @@ const sandboxes = new SandboxSupply(compileEngineWasm);
 // A worker whose engine cannot load fails here, before `ready`: the pool counts it as a boot failure.
 await sandboxes.prepare();
 const waiting = new Map<number, (result: HostCallResult) => void>();
-/** A used sandbox is retired and the next one made this long after the answer is posted (engine-supply.ts `retire`). */
-const RETIRE_AFTER_MS = 1;
 let nextCallId = 1;
 
 /** Post to main. A message that cannot be cloned becomes a tagged failure at once, never silence. */
@@ -101,11 +100,11 @@ async function runOnce(runId: number, request: KernelRunRequest, dispatcher: Was
   // main-thread calls still unanswered are forgotten (their answers would find no run).
   dispatcher?.close();
   waiting.clear();
-  // The sandbox served this run only. It is freed, its engine dropped and its memory zeroed after
-  // the answer is on its way, whatever state the kernel left it in (`outcome.healthy` false): the
-  // thread itself is sound, so it is not replaced for that. The next one is made while idle.
+  // Once the answer is on its way, the sandbox goes back to its image from before any run, or,
+  // if its run left it unfit (`outcome.healthy` false, a grown memory), is freed and replaced
+  // (engine-supply.ts). The thread itself is sound either way, so it is not replaced for that.
   post({ type: 'done', runId, result: outcome.result, healthy: true });
-  sandboxes.retire(supplied, RETIRE_AFTER_MS);
+  sandboxes.retire(supplied);
 }
 
 post({ type: 'ready' });
