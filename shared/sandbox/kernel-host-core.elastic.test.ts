@@ -139,6 +139,35 @@ describe('kernel host core: long runs', () => {
     await core.close();
   });
 
+  it('gives a core to a long run that polls no guest code by time run, unless it waits on a host call', async () => {
+    const { core, workers, readyAll } = setup({ size: 1, maxWorkers: 4, hold: true });
+    readyAll();
+    const runs = [core.run(request, undefined)];
+    vi.advanceTimersByTime(30);
+    readyAll();
+    runs.push(core.run(request, undefined));
+    vi.advanceTimersByTime(30);
+    readyAll();
+    const [loop, native] = workers as [ScriptedWorker, ScriptedWorker];
+    loop.polls = 50;
+    vi.advanceTimersByTime(100);
+    // `native` makes no polls (allocating, or in one engine call), waits on nothing and has run less: it has the core.
+    expect([loop.held, native.held]).toEqual([true, false]);
+    native.hooks.message({
+      type: 'host-call',
+      runId: native.posted.findLast((m) => m.type === 'run')?.runId,
+      callId: 1,
+      kind: 'capability',
+      name: 'fetch',
+      args: [],
+    });
+    vi.advanceTimersByTime(100);
+    // Now it waits on the host: the core is free again.
+    expect(loop.held).toBe(false);
+    await core.close();
+    expect((await Promise.all(runs)).map((r) => r.ok)).toEqual([false, false]);
+  });
+
   it('lets held runs take turns on the free cores, least-run first', async () => {
     const { core, workers, readyAll } = setup({ size: 1, maxWorkers: 4, hold: true });
     readyAll();

@@ -48,6 +48,8 @@ interface Job<P> {
   readonly logs: RunLog[];
   /** Made on the run's first host call that wants it (a run without any pays nothing); aborted when the run ends. */
   abort: AbortController | undefined;
+  /** Host calls forwarded here and not yet answered: while any is out, the run waits rather than computes. */
+  calls: number;
 }
 
 interface Slot<P> {
@@ -137,6 +139,7 @@ export class KernelHostCore<P> {
         started: performance.now(),
         logs: [],
         abort: undefined,
+        calls: 0,
       };
       const onCancel = () => this.#cancel(job);
       if (this.#broken) return job.resolve(this.#failure(job, 'sandbox-crashed', this.#broken));
@@ -217,7 +220,9 @@ export class KernelHostCore<P> {
       return;
     }
     if (message.type === 'host-call') {
+      job.calls++;
       void this.#answer(job, message).then((result) => {
+        job.calls--;
         if (slot.job !== job || slot.retired) return;
         this.#reply(slot, { type: 'host-result', runId: job.runId, callId: message.callId, result });
       });
@@ -335,7 +340,10 @@ export class KernelHostCore<P> {
     let short = 0;
     let starting = 0;
     let undecided = 0;
-    const holdable: Slot<P>[] = [];
+    // Long runs that use a core: those running guest code (holdable) and those computing where we
+    // cannot hold them (allocating, in one engine call, a WASM call on a lane); not those waiting
+    // on the host.
+    const ranked: { slot: Slot<P>; holdable: boolean }[] = [];
     for (const slot of this.#slots) {
       live++;
       if (!slot.ready) starting++;
@@ -343,8 +351,10 @@ export class KernelHostCore<P> {
       else if (slot.job) {
         long++;
         const hold = slot.worker.hold;
-        if (hold && hold.polls() >= this.#holdAfterPolls) holdable.push(slot);
-        else if (hold) undecided++;
+        if (!hold) continue;
+        const holdable = hold.polls() >= this.#holdAfterPolls;
+        if (!holdable) undecided++;
+        if (holdable || slot.job.calls === 0) ranked.push({ slot, holdable });
       }
     }
     const want = Math.min(this.#maxWorkers, this.#options.size + long);
@@ -352,14 +362,16 @@ export class KernelHostCore<P> {
     if (this.#startFailures === 0 && !this.#broken) {
       for (; live < want; live++, starting++) this.#spawn();
     }
+    // The cores short runs and starting workers leave go to the long runs that have run least;
+    // the holdable ones past them are held (the others cannot be, and run on regardless).
     const free = Math.max(0, this.#options.size - short - starting);
-    if (holdable.length > 0) {
+    if (ranked.length > 0) {
       const now = performance.now();
       const ran = (slot: Slot<P>) => now - slot.dispatchedAt - (slot.worker.hold?.heldMs() ?? 0);
-      holdable.sort((a, b) => ran(a) - ran(b));
-      holdable.forEach((slot, i) => slot.worker.hold?.set(i >= free));
+      ranked.sort((a, b) => ran(a.slot) - ran(b.slot));
+      ranked.forEach(({ slot, holdable }, i) => slot.worker.hold?.set(holdable && i >= free));
     }
-    if ((holdable.length > free || (undecided > 0 && free < this.#options.size)) && !this.#rotation) {
+    if ((ranked.length > free || (undecided > 0 && free < this.#options.size)) && !this.#rotation) {
       this.#rotation = setTimeout(() => {
         this.#rotation = undefined;
         this.#balance();
