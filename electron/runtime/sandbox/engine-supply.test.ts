@@ -181,6 +181,48 @@ describe('SandboxSupply', () => {
     supply.retire(second);
   }, 60_000);
 
+  it('serves hundreds of runs of every ending from one restored sandbox: each answers as on a new one, and the memory returns to its image each time', async () => {
+    const supply = new SandboxSupply(compileEngineWasm);
+    const first = await supply.take(false);
+    const image = new Uint8Array(first.memory.buffer.slice(0));
+    supply.retire(first);
+    const host = {
+      ...powers,
+      hostCall: async (_kind: string, name: string) => ({ ok: true as const, value: `answer to ${name}` }),
+    };
+    const cases: [string, (result: unknown) => void][] = [
+      ['return [1, "two", { three: 3 }];', (r) => expect(r).toMatchObject({ ok: true, value: [1, 'two', { three: 3 }] })],
+      ['throw new TypeError("boom");', (r) => expect(r).toMatchObject({ ok: false, message: expect.stringContaining('boom') })],
+      [
+        'console.log("hello"); return await Promise.resolve(7);',
+        (r) => expect(r).toMatchObject({ ok: true, value: 7, logs: [{ level: 'log', text: 'hello' }] }),
+      ],
+      ['return await getSecret("X");', (r) => expect(r).toMatchObject({ ok: false, code: 'capability-denied' })],
+      ['return JSON.parse("{");', (r) => expect(r).toMatchObject({ ok: false })],
+      [
+        'const a = []; for (let i = 0; i < 20000; i++) a.push({ i, s: "x".repeat(i % 50) }); return a.length;',
+        (r) => expect(r).toMatchObject({ ok: true, value: 20000 }),
+      ],
+      ['globalThis.x = (globalThis.x ?? 0) + 1; return x;', (r) => expect(r).toMatchObject({ ok: true, value: 1 })],
+      // Every other run leaves a global behind; none is ever seen.
+      ['return typeof leftover;', (r) => expect(r).toMatchObject({ ok: true, value: 'undefined' })],
+    ];
+    for (let i = 0; i < 210; i++) {
+      const [code, check] = cases[i % cases.length]!;
+      const taken = await supply.take(false);
+      expect(taken.sandbox === first.sandbox).toBe(true);
+      const outcome = await runPrepared(taken.sandbox, request(i % 2 && !code.includes('leftover') ? `globalThis.leftover = 1; ${code}` : code), host);
+      check(outcome.result);
+      supply.retire(taken);
+      if (i % 70 === 69) {
+        const now = new Uint8Array(first.memory.buffer);
+        let differing = 0;
+        for (let at = 0; at < now.length; at++) if (now[at] !== image[at]) differing++;
+        expect(differing).toBeLessThanOrEqual(8);
+      }
+    }
+  }, 120_000);
+
   it('prepares sandboxes by kind: a WASM run gets a prelude with the WASM bridge, a plain one without', async () => {
     const supply = new SandboxSupply(compileEngineWasm);
     await supply.prepare(true);
