@@ -98,16 +98,18 @@ function xorshiftStep(x: bigint): bigint {
  * one (an engine whose generator differs): the supply then never reuses a sandbox.
  */
 function findRandomState(sandbox: PreparedSandbox, memory: WebAssembly.Memory): number | undefined {
-  const before = new BigUint64Array(memory.buffer.slice(0));
+  const before = new Uint32Array(memory.buffer.slice(0));
   stepRandom(sandbox);
-  const after = new BigUint64Array(memory.buffer, 0, before.length);
+  // Compared as 32-bit halves (no BigInt per word: a scan of 16 MB stays a few milliseconds).
+  const after = new Uint32Array(memory.buffer, 0, before.length);
+  const word = (view: Uint32Array, i: number) => (BigInt(view[i + 1]!) << 32n) | BigInt(view[i]!);
   let found: number | undefined;
-  for (let i = 0; i < before.length; i++) {
-    const old = before[i]!;
-    if (old === after[i] || old === 0n) continue;
-    if (xorshiftStep(old) === after[i]) {
+  for (let i = 0; i < before.length; i += 2) {
+    if (before[i] === after[i] && before[i + 1] === after[i + 1]) continue;
+    const old = word(before, i);
+    if (old !== 0n && xorshiftStep(old) === word(after, i)) {
       if (found !== undefined) return undefined;
-      found = i * 8;
+      found = i * 4;
     }
   }
   return found;
@@ -115,12 +117,12 @@ function findRandomState(sandbox: PreparedSandbox, memory: WebAssembly.Memory): 
 
 /** The memory's non-zero chunks, copied. */
 function imageOf(memory: WebAssembly.Memory): { at: number; bytes: Uint8Array }[] {
-  const words = new BigUint64Array(memory.buffer);
-  const perChunk = CHUNK / 8;
+  const words = new Uint32Array(memory.buffer);
+  const perChunk = CHUNK / 4;
   const image: { at: number; bytes: Uint8Array }[] = [];
   for (let chunk = 0; chunk < words.length / perChunk; chunk++) {
     for (let i = chunk * perChunk; i < (chunk + 1) * perChunk; i++) {
-      if (words[i] !== 0n) {
+      if (words[i] !== 0) {
         image.push({ at: chunk * CHUNK, bytes: new Uint8Array(memory.buffer.slice(chunk * CHUNK, (chunk + 1) * CHUNK)) });
         break;
       }
