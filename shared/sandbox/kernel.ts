@@ -199,6 +199,12 @@ export function endRun(prepared: PreparedSandbox): boolean {
     sandbox.runScope?.dispose();
     sandbox.runScope = undefined;
     sandbox.bridge.unbind();
+    // The run's interrupt handler and module loader go too, on both sides: the engine's memory
+    // goes back to an image in which neither is set, and quickjs-emscripten only enables the
+    // engine's side of a handler when its own side had none (a restored sandbox kept the JS side
+    // set and the engine's off: no interrupt, no deadline, no hold, measured).
+    sandbox.runtime.removeInterruptHandler();
+    sandbox.runtime.removeModuleLoader();
     return true;
   } catch {
     sandbox.broken = true;

@@ -14,6 +14,7 @@ import { isolationSecret, PLANT_CODE } from '../../../shared/sandbox/isolation-p
 import { runKernel, runPrepared } from '../../../shared/sandbox/kernel.ts';
 import { SYSTEM_CLOCK } from '../../../shared/sandbox/system-clock.ts';
 import { compileEngineWasm } from './engine-wasm.ts';
+import { SandboxPool } from './sandbox-pool.ts';
 
 function occurrences(memory: WebAssembly.Memory, text: string): number {
   const bytes = Buffer.from(memory.buffer);
@@ -222,6 +223,40 @@ describe('SandboxSupply', () => {
       }
     }
   }, 120_000);
+
+  it('interrupts a loop at its deadline on every run of a restored sandbox, not only the first (the worker is never terminated for it)', async () => {
+    // Through a worker, so a missing interrupt shows as the watchdog terminating it (a new worker
+    // started) rather than as a test thread spinning forever.
+    const pool = new SandboxPool({ size: 1, graceMs: 5_000 });
+    try {
+      for (let i = 0; i < 3; i++) expect(await pool.run({ ...request('while (true) {}'), timeoutMs: 100 })).toMatchObject({ ok: false, code: 'timeout' });
+      expect(pool.started).toBe(1);
+    } finally {
+      await pool.close();
+    }
+    const supply = new SandboxSupply(compileEngineWasm);
+    // And the module loader is installed afresh on every run: a run with an import resolves it.
+    for (let i = 0; i < 2; i++) {
+      const taken = await supply.take(false);
+      const module = {
+        moduleId: 'js:m',
+        kind: 'js',
+        packName: 'm',
+        packVersion: '1.0.0',
+        displayName: 'm',
+        source: 'export const v = 5;',
+        imports: {},
+        digest: 'd'.repeat(64),
+      } as const;
+      const outcome = await runPrepared(
+        taken.sandbox,
+        { ...request('import { v } from "m";\nreturn v;'), entries: { m: 'js:m' }, modules: { 'js:m': module } },
+        powers,
+      );
+      expect(outcome.result).toMatchObject({ ok: true, value: 5 });
+      supply.retire(taken);
+    }
+  }, 60_000);
 
   it('prepares sandboxes by kind: a WASM run gets a prelude with the WASM bridge, a plain one without', async () => {
     const supply = new SandboxSupply(compileEngineWasm);
