@@ -9,7 +9,7 @@ import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { NO_GRANTS, type KernelRunRequest } from '../../../shared/protocol/run.ts';
 import { ENGINE_BASE_PAGES } from '../../../shared/sandbox/engine.ts';
-import { EngineSupply, SandboxSupply } from '../../../shared/sandbox/engine-supply.ts';
+import { EngineSupply, findHeapEnd, SandboxSupply } from '../../../shared/sandbox/engine-supply.ts';
 import { isolationSecret, PLANT_CODE } from '../../../shared/sandbox/isolation-probe.ts';
 import { runKernel, runPrepared } from '../../../shared/sandbox/kernel.ts';
 import { SYSTEM_CLOCK } from '../../../shared/sandbox/system-clock.ts';
@@ -256,6 +256,27 @@ describe('SandboxSupply', () => {
       expect(outcome.result).toMatchObject({ ok: true, value: 5 });
       supply.retire(taken);
     }
+  }, 60_000);
+
+  it("finds the allocator's heap end, and a run writes nothing above it (what restoring zeroes stops there)", async () => {
+    const heapEndAt = await findHeapEnd(await compileEngineWasm());
+    expect(heapEndAt).toBeGreaterThan(0);
+    const supply = new SandboxSupply(compileEngineWasm);
+    const taken = await supply.take(false);
+    const outcome = await runPrepared(
+      taken.sandbox,
+      request(
+        'const keep = []; for (let i = 0; i < 3000; i++) keep.push("x".repeat(i)); keep.length = 10; const f = (n) => (n ? f(n - 1) + 1 : 0); return f(2000);',
+      ),
+      powers,
+    );
+    expect(outcome.result).toMatchObject({ ok: true, value: 2000 });
+    const end = new Uint32Array(taken.memory.buffer, heapEndAt!, 1)[0]!;
+    const bytes = new Uint8Array(taken.memory.buffer);
+    expect(end).toBeLessThan(bytes.length);
+    expect(bytes.subarray(end).some((byte) => byte !== 0)).toBe(false);
+    expect(bytes.subarray(end - 4096, end).some((byte) => byte !== 0)).toBe(true);
+    supply.retire(taken);
   }, 60_000);
 
   it('prepares sandboxes by kind: a WASM run gets a prelude with the WASM bridge, a plain one without', async () => {
