@@ -73,7 +73,7 @@ function ordinary(i: number): Case {
   return { body: { code: 'return n * 2 + 1;', packages: [], inputs: { n: i } }, value: i * 2 + 1 };
 }
 
-const HOSTILE: readonly Case[] = [
+const HOSTILE_MIX: readonly Case[] = [
   ...Array.from({ length: 9 }, (): Case => ({ hostile: 'cpu loop', body: { code: 'while (true) {}', packages: [], timeoutMs: 2000 } })),
   { hostile: 'memory bomb', body: { code: 'const keep = [];\nwhile (true) keep.push(new Array(1 << 12).fill(keep.length));', packages: [], timeoutMs: 2000 } },
   {
@@ -82,6 +82,11 @@ const HOSTILE: readonly Case[] = [
   },
   { hostile: 'console flood', body: { code: 'for (let i = 0; ; i++) console.log("line", i);', packages: [], timeoutMs: 2000 } },
 ];
+
+/** BENCH_HOSTILE=kind,kind… keeps only those hostile kinds (to see what each costs the ordinary runs). */
+const HOSTILE: readonly Case[] = process.env.BENCH_HOSTILE
+  ? HOSTILE_MIX.filter((h) => process.env.BENCH_HOSTILE!.split(',').includes(h.hostile!))
+  : HOSTILE_MIX;
 
 interface Answer {
   readonly ms: number;
@@ -164,14 +169,14 @@ export const loadSection: BenchSection = {
           (withHostile ? pooled.hostile : pooled.alone).push(...latencies);
           // After the first hostile round the extra workers it started are still there (they retire after 30 s idle).
           if (withHostile && r > 0) pooled.hostileWarm.push(...latencies);
-          rows.push([`${withHostile ? 'with 12 hostile' : 'alone'}, round ${r + 1}`, latencies]);
+          rows.push([`${withHostile ? `with ${HOSTILE.length} hostile` : 'alone'}, round ${r + 1}`, latencies]);
         }
       }
       for (const list of Object.values(pooled)) list.sort((a, b) => a - b);
       rows.push(
         ['alone, all rounds', pooled.alone],
-        ['with 12 hostile, all rounds', pooled.hostile],
-        ['with 12 hostile, rounds 2+ (warm)', pooled.hostileWarm],
+        [`with ${HOSTILE.length} hostile, all rounds`, pooled.hostile],
+        [`with ${HOSTILE.length} hostile, rounds 2+ (warm)`, pooled.hostileWarm],
       );
       const width = Math.max(...rows.map(([label]) => label.length));
       console.log(`${'ordinary runs'.padEnd(width)}  ${'runs'.padStart(5)}  ${'median'.padStart(10)}  ${'p95'.padStart(10)}  ${'max'.padStart(10)}`);
