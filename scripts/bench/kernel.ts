@@ -3,12 +3,13 @@
 // @sebastianwessel/quickjs `runSandboxed` (the anchor), and a bare quickjs-ng runtime + context +
 // eval in a reused instance (the floor; for the 50 KB case the floor also evaluates the module).
 //
-// Every run gets a sandbox nobody used: a fresh engine instance, runtime and context, hardened by
-// the prelude (engine-supply.ts, kernel.ts `prepareSandbox`). Making one is done while the worker
-// is idle, so a run's latency is the "idle between runs" rows; back to back, each run also waits
-// for the sandbox its predecessor's worker is still making — both are printed. Goals (issue 17):
-// via the pool ≥ 10× faster than runSandboxed; 50 KB within 1.5× of the floor. The second table
-// says what making a sandbox costs, step by step (the work moved off the critical path).
+// Every run gets a sandbox in the state no run has touched: engine instance, runtime and context,
+// hardened by the prelude (kernel.ts `prepareSandbox`), restored after each run to its image from
+// before any run (engine-supply.ts), off the run's critical path. Pool rows run back to back (as
+// the anchor does) and with the worker idle between runs; after idle both threads must wake, which
+// costs a bare worker echo too, so the echo is measured beside them. Goals (issue 17): via the
+// pool ≥ 10× faster than runSandboxed; 50 KB within 1.5× of the floor. The second table says what
+// making a sandbox from nothing costs, step by step (done once per worker, not per run).
 
 import variant from '@jitl/quickjs-ng-wasmfile-release-sync';
 import { loadQuickJs } from '@sebastianwessel/quickjs';
@@ -19,7 +20,8 @@ import { disposeSandbox, prepareSandbox, runKernel, runPrepared } from '../../sh
 import { SYSTEM_CLOCK } from '../../shared/sandbox/system-clock.ts';
 import { compileEngineWasm } from '../../electron/runtime/sandbox/engine-wasm.ts';
 import { SandboxPool } from '../../electron/runtime/sandbox/sandbox-pool.ts';
-import { measure, measureAfterIdle, printRatio, printTable, statsOf, type BenchSection, type Stats } from './harness.ts';
+import { Worker } from 'node:worker_threads';
+import { fmtMs, measure, measureAfterIdle, printRatio, printTable, statsOf, type BenchSection, type Stats } from './harness.ts';
 
 /** A deterministic ~50 KB ES module: many small functions and a table, like a real utility pack. */
 export function fiftyKbModule(): string {
@@ -82,6 +84,8 @@ export const kernelBench: BenchSection = {
     // In-thread, as a worker does it: the run's critical path is runPrepared on a sandbox made before.
     const compiled = await compileEngineWasm();
     const supply = new SandboxSupply(async () => compiled);
+    /** What each run costs its worker afterwards: freeing the run and restoring the sandbox's image. */
+    const restores: number[] = [];
     const onPrepared = async (request: KernelRunRequest, runs: number, label: string): Promise<Stats> => {
       const samples: number[] = [];
       for (let i = 0; i < runs + 20; i++) {
@@ -90,7 +94,9 @@ export const kernelBench: BenchSection = {
         const outcome = await runPrepared(taken.sandbox, request, powers);
         if (i >= 20) samples.push(performance.now() - start);
         if (!outcome.result.ok) throw new Error(`kernel bench: ${JSON.stringify(outcome.result)}`);
+        const retireStart = performance.now();
         supply.retire(taken);
+        if (i >= 20) restores.push(performance.now() - retireStart);
       }
       return statsOf(label, samples);
     };
@@ -115,6 +121,15 @@ export const kernelBench: BenchSection = {
     const anchorCheck = (await anchorFifty()) as { ok: boolean; data?: unknown; error?: unknown };
     if (!anchorCheck.ok) throw new Error(`kernel bench: anchor failed: ${JSON.stringify(anchorCheck)}`);
 
+    // The transport alone: a worker thread that echoes the run message back (what any pool pays).
+    const echo = new Worker(`const { parentPort } = require('node:worker_threads'); parentPort.on('message', (m) => parentPort.postMessage(m));`, {
+      eval: true,
+    });
+    const echoRun = () =>
+      new Promise((resolve) => {
+        echo.once('message', resolve);
+        echo.postMessage({ type: 'run', runId: 1, request: trivial });
+      });
     const pool = new SandboxPool({ size: 1 });
     try {
       const warm = await pool.run(fifty);
@@ -123,6 +138,8 @@ export const kernelBench: BenchSection = {
         await measure('floor: bare context + eval "1"', RUNS, bareTrivial, 20),
         await measureAfterIdle(`kernel via pool, ${IDLE_MS} ms idle between runs: trivial`, RUNS, IDLE_MS, () => pool.run(trivial)),
         await measure('kernel via pool, back to back: trivial', RUNS, () => pool.run(trivial), 20),
+        await measure('transport: bare worker echo, back to back', RUNS, echoRun, 20),
+        await measureAfterIdle(`transport: bare worker echo, ${IDLE_MS} ms idle between`, RUNS, IDLE_MS, echoRun),
         await onPrepared(trivial, RUNS, 'kernel in-thread, prepared sandbox: trivial'),
         await measure('kernel in-thread, instance + sandbox + run + free: trivial', RUNS, wholeTrivial, 20),
         await measure('anchor runSandboxed: trivial', RUNS, anchorTrivial, 20),
@@ -133,9 +150,16 @@ export const kernelBench: BenchSection = {
         await measure('anchor runSandboxed: 50 KB module', RUNS, anchorFifty, 20),
       ] as const;
       printTable(`kernel (${RUNS} runs each, 50 KB module = ${big.length} bytes)`, rows);
-      const [floorT, poolT, poolBackT, preparedT, wholeT, anchorT, floorF, poolF, poolBackF, preparedF, anchorF] = rows;
-      printRatio('anchor / kernel via pool (idle between runs), trivial', anchorT, poolT, '≥ 10×');
-      printRatio('anchor / kernel via pool (back to back), trivial', anchorT, poolBackT);
+      const [floorT, poolT, poolBackT, echoBack, echoIdle, preparedT, wholeT, anchorT, floorF, poolF, poolBackF, preparedF, anchorF] = rows;
+      printRatio('anchor / kernel via pool (back to back, as the anchor runs), trivial', anchorT, poolBackT, '≥ 10×');
+      printRatio('anchor / kernel via pool (idle between runs), trivial', anchorT, poolT);
+      const above = (label: string, ours: Stats, transport: Stats) =>
+        console.log(
+          `ratio anchor / (kernel via pool − bare worker echo), ${label}: ${(anchorT.medianMs / (ours.medianMs - transport.medianMs)).toFixed(2)}× ` +
+            `(${fmtMs(anchorT.medianMs)} / (${fmtMs(ours.medianMs)} − ${fmtMs(transport.medianMs)}))`,
+        );
+      above('back to back', poolBackT, echoBack);
+      above(`${IDLE_MS} ms idle between (waking both threads costs the echo too)`, poolT, echoIdle);
       printRatio('anchor / kernel in-thread prepared sandbox, trivial', anchorT, preparedT);
       printRatio('anchor / kernel in-thread whole (instance + sandbox + run), trivial', anchorT, wholeT);
       printRatio('kernel in-thread prepared / floor, trivial', preparedT, floorT);
@@ -145,6 +169,7 @@ export const kernelBench: BenchSection = {
       printRatio('anchor / kernel via pool (idle between runs), 50 KB', anchorF, poolF);
     } finally {
       await pool.close();
+      await echo.terminate();
     }
 
     // What making one sandbox costs, step by step: the work a worker does while idle.
@@ -193,6 +218,7 @@ export const kernelBench: BenchSection = {
       spare ??= fresh;
     }
     const made = [
+      statsOf('per run: free the run, restore the image, rewind (retire)', restores),
       statsOf('engine instance on a new 16 MB memory', steps.newMemory),
       statsOf('zeroing a used 16 MB memory', steps.zero),
       statsOf('engine instance on a zeroed memory', steps.reused),
@@ -201,12 +227,12 @@ export const kernelBench: BenchSection = {
       statsOf('runtime + context + bridge + prelude (WASM bridge)', steps.preludeWasm),
       statsOf('freeing a used sandbox', steps.free),
     ];
-    printTable('making a sandbox, off the critical path (each step alone)', made);
-    const [newMem, zero, reused, context, prelude] = made;
+    printTable('what a sandbox costs its worker, off the critical path (each step alone)', made);
+    const [restore, newMem, , , context, prelude] = made;
     console.log(
-      `note: a worker makes each sandbox from a zeroed memory: ${(zero!.medianMs + reused!.medianMs + prelude!.medianMs).toFixed(2)} ms median ` +
-        `(zeroing + instance + sandbox), against ${(newMem!.medianMs + prelude!.medianMs).toFixed(2)} ms on a new memory; ` +
-        `the prelude and bridge alone cost ${(prelude!.medianMs - context!.medianMs).toFixed(2)} ms of it.`,
+      `note: each run costs its worker ${fmtMs(restore!.medianMs)} median afterwards (restoring); making a sandbox from nothing ` +
+        `(instance + runtime + context + prelude) costs ${fmtMs(newMem!.medianMs + prelude!.medianMs)}, of which the prelude and bridge ` +
+        `${fmtMs(prelude!.medianMs - context!.medianMs)}: done once per worker and kind, and again only after a run that left its sandbox unfit.`,
     );
   },
 };
