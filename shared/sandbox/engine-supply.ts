@@ -183,12 +183,23 @@ export async function findHeapEnd(compiled: WebAssembly.Module): Promise<number 
   }
 }
 
+/** Seeds drawn from the platform's CSPRNG 64 at a time (one call instead of one per run). */
+const seeds = new BigUint64Array(64);
+let nextSeed = seeds.length;
+
 /** A fresh seed for the context's Math.random (never zero: the generator would stay at zero). */
 function reseed(template: Template): void {
-  const seed = new BigUint64Array(1);
-  do crypto.getRandomValues(seed);
-  while (seed[0] === 0n);
-  new BigUint64Array(template.memory.buffer, template.randomAt, 1)[0] = seed[0]!;
+  let seed = 0n;
+  while (seed === 0n) {
+    if (nextSeed === seeds.length) {
+      crypto.getRandomValues(seeds);
+      nextSeed = 0;
+    }
+    seed = seeds[nextSeed]!;
+    // Used once: the slot is cleared, so no seed is ever handed out twice.
+    seeds[nextSeed++] = 0n;
+  }
+  new BigUint64Array(template.memory.buffer, template.randomAt, 1)[0] = seed;
 }
 
 /**

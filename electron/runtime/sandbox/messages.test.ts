@@ -99,6 +99,63 @@ describe('worker message fast paths', () => {
     expect(parseToWorker(hostResult('made-up-code'))).toBeUndefined();
   });
 
+  it('parseToWorker agrees with ToWorkerSchema on run messages, field by field', () => {
+    const module = {
+      moduleId: 'js:m',
+      kind: 'js',
+      packName: '@acme/m',
+      packVersion: '1.0.0',
+      displayName: '@acme/m',
+      source: 'export const v = 1;',
+      imports: { './u.js': 'js:u' },
+      digest: 'a'.repeat(64),
+    };
+    const request = {
+      code: 'return x;',
+      entries: { '@acme/m': 'js:m' },
+      modules: { 'js:m': module },
+      inputs: { x: 1, y: { deep: [1, 'two'] }, z: null },
+      grants: { fetch: true, workspace: false, secrets: ['K'] },
+      timeoutMs: 1000,
+    };
+    const run = (over: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
+      type: 'run',
+      runId: 7,
+      request: { ...request, ...over },
+      ...extra,
+    });
+    const withModule = (over: Record<string, unknown>) => run({ modules: { 'js:m': { ...module, ...over } } });
+    const cases: unknown[] = [run(), run({}, { wasm: undefined }), run({}, { extra: 1 }), { type: 'run', runId: 1.5, request }, { type: 'run', request }];
+    for (const value of [...VALUES, 'x'.repeat(10), { a: 'b' }, { a: 1 }, ['a'], { __proto__: null, a: 'b' }]) {
+      for (const field of ['code', 'entries', 'modules', 'inputs', 'grants', 'timeoutMs']) cases.push(run({ [field]: value }));
+      for (const field of Object.keys(module)) cases.push(withModule({ [field]: value }));
+      cases.push(
+        run({ grants: { ...request.grants, fetch: value } }),
+        run({ grants: { ...request.grants, secrets: [value] } }),
+        run({ inputs: { ok: value } }),
+      );
+    }
+    const { timeoutMs: _timeout, ...missing } = request;
+    cases.push(
+      { type: 'run', runId: 1, request: missing },
+      run({ extra: 1 }),
+      withModule({ extra: 1 }),
+      withModule({ moduleId: '' }),
+      withModule({ kind: 'css' }),
+      run({ inputs: { 'not-an-identifier': 1 } }),
+      run({ inputs: JSON.parse('{"__proto__": 1}') as unknown }),
+      run({ grants: { fetch: true, workspace: true, secrets: [], more: 1 } }),
+      run({ grants: { fetch: true, workspace: true, secrets: Array.from({ length: 65 }, () => 's') } }),
+      run({ grants: { fetch: true, workspace: true, secrets: ['s'.repeat(257)] } }),
+      run({ timeoutMs: 0 }),
+      run({ timeoutMs: 10 ** 9 }),
+      run({ code: 'x'.repeat(10 ** 6 * 11) }),
+      run({ modules: [module] }),
+      run({ entries: { a: 1 } }),
+    );
+    expect(mismatches(parseToWorker, ToWorkerSchema, cases)).toEqual([]);
+  });
+
   it('parseWasmWorkerReply agrees with WasmWorkerReplySchema', () => {
     const cases: unknown[] = [{ type: 'ready' }, { type: 'missing', id: 1 }, { type: 'result', id: 1, ok: true, runMs: 0 }];
     for (const id of VALUES)
