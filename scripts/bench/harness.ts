@@ -32,7 +32,7 @@ export function statsOf(label: string, samples: readonly number[]): Stats {
 
 /**
  * Like `measure`, but each sample waits `idleMs` untimed first: time for what a worker does
- * while idle (it makes its next sandbox then), as a user's runs arrive.
+ * while idle (it restores its sandbox then), as a user's runs arrive.
  */
 export async function measureAfterIdle(label: string, runs: number, idleMs: number, fn: () => unknown | Promise<unknown>, warmup = 5): Promise<Stats> {
   const samples: number[] = [];

@@ -22,26 +22,12 @@ import { loadQuickJs } from '@sebastianwessel/quickjs';
 import { createAppServices } from '../../electron/services/app-services.ts';
 import { fixtureDataDir } from '../../electron/testing/test-support.ts';
 import { startWebHost } from '../../electron/server/web-host.ts';
-import { fmtMs, measure, printRatio, printTable, type BenchSection, type Stats } from './harness.ts';
+import { fmtMs, measure, measureAfterIdle, printRatio, printTable, type BenchSection, type Stats } from './harness.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
 /** Untimed wait before each sample of the "idle" rows. */
 const IDLE_MS = 5;
-
-/** Like `measure`, but each sample waits `idleMs` untimed first. */
-async function measureAfterIdle(label: string, runs: number, idleMs: number, fn: () => Promise<unknown>, warmup = 5): Promise<Stats> {
-  const samples: number[] = [];
-  for (let i = 0; i < warmup + runs; i++) {
-    await new Promise((resolve) => setTimeout(resolve, idleMs));
-    const start = performance.now();
-    await fn();
-    if (i >= warmup) samples.push(performance.now() - start);
-  }
-  samples.sort((a, b) => a - b);
-  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))] ?? Number.NaN;
-  return { label, runs, minMs: samples[0] ?? Number.NaN, medianMs: at(0.5), p95Ms: at(0.95) };
-}
 
 /** A node:http server answering every request `{}` after reading its body: the transport alone. */
 async function startBareServer(): Promise<{ url: string; server: Server }> {
