@@ -1,21 +1,18 @@
-// The engine supply: every run gets an engine instance no other run has touched, and the worker
-// makes the next one while it is idle, so the run does not wait for it.
+// Where runs get their engines. The invariant: no run can observe any byte another run left
+// behind. A new quickjs-ng runtime and context per run do not clear the engine's linear memory,
+// and guest primitives can hand that memory out without zeroing it (measured: a growable
+// SharedArrayBuffer's `grow` returned the previous run's `inputs.apiKey` byte for byte), so
+// inputs, secrets, fetch bodies, workspace files and other packs' sources would be readable by
+// whoever runs next on the worker. Two supplies meet the invariant:
 //
-// Why a fresh instance per run: a new quickjs-ng runtime and context per run do not clear the
-// engine's linear memory, and guest primitives can hand that memory out without zeroing it
-// (measured: a growable SharedArrayBuffer's `grow` returned the previous run's `inputs.apiKey`
-// byte for byte). Inputs, secrets, fetch bodies, workspace files and other packs' sources would
-// all be readable by whoever runs next on the worker. The invariant is that no run can observe
-// any byte another run left behind; a fresh WebAssembly instance with fresh memory meets it
-// whatever the engine's allocator or a future engine bug does.
+// - `EngineSupply` (the admission probe): a fresh WebAssembly instance with fresh memory per use,
+//   made while the thread is idle. An instance costs about 1–3 ms, and each discarded 16 MB memory
+//   is external memory V8 answers with about one garbage collection; fine for probes.
+// - `SandboxSupply` (the sandbox workers, Node and browser): a prepared sandbox restored after
+//   each run to the image of its memory from before any run (see the class comment), about
+//   0.2–0.5 ms per run instead of ~3 ms to make one.
 //
-// Cost: the module is compiled once per thread; an instance of it takes about 1–3 ms (see `npm
-// run bench`, kernel engine rows), which `prepare()` moves off the run's critical path. Each
-// discarded instance's memory (16 MB committed at least) is external memory to V8, which answers
-// with about one garbage collection per instance (measured with --trace-gc: the largest share of
-// a busy worker's CPU); it mostly happens when the next instance is allocated, i.e. while idle.
-// The supply holds at most one prepared engine and never a used one: `take()` hands the engine
-// over and forgets it, so once the run drops it the instance and its memory can be collected.
+// Neither keeps a used engine it cannot restore: such an engine is dropped and collected.
 
 import { instantiateQuickJsNg, zeroedForReuse, type BoundedEngine } from './engine.ts';
 import { disposeSandbox, endRun, prepareSandbox, rewindSandbox, stepRandom, type PreparedSandbox } from './kernel.ts';
