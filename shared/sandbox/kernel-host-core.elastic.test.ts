@@ -139,7 +139,8 @@ describe('kernel host core: long runs', () => {
     await core.close();
   });
 
-  it('gives a core to a long run that polls no guest code by time run, unless it waits on a host call', async () => {
+  /** One core, two runs gone long (each on its own worker; a third worker stands in for them). */
+  function twoLongRuns() {
     const { core, workers, readyAll } = setup({ size: 1, maxWorkers: 4, hold: true });
     readyAll();
     const runs = [core.run(request, undefined)];
@@ -148,6 +149,11 @@ describe('kernel host core: long runs', () => {
     runs.push(core.run(request, undefined));
     vi.advanceTimersByTime(30);
     readyAll();
+    return { core, runs, workers };
+  }
+
+  it('gives a core to a long run that polls no guest code by time run, unless it waits on a host call', async () => {
+    const { core, runs, workers } = twoLongRuns();
     const [loop, native] = workers as [ScriptedWorker, ScriptedWorker];
     loop.polls = 50;
     vi.advanceTimersByTime(100);
@@ -169,14 +175,7 @@ describe('kernel host core: long runs', () => {
   });
 
   it('lets held runs take turns on the free cores, least-run first', async () => {
-    const { core, workers, readyAll } = setup({ size: 1, maxWorkers: 4, hold: true });
-    readyAll();
-    const runs = [core.run(request, undefined)];
-    vi.advanceTimersByTime(30);
-    readyAll();
-    runs.push(core.run(request, undefined));
-    vi.advanceTimersByTime(30);
-    readyAll();
+    const { core, runs, workers } = twoLongRuns();
     const [a, b] = workers as [ScriptedWorker, ScriptedWorker];
     a.polls = 50;
     b.polls = 50;
