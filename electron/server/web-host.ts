@@ -18,14 +18,14 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Dispatcher } from '../../shared/contract/dispatcher.ts';
+import type { CallContext, Dispatcher } from '../../shared/contract/dispatcher.ts';
 import type { EventHub } from '../../shared/contract/events.ts';
 import { fail } from '../../shared/protocol/result.ts';
 import { DEFAULT_CONNECTION_LIMITS, gateConnections, serverTimeoutOptions, type ConnectionLimits } from './connection-limits.ts';
 import { createEventStreams } from './event-stream.ts';
 import { deliverModule, type DeliveryCatalog } from './module-delivery.ts';
-import { checkHost, checkOrigin, isJsonContentType, tokenCheck } from './request-guards.ts';
-import { readBody, MAX_BODY_BYTES } from './request-body.ts';
+import { isJsonContentType, requestGuards, type RequestGuards } from './request-guards.ts';
+import { readBodyThen, MAX_BODY_BYTES, type BodyResult } from './request-body.ts';
 import { sendFailure, sendJson, statusFor } from './responses.ts';
 import { serveStatic } from './static-files.ts';
 
@@ -67,37 +67,50 @@ export function rpcPath(raw: string | undefined): raw is string {
 }
 const MODULE_PREFIX = '/api/sandbox-modules/';
 
+/** Every service call over HTTP comes with the same context. */
+const HTTP_CONTEXT: CallContext = Object.freeze({ face: 'http' });
+
 export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   const token = randomBytes(32).toString('base64url');
-  const checkToken = tokenCheck(token);
   const limits: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...options.limits };
   const streams = createEventStreams(options.events, limits.maxEventStreams);
   const onBug = options.onBug ?? (() => {});
   const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
   let port = 0;
+  /** Made once the port is known (before the first request can arrive). */
+  let guards: RequestGuards | undefined;
 
   const server = createServer(serverTimeoutOptions(limits), (req, res) => {
     if (gate.answerOverLimit(req, res)) return;
-    route(req, res).catch((error: unknown) => {
-      onBug(`${req.method ?? '?'} ${req.url ?? '?'}`, error);
-      if (!res.headersSent) sendFailure(res, fail('internal', 'The request failed inside the app; the details are in its log.'));
-      else res.destroy();
-    });
+    try {
+      // Only routes that wait answer with a promise (a service call answers through callbacks).
+      route(req, res)?.catch((error: unknown) => failed(req, res, error));
+    } catch (error) {
+      failed(req, res, error);
+    }
   });
 
   const gate = gateConnections(server, limits);
 
-  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const hostProblem = checkHost(req, port);
+  /** A bug on the way to an answer: logged, and answered 500 if nothing was sent yet. */
+  function failed(req: IncomingMessage, res: ServerResponse, error: unknown): void {
+    onBug(`${req.method ?? '?'} ${req.url ?? '?'}`, error);
+    if (!res.headersSent) sendFailure(res, fail('internal', 'The request failed inside the app; the details are in its log.'));
+    else res.destroy();
+  }
+
+  function route(req: IncomingMessage, res: ServerResponse): Promise<void> | void {
+    const check = guards as RequestGuards;
+    const hostProblem = check.host(req);
     if (hostProblem) return sendFailure(res, hostProblem);
     // A plain service call's path is its own pathname (rpcPath); anything else is parsed as a URL.
     const url = rpcPath(req.url) ? undefined : new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
     const pathname = url ? url.pathname : (req.url as string);
     if (pathname !== '/api' && !pathname.startsWith('/api/')) return serveStatic(req, res, options.staticDir, pathname);
 
-    const originProblem = checkOrigin(req, port);
+    const originProblem = check.origin(req);
     if (originProblem) return sendFailure(res, originProblem);
-    const tokenProblem = checkToken(req);
+    const tokenProblem = check.token(req);
     if (tokenProblem) return sendFailure(res, tokenProblem, 401, { 'WWW-Authenticate': 'Bearer' });
 
     if (pathname.startsWith(RPC_PREFIX)) return rpc(req, res, pathname.slice(RPC_PREFIX.length));
@@ -112,16 +125,24 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     return sendFailure(res, fail('not-found', `There is no API route ${pathname}.`));
   }
 
-  async function rpc(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
+  function rpc(req: IncomingMessage, res: ServerResponse, method: string): void {
     if (req.method !== 'POST') return sendFailure(res, fail('invalid-request', 'Service methods are called with POST.'), 405);
     if (!isJsonContentType(req)) {
       return sendFailure(res, fail('invalid-request', 'The request body must be JSON (Content-Type: application/json).'), 415);
     }
-    const body = await readBody(req, maxBody);
+    readBodyThen(req, maxBody, (body) => {
+      try {
+        call(req, res, method, body);
+      } catch (error) {
+        failed(req, res, error);
+      }
+    });
+  }
+
+  function call(req: IncomingMessage, res: ServerResponse, method: string, body: BodyResult): void {
     if (!body.ok) {
       // Do not read the rest of an oversized body: answer and close the connection.
-      sendFailure(res, body, statusFor(body.code), { Connection: 'close' });
-      return;
+      return sendFailure(res, body, statusFor(body.code), { Connection: 'close' });
     }
     let payload: unknown;
     try {
@@ -129,20 +150,29 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     } catch {
       return sendFailure(res, fail('invalid-request', 'The request body is not valid JSON.'));
     }
-    const result = await options.dispatcher.handle(method, payload, { face: 'http' });
-    // A handler's tagged failure (not-installed, busy, …) is an answer, not a transport error.
-    const status = result.ok ? 200 : result.code === 'invalid-request' ? 400 : result.code === 'internal' ? 500 : 200;
-    sendJson(res, status, result);
+    options.dispatcher.handle(method, payload, HTTP_CONTEXT).then(
+      (result) => {
+        // A handler's tagged failure (not-installed, busy, …) is an answer, not a transport error.
+        const status = result.ok ? 200 : result.code === 'invalid-request' ? 400 : result.code === 'internal' ? 500 : 200;
+        try {
+          sendJson(res, status, result);
+        } catch (error) {
+          failed(req, res, error);
+        }
+      },
+      (error: unknown) => failed(req, res, error),
+    );
   }
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => {
       server.off('error', reject);
+      port = (server.address() as AddressInfo).port;
+      guards = requestGuards(port, token);
       resolve();
     });
   });
-  port = (server.address() as AddressInfo).port;
   const origin = `http://127.0.0.1:${port}`;
 
   return {
