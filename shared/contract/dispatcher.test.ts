@@ -4,8 +4,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { ok } from '../protocol/result.ts';
-import { createDispatcher, ContractViolation, type Handlers } from './dispatcher.ts';
-import { METHOD_NAMES } from './methods.ts';
+import { createDispatcher, ContractViolation, requestParser, type Handlers } from './dispatcher.ts';
+import { CONTRACT, METHOD_NAMES, type MethodName } from './methods.ts';
 
 function handlersWith(overrides: Partial<Record<string, (request: unknown) => Promise<unknown>>>): Handlers {
   const all: Record<string, (request: unknown) => Promise<unknown>> = {};
@@ -77,6 +77,20 @@ describe('createDispatcher', () => {
     expect(await dispatcher.handle('packs.uninstall', { name: 'a' }, { face: 'test' })).toEqual({ ok: true, value: { name: 'a' } });
   });
 
+  it("hands code.run's answer on as its handler made it (checked where its parts came in); other answers are parsed", async () => {
+    // The code runner's answer: the worker's result (parsed with the contract's RunResultSchema
+    // when it arrived) and the resolved packages built field by field; see ANSWERS_CHECKED_AT_SOURCE.
+    const answer = ok({ result: { ok: true, value: 2, logs: [], receipt: { wallMs: 1, modules: [], calls: [], denied: [] } }, resolved: [] });
+    const dispatcher = createDispatcher(
+      handlersWith({
+        'code.run': async () => answer,
+        'packs.uninstall': async () => ok({ name: 'a', absolutePath: '/x' }),
+      }),
+    );
+    expect(await dispatcher.handle('code.run', { code: 'return 1 + 1', packages: [] }, { face: 'test' })).toBe(answer);
+    expect(await dispatcher.handle('packs.uninstall', { name: 'a' }, { face: 'test' })).toEqual({ ok: true, value: { name: 'a' } });
+  });
+
   it('names a non-string method by its type and cuts long names', async () => {
     const dispatcher = createDispatcher(handlersWith({}));
     expect(await dispatcher.handle(42, {}, { face: 'test' })).toEqual({
@@ -90,5 +104,42 @@ describe('createDispatcher', () => {
       code: 'invalid-request',
       message: `method: there is no service method "${'x'.repeat(64)}"`,
     });
+  });
+
+  it("parses each request with zod's compiled parser: the same data and the same issues as the contract's schema", () => {
+    const workflow = { version: 1, nodes: [{ id: 'a', type: 'code', code: 'return 1;', packages: [{ specifier: '@acme/geo' }] }], edges: [] };
+    const cases: [MethodName, unknown][] = [
+      // code.run: compiled without its inputs (z.json() is a cycle zod does not compile) when there are none.
+      ['code.run', { code: 'return 1 + 1', packages: [] }],
+      ['code.run', { code: 'return x', packages: [{ specifier: '@acme/geo', version: '1.0.0' }], timeoutMs: 500, runId: 'r-1', fetchHosts: ['*.example.com'] }],
+      ['code.run', { code: 'return x', packages: [], inputs: { x: 1, y: { z: [1, 'a', null] } } }],
+      ['code.run', { code: 'return x', packages: [], inputs: undefined }],
+      ['code.run', { code: 'return x', packages: [], inputs: { fetch: 1 } }],
+      ['code.run', Object.assign(Object.create({ inputs: { x: 1 } }) as object, { code: 'return x', packages: [] })],
+      ['code.run', Object.assign(Object.create({ extra: 1 }) as object, { code: 'return x', packages: [] })],
+      ['code.run', { code: 1, packages: [], extra: true }],
+      ['code.run', { code: 'x', packages: [{ specifier: '' }], timeoutMs: 1.5, runId: '../x', fetchHosts: ['127.0.0.1:80'] }],
+      ['code.run', { code: 'x'.repeat(2_000_000), packages: [] }],
+      ['code.run', null],
+      ['code.run', []],
+      ['code.run', 'return 1'],
+      ['packs.install', { spec: '  a@1  ' }],
+      ['packs.install', { spec: '' }],
+      ['settings.setRegistry', { registry: 'https://r.example/' }],
+      ['settings.setRegistry', { registry: 'file:///etc/passwd' }],
+      ['settings.get', {}],
+      ['settings.get', { x: 1 }],
+      ['code.validate', { workflow }],
+      ['code.validate', { workflow: { ...workflow, version: 2 } }],
+      ['workflows.save', { name: '../etc', workflow }],
+      ['code.cancel', { runId: 'r-1' }],
+    ];
+    for (const [method, payload] of cases) {
+      const expected = CONTRACT[method].request.safeParse(payload);
+      const got = requestParser(method)(payload);
+      expect(got.success, `${method} ${JSON.stringify(payload)?.slice(0, 80)}`).toBe(expected.success);
+      if (expected.success) expect(got.data).toStrictEqual(expected.data);
+      else expect(got.error?.issues).toEqual(expected.error.issues);
+    }
   });
 });

@@ -1,0 +1,79 @@
+// The dispatcher hands code.run's answers on without parsing them again (shared/contract/
+// dispatcher.ts, ANSWERS_CHECKED_AT_SOURCE): each part was checked against the contract on its way
+// in. This checks that claim on real answers of every kind the app gives — a value, logs and a
+// receipt with modules, WASM calls and denials, a guest error, a timeout, a cancelled run (built
+// by the kernel host, not the worker), a failed call — by running each through the contract's own
+// answer schema: the parse would change nothing (no key dropped, nothing refused).
+
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { responseSchemaOf } from '../../shared/contract/methods.ts';
+import { createAppServices, type AppServices } from './app-services.ts';
+import { fixtureDataDir, REPO_ROOT, type TempDir } from '../testing/test-support.ts';
+
+let data: TempDir;
+let services: AppServices;
+
+beforeAll(async () => {
+  data = await fixtureDataDir(path.join(REPO_ROOT, 'fixtures/discovery/good/node_modules/@acme/geo'));
+  const created = await createAppServices({ dataDir: data.path });
+  if (!created.ok) throw new Error(created.message);
+  services = created.value;
+});
+
+afterAll(async () => {
+  await services?.dispose();
+  await data?.remove();
+});
+
+const run = (request: Record<string, unknown>) => services.dispatcher.handle('code.run', { packages: [], ...request }, { face: 'http' });
+
+/** The answer as the contract's schema would pass it on: exactly the answer. */
+function expectContractShaped(answer: unknown): void {
+  expect(responseSchemaOf('code.run').parse(answer)).toStrictEqual(answer);
+}
+
+describe('code.run answers are already what the contract answers with', () => {
+  it('a value with logs, a pack import (modules, resolved) and a WASM call', async () => {
+    const answer = await run({
+      code: 'import { add } from "@acme/geo/simplify-wasm"; import { haversine } from "@acme/geo"; console.log("a", 1); console.warn("b"); return { sum: await add(1, 2), d: haversine({ lat: 0, lon: 0 }, { lat: 1, lon: 1 }) };',
+      packages: [{ specifier: '@acme/geo/simplify-wasm' }, { specifier: '@acme/geo' }],
+    });
+    expect(answer).toMatchObject({ ok: true, value: { result: { ok: true, logs: [{ level: 'log' }, { level: 'warn' }] } } });
+    const value = (answer as { value: { result: { receipt: { modules: unknown[]; calls: unknown[] } }; resolved: unknown[] } }).value;
+    expect(value.result.receipt.modules.length).toBeGreaterThan(0);
+    expect(value.result.receipt.calls.length).toBeGreaterThan(0);
+    expect(value.resolved).toHaveLength(2);
+    expectContractShaped(answer);
+  });
+
+  it('a guest error, a denied import and a denied capability', async () => {
+    const thrown = await run({ code: 'console.log("x"); throw new Error("boom");' });
+    expect(thrown).toMatchObject({ ok: true, value: { result: { ok: false } } });
+    expectContractShaped(thrown);
+    const denied = await run({ code: 'import "@acme/geo"; return 1;' });
+    expect(denied).toMatchObject({ ok: true, value: { result: { ok: false, receipt: { denied: [{ kind: 'import' }] } } } });
+    expectContractShaped(denied);
+    const noFetch = await run({ code: 'try { await fetch("https://example.com/"); } catch (e) { return String(e); }' });
+    expect(noFetch).toMatchObject({ ok: true, value: { result: { ok: true } } });
+    expectContractShaped(noFetch);
+  });
+
+  it('a run past its deadline, and a cancelled one (the kernel host builds that result itself)', async () => {
+    const late = await run({ code: 'console.log("spin"); while (true) {}', timeoutMs: 200 });
+    expect(late).toMatchObject({ ok: true, value: { result: { ok: false, code: 'timeout' } } });
+    expectContractShaped(late);
+    const going = run({ code: 'console.log("before"); while (true) {}', runId: 'answers-cancel' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await services.dispatcher.handle('code.cancel', { runId: 'answers-cancel' }, { face: 'http' })).toEqual({ ok: true, value: { cancelled: true } });
+    const cancelled = await going;
+    expect(cancelled).toMatchObject({ ok: true, value: { result: { ok: false, code: 'cancelled', logs: [{ level: 'log', text: 'before' }] } } });
+    expectContractShaped(cancelled);
+  });
+
+  it('a call that fails before any run (an unknown declaration)', async () => {
+    const answer = await run({ code: 'return 1;', packages: [{ specifier: '@acme/nothing-here' }] });
+    expect(answer.ok).toBe(false);
+    expectContractShaped(answer);
+  });
+});
