@@ -49,6 +49,11 @@ export const KernelRunRequestSchema = z
   .strict();
 export type KernelRunRequest = z.infer<typeof KernelRunRequestSchema>;
 
+/** Whether a run needs a sandbox whose prelude carries the WASM bridge (it has WASM modules). */
+export function runNeedsWasm(request: KernelRunRequest): boolean {
+  return Object.values(request.modules).some((m) => m.kind === 'wasm');
+}
+
 export const ReceiptModuleSchema = z.object({ moduleId: z.string(), displayName: z.string(), digest: z.string() }).strict();
 export const ReceiptCallSchema = z
   .object({ kind: z.enum(['capability', 'wasm']), name: z.string(), ok: z.boolean(), code: ErrorCodeSchema.optional() })

@@ -180,6 +180,36 @@ export async function findHeapEnd(compiled: WebAssembly.Module): Promise<number 
   }
 }
 
+/**
+ * What was found in a compiled module's instances, once per module for every supply of the thread
+ * (a worker's second supply, for nested runs, searches nothing again): where the allocator's heap
+ * end lives, and where each kind's Math.random state was last (checked first, then searched).
+ */
+interface Found {
+  heapEndAt: Promise<number | undefined> | undefined;
+  readonly randomAt: Map<boolean, number>;
+}
+const foundByModule = new WeakMap<WebAssembly.Module, Found>();
+
+function foundIn(compiled: WebAssembly.Module): Found {
+  let found = foundByModule.get(compiled);
+  if (!found) foundByModule.set(compiled, (found = { heapEndAt: undefined, randomAt: new Map() }));
+  return found;
+}
+
+function locateRandom(known: Map<boolean, number>, withWasm: boolean, sandbox: PreparedSandbox, memory: WebAssembly.Memory): number | undefined {
+  const at = known.get(withWasm);
+  if (at !== undefined) {
+    const view = new BigUint64Array(memory.buffer, at, 1);
+    const old = view[0]!;
+    stepRandom(sandbox);
+    if (old !== 0n && view[0] === xorshiftStep(old)) return at;
+  }
+  const found = findRandomState(sandbox, memory);
+  if (found !== undefined) known.set(withWasm, found);
+  return found;
+}
+
 /** Seeds drawn from the platform's CSPRNG 64 at a time (one call instead of one per run). */
 const seeds = new BigUint64Array(64);
 let nextSeed = seeds.length;
@@ -223,10 +253,6 @@ export class SandboxSupply {
   readonly #templates = new Map<boolean, Promise<Template>>();
   /** The same templates once built. */
   readonly #ready = new Map<boolean, Template>();
-  /** Where each kind's random state was found last: checked first, then searched. */
-  readonly #randomAt = new Map<boolean, number>();
-  /** Where the allocator's heap end lives in this module's instances (found once). */
-  #heapEndAt: Promise<number | undefined> | undefined;
   /** Zeroed memories of retired engines, for the next instances. */
   readonly #spare: WebAssembly.Memory[] = [];
   #kind = false;
@@ -243,10 +269,12 @@ export class SandboxSupply {
   }
 
   async #build(withWasm: boolean): Promise<Template> {
-    this.#heapEndAt ??= this.#compiled.then(findHeapEnd).catch(() => undefined);
-    const heapEndAt = await this.#heapEndAt;
+    const compiled = await this.#compiled;
+    const found = foundIn(compiled);
+    found.heapEndAt ??= findHeapEnd(compiled).catch(() => undefined);
+    const heapEndAt = await found.heapEndAt;
     const { sandbox, memory } = await this.#fresh(withWasm);
-    const randomAt = this.#locateRandom(withWasm, sandbox, memory);
+    const randomAt = locateRandom(found.randomAt, withWasm, sandbox, memory);
     if (randomAt === undefined) throw new Error("the engine's Math.random state could not be found; sandboxes cannot be restored");
     const image = imageOf(memory);
     const heapEnd = heapEndAt === undefined ? memory.buffer.byteLength : new Uint32Array(memory.buffer, heapEndAt, 1)[0]!;
@@ -263,19 +291,6 @@ export class SandboxSupply {
       heapEnd: usable ? heapEnd : memory.buffer.byteLength,
       busy: false,
     };
-  }
-
-  #locateRandom(withWasm: boolean, sandbox: PreparedSandbox, memory: WebAssembly.Memory): number | undefined {
-    const known = this.#randomAt.get(withWasm);
-    if (known !== undefined) {
-      const view = new BigUint64Array(memory.buffer, known, 1);
-      const old = view[0]!;
-      stepRandom(sandbox);
-      if (old !== 0n && view[0] === xorshiftStep(old)) return known;
-    }
-    const found = findRandomState(sandbox, memory);
-    if (found !== undefined) this.#randomAt.set(withWasm, found);
-    return found;
   }
 
   /**
@@ -298,11 +313,16 @@ export class SandboxSupply {
 
   /** A sandbox for exactly one run, in the state no run has touched, with a fresh Math.random seed. */
   take(withWasm: boolean): Promise<SuppliedSandbox> {
+    // The common case, with no await in between: a run's critical path starts here.
+    const ready = this.takeNow(withWasm);
+    return ready ? Promise.resolve(ready) : this.#takeLater(withWasm);
+  }
+
+  /** The sandbox of a kind if it is ready and free, at once (a nested run takes one so); else undefined and none is made. */
+  takeNow(withWasm: boolean): SuppliedSandbox | undefined {
     this.#kind = withWasm;
     const ready = this.#ready.get(withWasm);
-    // The common case, with no await in between: a run's critical path starts here.
-    if (ready && !ready.busy) return Promise.resolve(this.#handOut(ready));
-    return this.#takeLater(withWasm);
+    return ready && !ready.busy ? this.#handOut(ready) : undefined;
   }
 
   #handOut(template: Template): SuppliedSandbox {

@@ -45,35 +45,56 @@ export interface JobLoopRun {
 }
 
 export async function runJobLoop(run: JobLoopRun): Promise<Outcome> {
-  const { ctx, runtime, scope, state, promise } = run;
-  const timedOut: Outcome = { ok: false, code: 'timeout', message: timeoutMessage(run.timeoutMs) };
+  const { state } = run;
   // One deadline timer per run, armed at the first wait (a timer and a Promise.race per wait cost
   // more than the rest of an instant host call's round trip, measured).
   let cancelDeadline: (() => void) | undefined;
   try {
     for (;;) {
-      if (state.interrupted) return timedOut;
-      const promiseState = ctx.getPromiseState(promise);
-      if (promiseState.type === 'fulfilled') return serializeResult(run, scope.manage(promiseState.value));
-      if (promiseState.type === 'rejected') return run.failure(promiseState.error);
-
-      if (runtime.hasPendingJob()) {
-        const jobs = runtime.executePendingJobs();
-        if (jobs.error) return run.failure(jobs.error);
-        continue;
-      }
-      if (state.inflight.size === 0) {
-        return { ok: false, code: 'runtime-error', message: 'The code is waiting for a promise that can never settle (nothing is pending in the sandbox).' };
-      }
+      const outcome = drive(run);
+      if (outcome) return outcome;
       const remaining = run.deadline - run.now();
-      if (remaining <= 0) return timedOut;
       cancelDeadline ??= run.timer(remaining, () => state.expire());
       run.block?.(Math.min(remaining, BLOCK_SLICE_MS));
       const expired = await state.wait();
-      if (expired) return timedOut;
+      if (expired) return timedOut(run);
     }
   } finally {
     cancelDeadline?.();
+  }
+}
+
+/**
+ * The job loop of a run that never waits: a nested run (sandbox-worker.ts), which may make no
+ * host call and is given back to the host when it tries. Where it would wait, it ends with
+ * WOULD_WAIT, which its host discards.
+ */
+export function runJobLoopNow(run: JobLoopRun): Outcome {
+  return drive(run) ?? WOULD_WAIT;
+}
+
+export const WOULD_WAIT: Outcome = { ok: false, code: 'internal', message: 'The run would wait on a host call where it may not.' };
+
+const timedOut = (run: JobLoopRun): Outcome => ({ ok: false, code: 'timeout', message: timeoutMessage(run.timeoutMs) });
+
+/** Runs the guest's jobs until the entry module settles (its outcome) or nothing can run until a host call settles (undefined). */
+function drive(run: JobLoopRun): Outcome | undefined {
+  const { ctx, runtime, scope, state, promise } = run;
+  for (;;) {
+    if (state.interrupted) return timedOut(run);
+    const promiseState = ctx.getPromiseState(promise);
+    if (promiseState.type === 'fulfilled') return serializeResult(run, scope.manage(promiseState.value));
+    if (promiseState.type === 'rejected') return run.failure(promiseState.error);
+    if (runtime.hasPendingJob()) {
+      const jobs = runtime.executePendingJobs();
+      if (jobs.error) return run.failure(jobs.error);
+      continue;
+    }
+    if (state.inflight.size === 0) {
+      return { ok: false, code: 'runtime-error', message: 'The code is waiting for a promise that can never settle (nothing is pending in the sandbox).' };
+    }
+    if (run.deadline - run.now() <= 0) return timedOut(run);
+    return undefined;
   }
 }
 

@@ -28,6 +28,10 @@ export interface RunHoldSwitch {
   polls(): number;
   /** Off, nothing held and no polls yet: called as a run is dispatched. */
   reset(): void;
+  /** Milliseconds since the current run last polled (large when it has not). */
+  sincePollMs(): number;
+  /** Wakes the worker's current run at its next poll to take what was posted to it (a nested run). */
+  ring(): void;
 }
 
 /** What the adapter calls when its worker speaks or dies; calls after retirement are ignored. */
@@ -71,6 +75,12 @@ export interface KernelHostCoreOptions<P> {
   /** Extra time past a run's deadline before its worker is terminated. */
   readonly graceMs: number;
   readonly startWorker: (hooks: KernelWorkerHooks) => KernelWorker;
+  /**
+   * The message that sends a run to a worker busy with a long run, to run nested at that run's
+   * polls (kernel-host-core.ts `#nest`). Only for workers that can (a Node sandbox worker, whose
+   * `hold` rings it); without it, runs wait for a free worker.
+   */
+  readonly nestedRunMessage?: (runId: number, request: KernelRunRequest) => unknown;
   /** The message that starts a run on a worker (a host may add what its worker needs, e.g. a WASM plan). */
   readonly runMessage: (runId: number, request: KernelRunRequest, ports: P) => unknown;
   /**

@@ -19,12 +19,16 @@ interface ScriptedWorker extends KernelWorker {
   heldMs: number;
   /** What the worker reports as interrupt polls so far. */
   polls: number;
+  /** Times the core rang the worker (a nested run posted). */
+  rung: number;
+  /** What the worker reports as time since its run last polled. */
+  sincePollMs: number;
 }
 
 const request: KernelRunRequest = { code: '1', entries: {}, modules: {}, inputs: {}, grants: NO_GRANTS, timeoutMs: 1000 };
 const receipt = { wallMs: 1, modules: [], calls: [], denied: [] };
 
-function setup(options: { size: number; maxWorkers: number; hold?: boolean; idleRetireMs?: number }) {
+function setup(options: { size: number; maxWorkers: number; hold?: boolean; idleRetireMs?: number; nest?: boolean }) {
   const workers: ScriptedWorker[] = [];
   const core = new KernelHostCore<undefined>({
     size: options.size,
@@ -41,6 +45,8 @@ function setup(options: { size: number; maxWorkers: number; hold?: boolean; idle
         held: false,
         heldMs: 0,
         polls: 0,
+        rung: 0,
+        sincePollMs: 0,
         postMessage: (message) => worker.posted.push(message as Record<string, unknown>),
         terminate: () => {
           worker.terminated = true;
@@ -58,6 +64,10 @@ function setup(options: { size: number; maxWorkers: number; hold?: boolean; idle
                   worker.heldMs = 0;
                   worker.polls = 0;
                 },
+                ring: () => {
+                  worker.rung++;
+                },
+                sincePollMs: () => worker.sincePollMs,
               },
             }
           : {}),
@@ -66,6 +76,7 @@ function setup(options: { size: number; maxWorkers: number; hold?: boolean; idle
       return worker;
     },
     runMessage: (runId, req) => ({ type: 'run', runId, request: req }),
+    ...(options.nest ? { nestedRunMessage: (runId: number, req: KernelRunRequest) => ({ type: 'run', runId, request: req, nested: true }) } : {}),
     answer: async () => ({ ok: true, value: null }),
     wording: { crashed: (why) => why, cannotStart: (why) => why, closedQueued: 'closed queued', closedRunning: 'closed running', side: 'test host' },
   });
@@ -207,6 +218,110 @@ describe('kernel host core: long runs', () => {
     vi.advanceTimersByTime(90);
     expect(await late).toMatchObject({ ok: false, code: 'timeout', message: 'The code ran longer than its 50 ms time limit and was stopped.' });
     expect(worker.terminated).toBe(true);
+    await core.close();
+  });
+});
+
+describe('kernel host core: runs nested in a long run', () => {
+  const done = (runId: unknown, value: unknown) => ({ type: 'done', runId, healthy: true, result: { ok: true, value, logs: [], receipt } });
+  const runIds = (worker: ScriptedWorker, nested: boolean) =>
+    worker.posted.filter((m) => m.type === 'run' && (m.nested === true) === nested).map((m) => m.runId);
+
+  /** One worker that may not add any, its run polling guest code. */
+  function spinning() {
+    const setUp = setup({ size: 1, maxWorkers: 1, hold: true, nest: true });
+    setUp.readyAll();
+    const long = setUp.core.run(request, undefined);
+    const worker = setUp.workers[0] as ScriptedWorker;
+    return { ...setUp, long, worker };
+  }
+
+  it('sends a queued run to a worker whose run polls guest code, rings it, and answers it from there', async () => {
+    const { core, worker, long } = spinning();
+    const short = core.run({ ...request, code: '2' }, undefined);
+    // Not polling yet (waiting, or inside one native call): nothing is nested.
+    expect(runIds(worker, true)).toEqual([]);
+    worker.polls = 50;
+    worker.sincePollMs = 50;
+    vi.advanceTimersByTime(5);
+    // Polling, but not lately: still nothing.
+    expect(runIds(worker, true)).toEqual([]);
+    worker.sincePollMs = 0;
+    vi.advanceTimersByTime(5);
+    const [nestedId] = runIds(worker, true);
+    expect(nestedId).toBeDefined();
+    expect(worker.rung).toBe(1);
+    worker.hooks.message(done(nestedId, 2));
+    expect(await short).toMatchObject({ ok: true, value: 2 });
+    worker.hooks.message(done(runIds(worker, false)[0], 1));
+    expect(await long).toMatchObject({ ok: true, value: 1 });
+    await core.close();
+  });
+
+  it('queues a run given back again, to run as usual once the worker is free, and nests the next one meanwhile', async () => {
+    const { core, worker, long } = spinning();
+    worker.polls = 50;
+    const [greedy, short] = [core.run({ ...request, code: 'greedy' }, undefined), core.run({ ...request, code: 'short' }, undefined)];
+    const [greedyId] = runIds(worker, true);
+    worker.hooks.message({ type: 'requeue', runId: greedyId, nestable: false });
+    vi.advanceTimersByTime(5);
+    const [, shortId] = runIds(worker, true);
+    expect(shortId).toBeDefined();
+    worker.hooks.message(done(shortId, 'short'));
+    expect(await short).toMatchObject({ ok: true, value: 'short' });
+    worker.hooks.message(done(runIds(worker, false)[0], 1));
+    expect(await long).toMatchObject({ ok: true, value: 1 });
+    // Not nestable any more: it goes to the free worker as its own run.
+    expect(runIds(worker, false)).toEqual([runIds(worker, false)[0], greedyId]);
+    worker.hooks.message(done(greedyId, 'greedy'));
+    expect(await greedy).toMatchObject({ ok: true, value: 'greedy' });
+    await core.close();
+  });
+
+  it('makes a nested run the worker has not taken its next run when the long one ends first, and queues it again when the worker dies', async () => {
+    const { core, worker, long, workers, readyAll } = spinning();
+    worker.polls = 50;
+    const promoted = core.run({ ...request, code: 'promoted' }, undefined);
+    const [promotedId] = runIds(worker, true);
+    worker.hooks.message(done(runIds(worker, false)[0], 1));
+    expect(await long).toMatchObject({ ok: true, value: 1 });
+    // The worker reads the nested message as its next run; its answer is taken as usual.
+    worker.hooks.message(done(promotedId, 'promoted'));
+    expect(await promoted).toMatchObject({ ok: true, value: 'promoted' });
+
+    const second = core.run(request, undefined);
+    worker.polls = 50;
+    const orphan = core.run({ ...request, code: 'orphan' }, undefined);
+    const [, orphanId] = runIds(worker, true);
+    expect(orphanId).toBeDefined();
+    worker.hooks.crashed('the sandbox worker failed: gone');
+    expect(await second).toMatchObject({ ok: false, code: 'sandbox-crashed' });
+    readyAll();
+    const replacement = workers.at(-1) as ScriptedWorker;
+    expect(replacement).not.toBe(worker);
+    // Nothing of a nested run leaves its worker unanswered: it runs again on the replacement.
+    expect(runIds(replacement, false)).toEqual([orphanId]);
+    replacement.hooks.message(done(orphanId, 'orphan'));
+    expect(await orphan).toMatchObject({ ok: true, value: 'orphan' });
+    await core.close();
+  });
+
+  it('answers a nested run cancelled at once, and ends the worker if it would still run it as its own', async () => {
+    const { core, worker, long, workers, readyAll } = spinning();
+    worker.polls = 50;
+    const stop = new AbortController();
+    const cancelled = core.run({ ...request, code: 'cancelled' }, undefined, stop.signal);
+    expect(runIds(worker, true)).toHaveLength(1);
+    stop.abort();
+    expect(await cancelled).toMatchObject({ ok: false, code: 'cancelled' });
+    worker.hooks.message(done(runIds(worker, false)[0], 1));
+    expect(await long).toMatchObject({ ok: true, value: 1 });
+    expect(worker.terminated).toBe(true);
+    readyAll();
+    const after = core.run({ ...request, code: 'after' }, undefined);
+    const replacement = workers.at(-1) as ScriptedWorker;
+    replacement.hooks.message(done(runIds(replacement, false)[0], 'after'));
+    expect(await after).toMatchObject({ ok: true, value: 'after' });
     await core.close();
   });
 });

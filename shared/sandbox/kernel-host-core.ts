@@ -27,14 +27,22 @@
 // cores the short ones leave (see `#balance`). The worker keeps held time out of the run's clock (its result
 // never changes) and the watchdog here adds it back; a run is held at most `HOLD_BUDGET_MS` in
 // all, so none starves however much short work keeps coming.
+//
+// A worker busy with a run that polls can also serve short runs without a new worker (a host
+// gives `nestedRunMessage`): a queued run is posted to it and the worker rung; at its run's next
+// poll it runs the short one nested, to its end, in a sandbox of its own, the long run waiting
+// (its clock leaves that time out too). A nested run may make no host call and has a small
+// budget: past either it is given back untouched and queued again, to run as usual. Starting a
+// worker costs hundreds of milliseconds of CPU, so without this a burst of hostile runs left
+// ordinary ones waiting on worker starts (measured: median 1.6 s, first burst); see `#nest`.
 
 import type { ErrorCode } from '../protocol/codes.ts';
 import { LIMITS } from '../protocol/limits.ts';
-import { emptyReceipt, type HostCallResult, type KernelRunRequest, type RunLog, type RunResult } from '../protocol/run.ts';
+import { emptyReceipt, runNeedsWasm, type HostCallResult, type KernelRunRequest, type RunLog, type RunResult } from '../protocol/run.ts';
 import { HOLD_BUDGET_MS } from './hold-budget.ts';
 import type { KernelHostCall, KernelHostCoreOptions, KernelWorker, KernelWorkerHooks } from './kernel-host-contract.ts';
 import { timeoutMessage } from './job-loop.ts';
-import { parseFromKernelWorker, type HostResultMessage } from './kernel-worker-messages.ts';
+import { parseFromKernelWorker, type FromKernelWorker, type HostResultMessage } from './kernel-worker-messages.ts';
 
 export type { KernelHostCall, KernelHostCoreOptions, KernelHostWording, KernelWorker, KernelWorkerHooks, RunHoldSwitch } from './kernel-host-contract.ts';
 
@@ -50,6 +58,10 @@ interface Job<P> {
   abort: AbortController | undefined;
   /** Host calls forwarded here and not yet answered: while any is out, the run waits rather than computes. */
   calls: number;
+  /** May be sent to run nested in a worker busy with a long run (false once it gave a nested try back). */
+  nestable: boolean;
+  /** Answered as cancelled while sent nested: nothing more is answered for it. */
+  cancelled: boolean;
 }
 
 interface Slot<P> {
@@ -68,6 +80,10 @@ interface Slot<P> {
   extendedMs: number;
   /** Retires this idle worker if it is still surplus when it fires. */
   idleTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A run sent to run nested inside the job's interrupt polls; it becomes the job if the job ends first. */
+  nested: Job<P> | undefined;
+  /** The job's run id when the worker could not take a nested run during it (no sandbox ready): none is sent again meanwhile. */
+  noNestFor: number | undefined;
 }
 
 const MAX_START_FAILURES = 3;
@@ -76,6 +92,10 @@ const HOLD_AFTER_POLLS = 50;
 /** How often held runs and running ones are chosen again while some wait. */
 const ROTATE_MS = 100;
 const IDLE_RETIRE_MS = 30_000;
+/** How soon the core looks again for a worker to nest a queued run in while none has a long run that polls. */
+const NEST_RECHECK_MS = 5;
+/** A run polled this recently may have a run nested in it (a loop polls several times a millisecond). */
+const NEST_POLLED_WITHIN_MS = 2;
 const CANCELLED_MESSAGE = 'The run was stopped before it finished.';
 // A run stopped before a worker took it: say that none of its code ran, or a user who waited on a
 // starting sandbox (the first run takes a second or more) reads its empty logs as logs lost.
@@ -97,6 +117,8 @@ export class KernelHostCore<P> {
   #broken: string | undefined;
   /** Chooses again which holdable runs go on (see `#balance`). */
   #rotation: ReturnType<typeof setTimeout> | undefined;
+  /** Looks again for a worker to nest a queued run in (see `#nest`). */
+  #recheck: ReturnType<typeof setTimeout> | undefined;
   /** Terminations still under way; `close()` waits for them. */
   readonly #exits = new Set<Promise<unknown>>();
   /** Workers started over the host's life, replacements included (for tests and diagnostics). */
@@ -140,6 +162,8 @@ export class KernelHostCore<P> {
         logs: [],
         abort: undefined,
         calls: 0,
+        nestable: this.#options.nestedRunMessage !== undefined && !runNeedsWasm(request),
+        cancelled: false,
       };
       const onCancel = () => this.#cancel(job);
       if (this.#broken) return job.resolve(this.#failure(job, 'sandbox-crashed', this.#broken));
@@ -155,12 +179,13 @@ export class KernelHostCore<P> {
     if (!this.#closed) {
       this.#closed = true;
       clearTimeout(this.#rotation);
+      clearTimeout(this.#recheck);
       const { closedQueued, closedRunning } = this.#options.wording;
       for (const job of this.#queue.splice(0)) job.resolve(this.#failure(job, 'sandbox-crashed', closedQueued));
       for (const slot of [...this.#slots]) {
-        const job = slot.job;
+        for (const job of [slot.job, slot.nested]) if (job) job.resolve(this.#failure(job, 'sandbox-crashed', closedRunning));
         slot.job = undefined;
-        if (job) job.resolve(this.#failure(job, 'sandbox-crashed', closedRunning));
+        slot.nested = undefined;
         this.#retire(slot);
       }
     }
@@ -174,7 +199,15 @@ export class KernelHostCore<P> {
       job.resolve(this.#failure(job, 'cancelled', CANCELLED_QUEUED_MESSAGE));
       return;
     }
-    for (const slot of this.#slots) if (slot.job === job) this.#fail(slot, 'cancelled', CANCELLED_MESSAGE);
+    for (const slot of this.#slots) {
+      if (slot.job === job) this.#fail(slot, 'cancelled', CANCELLED_MESSAGE);
+      else if (slot.nested === job) {
+        // The worker may run it yet (nested, or as its next run if its long run ends first):
+        // answered now, and its worker goes if it would run it as its own run (see `#jobEnded`).
+        job.cancelled = true;
+        job.resolve(this.#failure(job, 'cancelled', CANCELLED_MESSAGE));
+      }
+    }
   }
 
   #spawn(): void {
@@ -199,6 +232,8 @@ export class KernelHostCore<P> {
       dispatchedAt: 0,
       extendedMs: 0,
       idleTimer: undefined,
+      nested: undefined,
+      noNestFor: undefined,
     };
     this.#slots.add(slot);
   }
@@ -213,6 +248,7 @@ export class KernelHostCore<P> {
       return this.#pump();
     }
     if (message.type === 'boot-failed') return this.#crashed(slot, `the sandbox engine could not start: ${message.message}`);
+    if (slot.nested && message.runId === slot.nested.runId) return this.#onNested(slot, slot.nested, message);
     const job = slot.job;
     if (!job || message.runId !== job.runId) return;
     if (message.type === 'log') {
@@ -228,14 +264,36 @@ export class KernelHostCore<P> {
       });
       return;
     }
+    if (message.type === 'requeue') return;
     this.#endJob(slot);
     job.resolve(message.result);
-    if (!message.healthy) this.#replace(slot);
-    else this.#pump();
+    if (!message.healthy) return this.#replace(slot);
+    // A run sent nested that the worker had not taken yet is its next run now (it reads it as one).
+    const next = slot.nested;
+    slot.nested = undefined;
+    if (next?.cancelled) return this.#replace(slot);
+    if (next) this.#start(slot, next);
+    this.#pump();
+  }
+
+  /** What the worker says of the run sent to it nested: answered, or given back. */
+  #onNested(slot: Slot<P>, job: Job<P>, message: Exclude<FromKernelWorker, { type: 'ready' | 'boot-failed' }>): void {
+    if (message.type !== 'done' && message.type !== 'requeue') return;
+    slot.nested = undefined;
+    if (!job.cancelled) {
+      if (message.type === 'done') job.resolve(message.result);
+      else {
+        job.nestable = message.nestable;
+        if (message.nestable) slot.noNestFor = slot.job?.runId;
+        this.#queue.unshift(job);
+      }
+    }
+    this.#pump();
   }
 
   /** The slot's job is over (answered, failed or never started): its timers and hold go. */
   #endJob(slot: Slot<P>): void {
+    slot.noNestFor = undefined;
     clearTimeout(slot.watchdog);
     clearTimeout(slot.longTimer);
     slot.job = undefined;
@@ -279,21 +337,7 @@ export class KernelHostCore<P> {
       if (this.#queue.length === 0) break;
       if (!slot.ready || slot.job || slot.retired) continue;
       const job = this.#queue.shift() as Job<P>;
-      slot.job = job;
-      clearTimeout(slot.idleTimer);
-      slot.idleTimer = undefined;
-      slot.extendedMs = 0;
-      slot.dispatchedAt = performance.now();
-      slot.worker.hold?.reset();
-      // Counted from dispatch, not from queueing: waiting for a free worker is not guest time.
-      const limit = Math.min(job.request.timeoutMs, LIMITS.guestTimeoutMs);
-      slot.watchdog = setTimeout(() => this.#watchdog(slot, job, limit), limit + this.#options.graceMs);
-      if (slot.worker.hold || this.#maxWorkers > this.#options.size) {
-        slot.longTimer = setTimeout(() => {
-          slot.long = true;
-          this.#balance();
-        }, this.#longRunMs);
-      }
+      this.#start(slot, job);
       try {
         slot.worker.postMessage(this.#options.runMessage(job.runId, job.request, job.ports));
       } catch (error) {
@@ -305,7 +349,60 @@ export class KernelHostCore<P> {
         queueMicrotask(() => this.#pump());
       }
     }
+    if (this.#queue.length > 0) this.#nest();
     this.#balance();
+  }
+
+  /** The job is the slot's: its clock, watchdog and long timer start (the worker has it, or is about to). */
+  #start(slot: Slot<P>, job: Job<P>): void {
+    slot.job = job;
+    clearTimeout(slot.idleTimer);
+    slot.idleTimer = undefined;
+    slot.extendedMs = 0;
+    slot.dispatchedAt = performance.now();
+    slot.worker.hold?.reset();
+    // Counted from dispatch, not from queueing: waiting for a free worker is not guest time.
+    const limit = Math.min(job.request.timeoutMs, LIMITS.guestTimeoutMs);
+    slot.watchdog = setTimeout(() => this.#watchdog(slot, job, limit), limit + this.#options.graceMs);
+    if (slot.worker.hold || this.#maxWorkers > this.#options.size) {
+      slot.longTimer = setTimeout(() => {
+        slot.long = true;
+        this.#balance();
+      }, this.#longRunMs);
+    }
+  }
+
+  /**
+   * Queued runs that may run nested go to workers whose run keeps running guest code (it polls):
+   * the worker runs one at its next poll, to its end, in a sandbox of its own, the long run waiting
+   * meanwhile (its clock leaves that time out). So a worker busy with a run spinning to its
+   * deadline still serves short runs, and a burst of hostile runs needs no new workers for the
+   * ordinary ones. A nested run that needs a host call or runs past its budget is given back
+   * untouched and queued again, to run as usual.
+   */
+  #nest(): void {
+    const message = this.#options.nestedRunMessage;
+    if (!message) return;
+    for (const slot of this.#slots) {
+      const hold = slot.worker.hold;
+      const job = slot.job;
+      if (!hold || !job || slot.nested || slot.retired || job.calls > 0 || slot.noNestFor === job.runId) continue;
+      // Polling (running guest code), with hold budget to spare for the nested run's time.
+      // and polled just now (not inside one long native call, where mail would wait for it).
+      if (hold.polls() < this.#holdAfterPolls || hold.sincePollMs() > NEST_POLLED_WITHIN_MS || hold.heldMs() >= HOLD_BUDGET_MS / 2) continue;
+      const at = this.#queue.findIndex((queued) => queued.nestable);
+      if (at < 0) return;
+      const nested = this.#queue.splice(at, 1)[0]!;
+      try {
+        slot.worker.postMessage(message(nested.runId, nested.request));
+      } catch {
+        nested.nestable = false;
+        this.#queue.splice(at, 0, nested);
+        continue;
+      }
+      slot.nested = nested;
+      hold.ring();
+    }
   }
 
   /**
@@ -346,9 +443,15 @@ export class KernelHostCore<P> {
     const ranked: { slot: Slot<P>; holdable: boolean }[] = [];
     for (const slot of this.#slots) {
       live++;
+      // A nested run uses its worker's core (its long run waits meanwhile).
+      if (slot.nested) short++;
       if (!slot.ready) starting++;
-      else if (slot.job && !slot.long) short++;
-      else if (slot.job) {
+      else if (slot.job && !slot.long) {
+        // Not long yet, but running guest code poll after poll: it may be held like a long one.
+        const hold = slot.worker.hold;
+        if (hold && hold.polls() >= this.#holdAfterPolls && slot.job.calls === 0) ranked.push({ slot, holdable: true });
+        else short++;
+      } else if (slot.job) {
         long++;
         const hold = slot.worker.hold;
         if (!hold) continue;
@@ -370,6 +473,12 @@ export class KernelHostCore<P> {
       const ran = (slot: Slot<P>) => now - slot.dispatchedAt - (slot.worker.hold?.heldMs() ?? 0);
       ranked.sort((a, b) => ran(a.slot) - ran(b.slot));
       ranked.forEach(({ slot, holdable }, i) => slot.worker.hold?.set(holdable && i >= free));
+    }
+    if (this.#options.nestedRunMessage && !this.#recheck && this.#queue.some((job) => job.nestable)) {
+      this.#recheck = setTimeout(() => {
+        this.#recheck = undefined;
+        this.#pump();
+      }, NEST_RECHECK_MS);
     }
     if ((ranked.length > free || (undecided > 0 && free < this.#options.size)) && !this.#rotation) {
       this.#rotation = setTimeout(() => {
@@ -426,6 +535,10 @@ export class KernelHostCore<P> {
   #retire(slot: Slot<P>): void {
     if (slot.retired) return;
     slot.retired = true;
+    // A run sent nested is queued again first: nothing of it left the worker (or it ran whole, and its answer is lost with it).
+    const nested = slot.nested;
+    slot.nested = undefined;
+    if (nested && !nested.cancelled && !this.#closed) this.#queue.unshift(nested);
     clearTimeout(slot.watchdog);
     clearTimeout(slot.longTimer);
     clearTimeout(slot.idleTimer);

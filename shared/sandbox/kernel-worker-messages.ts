@@ -18,8 +18,18 @@ import {
 } from '../protocol/run.ts';
 
 const InitMessageSchema = z.object({ type: z.literal('init'), engineWasmUrl: z.string().min(1) });
-/** A run as every host sends it; the Node pool's extends it with the run's WASM plan. */
-export const RunMessageSchema = z.object({ type: z.literal('run'), runId: z.number().int(), request: KernelRunRequestSchema });
+/**
+ * A run as every host sends it; the Node pool's extends it with the run's WASM plan. `nested`: the
+ * host sent it to a worker busy with a long run, to be run inside that run's interrupt polls while
+ * it is held, without any host call (a worker that cannot, or that is idle by the time it arrives,
+ * runs it as usual; see sandbox-worker.ts).
+ */
+export const RunMessageSchema = z.object({
+  type: z.literal('run'),
+  runId: z.number().int(),
+  request: KernelRunRequestSchema,
+  nested: z.literal(true).optional(),
+});
 const HostResultMessageSchema = z.object({ type: z.literal('host-result'), runId: z.number().int(), callId: z.number().int(), result: HostCallResultSchema });
 export type HostResultMessage = z.infer<typeof HostResultMessageSchema>;
 
@@ -46,6 +56,12 @@ export const FromKernelWorkerSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('done'), runId: z.number().int(), result: RunResultSchema, healthy: z.boolean() }),
   /** A console entry the run kept, sent as it is kept: the host has the logs so far if it must terminate the worker. */
   z.object({ type: z.literal('log'), runId: z.number().int(), entry: RunLogSchema }),
+  /**
+   * A nested run given back with nothing of it sent anywhere: `nestable` false when the run itself
+   * gave up (it needed a host call or ran past the nested budget), true when the worker could not
+   * take it (no sandbox ready). The host runs it again from the start, as usual or nested elsewhere.
+   */
+  z.object({ type: z.literal('requeue'), runId: z.number().int(), nestable: z.boolean() }),
 ]);
 export type FromKernelWorker = z.infer<typeof FromKernelWorkerSchema>;
 
@@ -132,9 +148,10 @@ function plainRunRequest(v: unknown): KernelRunRequest | undefined {
 export function parseToKernelWorker<S extends ReturnType<typeof toKernelWorkerSchema>>(schema: S, raw: unknown): z.infer<S> | undefined {
   // A run without host extras (the Node worker's WASM plan goes through zod): checked by hand,
   // since zod costs 40–70 µs on this message at the start of every run (measured in the worker).
-  if (isPlain(raw) && raw.type === 'run' && isId(raw.runId) && hasExactly(raw, 3)) {
+  if (isPlain(raw) && raw.type === 'run' && isId(raw.runId) && (hasExactly(raw, 3) || (raw.nested === true && hasExactly(raw, 4)))) {
     const request = plainRunRequest(raw.request);
-    if (request) return { type: 'run', runId: raw.runId, request } as z.infer<S>;
+    if (request)
+      return (raw.nested === true ? { type: 'run', runId: raw.runId, request, nested: true } : { type: 'run', runId: raw.runId, request }) as z.infer<S>;
   }
   if (isRecord(raw) && raw.type === 'host-result' && isId(raw.runId) && isId(raw.callId) && isRecord(raw.result)) {
     const result = raw.result;

@@ -19,20 +19,21 @@
 
 import { Scope, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { LIMITS } from '../protocol/limits.ts';
-import type { KernelRunRequest, RunLog, RunResult } from '../protocol/run.ts';
+import { runNeedsWasm, type KernelRunRequest, type RunLog, type RunResult } from '../protocol/run.ts';
 import { bytesReplacer } from './base64.ts';
 import { buildEntryModule, ENTRY_MODULE_NAME, type EntryModule } from './entry-transform.ts';
 import { PRELUDE_SCRIPT_NAME, guestPreludeSource } from './guest-prelude.ts';
 import type { LoaderGraph } from './loader-policy.ts';
 import { classifyGuestError, type GuestErrorInfo } from './guest-errors.ts';
 import { installHostBridge, type HostBridge, type HostCall } from './host-bridge.ts';
-import { RESULT_TOO_DEEP, runJobLoop, type Timer } from './job-loop.ts';
+import { RESULT_TOO_DEEP, runJobLoop, runJobLoopNow, type JobLoopRun, type Timer } from './job-loop.ts';
 import { DENIED_PREFIX, installModuleLoader } from './module-loader.ts';
 import { RunState, type Outcome } from './run-state.ts';
 import { WASM_BRIDGE_MODULE_ID } from '../protocol/wasm-bridge.ts';
 import { wasmBridgeModuleSource } from '../packs/wasm-facade.ts';
 
 export { UNKNOWN_CALLER } from './host-bridge.ts';
+export { runNeedsWasm } from '../protocol/run.ts';
 export { timeoutMessage } from './job-loop.ts';
 
 export interface KernelPowers {
@@ -69,9 +70,10 @@ export interface KernelPowers {
    * Optional: called at each interrupt poll while guest bytecode runs (about every 10k
    * instructions). A host that schedules runs may block here to hold a long run back while
    * shorter ones use the cores; it then keeps the held time out of `now`, so holding a run never
-   * changes its result.
+   * changes its result. Returning true stops the run as its deadline would (a host that gives
+   * the run up — a nested run past its budget, sandbox-worker.ts — discards its outcome).
    */
-  readonly checkpoint?: () => void;
+  readonly checkpoint?: () => boolean | void;
 }
 
 export interface KernelOutcome {
@@ -110,11 +112,6 @@ interface Sandbox extends PreparedSandbox {
   /** The engine failed on the host side during the run: it may be freed, never used again. */
   tainted: boolean;
   disposed: boolean;
-}
-
-/** Whether a run needs a sandbox whose prelude carries the WASM bridge. */
-export function runNeedsWasm(request: KernelRunRequest): boolean {
-  return Object.values(request.modules).some((m) => m.kind === 'wasm');
 }
 
 /**
@@ -253,6 +250,48 @@ export async function runKernel(request: KernelRunRequest, powers: KernelPowers)
  * (a worker does so after posting the result, so freeing is not on the run's critical path).
  */
 export async function runPrepared(prepared: PreparedSandbox, request: KernelRunRequest, powers: RunPowers): Promise<KernelOutcome> {
+  const run = beginRun(prepared, request, powers, runJobLoop);
+  if (!('outcome' in run)) return run;
+  let outcome: Outcome;
+  try {
+    outcome = await run.outcome;
+  } catch (error) {
+    return run.fail(error);
+  }
+  return run.end(outcome);
+}
+
+/**
+ * `runPrepared` for a run that never waits, to its end before this returns: a nested run
+ * (sandbox-worker.ts), which may make no host call. Its `hostCall` power gives the run up (its
+ * `checkpoint` then returns true); where the run would still wait, it ends with an outcome its
+ * host discards.
+ */
+export function runPreparedNow(prepared: PreparedSandbox, request: KernelRunRequest, powers: RunPowers): KernelOutcome {
+  const run = beginRun(prepared, request, powers, runJobLoopNow);
+  if (!('outcome' in run)) return run;
+  try {
+    return run.end(run.outcome);
+  } catch (error) {
+    return run.fail(error);
+  }
+}
+
+interface StartedRun<O> {
+  readonly outcome: O | Outcome;
+  /** The run's answer from its outcome. */
+  end(outcome: Outcome): KernelOutcome;
+  /** The run's answer when the engine threw on the host side. */
+  fail(error: unknown): KernelOutcome;
+}
+
+/** Steps 3–4 and the start of 5: the run's answer at once when it cannot start, else its outcome as `drive` yields it. */
+function beginRun<O extends Outcome | Promise<Outcome>>(
+  prepared: PreparedSandbox,
+  request: KernelRunRequest,
+  powers: RunPowers,
+  drive: (run: JobLoopRun) => O,
+): StartedRun<O> | KernelOutcome {
   const sandbox = prepared as Sandbox;
   if (sandbox.used || sandbox.disposed) throw new Error('a prepared sandbox serves one run only (until it is rewound)');
   sandbox.used = true;
@@ -274,11 +313,7 @@ export async function runPrepared(prepared: PreparedSandbox, request: KernelRunR
   const entry = buildEntryModule(request.code);
   if (!entry.ok) return finish({ ok: false, code: entry.code, message: entry.message });
 
-  let outcome: Outcome;
-  try {
-    sandbox.runScope = new Scope();
-    outcome = await evaluate({ sandbox, scope: sandbox.runScope, request, entry: entry.value, state, powers });
-  } catch (error) {
+  const fail = (error: unknown): KernelOutcome => {
     // The host's own stack can run out inside the engine before the guest stack limit trips (a
     // browser Web Worker's stack is smaller than a Node worker's, measured): that is still the
     // guest recursing too deeply. The engine was unwound mid-call, so freeing its runtime would
@@ -290,14 +325,20 @@ export async function runPrepared(prepared: PreparedSandbox, request: KernelRunR
         false,
       );
     }
-    outcome = { ok: false, code: 'sandbox-crashed', message: `The sandbox engine failed: ${error instanceof Error ? error.message : String(error)}` };
     sandbox.tainted = true;
-    state.closed = true;
-    return finish(outcome, false);
+    return finish(
+      { ok: false, code: 'sandbox-crashed', message: `The sandbox engine failed: ${error instanceof Error ? error.message : String(error)}` },
+      false,
+    );
+  };
+  try {
+    sandbox.runScope = new Scope();
+    const outcome = evaluate({ sandbox, scope: sandbox.runScope, request, entry: entry.value, state, powers }, drive);
+    // The run is over once its outcome is: late host answers find it closed and touch nothing.
+    return { outcome, end: (result) => finish(result), fail };
+  } catch (error) {
+    return fail(error);
   }
-  // The run is over: late host answers find it closed and touch nothing.
-  state.closed = true;
-  return finish(outcome);
 }
 
 interface Evaluation {
@@ -310,7 +351,10 @@ interface Evaluation {
   readonly powers: RunPowers;
 }
 
-async function evaluate({ sandbox, scope, request, entry, state, powers }: Evaluation): Promise<Outcome> {
+function evaluate<O extends Outcome | Promise<Outcome>>(
+  { sandbox, scope, request, entry, state, powers }: Evaluation,
+  drive: (run: JobLoopRun) => O,
+): O | Outcome {
   const { ctx, runtime, serialize, parse } = sandbox;
   const graph: LoaderGraph = { entries: request.entries, modules: request.modules };
   const withWasm = runNeedsWasm(request);
@@ -332,8 +376,7 @@ async function evaluate({ sandbox, scope, request, entry, state, powers }: Evalu
   const deadline = powers.now() + request.timeoutMs;
   const checkpoint = powers.checkpoint;
   runtime.setInterruptHandler(() => {
-    checkpoint?.();
-    if (powers.now() > deadline) state.interrupted = true;
+    if (checkpoint?.() === true || powers.now() > deadline) state.interrupted = true;
     return state.interrupted;
   });
 
@@ -360,7 +403,7 @@ async function evaluate({ sandbox, scope, request, entry, state, powers }: Evalu
   const evaluated = ctx.evalCode(entry.source, ENTRY_MODULE_NAME, { type: 'module' });
   if (evaluated.error) return failure(evaluated.error);
   const promise = scope.manage(evaluated.value);
-  return runJobLoop({
+  return drive({
     ctx,
     runtime,
     scope,

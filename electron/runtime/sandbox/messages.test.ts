@@ -125,7 +125,16 @@ describe('worker message fast paths', () => {
       ...extra,
     });
     const withModule = (over: Record<string, unknown>) => run({ modules: { 'js:m': { ...module, ...over } } });
-    const cases: unknown[] = [run(), run({}, { wasm: undefined }), run({}, { extra: 1 }), { type: 'run', runId: 1.5, request }, { type: 'run', request }];
+    const cases: unknown[] = [
+      run(),
+      run({}, { wasm: undefined }),
+      run({}, { extra: 1 }),
+      { type: 'run', runId: 1.5, request },
+      { type: 'run', request },
+      ...[true, false, 1, 'true', undefined, null].map((nested) => run({}, { nested })),
+      run({}, { nested: true, extra: 1 }),
+      run({ timeoutMs: 0 }, { nested: true }),
+    ];
     for (const value of [...VALUES, 'x'.repeat(10), { a: 'b' }, { a: 1 }, ['a'], { __proto__: null, a: 'b' }]) {
       for (const field of ['code', 'entries', 'modules', 'inputs', 'grants', 'timeoutMs']) cases.push(run({ [field]: value }));
       for (const field of Object.keys(module)) cases.push(withModule({ [field]: value }));

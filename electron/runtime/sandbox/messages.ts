@@ -13,6 +13,7 @@ import {
   type FromKernelWorker,
 } from '../../../shared/sandbox/kernel-worker-messages.ts';
 import { WasmPlanSchema } from '../wasm/wasm-plan.ts';
+import { isHoldBuffer } from './run-hold.ts';
 
 export const ToWorkerSchema = toKernelWorkerSchema(RunMessageSchema.extend({ wasm: WasmPlanSchema.optional() }));
 export type ToWorker = z.infer<typeof ToWorkerSchema>;
@@ -26,7 +27,7 @@ export const SandboxWorkerDataSchema = z
     wasmLanes: z.number().int().min(1).max(LIMITS.wasmPoolSize),
     hold: z
       .custom<Int32Array<SharedArrayBuffer>>((value) => value instanceof Int32Array, 'the hold buffer is an Int32Array')
-      .refine((view) => view.buffer instanceof SharedArrayBuffer && view.length === 3, 'the hold buffer is three shared Int32 slots')
+      .refine(isHoldBuffer, 'the hold buffer is a shared Int32Array of the size run-hold.ts makes')
       .optional(),
   })
   .strict();

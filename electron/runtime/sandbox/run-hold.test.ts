@@ -53,6 +53,40 @@ describe('run hold', () => {
     expect(await fired).toBeGreaterThanOrEqual(due);
   });
 
+  it('takes mail at the next poll once rung, held or not, and leaves its time out of the run clock', () => {
+    const view = createHoldBuffer();
+    const control = holdSwitch(view);
+    const taken: number[] = [];
+    const clock = runClock(view, 1000, () => {
+      taken.push(performance.now());
+      // A nested run's worth of work, done inside the poll.
+      const until = performance.now() + 20;
+      while (performance.now() < until);
+    });
+    clock.checkpoint?.();
+    expect(taken).toEqual([]);
+    // Rung while running: taken at the next poll, which tells the pool it polled just now.
+    control.ring();
+    const before = clock.now();
+    const wall = performance.now();
+    clock.checkpoint?.();
+    expect(taken).toHaveLength(1);
+    expect(control.heldMs()).toBeGreaterThanOrEqual(19);
+    expect(Math.abs(performance.now() - wall - (clock.now() - before) - control.heldMs())).toBeLessThan(1);
+    expect(control.sincePollMs()).toBeLessThan(1000);
+    clock.checkpoint?.();
+    expect(taken).toHaveLength(1);
+    // Rung while held: taken, then the hold goes on until the switch is off (here, the budget).
+    control.set(true);
+    control.ring();
+    const heldBefore = control.heldMs();
+    const short = runClock(view, heldBefore + 60, () => taken.push(performance.now()));
+    control.ring();
+    short.checkpoint?.();
+    expect(taken).toHaveLength(2);
+    control.reset();
+  });
+
   it('has no checkpoint without a buffer', () => {
     expect(runClock(undefined).checkpoint).toBeUndefined();
   });

@@ -20,14 +20,36 @@ import type { Timer } from '../../../shared/sandbox/job-loop.ts';
 const FLAG = 0;
 /** … whole milliseconds the current run has been held (written by the worker, zeroed by the pool at dispatch) … */
 const HELD = 1;
-/** … and the interrupt polls it has made: whether it runs guest code, so holding it would tell. */
+/** … the interrupt polls it has made: whether it runs guest code, so holding it would tell … */
 const POLLS = 2;
+/**
+ * … and a counter the pool bumps when it wants the worker's attention at its next poll: a run sent
+ * to be run nested (sandbox-worker.ts), or the hold turned off. The worker sleeps on this slot.
+ */
+const MAIL = 3;
+/**
+ * … and when it last polled (wall-clock ms, modulo 2^31; -1 while it sleeps at a poll, held): a
+ * run that stopped polling (inside one long native call) would take mail late.
+ */
+const POLLED_AT = 4;
+const SLOTS = 5;
+const WRAP = 2 ** 31;
 /** The longest one futex sleep lasts; the hold is checked again after each. */
 const SLICE_MS = 50;
 
 /** The buffer one worker is started with (in its workerData). */
 export function createHoldBuffer(): Int32Array<SharedArrayBuffer> {
-  return new Int32Array(new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT));
+  return new Int32Array(new SharedArrayBuffer(SLOTS * Int32Array.BYTES_PER_ELEMENT));
+}
+
+/** Whether `view` is a hold buffer (what a worker checks of its workerData). */
+export function isHoldBuffer(view: Int32Array): boolean {
+  return view.buffer instanceof SharedArrayBuffer && view.length === SLOTS;
+}
+
+function ring(view: Int32Array): void {
+  Atomics.add(view, MAIL, 1);
+  Atomics.notify(view, MAIL);
 }
 
 /** The pool's side of one worker's buffer. */
@@ -35,14 +57,19 @@ export function holdSwitch(view: Int32Array): RunHoldSwitch {
   return {
     set(held) {
       const value = held ? 1 : 0;
-      if (Atomics.exchange(view, FLAG, value) !== value && !held) Atomics.notify(view, FLAG);
+      if (Atomics.exchange(view, FLAG, value) !== value && !held) ring(view);
     },
+    ring: () => ring(view),
     heldMs: () => Atomics.load(view, HELD),
     polls: () => Atomics.load(view, POLLS),
+    sincePollMs() {
+      const at = Atomics.load(view, POLLED_AT);
+      return at < 0 ? 0 : (Date.now() - at + WRAP) % WRAP;
+    },
     reset() {
       Atomics.store(view, HELD, 0);
       Atomics.store(view, POLLS, 0);
-      if (Atomics.exchange(view, FLAG, 0) !== 0) Atomics.notify(view, FLAG);
+      if (Atomics.exchange(view, FLAG, 0) !== 0) ring(view);
     },
   };
 }
@@ -54,8 +81,13 @@ export interface RunClock {
   readonly checkpoint?: () => void;
 }
 
-/** One run's clock in a worker started with `view` (none: the plain clock, nothing is held). */
-export function runClock(view: Int32Array | undefined, budget: number = HOLD_BUDGET_MS): RunClock {
+/**
+ * One run's clock in a worker started with `view` (none: the plain clock, nothing is held).
+ * `onMail` is called at a poll when the pool has rung (and while held, each time it rings): the
+ * worker takes what the pool sent meanwhile, and runs a nested run there. Its time counts as held
+ * time, since this run was not running.
+ */
+export function runClock(view: Int32Array | undefined, budget: number = HOLD_BUDGET_MS, onMail?: () => void): RunClock {
   let held = 0;
   const now = () => performance.now() - held;
   const timer: Timer = (ms, fire) => {
@@ -72,15 +104,28 @@ export function runClock(view: Int32Array | undefined, budget: number = HOLD_BUD
   };
   if (!view) return { now, timer };
   let polls = 0;
+  let seen = Atomics.load(view, MAIL);
   const checkpoint = () => {
     Atomics.store(view, POLLS, ++polls);
-    if (Atomics.load(view, FLAG) === 0 || held >= budget) return;
-    while (Atomics.load(view, FLAG) !== 0 && held < budget) {
-      const start = performance.now();
-      Atomics.wait(view, FLAG, 1, Math.min(SLICE_MS, budget - held));
-      held += performance.now() - start;
-      Atomics.store(view, HELD, Math.floor(held));
+    Atomics.store(view, POLLED_AT, Date.now() % WRAP);
+    if (Atomics.load(view, MAIL) === seen && (Atomics.load(view, FLAG) === 0 || held >= budget)) return;
+    const start = performance.now();
+    for (;;) {
+      const mail = Atomics.load(view, MAIL);
+      if (mail !== seen) {
+        seen = mail;
+        onMail?.();
+        continue;
+      }
+      const heldNow = held + performance.now() - start;
+      if (Atomics.load(view, FLAG) === 0 || heldNow >= budget) break;
+      Atomics.store(view, POLLED_AT, -1);
+      Atomics.wait(view, MAIL, mail, Math.min(SLICE_MS, budget - heldNow));
+      Atomics.store(view, HELD, Math.floor(held + performance.now() - start));
     }
+    held += performance.now() - start;
+    Atomics.store(view, HELD, Math.floor(held));
+    Atomics.store(view, POLLED_AT, Date.now() % WRAP);
   };
   return { now, timer, checkpoint };
 }

@@ -94,6 +94,8 @@ export class SandboxPool {
       ...(options.idleRetireMs !== undefined ? { idleRetireMs: options.idleRetireMs } : {}),
       graceMs: options.graceMs ?? 1000,
       startWorker: (hooks) => startThread(entry, hold ? { wasmLanes, hold: createHoldBuffer() } : { wasmLanes }, hooks),
+      // A held worker runs short runs nested at its long run's polls (see kernel-host-core.ts `#nest`).
+      ...(hold ? { nestedRunMessage: (runId: number, request: KernelRunRequest): ToWorker => ({ type: 'run', runId, request, nested: true }) } : {}),
       runMessage: (runId, request, ports): ToWorker =>
         ports.wasm && 'plan' in ports.wasm ? { type: 'run', runId, request, wasm: ports.wasm.plan } : { type: 'run', runId, request },
       answer,

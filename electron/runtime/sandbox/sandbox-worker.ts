@@ -8,12 +8,16 @@
 // recursion on the main thread overflows the host stack (measured): here the stack is sized by
 // `resourceLimits.stackSizeMb`.
 //
+// While a run computes, the pool may send a short run to be run nested at its interrupt polls
+// (`runNested`): taken from the port synchronously, run to its end in a second sandbox, the long
+// run waiting meanwhile (kernel-host-core.ts explains when).
+//
 // Bundling: the pool starts this file by URL relative to the pool module (see sandbox-pool.ts);
 // a bundler must emit it as its own entry and the pool's `workerEntry` option points at it.
 
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { SandboxSupply, type SuppliedSandbox } from '../../../shared/sandbox/engine-supply.ts';
-import { runNeedsWasm, runPrepared } from '../../../shared/sandbox/kernel.ts';
+import { runNeedsWasm, runPrepared, runPreparedNow, type KernelOutcome } from '../../../shared/sandbox/kernel.ts';
 import { emptyReceipt, type HostCallResult, type KernelRunRequest } from '../../../shared/protocol/run.ts';
 import { parseToWorker, SandboxWorkerDataSchema, type FromWorker } from './messages.ts';
 import type { WasmDispatcher } from '../../../shared/sandbox/wasm-dispatcher.ts';
@@ -28,7 +32,10 @@ const data = SandboxWorkerDataSchema.safeParse(workerData);
 const lanes = new WasmLanes(data.success ? data.data.wasmLanes : undefined);
 // Where the pool holds this worker's long run while short runs use the cores (run-hold.ts).
 const hold = data.success ? data.data.hold : undefined;
-const sandboxes = new SandboxSupply(compileEngineWasm);
+const compiled = compileEngineWasm();
+const sandboxes = new SandboxSupply(() => compiled);
+// Nested runs' own sandbox (see `runNested`): only where the pool can hold runs and ring this worker.
+const nestedSandboxes = hold ? new SandboxSupply(() => compiled) : undefined;
 // A worker whose engine cannot load fails here, before `ready`: the pool counts it as a boot failure.
 await sandboxes.prepare();
 const waiting = new Map<number, (result: HostCallResult) => void>();
@@ -54,7 +61,7 @@ function post(message: FromWorker): void {
   }
 }
 
-port.on('message', (raw: unknown) => {
+function onMessage(raw: unknown): void {
   const message = parseToWorker(raw);
   // `init` is the browser worker's (it is told where its engine is); a thread compiles its own.
   if (!message || message.type === 'init') return;
@@ -64,9 +71,68 @@ port.on('message', (raw: unknown) => {
     resolve?.(message.result as HostCallResult);
     return;
   }
+  // A run sent nested that arrives here, not at a poll, found this worker idle: it runs as usual.
   const dispatcher = message.wasm ? lanes.dispatcherFor(message.wasm) : undefined;
   void runOnce(message.runId, message.request, dispatcher);
-});
+}
+
+port.on('message', onMessage);
+
+/**
+ * The pool rang while a run computes (run-hold.ts): what it sent meanwhile is taken here, at the
+ * run's interrupt poll. A run sent nested runs now, to its end; host answers are delivered (their
+ * runs see them once the event loop turns); anything else waits for the event loop.
+ */
+function takeMail(): void {
+  for (let next = receiveMessageOnPort(port!); next; next = receiveMessageOnPort(port!)) {
+    const message = parseToWorker(next.message);
+    if (message?.type === 'run' && message.nested) runNested(message.runId, message.request);
+    else if (message?.type === 'host-result') onMessage(next.message);
+    else setImmediate(onMessage, next.message);
+  }
+}
+
+/** A nested run's budget: past either, it is given back (to run as usual, not nested). */
+const NESTED_POLLS = 50;
+const NESTED_MS = 20;
+
+/**
+ * Runs a run sent nested, to its end, inside the current run's interrupt poll, in a sandbox of its
+ * own (restored like the other after it; no run sees another's). It may make no host call: at its
+ * first it gives up, as it does past its budget, and the pool runs it again as usual — nothing of
+ * the try has left the sandbox (its console entries are kept, not streamed). An outcome that
+ * depends on this thread's stack (a stack overflow, with the long run's frames below it) is given
+ * back too, so running nested never changes a result.
+ */
+function runNested(runId: number, request: KernelRunRequest): void {
+  const supplied = runNeedsWasm(request) ? undefined : nestedSandboxes?.takeNow(false);
+  if (!supplied) {
+    post({ type: 'requeue', runId, nestable: !runNeedsWasm(request) });
+    return;
+  }
+  let givenUp = false;
+  let polls = 0;
+  const start = performance.now();
+  const now = () => performance.now();
+  let outcome: KernelOutcome | undefined;
+  try {
+    outcome = runPreparedNow(supplied.sandbox, request, {
+      now,
+      timer: () => () => undefined,
+      hostCall: () => {
+        givenUp = true;
+        return new Promise<HostCallResult>(() => undefined);
+      },
+      checkpoint: () => (givenUp ||= ++polls > NESTED_POLLS || now() - start > NESTED_MS),
+    });
+  } catch {
+    outcome = undefined;
+  }
+  const overflowed = !outcome?.healthy || (!outcome.result.ok && outcome.result.code === 'stack-overflow');
+  if (!outcome || givenUp || overflowed) post({ type: 'requeue', runId, nestable: false });
+  else post({ type: 'done', runId, result: outcome.result, healthy: true });
+  nestedSandboxes!.retire(supplied);
+}
 
 async function runOnce(runId: number, request: KernelRunRequest, dispatcher: WasmDispatcher | undefined): Promise<void> {
   const withWasm = runNeedsWasm(request);
@@ -81,8 +147,9 @@ async function runOnce(runId: number, request: KernelRunRequest, dispatcher: Was
     return;
   }
   const outcome = await runPrepared(supplied.sandbox, request, {
-    // The run's clock leaves out time the pool held it, so holding never changes its result.
-    ...runClock(hold),
+    // The run's clock leaves out time the pool held it, or this thread ran a nested run, so
+    // neither ever changes its result.
+    ...runClock(hold, undefined, takeMail),
     // Streamed as kept: if the pool's watchdog must terminate this thread, main has the logs so far.
     onLog: (entry) => post({ type: 'log', runId, entry }),
     hostCall: (kind, name, args) => {
@@ -108,3 +175,5 @@ async function runOnce(runId: number, request: KernelRunRequest, dispatcher: Was
 }
 
 post({ type: 'ready' });
+// Made once the worker is ready, while it waits for its first run (a nested run arriving before finds none and is given back).
+void nestedSandboxes?.prepare(false).catch(() => undefined);

@@ -1,0 +1,104 @@
+// Short runs nested in a long one (issue 17), with real worker threads and real guests, on a pool
+// of one worker that may not add any: whatever answers while that worker's run spins was run
+// nested inside it, at its interrupt polls. Nested runs answer as they would alone, see nothing
+// of the long run or of each other, and the long run still ends as it would alone. A nested try
+// that needs a host call, or runs past the nested budget, is given back with nothing of it sent
+// anywhere (the host is asked once, by the run made as usual afterwards). Order and completion
+// are asserted, never durations.
+
+import { afterAll, describe, expect, it } from 'vitest';
+import { NO_GRANTS, type KernelRunRequest, type RunResult } from '../../../shared/protocol/run.ts';
+import { SandboxPool, type SandboxHostPorts } from './sandbox-pool.ts';
+
+function request(code: string, timeoutMs = 20_000): KernelRunRequest {
+  return { code, entries: {}, modules: {}, inputs: {}, grants: NO_GRANTS, timeoutMs };
+}
+
+const outcome = (result: RunResult): unknown => (result.ok ? result.value : result.code);
+
+/** A run, and whether it has answered yet. */
+function start(pool: SandboxPool, req: KernelRunRequest, ports: SandboxHostPorts = {}) {
+  const stop = new AbortController();
+  const state = { answered: false };
+  const result = pool.run(req, ports, stop.signal).then((answer) => {
+    state.answered = true;
+    return answer;
+  });
+  return {
+    stop,
+    result,
+    get answered() {
+      return state.answered;
+    },
+  };
+}
+
+describe('SandboxPool nesting short runs in a long one', () => {
+  const pool = new SandboxPool({ size: 1, maxWorkers: 1 });
+  afterAll(() => pool.close());
+
+  it('answers short runs while its only worker spins, and the spinning run still ends as it does alone', async () => {
+    expect(outcome(await pool.run(request('while (true) {}', 300)))).toBe('timeout');
+    const startedBefore = pool.started;
+    const loop = start(pool, request('while (true) {}', 3000));
+    const ordinary = await Promise.all(Array.from({ length: 12 }, (_, i) => pool.run(request(`${i} * 3`))));
+    expect(ordinary.map(outcome)).toEqual(Array.from({ length: 12 }, (_, i) => i * 3));
+    expect(loop.answered).toBe(false);
+    expect(await loop.result).toMatchObject({ ok: false, code: 'timeout', message: 'The code ran longer than its 3000 ms time limit and was stopped.' });
+    // No worker was added or replaced: the one worker answered them all.
+    expect(pool.started).toBe(startedBefore);
+  });
+
+  it('keeps runs apart: a nested run sees nothing the long run or the nested run before it left', async () => {
+    const loop = start(pool, request('globalThis.secret = "A";\nObject.prototype.polluted = 1;\nwhile (true) {}', 10_000));
+    const first = await pool.run(request('globalThis.leak = "B";\nArray.prototype.map = null;\n[typeof secret, typeof ({}).polluted]'));
+    const second = await pool.run(request('[typeof leak, typeof secret, typeof [].map, typeof ({}).polluted]'));
+    expect(loop.answered).toBe(false);
+    expect(first).toMatchObject({ ok: true, value: ['undefined', 'undefined'] });
+    expect(second).toMatchObject({ ok: true, value: ['undefined', 'undefined', 'function', 'undefined'] });
+    loop.stop.abort();
+    expect(outcome(await loop.result)).toBe('cancelled');
+  });
+
+  it('gives back a nested run that makes a host call: the host is asked once, by the run made as usual after the long one', async () => {
+    const loop = start(pool, request('while (true) {}', 1500));
+    // A short run first: once it answers, the loop is polling and takes nested runs.
+    expect(await pool.run(request('"nested"'))).toMatchObject({ ok: true, value: 'nested' });
+    const asked: string[] = [];
+    const secret = start(
+      pool,
+      { ...request('const value = await getSecret("TOKEN");\nreturn value.length;'), grants: { ...NO_GRANTS, secrets: ['TOKEN'] } },
+      {
+        capability: async (name, args) => {
+          asked.push(`${name}(${JSON.stringify(args)})`);
+          return { ok: true, value: 'shh-secret' };
+        },
+      },
+    );
+    const after = await pool.run(request('"still nested"'));
+    expect(after).toMatchObject({ ok: true, value: 'still nested' });
+    expect(loop.answered).toBe(false);
+    expect(secret.answered).toBe(false);
+    expect(asked).toEqual([]);
+    expect(await secret.result).toMatchObject({ ok: true, value: 10 });
+    expect(loop.answered).toBe(true);
+    expect(asked).toHaveLength(1);
+    expect(outcome(await loop.result)).toBe('timeout');
+  });
+
+  it('gives back a nested run that runs past the nested budget: it runs as usual to the same end, and short runs still pass', async () => {
+    const loop = start(pool, request('while (true) {}', 1500));
+    expect(await pool.run(request('"nested"'))).toMatchObject({ ok: true, value: 'nested' });
+    const counting = start(pool, request('let i = 0;\nwhile (i < 3000000) i++;\ni'));
+    const logged = start(pool, request('for (let i = 0; i < 100000; i++) console.log("line", i);\n"logged"'));
+    expect(await pool.run(request('"passes"'))).toMatchObject({ ok: true, value: 'passes' });
+    expect(loop.answered).toBe(false);
+    expect(await counting.result).toMatchObject({ ok: true, value: 3_000_000 });
+    const flood = await logged.result;
+    expect(flood).toMatchObject({ ok: true, value: 'logged' });
+    // Its console entries are the usual run's, none twice from the try given back.
+    const alone = await pool.run(request('for (let i = 0; i < 100000; i++) console.log("line", i);\n"logged"'));
+    expect(flood.logs).toEqual(alone.logs);
+    expect(loop.answered).toBe(true);
+  });
+});
