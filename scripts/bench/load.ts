@@ -138,7 +138,18 @@ export const loadSection: BenchSection = {
       console.log(`\n## load: ${ORDINARY} ordinary code.run calls over HTTP submitted at once, ${ROUNDS} rounds each`);
       console.log(`hostile runs made alone end with: ${[...hostileCodes].map(([k, v]) => `${k} → ${v}`).join(', ')}`);
 
+      // Every round starts from the same connections, the client's keep-alive sockets all open: a
+      // hostile round lasts longer than the server keeps an idle socket, so the round after one
+      // would otherwise also time opening 48 connections (measured: ~60 ms before its first run).
+      const warm = () =>
+        Promise.all(
+          Array.from({ length: SOCKETS }, async () => {
+            const answer = await submit({ code: 'return 0;', packages: [] });
+            if (!answer.result.ok) throw new Error('a warm-up run failed');
+          }),
+        );
       const round = async (withHostile: boolean): Promise<number[]> => {
+        await warm();
         const mix: Case[] = [...cases];
         // Hostile runs spread through the burst (one every ~8 ordinary runs), as real traffic would have them.
         if (withHostile) HOSTILE.forEach((h, i) => mix.splice(i * Math.floor((ORDINARY + HOSTILE.length) / HOSTILE.length), 0, h));

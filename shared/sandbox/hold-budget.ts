@@ -7,3 +7,11 @@
 import { LIMITS } from '../protocol/limits.ts';
 
 export const HOLD_BUDGET_MS = LIMITS.guestTimeoutMs;
+
+/**
+ * A run that has made this many interrupt polls runs guest code, not a quick answer (a loop
+ * polls several times a millisecond; a short run hardly ever does): it may be held while short
+ * runs use the cores, held by its own worker as soon as the pool says short work is waiting, and
+ * it may have short runs nested in it (kernel-host-core.ts).
+ */
+export const HOLD_AFTER_POLLS = 50;

@@ -81,6 +81,12 @@ export interface KernelHostCoreOptions<P> {
    * `hold` rings it); without it, runs wait for a free worker.
    */
   readonly nestedRunMessage?: (runId: number, request: KernelRunRequest) => unknown;
+  /**
+   * Told when short work starts or stops being under way or waiting (the same test that decides
+   * whether held runs may go on): a host whose workers can read it lets a run that polls a lot
+   * hold itself at once (run-hold.ts), without waiting for the core to say so.
+   */
+  readonly pressure?: (on: boolean) => void;
   /** The message that starts a run on a worker (a host may add what its worker needs, e.g. a WASM plan). */
   readonly runMessage: (runId: number, request: KernelRunRequest, ports: P) => unknown;
   /**

@@ -2,7 +2,7 @@
 // each rule is reached on purpose: an extra worker starts in place of a long run, never past
 // `maxWorkers`, and retires once idle; a long run that keeps running guest code is held while a
 // shorter one runs and released when it ends, one that makes no interrupt polls is not; held runs
-// take turns on the free cores, least-run first; the watchdog adds back the time a run was held. Real threads holding real runs are tested through the Node pool
+// take turns on the free cores, least-run first, once short work has been quiet for a moment; the watchdog adds back the time a run was held. Real threads holding real runs are tested through the Node pool
 // (electron/runtime/sandbox/sandbox-pool.fairness.test.ts).
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -30,6 +30,7 @@ const receipt = { wallMs: 1, modules: [], calls: [], denied: [] };
 
 function setup(options: { size: number; maxWorkers: number; hold?: boolean; idleRetireMs?: number; nest?: boolean }) {
   const workers: ScriptedWorker[] = [];
+  const pressures: boolean[] = [];
   const core = new KernelHostCore<undefined>({
     size: options.size,
     maxWorkers: options.maxWorkers,
@@ -77,6 +78,7 @@ function setup(options: { size: number; maxWorkers: number; hold?: boolean; idle
     },
     runMessage: (runId, req) => ({ type: 'run', runId, request: req }),
     ...(options.nest ? { nestedRunMessage: (runId: number, req: KernelRunRequest) => ({ type: 'run', runId, request: req, nested: true }) } : {}),
+    pressure: (on) => pressures.push(on),
     answer: async () => ({ ok: true, value: null }),
     wording: { crashed: (why) => why, cannotStart: (why) => why, closedQueued: 'closed queued', closedRunning: 'closed running', side: 'test host' },
   });
@@ -88,7 +90,7 @@ function setup(options: { size: number; maxWorkers: number; hold?: boolean; idle
   const finish = (worker: ScriptedWorker, value: unknown) =>
     worker.hooks.message({ type: 'done', runId: runIdOf(worker), healthy: true, result: { ok: true, value, logs: [], receipt } });
   const busy = (worker: ScriptedWorker) => worker.posted.some((m) => m.type === 'run');
-  return { core, workers, live, readyAll, finish, busy };
+  return { core, workers, live, readyAll, finish, busy, pressures };
 }
 
 beforeEach(() => {
@@ -144,6 +146,9 @@ describe('kernel host core: long runs', () => {
     expect(first.held).toBe(true);
     finish(workers[1] as ScriptedWorker, 3);
     expect(await short).toMatchObject({ ok: true, value: 3 });
+    // Let go once short work has been quiet a while (the next request may be on its way).
+    expect(first.held).toBe(true);
+    vi.advanceTimersByTime(20);
     expect(first.held).toBe(false);
     finish(first, 1);
     expect(await long).toMatchObject({ ok: true, value: 1 });
@@ -227,9 +232,9 @@ describe('kernel host core: runs nested in a long run', () => {
   const runIds = (worker: ScriptedWorker, nested: boolean) =>
     worker.posted.filter((m) => m.type === 'run' && (m.nested === true) === nested).map((m) => m.runId);
 
-  /** One worker that may not add any, its run polling guest code. */
-  function spinning() {
-    const setUp = setup({ size: 1, maxWorkers: 1, hold: true, nest: true });
+  /** One worker (that may add up to `maxWorkers`), its run polling guest code. */
+  function spinning(maxWorkers = 1) {
+    const setUp = setup({ size: 1, maxWorkers, hold: true, nest: true });
     setUp.readyAll();
     const long = setUp.core.run(request, undefined);
     const worker = setUp.workers[0] as ScriptedWorker;
@@ -322,6 +327,35 @@ describe('kernel host core: runs nested in a long run', () => {
     const replacement = workers.at(-1) as ScriptedWorker;
     replacement.hooks.message(done(runIds(replacement, false)[0], 'after'));
     expect(await after).toMatchObject({ ok: true, value: 'after' });
+    await core.close();
+  });
+
+  it('tells the workers while short work waits, and starts a worker only for a run that cannot run nested, once short work is quiet', async () => {
+    const { core, worker, long, workers, readyAll, pressures } = spinning(3);
+    worker.polls = 50;
+    // A run given back (it needed a host call) waits for a worker; none starts while short work goes on.
+    const hostCall = core.run({ ...request, code: 'host call' }, undefined);
+    expect(pressures.at(-1)).toBe(true);
+    const [hostCallId] = runIds(worker, true);
+    worker.hooks.message({ type: 'requeue', runId: hostCallId, nestable: false });
+    const short = core.run({ ...request, code: 'short' }, undefined);
+    const [, shortId] = runIds(worker, true);
+    expect(shortId).toBeDefined();
+    expect(workers).toHaveLength(1);
+    worker.hooks.message(done(shortId, 'short'));
+    expect(await short).toMatchObject({ ok: true, value: 'short' });
+    expect(workers).toHaveLength(1);
+    vi.advanceTimersByTime(30);
+    // Quiet, and the spinning run is long: the word goes off, and a worker starts for the waiting run (one: short runs need none).
+    expect(pressures.at(-1)).toBe(false);
+    expect(workers).toHaveLength(2);
+    readyAll();
+    const started = workers[1] as ScriptedWorker;
+    expect(runIds(started, false)).toEqual([hostCallId]);
+    started.hooks.message(done(hostCallId, 'host call'));
+    expect(await hostCall).toMatchObject({ ok: true, value: 'host call' });
+    worker.hooks.message(done(runIds(worker, false)[0], 1));
+    expect(await long).toMatchObject({ ok: true, value: 1 });
     await core.close();
   });
 });

@@ -39,7 +39,7 @@
 import type { ErrorCode } from '../protocol/codes.ts';
 import { LIMITS } from '../protocol/limits.ts';
 import { emptyReceipt, runNeedsWasm, type HostCallResult, type KernelRunRequest, type RunLog, type RunResult } from '../protocol/run.ts';
-import { HOLD_BUDGET_MS } from './hold-budget.ts';
+import { HOLD_AFTER_POLLS, HOLD_BUDGET_MS } from './hold-budget.ts';
 import type { KernelHostCall, KernelHostCoreOptions, KernelWorker, KernelWorkerHooks } from './kernel-host-contract.ts';
 import { timeoutMessage } from './job-loop.ts';
 import { parseFromKernelWorker, type FromKernelWorker, type HostResultMessage } from './kernel-worker-messages.ts';
@@ -88,9 +88,17 @@ interface Slot<P> {
 
 const MAX_START_FAILURES = 3;
 const LONG_RUN_MS = 30;
-const HOLD_AFTER_POLLS = 50;
 /** How often held runs and running ones are chosen again while some wait. */
 const ROTATE_MS = 100;
+/**
+ * Held runs go on only once no short run has been running or queued for this long. The thread
+ * that takes requests and posts runs (the app's main thread) needs a core too, and between two
+ * short runs it is busy with the next request: a long run let go in that gap took its core
+ * (measured in bench load: ordinary median ×2 with a held loop let go whenever no short run ran).
+ */
+const QUIET_MS = 20;
+/** The longest a run that cannot run nested waits, while short work goes on, before a worker starts for it. */
+const SPAWN_AFTER_MS = 500;
 const IDLE_RETIRE_MS = 30_000;
 /** How soon the core looks again for a worker to nest a queued run in while none has a long run that polls. */
 const NEST_RECHECK_MS = 5;
@@ -117,6 +125,12 @@ export class KernelHostCore<P> {
   #broken: string | undefined;
   /** Chooses again which holdable runs go on (see `#balance`). */
   #rotation: ReturnType<typeof setTimeout> | undefined;
+  /** When short work (a short or nested run, a queued one, a starting worker) was last seen (see `QUIET_MS`). */
+  #shortSeenAt = Number.NEGATIVE_INFINITY;
+  /** What the host was last told of short work (`pressure`). */
+  #pressure = false;
+  /** Looks again whether a worker should start for queued runs (see `#wanted`). */
+  #spawnCheck: ReturnType<typeof setTimeout> | undefined;
   /** Looks again for a worker to nest a queued run in (see `#nest`). */
   #recheck: ReturnType<typeof setTimeout> | undefined;
   /** Terminations still under way; `close()` waits for them. */
@@ -180,6 +194,7 @@ export class KernelHostCore<P> {
       this.#closed = true;
       clearTimeout(this.#rotation);
       clearTimeout(this.#recheck);
+      clearTimeout(this.#spawnCheck);
       const { closedQueued, closedRunning } = this.#options.wording;
       for (const job of this.#queue.splice(0)) job.resolve(this.#failure(job, 'sandbox-crashed', closedQueued));
       for (const slot of [...this.#slots]) {
@@ -441,15 +456,17 @@ export class KernelHostCore<P> {
     // cannot hold them (allocating, in one engine call, a WASM call on a lane); not those waiting
     // on the host.
     const ranked: { slot: Slot<P>; holdable: boolean }[] = [];
+    let free0 = 0;
     for (const slot of this.#slots) {
       live++;
+      if (slot.ready && !slot.job && !slot.retired) free0++;
       // A nested run uses its worker's core (its long run waits meanwhile).
       if (slot.nested) short++;
       if (!slot.ready) starting++;
       else if (slot.job && !slot.long) {
         // Not long yet, but running guest code poll after poll: it may be held like a long one.
         const hold = slot.worker.hold;
-        if (hold && hold.polls() >= this.#holdAfterPolls && slot.job.calls === 0) ranked.push({ slot, holdable: true });
+        if (hold && hold.polls() >= this.#holdAfterPolls) ranked.push({ slot, holdable: true });
         else short++;
       } else if (slot.job) {
         long++;
@@ -460,16 +477,28 @@ export class KernelHostCore<P> {
         if (holdable || slot.job.calls === 0) ranked.push({ slot, holdable });
       }
     }
-    const want = Math.min(this.#maxWorkers, this.#options.size + long);
+    const now = performance.now();
+    // Short work: short and nested runs, starting workers, and queued runs that can run at once or
+    // nested. Not queued runs that wait for a worker to come free: holding long runs back only
+    // keeps their workers longer.
+    if (short > 0 || starting > 0 || this.#queue.some((job) => job.nestable || free0 > 0)) this.#shortSeenAt = now;
+    const quietIn = this.#shortSeenAt + QUIET_MS - now;
+    if (this.#pressure !== quietIn > 0) {
+      this.#pressure = quietIn > 0;
+      this.#options.pressure?.(this.#pressure);
+    }
+    // Workers kept: `size` free of long runs, up to the cap.
+    const keep = Math.min(this.#maxWorkers, this.#options.size + long);
+    const want = this.#options.nestedRunMessage ? this.#wanted(live, starting, keep, quietIn, now) : keep;
     // Not while workers fail to start: replacements already retry, and a broken install must not multiply.
     if (this.#startFailures === 0 && !this.#broken) {
       for (; live < want; live++, starting++) this.#spawn();
     }
-    // The cores short runs and starting workers leave go to the long runs that have run least;
-    // the holdable ones past them are held (the others cannot be, and run on regardless).
-    const free = Math.max(0, this.#options.size - short - starting);
+    // Once short work has been quiet a while, the cores short runs and starting workers leave go
+    // to the long runs that have run least; the holdable ones past them are held (the others
+    // cannot be, and run on regardless).
+    const free = quietIn > 0 ? 0 : Math.max(0, this.#options.size - short - starting);
     if (ranked.length > 0) {
-      const now = performance.now();
       const ran = (slot: Slot<P>) => now - slot.dispatchedAt - (slot.worker.hold?.heldMs() ?? 0);
       ranked.sort((a, b) => ran(a.slot) - ran(b.slot));
       ranked.forEach(({ slot, holdable }, i) => slot.worker.hold?.set(holdable && i >= free));
@@ -481,12 +510,21 @@ export class KernelHostCore<P> {
       }, NEST_RECHECK_MS);
     }
     if ((ranked.length > free || (undecided > 0 && free < this.#options.size)) && !this.#rotation) {
+      this.#rotation = setTimeout(
+        () => {
+          this.#rotation = undefined;
+          this.#balance();
+        },
+        quietIn > 0 && ranked.length > 0 ? quietIn : ROTATE_MS,
+      );
+    } else if (this.#pressure && this.#options.pressure && !this.#rotation) {
+      // The pressure word goes off once short work is quiet, even with no long run to let go.
       this.#rotation = setTimeout(() => {
         this.#rotation = undefined;
         this.#balance();
-      }, ROTATE_MS);
+      }, quietIn);
     }
-    let surplus = live - want;
+    let surplus = live - keep;
     for (const slot of this.#slots) if (slot.idleTimer) surplus--;
     for (const slot of this.#slots) {
       if (surplus <= 0) break;
@@ -498,6 +536,37 @@ export class KernelHostCore<P> {
         this.#balance();
       }, this.#idleRetireMs);
     }
+  }
+
+  /**
+   * Workers wanted where short runs can run nested: starting one costs hundreds of milliseconds of
+   * CPU, which the runs under way would lose, and short runs need none (they run nested in the
+   * long ones). So workers start only for queued runs that cannot run nested (they need a host
+   * call or WASM, or gave a nested try back), beyond the free and starting workers, and only once
+   * short work has been quiet for `QUIET_MS` or the oldest of them has waited `SPAWN_AFTER_MS`.
+   */
+  #wanted(live: number, starting: number, keep: number, quietIn: number, now: number): number {
+    let waiting = 0;
+    let oldest = now;
+    for (const job of this.#queue) {
+      if (job.nestable) continue;
+      waiting++;
+      oldest = Math.min(oldest, job.started);
+    }
+    if (waiting === 0) return live;
+    const dueIn = Math.min(quietIn, oldest + SPAWN_AFTER_MS - now);
+    if (dueIn > 0) {
+      if (!this.#spawnCheck) {
+        this.#spawnCheck = setTimeout(() => {
+          this.#spawnCheck = undefined;
+          this.#balance();
+        }, dueIn);
+      }
+      return live;
+    }
+    let free = 0;
+    for (const slot of this.#slots) if (slot.ready && !slot.job && !slot.retired) free++;
+    return Math.max(live, Math.min(keep, live + waiting - free - starting));
   }
 
   /** Live workers beyond what `#balance` keeps. */

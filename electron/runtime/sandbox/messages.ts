@@ -13,7 +13,7 @@ import {
   type FromKernelWorker,
 } from '../../../shared/sandbox/kernel-worker-messages.ts';
 import { WasmPlanSchema } from '../wasm/wasm-plan.ts';
-import { isHoldBuffer } from './run-hold.ts';
+import { isHoldBuffer, isPressureBuffer } from './run-hold.ts';
 
 export const ToWorkerSchema = toKernelWorkerSchema(RunMessageSchema.extend({ wasm: WasmPlanSchema.optional() }));
 export type ToWorker = z.infer<typeof ToWorkerSchema>;
@@ -28,6 +28,10 @@ export const SandboxWorkerDataSchema = z
     hold: z
       .custom<Int32Array<SharedArrayBuffer>>((value) => value instanceof Int32Array, 'the hold buffer is an Int32Array')
       .refine(isHoldBuffer, 'the hold buffer is a shared Int32Array of the size run-hold.ts makes')
+      .optional(),
+    pressure: z
+      .custom<Int32Array<SharedArrayBuffer>>((value) => value instanceof Int32Array, 'the pressure word is an Int32Array')
+      .refine(isPressureBuffer, 'the pressure word is one shared Int32 slot')
       .optional(),
   })
   .strict();

@@ -10,7 +10,7 @@ import { createHoldBuffer, holdSwitch, runClock } from './run-hold.ts';
 describe('run hold', () => {
   it('passes straight through a checkpoint while not held, counting the poll for the pool', () => {
     const view = createHoldBuffer();
-    const clock = runClock(view, 1000);
+    const clock = runClock(view, { budget: 1000 });
     clock.checkpoint?.();
     clock.checkpoint?.();
     expect(holdSwitch(view).heldMs()).toBe(0);
@@ -23,7 +23,7 @@ describe('run hold', () => {
   it('holds while the switch is on, at most the budget, and leaves exactly the held time out of the run clock', () => {
     const view = createHoldBuffer();
     const control = holdSwitch(view);
-    const clock = runClock(view, 30);
+    const clock = runClock(view, { budget: 30 });
     control.set(true);
     const wall = performance.now();
     const before = clock.now();
@@ -43,7 +43,7 @@ describe('run hold', () => {
   it('fires the run timer on the run clock: time held since it was armed is waited out again', async () => {
     const view = createHoldBuffer();
     const control = holdSwitch(view);
-    const clock = runClock(view, 40);
+    const clock = runClock(view, { budget: 40 });
     const due = clock.now() + 10;
     const fired = new Promise<number>((resolve) => clock.timer(10, () => resolve(clock.now())));
     control.set(true);
@@ -57,11 +57,14 @@ describe('run hold', () => {
     const view = createHoldBuffer();
     const control = holdSwitch(view);
     const taken: number[] = [];
-    const clock = runClock(view, 1000, () => {
-      taken.push(performance.now());
-      // A nested run's worth of work, done inside the poll.
-      const until = performance.now() + 20;
-      while (performance.now() < until);
+    const clock = runClock(view, {
+      budget: 1000,
+      onMail: () => {
+        taken.push(performance.now());
+        // A nested run's worth of work, done inside the poll.
+        const until = performance.now() + 20;
+        while (performance.now() < until);
+      },
     });
     clock.checkpoint?.();
     expect(taken).toEqual([]);
@@ -80,7 +83,7 @@ describe('run hold', () => {
     control.set(true);
     control.ring();
     const heldBefore = control.heldMs();
-    const short = runClock(view, heldBefore + 60, () => taken.push(performance.now()));
+    const short = runClock(view, { budget: heldBefore + 60, onMail: () => taken.push(performance.now()) });
     control.ring();
     short.checkpoint?.();
     expect(taken).toHaveLength(2);

@@ -12,7 +12,7 @@
 // much short work keeps arriving. The worker writes the time held so far into the buffer; the
 // pool's watchdog adds it back.
 
-import { HOLD_BUDGET_MS } from '../../../shared/sandbox/hold-budget.ts';
+import { HOLD_AFTER_POLLS, HOLD_BUDGET_MS } from '../../../shared/sandbox/hold-budget.ts';
 import type { RunHoldSwitch } from '../../../shared/sandbox/kernel-host-contract.ts';
 import type { Timer } from '../../../shared/sandbox/job-loop.ts';
 
@@ -40,6 +40,25 @@ const SLICE_MS = 50;
 /** The buffer one worker is started with (in its workerData). */
 export function createHoldBuffer(): Int32Array<SharedArrayBuffer> {
   return new Int32Array(new SharedArrayBuffer(SLOTS * Int32Array.BYTES_PER_ELEMENT));
+}
+
+/**
+ * The pool-wide word every worker reads at its polls: 1 while short work is under way or waiting
+ * (the kernel host core's `pressure`). A worker whose run has polled `HOLD_AFTER_POLLS` times
+ * holds it itself then, at once, without waiting for the pool's thread — which a dozen runs
+ * spinning on every core would slow down before it could hold them (measured in bench load).
+ */
+export function createPressureBuffer(): Int32Array<SharedArrayBuffer> {
+  return new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+}
+
+export function isPressureBuffer(view: Int32Array): boolean {
+  return view.buffer instanceof SharedArrayBuffer && view.length === 1;
+}
+
+/** The pool's side of the pressure word. */
+export function pressureSwitch(view: Int32Array): (on: boolean) => void {
+  return (on) => Atomics.store(view, 0, on ? 1 : 0);
 }
 
 /** Whether `view` is a hold buffer (what a worker checks of its workerData). */
@@ -81,13 +100,22 @@ export interface RunClock {
   readonly checkpoint?: () => void;
 }
 
-/**
- * One run's clock in a worker started with `view` (none: the plain clock, nothing is held).
- * `onMail` is called at a poll when the pool has rung (and while held, each time it rings): the
- * worker takes what the pool sent meanwhile, and runs a nested run there. Its time counts as held
- * time, since this run was not running.
- */
-export function runClock(view: Int32Array | undefined, budget: number = HOLD_BUDGET_MS, onMail?: () => void): RunClock {
+export interface RunClockOptions {
+  /** The most this run is held in all (default HOLD_BUDGET_MS). */
+  readonly budget?: number;
+  /**
+   * Called at a poll when the pool has rung (and while held, each time it rings): the worker takes
+   * what the pool sent meanwhile, and runs a nested run there. Its time counts as held time, since
+   * this run was not running.
+   */
+  readonly onMail?: () => void;
+  /** The pool's pressure word (see createPressureBuffer): with it, the run holds itself once it has polled enough while short work waits. */
+  readonly pressure?: Int32Array;
+}
+
+/** One run's clock in a worker started with `view` (none: the plain clock, nothing is held). */
+export function runClock(view: Int32Array | undefined, options: RunClockOptions = {}): RunClock {
+  const { budget = HOLD_BUDGET_MS, onMail, pressure } = options;
   let held = 0;
   const now = () => performance.now() - held;
   const timer: Timer = (ms, fire) => {
@@ -108,6 +136,9 @@ export function runClock(view: Int32Array | undefined, budget: number = HOLD_BUD
   const checkpoint = () => {
     Atomics.store(view, POLLS, ++polls);
     Atomics.store(view, POLLED_AT, Date.now() % WRAP);
+    // The pool holds such a run while short work is under way (kernel-host-core.ts `#balance`);
+    // holding it here already spares the cores the wait for the pool's thread to say so.
+    if (pressure && polls >= HOLD_AFTER_POLLS && held < budget && Atomics.load(pressure, 0) === 1) Atomics.store(view, FLAG, 1);
     if (Atomics.load(view, MAIL) === seen && (Atomics.load(view, FLAG) === 0 || held >= budget)) return;
     const start = performance.now();
     for (;;) {

@@ -1,6 +1,7 @@
 // Fairness under hostile load (issue 17), with real worker threads and real guests: runs spinning
-// to a far deadline no longer stall ordinary runs submitted with them (extra workers start in
-// their place, up to the cap, and retire once idle); a long run held while short runs use the
+// to a far deadline no longer stall ordinary runs submitted with them (those run nested in the
+// spinning ones; an extra worker starts, up to the cap, for a run that cannot, and retires once
+// idle); a long run held while short runs use the
 // cores returns what it returns alone, even when it needs most of its time limit; a held run can
 // still be stopped, and closing the pool ends held workers too. Order and completion are
 // asserted, never durations.
@@ -42,17 +43,27 @@ describe('SandboxPool under hostile load', () => {
   const pool = new SandboxPool({ size: 2, maxWorkers: 5, idleRetireMs: 200 });
   afterAll(() => pool.close());
 
-  it('answers ordinary runs while loops spinning to their deadline still run, within the worker cap, and retires the extra workers', async () => {
+  it('answers ordinary runs while loops spinning to their deadline still run, starting no worker for them; a run that cannot run nested gets one, within the cap', async () => {
     await Promise.all([pool.run(request('0')), pool.run(request('0'))]);
-    const hostile = startAll(pool, [LOOP, LOOP, LOOP]);
+    const startedBefore = pool.started;
+    const hostile = startAll(pool, [LOOP, LOOP]);
     const ordinary = await Promise.all(Array.from({ length: 20 }, (_, i) => pool.run(request(`${i} * 3`))));
     expect(ordinary.map(outcome)).toEqual(Array.from({ length: 20 }, (_, i) => i * 3));
+    expect(hostile.filter((h) => h.answered)).toEqual([]);
+    // The loops hold both workers; the short runs ran nested in them.
+    expect(pool.started).toBe(startedBefore);
+    // A run with a host call cannot run nested: a worker starts for it.
+    const secret = await pool.run(
+      { ...request('return (await getSecret("K")).length;'), grants: { ...NO_GRANTS, secrets: ['K'] } },
+      { capability: async () => ({ ok: true, value: 'value' }) },
+    );
+    expect(secret).toMatchObject({ ok: true, value: 5 });
     expect(hostile.filter((h) => h.answered)).toEqual([]);
     expect(pool.workerCount).toBeGreaterThan(2);
     expect(pool.workerCount).toBeLessThanOrEqual(5);
     for (const h of hostile) h.stop.abort();
     const stopped = await Promise.all(hostile.map((h) => h.result));
-    expect(stopped.map(outcome)).toEqual(['cancelled', 'cancelled', 'cancelled']);
+    expect(stopped.map(outcome)).toEqual(['cancelled', 'cancelled']);
     await vi.waitFor(() => expect(pool.workerCount).toBe(2), { timeout: 20_000, interval: 50 });
   });
 

@@ -19,7 +19,7 @@ import { KernelHostCore, type KernelHostCall, type KernelWorker, type KernelWork
 import type { SandboxWorkerData, ToWorker } from './messages.ts';
 import type { WasmPlan } from '../wasm/wasm-plan.ts';
 import { assetUrl } from '../../platform/assets.ts';
-import { createHoldBuffer, holdSwitch } from './run-hold.ts';
+import { createHoldBuffer, createPressureBuffer, holdSwitch, pressureSwitch } from './run-hold.ts';
 
 /**
  * The most sandbox workers the app's pool runs at once (its `maxWorkers`). The memory it bounds:
@@ -88,12 +88,15 @@ export class SandboxPool {
     const entry = options.workerEntry ?? assetUrl('sandbox-worker');
     const wasmLanes = Math.max(1, Math.floor(options.wasmLanes ?? LIMITS.wasmConcurrency));
     const hold = options.holdLongRuns ?? true;
+    // One word all of this pool's workers read: short work waits (run-hold.ts).
+    const pressure = hold ? createPressureBuffer() : undefined;
     this.#core = new KernelHostCore<SandboxHostPorts>({
       size: options.size ?? 2,
       ...(options.maxWorkers !== undefined ? { maxWorkers: options.maxWorkers } : {}),
       ...(options.idleRetireMs !== undefined ? { idleRetireMs: options.idleRetireMs } : {}),
       graceMs: options.graceMs ?? 1000,
-      startWorker: (hooks) => startThread(entry, hold ? { wasmLanes, hold: createHoldBuffer() } : { wasmLanes }, hooks),
+      startWorker: (hooks) => startThread(entry, pressure ? { wasmLanes, hold: createHoldBuffer(), pressure } : { wasmLanes }, hooks),
+      ...(pressure ? { pressure: pressureSwitch(pressure) } : {}),
       // A held worker runs short runs nested at its long run's polls (see kernel-host-core.ts `#nest`).
       ...(hold ? { nestedRunMessage: (runId: number, request: KernelRunRequest): ToWorker => ({ type: 'run', runId, request, nested: true }) } : {}),
       runMessage: (runId, request, ports): ToWorker =>

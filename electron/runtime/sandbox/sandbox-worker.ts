@@ -32,6 +32,8 @@ const data = SandboxWorkerDataSchema.safeParse(workerData);
 const lanes = new WasmLanes(data.success ? data.data.wasmLanes : undefined);
 // Where the pool holds this worker's long run while short runs use the cores (run-hold.ts).
 const hold = data.success ? data.data.hold : undefined;
+// Set by the pool while short work waits: a run that polls a lot then holds itself (run-hold.ts).
+const pressure = data.success ? data.data.pressure : undefined;
 const compiled = compileEngineWasm();
 const sandboxes = new SandboxSupply(() => compiled);
 // Nested runs' own sandbox (see `runNested`): only where the pool can hold runs and ring this worker.
@@ -149,7 +151,7 @@ async function runOnce(runId: number, request: KernelRunRequest, dispatcher: Was
   const outcome = await runPrepared(supplied.sandbox, request, {
     // The run's clock leaves out time the pool held it, or this thread ran a nested run, so
     // neither ever changes its result.
-    ...runClock(hold, undefined, takeMail),
+    ...runClock(hold, { onMail: takeMail, ...(pressure ? { pressure } : {}) }),
     // Streamed as kept: if the pool's watchdog must terminate this thread, main has the logs so far.
     onLog: (entry) => post({ type: 'log', runId, entry }),
     hostCall: (kind, name, args) => {
