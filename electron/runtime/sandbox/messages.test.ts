@@ -38,6 +38,40 @@ describe('worker message fast paths', () => {
             { type: 'log', runId, entry: [level, text] },
           );
         }
+    const receipt = { wallMs: 1.5, modules: [{ moduleId: 'js:m', displayName: '@acme/m', digest: 'a'.repeat(64) }], calls: [], denied: [] };
+    const ok = { ok: true, value: { a: [1, 'two'] }, logs: [{ level: 'log', text: 'x' }], receipt };
+    const failed = { ok: false, code: 'timeout', message: 'late', logs: [], receipt };
+    const done = (result: unknown, extra: Record<string, unknown> = {}) => ({ type: 'done', runId: 4, result, healthy: true, ...extra });
+    cases.push(done(ok), done(failed), done(ok, { healthy: false }), done(ok, { healthy: 1 }), done(ok, { extra: 1 }), done(ok, { runId: 1.5 }));
+    for (const value of [...VALUES, 'x', { a: 1 }, ['a'], { __proto__: null, a: 'b' }]) {
+      cases.push(
+        done({ ...ok, value }),
+        done({ ...ok, logs: value }),
+        done({ ...ok, logs: [value] }),
+        done({ ...ok, logs: [{ level: value, text: 'x' }] }),
+        done({ ...ok, logs: [{ level: 'log', text: value }] }),
+        done({ ...ok, receipt: value }),
+        done({ ...ok, receipt: { ...receipt, wallMs: value } }),
+        done({ ...ok, receipt: { ...receipt, modules: value } }),
+        done({ ...ok, receipt: { ...receipt, modules: [{ ...receipt.modules[0], digest: value }] } }),
+        done({ ...ok, receipt: { ...receipt, calls: [{ kind: 'wasm', name: 'f', ok: value }] } }),
+        done({ ...ok, receipt: { ...receipt, denied: [value] } }),
+        done({ ...failed, code: value }),
+        done({ ...failed, message: value }),
+        done({ ...ok, ok: value }),
+      );
+    }
+    const { value: _value, ...noValue } = ok;
+    cases.push(
+      done(noValue),
+      done({ ...ok, extra: 1 }),
+      done({ ...failed, value: 1 }),
+      done({ ...failed, code: 'not-a-code' }),
+      done({ ...ok, logs: [{ level: 'log', text: 'x', extra: 1 }] }),
+      done({ ...ok, receipt: { ...receipt, extra: 1 } }),
+      done({ ...ok, receipt: { ...receipt, calls: [{ kind: 'wasm', name: 'f', ok: true }] } }),
+      done({ ...ok, receipt: { ...receipt, modules: [{ ...receipt.modules[0], extra: 1 }] } }),
+    );
     expect(mismatches(parseFromWorker, FromWorkerSchema, cases)).toEqual([]);
     expect(parseFromWorker({ type: 'log', runId: 3, entry: { level: 'warn', text: 'w' }, extra: 1 })).toEqual({
       type: 'log',
