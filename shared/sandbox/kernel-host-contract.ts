@@ -68,7 +68,7 @@ export interface KernelHostCoreOptions<P> {
   readonly maxWorkers?: number;
   /** A run that has run this long is long: an extra worker starts in its place (default 30 ms). */
   readonly longRunMs?: number;
-  /** A long run that has made this many interrupt polls (run guest code, ~7 per ms in a tight loop) may be held while shorter ones run (default 50). */
+  /** A run that has made this many interrupt polls (run guest code, ~7 per ms in a tight loop) may be held while shorter ones run (default HOLD_AFTER_POLLS, hold-budget.ts). */
   readonly holdAfterPolls?: number;
   /** An extra worker idle this long retires (default 30 s). */
   readonly idleRetireMs?: number;

@@ -330,7 +330,7 @@ describe('kernel host core: runs nested in a long run', () => {
     await core.close();
   });
 
-  it('tells the workers while short work waits, and starts a worker only for a run that cannot run nested, once short work is quiet', async () => {
+  it('tells the workers while short work waits, starts a worker only for a run that cannot run nested once short work is quiet, and starts no more than `size` runs not yet known to be long at a time', async () => {
     const { core, worker, long, workers, readyAll, pressures } = spinning(3);
     worker.polls = 50;
     // A run given back (it needed a host call) waits for a worker; none starts while short work goes on.
@@ -356,6 +356,24 @@ describe('kernel host core: runs nested in a long run', () => {
     expect(await hostCall).toMatchObject({ ok: true, value: 'host call' });
     worker.hooks.message(done(runIds(worker, false)[0], 1));
     expect(await long).toMatchObject({ ok: true, value: 1 });
+
+    // Two free workers and two runs not yet known to be long: one starts on a worker of its own
+    // (`size` is 1); the other waits, then starts once the first is known to be long.
+    const before = [runIds(worker, false).length, runIds(started, false).length];
+    const x = core.run({ ...request, code: 'x' }, undefined);
+    const y = core.run({ ...request, code: 'y' }, undefined);
+    const took = () => [runIds(worker, false).length - before[0]!, runIds(started, false).length - before[1]!];
+    expect([...took()].sort()).toEqual([0, 1]);
+    vi.advanceTimersByTime(5);
+    expect([...took()].sort()).toEqual([0, 1]);
+    const [xHost, yHost] = took()[0] === 1 ? [worker, started] : [started, worker];
+    xHost.polls = 50;
+    vi.advanceTimersByTime(5);
+    expect(took()).toEqual([1, 1]);
+    yHost.hooks.message(done(runIds(yHost, false).at(-1), 'y'));
+    expect(await y).toMatchObject({ ok: true, value: 'y' });
+    xHost.hooks.message(done(runIds(xHost, false).at(-1), 'x'));
+    expect(await x).toMatchObject({ ok: true, value: 'x' });
     await core.close();
   });
 });

@@ -348,10 +348,19 @@ export class KernelHostCore<P> {
 
   #pump(): void {
     if (this.#closed) return;
+    // Where runs can run nested, at most `size` runs not yet known to be long start on workers of
+    // their own: a free worker beyond them (one an earlier burst started) would let a run that
+    // turns out hostile spin on it alongside the others, while nested in a held long run it would
+    // have given the core back within its budget (measured in bench load). Runs that cannot run
+    // nested take any free worker.
+    let fresh = this.#options.nestedRunMessage ? this.#freshRuns() : Number.NEGATIVE_INFINITY;
     for (const slot of this.#slots) {
       if (this.#queue.length === 0) break;
       if (!slot.ready || slot.job || slot.retired) continue;
-      const job = this.#queue.shift() as Job<P>;
+      const at = fresh < this.#options.size ? 0 : this.#queue.findIndex((queued) => !queued.nestable);
+      if (at < 0) break;
+      const job = this.#queue.splice(at, 1)[0]!;
+      fresh++;
       this.#start(slot, job);
       try {
         slot.worker.postMessage(this.#options.runMessage(job.runId, job.request, job.ports));
@@ -366,6 +375,15 @@ export class KernelHostCore<P> {
     }
     if (this.#queue.length > 0) this.#nest();
     this.#balance();
+  }
+
+  /** Runs on workers of their own not yet known to be long (not long, and not polling enough to be held). */
+  #freshRuns(): number {
+    let fresh = 0;
+    for (const slot of this.#slots) {
+      if (slot.job && !slot.long && (slot.worker.hold?.polls() ?? 0) < this.#holdAfterPolls) fresh++;
+    }
+    return fresh;
   }
 
   /** The job is the slot's: its clock, watchdog and long timer start (the worker has it, or is about to). */
