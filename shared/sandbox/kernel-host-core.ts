@@ -99,6 +99,8 @@ const ROTATE_MS = 100;
 const QUIET_MS = 20;
 /** The longest a run that cannot run nested waits, while short work goes on, before a worker starts for it. */
 const SPAWN_AFTER_MS = 500;
+/** How long a run counts as not yet known to be long (see `#freshRuns`). */
+const FRESH_MS = 10;
 const IDLE_RETIRE_MS = 30_000;
 /** How soon the core looks again for a worker to nest a queued run in while none has a long run that polls. */
 const NEST_RECHECK_MS = 5;
@@ -377,11 +379,16 @@ export class KernelHostCore<P> {
     this.#balance();
   }
 
-  /** Runs on workers of their own not yet known to be long (not long, and not polling enough to be held). */
+  /**
+   * Runs on workers of their own not yet known to be long: started less than `FRESH_MS` ago and not
+   * polling enough to be held. (One that makes no polls past that — inside one native call, or
+   * waiting on a WASM lane — is not held either way, and must not keep others from starting.)
+   */
   #freshRuns(): number {
+    const since = performance.now() - FRESH_MS;
     let fresh = 0;
     for (const slot of this.#slots) {
-      if (slot.job && !slot.long && (slot.worker.hold?.polls() ?? 0) < this.#holdAfterPolls) fresh++;
+      if (slot.job && slot.dispatchedAt > since && (slot.worker.hold?.polls() ?? 0) < this.#holdAfterPolls) fresh++;
     }
     return fresh;
   }
