@@ -9,6 +9,7 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { NO_GRANTS, type KernelRunRequest, type RunResult } from '../../../shared/protocol/run.ts';
 import { SandboxPool } from './sandbox-pool.ts';
+import { startRun } from '../../testing/started-run.ts';
 
 function request(code: string, timeoutMs = 20_000): KernelRunRequest {
   return { code, entries: {}, modules: {}, inputs: {}, grants: NO_GRANTS, timeoutMs };
@@ -19,23 +20,7 @@ const LOOP = 'while (true) {}';
 const count = (n: number) => `let i = 0;\nwhile (i < ${n}) i++;\ni`;
 
 /** Runs started with a stop each, and whether each has answered. */
-function startAll(pool: SandboxPool, codes: readonly string[], timeoutMs?: number) {
-  return codes.map((code) => {
-    const stop = new AbortController();
-    const state = { answered: false };
-    const result: Promise<RunResult> = pool.run(request(code, timeoutMs), {}, stop.signal).then((answer) => {
-      state.answered = true;
-      return answer;
-    });
-    return {
-      stop,
-      result,
-      get answered() {
-        return state.answered;
-      },
-    };
-  });
-}
+const startAll = (pool: SandboxPool, codes: readonly string[], timeoutMs?: number) => codes.map((code) => startRun(pool, request(code, timeoutMs)));
 
 const outcome = (result: RunResult): unknown => (result.ok ? result.value : result.code);
 

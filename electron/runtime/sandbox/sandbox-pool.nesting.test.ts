@@ -8,30 +8,14 @@
 
 import { afterAll, describe, expect, it } from 'vitest';
 import { NO_GRANTS, type KernelRunRequest, type RunResult } from '../../../shared/protocol/run.ts';
-import { SandboxPool, type SandboxHostPorts } from './sandbox-pool.ts';
+import { SandboxPool } from './sandbox-pool.ts';
+import { startRun } from '../../testing/started-run.ts';
 
 function request(code: string, timeoutMs = 20_000): KernelRunRequest {
   return { code, entries: {}, modules: {}, inputs: {}, grants: NO_GRANTS, timeoutMs };
 }
 
 const outcome = (result: RunResult): unknown => (result.ok ? result.value : result.code);
-
-/** A run, and whether it has answered yet. */
-function start(pool: SandboxPool, req: KernelRunRequest, ports: SandboxHostPorts = {}) {
-  const stop = new AbortController();
-  const state = { answered: false };
-  const result = pool.run(req, ports, stop.signal).then((answer) => {
-    state.answered = true;
-    return answer;
-  });
-  return {
-    stop,
-    result,
-    get answered() {
-      return state.answered;
-    },
-  };
-}
 
 describe('SandboxPool nesting short runs in a long one', () => {
   const pool = new SandboxPool({ size: 1, maxWorkers: 1 });
@@ -40,7 +24,7 @@ describe('SandboxPool nesting short runs in a long one', () => {
   it('answers short runs while its only worker spins, and the spinning run still ends as it does alone', async () => {
     expect(outcome(await pool.run(request('while (true) {}', 300)))).toBe('timeout');
     const startedBefore = pool.started;
-    const loop = start(pool, request('while (true) {}', 3000));
+    const loop = startRun(pool, request('while (true) {}', 3000));
     const ordinary = await Promise.all(Array.from({ length: 12 }, (_, i) => pool.run(request(`${i} * 3`))));
     expect(ordinary.map(outcome)).toEqual(Array.from({ length: 12 }, (_, i) => i * 3));
     expect(loop.answered).toBe(false);
@@ -50,7 +34,7 @@ describe('SandboxPool nesting short runs in a long one', () => {
   });
 
   it('keeps runs apart: a nested run sees nothing the long run or the nested run before it left', async () => {
-    const loop = start(pool, request('globalThis.secret = "A";\nObject.prototype.polluted = 1;\nwhile (true) {}', 10_000));
+    const loop = startRun(pool, request('globalThis.secret = "A";\nObject.prototype.polluted = 1;\nwhile (true) {}', 10_000));
     const first = await pool.run(request('globalThis.leak = "B";\nArray.prototype.map = null;\n[typeof secret, typeof ({}).polluted]'));
     const second = await pool.run(request('[typeof leak, typeof secret, typeof [].map, typeof ({}).polluted]'));
     expect(loop.answered).toBe(false);
@@ -61,11 +45,11 @@ describe('SandboxPool nesting short runs in a long one', () => {
   });
 
   it('gives back a nested run that makes a host call: the host is asked once, by the run made as usual after the long one', async () => {
-    const loop = start(pool, request('while (true) {}', 1500));
+    const loop = startRun(pool, request('while (true) {}', 1500));
     // A short run first: once it answers, the loop is polling and takes nested runs.
     expect(await pool.run(request('"nested"'))).toMatchObject({ ok: true, value: 'nested' });
     const asked: string[] = [];
-    const secret = start(
+    const secret = startRun(
       pool,
       { ...request('const value = await getSecret("TOKEN");\nreturn value.length;'), grants: { ...NO_GRANTS, secrets: ['TOKEN'] } },
       {
@@ -87,10 +71,10 @@ describe('SandboxPool nesting short runs in a long one', () => {
   });
 
   it('gives back a nested run that runs past the nested budget: it runs as usual to the same end, and short runs still pass', async () => {
-    const loop = start(pool, request('while (true) {}', 1500));
+    const loop = startRun(pool, request('while (true) {}', 1500));
     expect(await pool.run(request('"nested"'))).toMatchObject({ ok: true, value: 'nested' });
-    const counting = start(pool, request('let i = 0;\nwhile (i < 3000000) i++;\ni'));
-    const logged = start(pool, request('for (let i = 0; i < 100000; i++) console.log("line", i);\n"logged"'));
+    const counting = startRun(pool, request('let i = 0;\nwhile (i < 3000000) i++;\ni'));
+    const logged = startRun(pool, request('for (let i = 0; i < 100000; i++) console.log("line", i);\n"logged"'));
     expect(await pool.run(request('"passes"'))).toMatchObject({ ok: true, value: 'passes' });
     expect(loop.answered).toBe(false);
     expect(await counting.result).toMatchObject({ ok: true, value: 3_000_000 });
