@@ -44,11 +44,17 @@ const RAW_408 = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Le
 
 /** Options for http.createServer that must be set at construction. */
 export function serverTimeoutOptions(limits: ConnectionLimits) {
+  // Node checks both timeouts on this interval (30 s by default, which would triple a short timeout).
+  const interval = Math.max(50, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4)));
+  // A socket still without a whole request head is answered by the gate's own timer at
+  // headersTimeoutMs (below, with Content-Length: 0). Node's check is the backstop, one interval
+  // later: at the same deadline the two raced, and Node's 408 (no Content-Length) sometimes won on
+  // a loaded machine (seen in CI).
+  const headersTimeout = limits.headersTimeoutMs + interval;
   return {
-    headersTimeout: limits.headersTimeoutMs,
-    requestTimeout: Math.max(limits.requestTimeoutMs, limits.headersTimeoutMs),
-    // Node checks both timeouts on this interval (30 s by default, which would triple a short timeout).
-    connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
+    headersTimeout,
+    requestTimeout: Math.max(limits.requestTimeoutMs, headersTimeout),
+    connectionsCheckingInterval: interval,
   };
 }
 
