@@ -125,16 +125,13 @@ export class KernelHostCore<P> {
   #startFailures = 0;
   /** Set once no worker can start: every run's answer from then on. */
   #broken: string | undefined;
-  /** Chooses again which holdable runs go on (see `#balance`). */
-  #rotation: ReturnType<typeof setTimeout> | undefined;
+  /** The one timer that looks again (`#pump`: dispatch, nest, balance), set for the earliest time anything asked (`#lookAgainIn`). */
+  #again: ReturnType<typeof setTimeout> | undefined;
+  #againAt = Number.POSITIVE_INFINITY;
   /** When short work (a short or nested run, a queued one, a starting worker) was last seen (see `QUIET_MS`). */
   #shortSeenAt = Number.NEGATIVE_INFINITY;
   /** What the host was last told of short work (`pressure`). */
   #pressure = false;
-  /** Looks again whether a worker should start for queued runs (see `#wanted`). */
-  #spawnCheck: ReturnType<typeof setTimeout> | undefined;
-  /** Looks again for a worker to nest a queued run in (see `#nest`). */
-  #recheck: ReturnType<typeof setTimeout> | undefined;
   /** Terminations still under way; `close()` waits for them. */
   readonly #exits = new Set<Promise<unknown>>();
   /** Workers started over the host's life, replacements included (for tests and diagnostics). */
@@ -194,9 +191,7 @@ export class KernelHostCore<P> {
   async close(): Promise<void> {
     if (!this.#closed) {
       this.#closed = true;
-      clearTimeout(this.#rotation);
-      clearTimeout(this.#recheck);
-      clearTimeout(this.#spawnCheck);
+      clearTimeout(this.#again);
       const { closedQueued, closedRunning } = this.#options.wording;
       for (const job of this.#queue.splice(0)) job.resolve(this.#failure(job, 'sandbox-crashed', closedQueued));
       for (const slot of [...this.#slots]) {
@@ -220,7 +215,7 @@ export class KernelHostCore<P> {
       if (slot.job === job) this.#fail(slot, 'cancelled', CANCELLED_MESSAGE);
       else if (slot.nested === job) {
         // The worker may run it yet (nested, or as its next run if its long run ends first):
-        // answered now, and its worker goes if it would run it as its own run (see `#jobEnded`).
+        // answered now, and its worker goes if it would run it as its own run (see `#onMessage`).
         job.cancelled = true;
         job.resolve(this.#failure(job, 'cancelled', CANCELLED_MESSAGE));
       }
@@ -481,10 +476,10 @@ export class KernelHostCore<P> {
     // cannot hold them (allocating, in one engine call, a WASM call on a lane); not those waiting
     // on the host.
     const ranked: { slot: Slot<P>; holdable: boolean }[] = [];
-    let free0 = 0;
+    let idle = 0;
     for (const slot of this.#slots) {
       live++;
-      if (slot.ready && !slot.job && !slot.retired) free0++;
+      if (slot.ready && !slot.job && !slot.retired) idle++;
       // A nested run uses its worker's core (its long run waits meanwhile).
       if (slot.nested) short++;
       if (!slot.ready) starting++;
@@ -506,7 +501,7 @@ export class KernelHostCore<P> {
     // Short work: short and nested runs, starting workers, and queued runs that can run at once or
     // nested. Not queued runs that wait for a worker to come free: holding long runs back only
     // keeps their workers longer.
-    if (short > 0 || starting > 0 || this.#queue.some((job) => job.nestable || free0 > 0)) this.#shortSeenAt = now;
+    if (short > 0 || starting > 0 || this.#queue.some((job) => job.nestable || idle > 0)) this.#shortSeenAt = now;
     const quietIn = this.#shortSeenAt + QUIET_MS - now;
     if (this.#pressure !== quietIn > 0) {
       this.#pressure = quietIn > 0;
@@ -514,7 +509,7 @@ export class KernelHostCore<P> {
     }
     // Workers kept: `size` free of long runs, up to the cap.
     const keep = Math.min(this.#maxWorkers, this.#options.size + long);
-    const want = this.#options.nestedRunMessage ? this.#wanted(live, starting, keep, quietIn, now) : keep;
+    const want = this.#options.nestedRunMessage ? this.#wanted(live, starting, idle, keep, quietIn, now) : keep;
     // Not while workers fail to start: replacements already retry, and a broken install must not multiply.
     if (this.#startFailures === 0 && !this.#broken) {
       for (; live < want; live++, starting++) this.#spawn();
@@ -528,27 +523,11 @@ export class KernelHostCore<P> {
       ranked.sort((a, b) => ran(a.slot) - ran(b.slot));
       ranked.forEach(({ slot, holdable }, i) => slot.worker.hold?.set(holdable && i >= free));
     }
-    if (this.#options.nestedRunMessage && !this.#recheck && this.#queue.some((job) => job.nestable)) {
-      this.#recheck = setTimeout(() => {
-        this.#recheck = undefined;
-        this.#pump();
-      }, NEST_RECHECK_MS);
-    }
-    if ((ranked.length > free || (undecided > 0 && free < this.#options.size)) && !this.#rotation) {
-      this.#rotation = setTimeout(
-        () => {
-          this.#rotation = undefined;
-          this.#balance();
-        },
-        quietIn > 0 && ranked.length > 0 ? quietIn : ROTATE_MS,
-      );
-    } else if (this.#pressure && this.#options.pressure && !this.#rotation) {
-      // The pressure word goes off once short work is quiet, even with no long run to let go.
-      this.#rotation = setTimeout(() => {
-        this.#rotation = undefined;
-        this.#balance();
-      }, quietIn);
-    }
+    // Queued runs may find a worker to nest in once a run there polls.
+    if (this.#options.nestedRunMessage && this.#queue.some((job) => job.nestable)) this.#lookAgainIn(NEST_RECHECK_MS);
+    if (ranked.length > free || (undecided > 0 && free < this.#options.size)) this.#lookAgainIn(quietIn > 0 && ranked.length > 0 ? quietIn : ROTATE_MS);
+    // The pressure word goes off once short work is quiet, even with no long run to let go.
+    else if (this.#pressure && this.#options.pressure) this.#lookAgainIn(quietIn);
     let surplus = live - keep;
     for (const slot of this.#slots) if (slot.idleTimer) surplus--;
     for (const slot of this.#slots) {
@@ -570,7 +549,7 @@ export class KernelHostCore<P> {
    * call or WASM, or gave a nested try back), beyond the free and starting workers, and only once
    * short work has been quiet for `QUIET_MS` or the oldest of them has waited `SPAWN_AFTER_MS`.
    */
-  #wanted(live: number, starting: number, keep: number, quietIn: number, now: number): number {
+  #wanted(live: number, starting: number, idle: number, keep: number, quietIn: number, now: number): number {
     let waiting = 0;
     let oldest = now;
     for (const job of this.#queue) {
@@ -581,17 +560,23 @@ export class KernelHostCore<P> {
     if (waiting === 0) return live;
     const dueIn = Math.min(quietIn, oldest + SPAWN_AFTER_MS - now);
     if (dueIn > 0) {
-      if (!this.#spawnCheck) {
-        this.#spawnCheck = setTimeout(() => {
-          this.#spawnCheck = undefined;
-          this.#balance();
-        }, dueIn);
-      }
+      this.#lookAgainIn(dueIn);
       return live;
     }
-    let free = 0;
-    for (const slot of this.#slots) if (slot.ready && !slot.job && !slot.retired) free++;
-    return Math.max(live, Math.min(keep, live + waiting - free - starting));
+    return Math.max(live, Math.min(keep, live + waiting - idle - starting));
+  }
+
+  /** Looks again in `ms` (`#pump`), unless it will sooner. */
+  #lookAgainIn(ms: number): void {
+    const at = performance.now() + ms;
+    if (this.#again && this.#againAt <= at) return;
+    clearTimeout(this.#again);
+    this.#againAt = at;
+    this.#again = setTimeout(() => {
+      this.#again = undefined;
+      this.#againAt = Number.POSITIVE_INFINITY;
+      this.#pump();
+    }, ms);
   }
 
   /** Live workers beyond what `#balance` keeps. */
