@@ -45,6 +45,41 @@ export async function measureAfterIdle(label: string, runs: number, idleMs: numb
   return statsOf(label, samples);
 }
 
+export interface Case {
+  readonly label: string;
+  readonly fn: () => unknown | Promise<unknown>;
+}
+
+/**
+ * Several cases measured in the same stretch of the process's life: blocks of `block` samples of
+ * each case in turn, until each has `runs`, after `warmup` untimed calls of each (in blocks too).
+ * Rows that are compared with each other (one subtracted from another) are measured this way: a
+ * Node process keeps getting faster over its first few thousand requests (the bare loopback alone
+ * goes from ~740 to ~370 µs over 3,000 fetches as V8 optimizes node:http and undici), so rows
+ * timed one after the other compare different moments of that warm-up, not different paths.
+ * Within a block samples run back to back (or after `idleMs` untimed, when given).
+ */
+export async function measureInterleaved(cases: readonly Case[], options: { runs: number; warmup: number; block?: number; idleMs?: number }): Promise<Stats[]> {
+  const block = options.block ?? 20;
+  const idle = options.idleMs;
+  const samples = cases.map(() => [] as number[]);
+  const pause = () => (idle === undefined ? undefined : new Promise((resolve) => setTimeout(resolve, idle)));
+  for (let done = 0; done < options.warmup; done += block) {
+    for (const c of cases) for (let i = 0; i < Math.min(block, options.warmup - done); i++) await c.fn();
+  }
+  for (let done = 0; done < options.runs; done += block) {
+    for (const [index, c] of cases.entries()) {
+      for (let i = 0; i < Math.min(block, options.runs - done); i++) {
+        await pause();
+        const start = performance.now();
+        await c.fn();
+        samples[index]!.push(performance.now() - start);
+      }
+    }
+  }
+  return cases.map((c, index) => statsOf(c.label, samples[index]!));
+}
+
 export function fmtMs(ms: number): string {
   if (ms < 0.01) return `${(ms * 1000).toFixed(2)} µs`;
   if (ms < 1) return `${(ms * 1000).toFixed(0)} µs`;

@@ -22,10 +22,14 @@ import { loadQuickJs } from '@sebastianwessel/quickjs';
 import { createAppServices } from '../../electron/services/app-services.ts';
 import { fixtureDataDir } from '../../electron/testing/test-support.ts';
 import { startWebHost } from '../../electron/server/web-host.ts';
-import { fmtMs, measure, measureAfterIdle, printRatio, printTable, type BenchSection, type Stats } from './harness.ts';
+import { fmtMs, measure, measureInterleaved, printRatio, printTable, type BenchSection, type Stats } from './harness.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
+/** Untimed calls of each interleaved back-to-back row first (BENCH_WARMUP). */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1000);
+/** Untimed anchor invocations first: the anchor is warmed as our rows are. */
+const ANCHOR_WARMUP = 100;
 /** Untimed wait before each sample of the "idle" rows. */
 const IDLE_MS = 5;
 
@@ -119,18 +123,30 @@ export const webHostSection: BenchSection = {
       printRatio('catalog.summaries HTTP/direct', ch!, cd!);
       printRatio('code.run (WASM export) HTTP/direct', rh!, rd!, '≈1× (transport negligible next to a run)');
 
-      const runRows = [
-        await measure('bare loopback round trip (node:http answering {}), back to back', RUNS, loopback, 20),
-        await measure('code.run over HTTP, trivial, back to back', RUNS, () => viaHttp('code.run', trivial), 20),
-        await measure('code.run over HTTP, one small JS pack, back to back', RUNS, () => viaHttp('code.run', smallPack), 20),
-        await measure('code.run direct (dispatcher), trivial, back to back', RUNS, () => direct('code.run', trivial), 20),
-        await measureAfterIdle(`bare loopback round trip, ${IDLE_MS} ms idle first`, RUNS, IDLE_MS, loopback),
-        await measureAfterIdle(`code.run over HTTP, trivial, ${IDLE_MS} ms idle first`, RUNS, IDLE_MS, () => viaHttp('code.run', trivial)),
-        await measureAfterIdle(`code.run over HTTP, one small JS pack, ${IDLE_MS} ms idle first`, RUNS, IDLE_MS, () => viaHttp('code.run', smallPack)),
-        await measure('anchor runSandboxed: trivial', RUNS, anchor, 20),
-      ] as const;
+      // The rows compared by subtraction are measured interleaved (measureInterleaved), after
+      // WARMUP untimed calls of each: see harness.ts for why.
+      const backToBack = await measureInterleaved(
+        [
+          { label: 'bare loopback round trip (node:http answering {}), back to back', fn: loopback },
+          { label: 'code.run over HTTP, trivial, back to back', fn: () => viaHttp('code.run', trivial) },
+          { label: 'code.run over HTTP, one small JS pack, back to back', fn: () => viaHttp('code.run', smallPack) },
+          { label: 'code.run direct (dispatcher), trivial, back to back', fn: () => direct('code.run', trivial) },
+        ],
+        { runs: RUNS, warmup: WARMUP },
+      );
+      const afterIdle = await measureInterleaved(
+        [
+          { label: `bare loopback round trip, ${IDLE_MS} ms idle first`, fn: loopback },
+          { label: `code.run over HTTP, trivial, ${IDLE_MS} ms idle first`, fn: () => viaHttp('code.run', trivial) },
+          { label: `code.run over HTTP, one small JS pack, ${IDLE_MS} ms idle first`, fn: () => viaHttp('code.run', smallPack) },
+        ],
+        { runs: RUNS, warmup: 20, idleMs: IDLE_MS },
+      );
+      const anchorT = await measure('anchor runSandboxed: trivial', RUNS, anchor, ANCHOR_WARMUP);
+      const runRows = [...backToBack, ...afterIdle, anchorT];
       printTable(`code.run above its transport (${RUNS} runs each; small pack = @acme/geo, JS only)`, runRows);
-      const [loop, httpT, httpS, directT, loopIdle, httpTIdle, httpSIdle, anchorT] = runRows;
+      const [loop, httpT, httpS, directT] = backToBack as [Stats, Stats, Stats, Stats];
+      const [loopIdle, httpTIdle, httpSIdle] = afterIdle as [Stats, Stats, Stats];
       printOverRatio('anchor / (HTTP trivial − loopback), back to back', anchorT, httpT, loop, '≥ 10×');
       printAddedRatio('(HTTP small pack − loopback) / (HTTP trivial − loopback), back to back', httpS, httpT, loop, '≤ 1.5×');
       printOverRatio(`anchor / (HTTP trivial − loopback), ${IDLE_MS} ms idle first`, anchorT, httpTIdle, loopIdle, '≥ 10×');
