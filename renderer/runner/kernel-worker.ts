@@ -60,7 +60,7 @@ async function boot(engineWasmUrl: string): Promise<void> {
 async function runOnce(supply: SandboxSupply, runId: number, request: KernelRunRequest): Promise<void> {
   let supplied: SuppliedSandbox;
   try {
-    supplied = await supply.take(runNeedsWasm(request));
+    supplied = await supply.take(runNeedsWasm(request), request);
   } catch (error) {
     const message = `The sandbox engine could not start: ${error instanceof Error ? error.message : String(error)}`;
     // Unhealthy: the page replaces this worker, whose next engine may fail the same way.
@@ -83,7 +83,7 @@ async function runOnce(supply: SandboxSupply, runId: number, request: KernelRunR
   // if its run left it unfit (`outcome.healthy` false, a grown memory), is freed and replaced
   // (engine-supply.ts). The thread itself is sound either way, so it is not replaced for that.
   post({ type: 'done', runId, result: outcome.result, healthy: true });
-  supply.retire(supplied);
+  supply.retire(supplied, request);
 }
 
 scope.onmessage = (event: MessageEvent) => {

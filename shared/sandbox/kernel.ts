@@ -29,6 +29,7 @@ import { installHostBridge, type HostBridge, type HostCall } from './host-bridge
 import { RESULT_TOO_DEEP, runJobLoop, runJobLoopNow, type JobLoopRun, type Timer } from './job-loop.ts';
 import { DENIED_PREFIX, installModuleLoader } from './module-loader.ts';
 import { RunState, type Outcome } from './run-state.ts';
+import { fits, precompileModules, type Precompiled } from './precompile.ts';
 import { WASM_BRIDGE_MODULE_ID } from '../protocol/wasm-bridge.ts';
 import { wasmBridgeModuleSource } from '../packs/wasm-facade.ts';
 
@@ -107,6 +108,8 @@ interface Sandbox extends PreparedSandbox {
   readonly serialize: QuickJSHandle;
   readonly parse: QuickJSHandle;
   used: boolean;
+  /** Pack modules compiled into it before its run (precompile.ts); gone when it is rewound. */
+  precompiled: Precompiled | undefined;
   /** The engine was unwound mid-call (a host stack overflow): freeing it would trip its assertions. */
   broken: boolean;
   /** The engine failed on the host side during the run: it may be freed, never used again. */
@@ -147,6 +150,7 @@ export function prepareSandbox(engine: QuickJSWASMModule, withWasm: boolean): Pr
       serialize,
       parse,
       used: false,
+      precompiled: undefined,
       broken: false,
       tainted: false,
       disposed: false,
@@ -229,6 +233,34 @@ export function rewindSandbox(prepared: PreparedSandbox): void {
   const sandbox = prepared as Sandbox;
   if (sandbox.broken || sandbox.tainted || sandbox.disposed || sandbox.runScope) throw new Error('only a sandbox whose run ended cleanly can be rewound');
   sandbox.used = false;
+  // The memory went back to the image from before any module was compiled into it.
+  sandbox.precompiled = undefined;
+}
+
+/**
+ * Compile a run's pack modules into a sandbox no run has used, for its next run (precompile.ts).
+ * `'done'`: it holds them now (a run may use it only if `fitsRun`). `undefined`: nothing was
+ * tried, the sandbox is as it was. `'failed'`: it holds a partial state; it must be ended and
+ * restored (or dropped) before any run, as after a run.
+ */
+export function precompileInto(prepared: PreparedSandbox, modules: KernelRunRequest['modules']): 'done' | 'failed' | undefined {
+  const sandbox = prepared as Sandbox;
+  if (sandbox.used || sandbox.disposed || sandbox.broken || sandbox.tainted || sandbox.runScope || sandbox.precompiled) return undefined;
+  try {
+    const compiled = precompileModules(sandbox.runtime, sandbox.ctx, modules);
+    if (compiled === undefined || compiled === 'failed') return compiled;
+    sandbox.precompiled = compiled;
+    return 'done';
+  } catch {
+    sandbox.tainted = true;
+    return 'failed';
+  }
+}
+
+/** Whether `request` may run on this sandbox: nothing compiled into it, or only the run's own modules, identical. */
+export function fitsRun(prepared: PreparedSandbox, request: KernelRunRequest): boolean {
+  const { precompiled } = prepared as Sandbox;
+  return precompiled === undefined || fits(precompiled, request);
 }
 
 /** Run one invocation on a fresh engine's new sandbox, then free it. Never throws for guest behaviour. */
@@ -294,6 +326,7 @@ function beginRun<O extends Outcome | Promise<Outcome>>(
 ): StartedRun<O> | KernelOutcome {
   const sandbox = prepared as Sandbox;
   if (sandbox.used || sandbox.disposed) throw new Error('a prepared sandbox serves one run only (until it is rewound)');
+  if (!fitsRun(sandbox, request)) throw new Error("this sandbox holds compiled modules that are not the run's own: restore it first");
   sandbox.used = true;
   const started = powers.now();
   const state = new RunState(powers.onLog);
@@ -392,7 +425,7 @@ function evaluate<O extends Outcome | Promise<Outcome>>(
     parsed.value.dispose();
   }
 
-  installModuleLoader(runtime, request, graph, withWasm, state);
+  installModuleLoader(runtime, request, graph, withWasm, state, sandbox.precompiled);
 
   const failure = (handle: QuickJSHandle): Outcome => {
     const info = ctx.dump(handle) as GuestErrorInfo;

@@ -10,12 +10,31 @@ import { decideImport, type LoaderGraph } from './loader-policy.ts';
 import type { RunState } from './run-state.ts';
 import { WASM_BRIDGE_MODULE_ID } from '../protocol/wasm-bridge.ts';
 import { wasmBridgeModuleSource } from '../packs/wasm-facade.ts';
+import { reachedFrom, type Precompiled } from './precompile.ts';
 
 /** Marker names the normalizer hands back for denied imports; reserved, so no module may use one. */
 export const DENIED_PREFIX = 'denied:';
 
-export function installModuleLoader(runtime: QuickJSRuntime, request: KernelRunRequest, graph: LoaderGraph, withWasm: boolean, state: RunState): void {
+/**
+ * `precompiled`: what the sandbox holds compiled already (precompile.ts; the run's own modules,
+ * identical). The engine asks neither to name nor to load what such a module imports, so each is
+ * recorded, with what it reaches, the first time the run imports it.
+ */
+export function installModuleLoader(
+  runtime: QuickJSRuntime,
+  request: KernelRunRequest,
+  graph: LoaderGraph,
+  withWasm: boolean,
+  state: RunState,
+  precompiled?: Precompiled,
+): void {
   const deniedNames = new Map<string, ReceiptDenial>();
+  // Keyed by each module's own id, as receipts list them.
+  const seen = (id: string) => state.modules.has(request.modules[id]?.moduleId ?? id);
+  const record = (id: string) => {
+    const module = request.modules[id]!;
+    state.modules.set(module.moduleId, { moduleId: module.moduleId, displayName: module.displayName, digest: module.digest });
+  };
   runtime.setModuleLoader(
     (moduleName) => {
       const denial = deniedNames.get(moduleName);
@@ -28,13 +47,15 @@ export function installModuleLoader(runtime: QuickJSRuntime, request: KernelRunR
         state.deny({ kind: 'import', request: moduleName, from: 'unknown', code: 'import-denied', reason });
         return { error: new Error(reason) };
       }
-      if (!state.modules.has(module.moduleId))
-        state.modules.set(module.moduleId, { moduleId: module.moduleId, displayName: module.displayName, digest: module.digest });
+      if (!seen(moduleName)) record(moduleName);
       return module.source;
     },
     (baseName, requestName) => {
       const decision = decideImport(graph, baseName, requestName);
-      if (decision.ok) return decision.moduleId;
+      if (decision.ok) {
+        if (precompiled) reachedFrom(precompiled, decision.moduleId, seen, record);
+        return decision.moduleId;
+      }
       // Errors from a normalizer are lost by the C side, so deny through a unique marker name the
       // loader turns into the error. Unique per attempt: a denied name can never be cached.
       const marker = `${DENIED_PREFIX}${deniedNames.size}`;

@@ -144,7 +144,7 @@ async function runOnce(runId: number, request: KernelRunRequest, dispatcher: Was
   const withWasm = runNeedsWasm(request);
   let supplied: SuppliedSandbox;
   try {
-    supplied = await sandboxes.take(withWasm);
+    supplied = await sandboxes.take(withWasm, request);
   } catch (error) {
     dispatcher?.close();
     const message = `The sandbox engine could not start: ${error instanceof Error ? error.message : String(error)}`;
@@ -177,7 +177,7 @@ async function runOnce(runId: number, request: KernelRunRequest, dispatcher: Was
   // if its run left it unfit (`outcome.healthy` false, a grown memory), is freed and replaced
   // (engine-supply.ts). The thread itself is sound either way, so it is not replaced for that.
   post({ type: 'done', runId, result: outcome.result, healthy: true });
-  sandboxes.retire(supplied);
+  sandboxes.retire(supplied, request);
 }
 
 post({ type: 'ready' });
