@@ -22,12 +22,19 @@ import { assetUrl } from '../../platform/assets.ts';
 import { createHoldBuffer, createPressureBuffer, holdSwitch, pressureSwitch } from './run-hold.ts';
 
 /**
- * The most sandbox workers the app's pool runs at once (its `maxWorkers`). The memory it bounds:
- * each worker is a V8 isolate capped at 256 MB of old generation (`resourceLimits`, below) plus
- * its engine instances — the run's, whose guest heap is capped at 64 MB, and the one prepared for
- * the next run — so 16 guest heaps are 1 GB and the isolates' caps 4 GB, against 24 GB here.
+ * The most sandbox workers the app's pool runs at once (its `maxWorkers`): the two it keeps and
+ * up to six more for long runs. Short runs need none of the extra ones (they run nested in the
+ * long runs' workers, kernel-host-core.ts); they serve runs that cannot run nested (a host call,
+ * WASM) while long runs hold the others. More cost the short runs: in bench load (12 hostile runs
+ * among 90 ordinary ones over HTTP, 2 cores), rounds that started with 11 workers left by the
+ * round before had an ordinary median of 94–122 ms under a cap of 16, 81–84 ms under 8 (65–69 ms
+ * under 4, which leaves two for such runs), as every thread's wake-ups and cold memory compete
+ * with the app's own thread. The memory it bounds: each worker is a V8 isolate capped at 256 MB of
+ * old generation (`resourceLimits`, below) plus its engine instances — the run's, whose guest heap
+ * is capped at 64 MB, and the ones prepared for the next run and for nested runs — so 8 guest
+ * heaps are 512 MB and the isolates' caps 2 GB.
  */
-export const ELASTIC_MAX_WORKERS = 16;
+export const ELASTIC_MAX_WORKERS = 8;
 
 /** WASM answered on the main thread, by a port (the kernel contract fixtures script answers so). */
 export interface SandboxWasmPort {
