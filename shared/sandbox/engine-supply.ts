@@ -367,15 +367,7 @@ export class SandboxSupply {
   }
 
   /** Free a sandbox that cannot be restored (its template's, or a one-off), keep its memory zeroed for the next instance if it is still at its initial size, and make a new one. */
-  #drop({
-    sandbox,
-    memory: used,
-    template,
-  }: {
-    readonly sandbox: PreparedSandbox;
-    readonly memory: WebAssembly.Memory;
-    readonly template: Template | undefined;
-  }): void {
+  #drop({ sandbox, memory: used, template }: SuppliedSandbox): void {
     if (template) {
       this.#templates.delete(template.withWasm);
       this.#ready.delete(template.withWasm);
@@ -397,14 +389,10 @@ export class SandboxSupply {
   retire(supplied: SuppliedSandbox, ran?: KernelRunRequest): void {
     const template = supplied.template;
     const next = ran ? this.#modulesToPrecompile(ran) : undefined;
-    if (template && endRun(supplied.sandbox) && template.memory.buffer.byteLength === template.bytes) {
-      restore(template);
-      rewindSandbox(template.sandbox);
-      template.busy = false;
-      if (next) this.#precompile(template, next);
-      return;
-    }
-    this.#drop(supplied);
+    if (!template) return this.#drop(supplied);
+    if (!this.#reset(template)) return;
+    template.busy = false;
+    if (next) this.#precompile(template, next);
   }
 
   /**
