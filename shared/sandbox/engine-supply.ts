@@ -338,7 +338,7 @@ export class SandboxSupply {
   }
 
   #handOut(template: Template, request: KernelRunRequest | undefined): SuppliedSandbox | undefined {
-    if (!fitsRun(template.sandbox, request ?? EMPTY_RUN) && !this.#reset(template)) return undefined;
+    if (!fitsRun(template.sandbox, request?.modules ?? {}) && !this.#reset(template)) return undefined;
     template.busy = true;
     reseed(template);
     return { sandbox: template.sandbox, memory: template.memory, template };
@@ -424,9 +424,6 @@ export class SandboxSupply {
     if (compiled === 'failed' || (compiled === 'done' && template.memory.buffer.byteLength !== template.bytes)) this.#reset(template);
   }
 }
-
-/** What a run with no modules declares, for a sandbox handed out without its run's request. */
-const EMPTY_RUN: KernelRunRequest = { code: '', entries: {}, modules: {}, inputs: {}, grants: { fetch: false, workspace: false, secrets: [] }, timeoutMs: 1 };
 
 /** Zeros over the whole memory, then the image: the memory as it was before any run. */
 function restore(template: Template): void {

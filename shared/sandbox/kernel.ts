@@ -257,10 +257,10 @@ export function precompileInto(prepared: PreparedSandbox, modules: KernelRunRequ
   }
 }
 
-/** Whether `request` may run on this sandbox: nothing compiled into it, or only the run's own modules, identical. */
-export function fitsRun(prepared: PreparedSandbox, request: KernelRunRequest): boolean {
+/** Whether a run with `modules` may run on this sandbox: nothing compiled into it, or only the run's own modules, identical. */
+export function fitsRun(prepared: PreparedSandbox, modules: KernelRunRequest['modules']): boolean {
   const { precompiled } = prepared as Sandbox;
-  return precompiled === undefined || fits(precompiled, request);
+  return precompiled === undefined || fits(precompiled, modules);
 }
 
 /** Run one invocation on a fresh engine's new sandbox, then free it. Never throws for guest behaviour. */
@@ -326,7 +326,7 @@ function beginRun<O extends Outcome | Promise<Outcome>>(
 ): StartedRun<O> | KernelOutcome {
   const sandbox = prepared as Sandbox;
   if (sandbox.used || sandbox.disposed) throw new Error('a prepared sandbox serves one run only (until it is rewound)');
-  if (!fitsRun(sandbox, request)) throw new Error("this sandbox holds compiled modules that are not the run's own: restore it first");
+  if (!fitsRun(sandbox, request.modules)) throw new Error("this sandbox holds compiled modules that are not the run's own: restore it first");
   sandbox.used = true;
   const started = powers.now();
   const state = new RunState(powers.onLog);

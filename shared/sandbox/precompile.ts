@@ -112,10 +112,10 @@ export function precompileModules(
   return { modules: compiled, imports };
 }
 
-/** Whether a run may use a sandbox holding `precompiled`: every module in it is one of the run's, identical. */
-export function fits(precompiled: Precompiled, request: KernelRunRequest): boolean {
+/** Whether a run with `modules` may use a sandbox holding `precompiled`: every module in it is one of the run's, identical. */
+export function fits(precompiled: Precompiled, modules: KernelRunRequest['modules']): boolean {
   for (const [id, module] of precompiled.modules) {
-    const own = Object.hasOwn(request.modules, id) ? request.modules[id] : undefined;
+    const own = Object.hasOwn(modules, id) ? modules[id] : undefined;
     if (!own || own.source !== module.source || own.kind !== module.kind || !sameImports(own.imports, module.imports)) return false;
   }
   return true;

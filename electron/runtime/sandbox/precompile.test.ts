@@ -51,8 +51,8 @@ const countSet = [counted, twice, other, extra];
 const countEntries = { '@t/count': 'm_count', '@t/count/other': 'm_other' };
 const countCode = 'import { count, seen } from "@t/count"; return [count(), seen, globalThis.evaluations];';
 
-/** A run that declares nothing: a sandbox fits it only if nothing is compiled into it. */
-const NOTHING: KernelRunRequest = { code: '', entries: {}, modules: {}, inputs: {}, grants: NO_GRANTS, timeoutMs: 1 };
+/** A run that declares no module: a sandbox fits it only if nothing is compiled into it. */
+const NOTHING: KernelRunRequest['modules'] = {};
 
 /** Retire `taken` so that its sandbox compiles `run`'s modules for the next run: the supply does so for a set retired twice in a row. */
 async function retireCompilingAhead(supply: SandboxSupply, taken: SuppliedSandbox, run: KernelRunRequest): Promise<void> {
@@ -187,7 +187,7 @@ describe('modules compiled before the run', () => {
     const big = module('m_big', '@t/big', `export const s = "${'a'.repeat(PRECOMPILE_MAX_BYTES)}";\n`);
     expect(precompileInto(taken.sandbox, { m_w: wasm })).toBeUndefined();
     expect(precompileInto(taken.sandbox, { m_big: big })).toBeUndefined();
-    expect(fitsRun(taken.sandbox, request('return 1;', [], {}))).toBe(true);
+    expect(fitsRun(taken.sandbox, NOTHING)).toBe(true);
     supply.retire(taken);
   }, 60_000);
 
