@@ -4,7 +4,6 @@
 // this face parses every argument with our schemas and answers with a tagged failure the model
 // can act on. The caller owns the transport and the services; close() ends the session only.
 
-import { displayText } from '../../shared/protocol/display-text.ts';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -111,7 +110,7 @@ export function createMcpFace(options: McpFaceOptions): Server {
     }
     const doc = await call('catalog.skillDoc', { packName: packName.data });
     if (!doc.ok) throw new McpError(ErrorCode.InvalidParams, `${doc.code}: ${doc.message}`);
-    return { contents: [{ uri, mimeType: 'text/markdown', text: displayText(skillText(doc.value), { multiline: true }) }] };
+    return { contents: [{ uri, mimeType: 'text/markdown', text: skillText(doc.value) }] };
   });
 
   return server;

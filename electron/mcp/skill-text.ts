@@ -3,15 +3,23 @@
 // as untrusted tool output, after the pack was chosen for the session. Quoting is risk reduction,
 // not isolation — so the wrapper says plainly what the text is and what not to do with it, and
 // its closing line carries a per-answer random nonce the pack cannot know, so pack text cannot
-// end the quote early and speak as the server. Tag-like look-alikes inside the body are defused.
+// end the quote early and speak as the server. Tag-like look-alikes inside the body are defused,
+// and hidden characters (tag characters spelling orders, bidi controls) are shown as \uXXXX in
+// the text itself, so every place that hands it on (tool text, structured content, resources)
+// hands on the escaped text.
 
 import { randomBytes } from 'node:crypto';
 import type { SkillDoc } from '../../shared/contract/schemas.ts';
 import { sanitizeDisclosureText } from '../../shared/packs/disclosure.ts';
+import { displayText } from '../../shared/protocol/display-text.ts';
 
 export const UNTRUSTED_TAG = 'untrusted-pack-documentation';
 
 export function skillText(doc: SkillDoc, nonce: string = randomBytes(12).toString('hex')): string {
+  return displayText(framed(doc, nonce), { multiline: true });
+}
+
+function framed(doc: SkillDoc, nonce: string): string {
   // The name is a validated npm name; the version is pack text, so it is squeezed like a summary.
   const who = `${doc.packName}@${sanitizeDisclosureText(doc.packVersion, 64)}`;
   const body = [`name: ${doc.skillName}`, `description: ${doc.description}`, '', doc.markdown.trim()].join('\n');
