@@ -16,8 +16,17 @@ import { parseToKernelWorker, ToKernelWorkerSchema, type FromKernelWorker } from
 const scope = self as unknown as { postMessage(message: unknown): void; onmessage: ((event: MessageEvent) => void) | null };
 let engines: SandboxSupply | undefined;
 let ready = false;
-const waiting = new Map<number, (result: HostCallResult) => void>();
+/** Host calls waiting for the page's answer, by call id, with the run that made them (see sandbox-worker.ts). */
+const waiting = new Map<number, { readonly runId: number; readonly resolve: (result: HostCallResult) => void }>();
 let nextCallId = 1;
+
+/** Hand a waiting call its answer (the call must be the run's own). */
+function answerCall(runId: number, callId: number, result: HostCallResult): void {
+  const call = waiting.get(callId);
+  if (!call || call.runId !== runId) return;
+  waiting.delete(callId);
+  call.resolve(result);
+}
 
 /** Post to the page. A message that cannot be cloned becomes a tagged failure at once, never silence. */
 function post(message: FromKernelWorker): void {
@@ -32,9 +41,11 @@ function post(message: FromKernelWorker): void {
         result: { ok: false, code: 'result-invalid', message: `The code's result could not be passed out of the sandbox (${why}).`, logs, receipt },
       } satisfies FromKernelWorker);
     } else if (message.type === 'host-call') {
-      const resolve = waiting.get(message.callId);
-      waiting.delete(message.callId);
-      resolve?.({ ok: false, code: 'invalid-data', message: `The arguments of ${message.name} could not be passed to the page (${why}).` });
+      answerCall(message.runId, message.callId, {
+        ok: false,
+        code: 'invalid-data',
+        message: `The arguments of ${message.name} could not be passed to the page (${why}).`,
+      });
     } else throw error;
   }
 }
@@ -74,11 +85,11 @@ async function runOnce(supply: SandboxSupply, runId: number, request: KernelRunR
     hostCall: (kind, name, args) =>
       new Promise<HostCallResult>((resolve) => {
         const callId = nextCallId++;
-        waiting.set(callId, resolve);
+        waiting.set(callId, { runId, resolve });
         post({ type: 'host-call', runId, callId, kind, name, args: [...args] });
       }),
   });
-  waiting.clear();
+  for (const [callId, call] of waiting) if (call.runId === runId) waiting.delete(callId);
   // Once the answer is on its way, the sandbox goes back to its image from before any run, or,
   // if its run left it unfit (`outcome.healthy` false, a grown memory), is freed and replaced
   // (engine-supply.ts). The thread itself is sound either way, so it is not replaced for that.
@@ -93,12 +104,7 @@ scope.onmessage = (event: MessageEvent) => {
     if (!engines) void boot(message.engineWasmUrl);
     return;
   }
-  if (message.type === 'host-result') {
-    const resolve = waiting.get(message.callId);
-    waiting.delete(message.callId);
-    resolve?.(message.result as HostCallResult);
-    return;
-  }
+  if (message.type === 'host-result') return answerCall(message.runId, message.callId, message.result as HostCallResult);
   if (!engines || !ready) return;
   void runOnce(engines, message.runId, message.request);
 };

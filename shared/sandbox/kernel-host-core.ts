@@ -84,6 +84,11 @@ interface Slot<P> {
   nested: Job<P> | undefined;
   /** The job's run id when the worker could not take a nested run during it (no sandbox ready): none is sent again meanwhile. */
   noNestFor: number | undefined;
+  /**
+   * The job's poll count when a nested run reached the worker outside a poll (the job awaited a
+   * host call or a WASM lane) and was given back: none is sent again until the job has polled since.
+   */
+  nestAfterPolls: number;
 }
 
 const MAX_START_FAILURES = 3;
@@ -106,6 +111,13 @@ const IDLE_RETIRE_MS = 30_000;
 const NEST_RECHECK_MS = 5;
 /** A run polled this recently may have a run nested in it (a loop polls several times a millisecond). */
 const NEST_POLLED_WITHIN_MS = 2;
+/**
+ * A run that could run nested but has waited this long with no worker to nest in (every worker's
+ * run awaits a host call or a WASM lane, or computes inside one engine call) gets a worker of its
+ * own, as a run that cannot run nested does: nothing may ever nest it, and waiting for runs that
+ * neither poll nor end could cost it their whole time limit (issue 26: 7.6 s behind two WASM spins).
+ */
+const STRANDED_AFTER_MS = 50;
 const CANCELLED_MESSAGE = 'The run was stopped before it finished.';
 // A run stopped before a worker took it: say that none of its code ran, or a user who waited on a
 // starting sandbox (the first run takes a second or more) reads its empty logs as logs lost.
@@ -246,6 +258,7 @@ export class KernelHostCore<P> {
       idleTimer: undefined,
       nested: undefined,
       noNestFor: undefined,
+      nestAfterPolls: -1,
     };
     this.#slots.add(slot);
   }
@@ -290,13 +303,20 @@ export class KernelHostCore<P> {
 
   /** What the worker says of the run sent to it nested: answered, or given back. */
   #onNested(slot: Slot<P>, job: Job<P>, message: Exclude<FromKernelWorker, { type: 'ready' | 'boot-failed' }>): void {
+    if (message.type === 'host-call') {
+      // A nested run may make no host call (the worker gives it back at its first): answered, so
+      // a worker that broke that rule waits on nothing.
+      const result: HostCallResult = { ok: false, code: 'internal', message: 'A run nested in another may make no host call.' };
+      return this.#reply(slot, { type: 'host-result', runId: job.runId, callId: message.callId, result });
+    }
     if (message.type !== 'done' && message.type !== 'requeue') return;
     slot.nested = undefined;
     if (!job.cancelled) {
       if (message.type === 'done') job.resolve(message.result);
       else {
         job.nestable = message.nestable;
-        if (message.nestable) slot.noNestFor = slot.job?.runId;
+        if (message.notAtPoll) slot.nestAfterPolls = slot.worker.hold?.polls() ?? Number.POSITIVE_INFINITY;
+        else if (message.nestable) slot.noNestFor = slot.job?.runId;
         this.#queue.unshift(job);
       }
     }
@@ -306,6 +326,7 @@ export class KernelHostCore<P> {
   /** The slot's job is over (answered, failed or never started): its timers and hold go. */
   #endJob(slot: Slot<P>): void {
     slot.noNestFor = undefined;
+    slot.nestAfterPolls = -1;
     clearTimeout(slot.watchdog);
     clearTimeout(slot.longTimer);
     slot.job = undefined;
@@ -394,6 +415,7 @@ export class KernelHostCore<P> {
     clearTimeout(slot.idleTimer);
     slot.idleTimer = undefined;
     slot.extendedMs = 0;
+    slot.nestAfterPolls = -1;
     slot.dispatchedAt = performance.now();
     slot.worker.hold?.reset();
     // Counted from dispatch, not from queueing: waiting for a free worker is not guest time.
@@ -419,12 +441,8 @@ export class KernelHostCore<P> {
     const message = this.#options.nestedRunMessage;
     if (!message) return;
     for (const slot of this.#slots) {
-      const hold = slot.worker.hold;
-      const job = slot.job;
-      if (!hold || !job || slot.nested || slot.retired || job.calls > 0 || slot.noNestFor === job.runId) continue;
-      // Polling (running guest code), with hold budget to spare for the nested run's time.
-      // and polled just now (not inside one long native call, where mail would wait for it).
-      if (hold.polls() < this.#holdAfterPolls || hold.sincePollMs() > NEST_POLLED_WITHIN_MS || hold.heldMs() >= HOLD_BUDGET_MS / 2) continue;
+      if (!this.#canNestIn(slot)) continue;
+      const hold = slot.worker.hold!;
       const at = this.#queue.findIndex((queued) => queued.nestable);
       if (at < 0) return;
       const nested = this.#queue.splice(at, 1)[0]!;
@@ -438,6 +456,21 @@ export class KernelHostCore<P> {
       slot.nested = nested;
       hold.ring();
     }
+  }
+
+  /**
+   * Whether a queued run could be sent to the slot now, to run nested: its run polls (runs guest
+   * code), polled just now (not inside one long native call, where mail would wait for it), has
+   * hold budget to spare for the nested run's time, has no host call out, and has polled since a
+   * nested run last reached it outside a poll.
+   */
+  #canNestIn(slot: Slot<P>): boolean {
+    const hold = slot.worker.hold;
+    const job = slot.job;
+    if (!hold || !job || slot.nested || slot.retired || job.calls > 0 || slot.noNestFor === job.runId) return false;
+    const polls = hold.polls();
+    if (polls < this.#holdAfterPolls || polls <= slot.nestAfterPolls) return false;
+    return hold.sincePollMs() <= NEST_POLLED_WITHIN_MS && hold.heldMs() < HOLD_BUDGET_MS / 2;
   }
 
   /**
@@ -547,23 +580,35 @@ export class KernelHostCore<P> {
    * CPU, which the runs under way would lose, and short runs need none (they run nested in the
    * long ones). So workers start only for queued runs that cannot run nested (they need a host
    * call or WASM, or gave a nested try back), beyond the free and starting workers, and only once
-   * short work has been quiet for `QUIET_MS` or the oldest of them has waited `SPAWN_AFTER_MS`.
+   * short work has been quiet for `QUIET_MS` or the oldest of them has waited `SPAWN_AFTER_MS` —
+   * and for runs that could run nested but have waited `STRANDED_AFTER_MS` while no worker's run
+   * polls (then no run would ever nest them, and the cores are not busy with short work).
    */
   #wanted(live: number, starting: number, idle: number, keep: number, quietIn: number, now: number): number {
     let waiting = 0;
     let oldest = now;
+    // Runs that could run nested but have nowhere to: due once they have waited STRANDED_AFTER_MS.
+    let stranded = 0;
+    let strandedDueIn = Number.POSITIVE_INFINITY;
+    // A worker running a nested run now will take the next one when it ends.
+    const nowhereToNest = ![...this.#slots].some((slot) => slot.nested !== undefined || this.#canNestIn(slot));
     for (const job of this.#queue) {
-      if (job.nestable) continue;
-      waiting++;
-      oldest = Math.min(oldest, job.started);
+      if (!job.nestable) {
+        waiting++;
+        oldest = Math.min(oldest, job.started);
+      } else if (nowhereToNest) {
+        const dueIn = job.started + STRANDED_AFTER_MS - now;
+        if (dueIn <= 0) stranded++;
+        else strandedDueIn = Math.min(strandedDueIn, dueIn);
+      }
     }
-    if (waiting === 0) return live;
-    const dueIn = Math.min(quietIn, oldest + SPAWN_AFTER_MS - now);
-    if (dueIn > 0) {
-      this.#lookAgainIn(dueIn);
-      return live;
-    }
-    return Math.max(live, Math.min(keep, live + waiting - idle - starting));
+    if (strandedDueIn < Number.POSITIVE_INFINITY) this.#lookAgainIn(strandedDueIn);
+    if (waiting === 0 && stranded === 0) return live;
+    const dueIn = waiting === 0 ? Number.POSITIVE_INFINITY : Math.min(quietIn, oldest + SPAWN_AFTER_MS - now);
+    const due = stranded + (dueIn <= 0 ? waiting : 0);
+    if (dueIn > 0 && dueIn < Number.POSITIVE_INFINITY) this.#lookAgainIn(dueIn);
+    if (due === 0) return live;
+    return Math.max(live, Math.min(keep, live + due - idle - starting));
   }
 
   /** Looks again in `ms` (`#pump`), unless it will sooner. */

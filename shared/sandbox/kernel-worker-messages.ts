@@ -60,9 +60,11 @@ export const FromKernelWorkerSchema = z.discriminatedUnion('type', [
   /**
    * A nested run given back with nothing of it sent anywhere: `nestable` false when the run itself
    * gave up (it needed a host call or ran past the nested budget), true when the worker could not
-   * take it (no sandbox ready). The host runs it again from the start, as usual or nested elsewhere.
+   * take it — no sandbox ready, or (`notAtPoll`) it arrived while the run in progress was not at a
+   * poll (awaiting a host call or a WASM lane), where no second run may start. The host runs it
+   * again from the start, as usual or nested elsewhere.
    */
-  z.object({ type: z.literal('requeue'), runId: z.number().int(), nestable: z.boolean() }),
+  z.object({ type: z.literal('requeue'), runId: z.number().int(), nestable: z.boolean(), notAtPoll: z.literal(true).optional() }),
 ]);
 export type FromKernelWorker = z.infer<typeof FromKernelWorkerSchema>;
 

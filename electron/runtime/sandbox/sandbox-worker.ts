@@ -10,7 +10,10 @@
 //
 // While a run computes, the pool may send a short run to be run nested at its interrupt polls
 // (`runNested`): taken from the port synchronously, run to its end in a second sandbox, the long
-// run waiting meanwhile (kernel-host-core.ts explains when).
+// run waiting meanwhile (kernel-host-core.ts explains when). A worker never starts a second run
+// while one is in progress except there: a nested run that arrives through the event loop (its
+// run stopped polling to await a host call or a WASM lane) is given back at once, and host calls
+// waiting for an answer are kept per run, so nothing another run does can lose them.
 //
 // Bundling: the pool starts this file by URL relative to the pool module (see sandbox-pool.ts);
 // a bundler must emit it as its own entry and the pool's `workerEntry` option points at it.
@@ -40,8 +43,19 @@ const sandboxes = new SandboxSupply(() => compiled);
 const nestedSandboxes = hold ? new SandboxSupply(() => compiled) : undefined;
 // A worker whose engine cannot load fails here, before `ready`: the pool counts it as a boot failure.
 await sandboxes.prepare();
-const waiting = new Map<number, (result: HostCallResult) => void>();
+/** Host calls waiting for main's answer, by call id, with the run that made them. */
+const waiting = new Map<number, { readonly runId: number; readonly resolve: (result: HostCallResult) => void }>();
 let nextCallId = 1;
+/** The run in progress, from its start until its answer is posted: none other starts meanwhile (nested runs run at its polls). */
+let current: number | undefined;
+
+/** Hand a waiting call its answer (the call must be the run's own). */
+function answerCall(runId: number, callId: number, result: HostCallResult): void {
+  const call = waiting.get(callId);
+  if (!call || call.runId !== runId) return;
+  waiting.delete(callId);
+  call.resolve(result);
+}
 
 /** Post to main. A message that cannot be cloned becomes a tagged failure at once, never silence. */
 function post(message: FromWorker): void {
@@ -56,9 +70,11 @@ function post(message: FromWorker): void {
         result: { ok: false, code: 'result-invalid', message: `The code's result could not be passed out of the sandbox (${why}).`, logs, receipt },
       } satisfies FromWorker);
     } else if (message.type === 'host-call') {
-      const resolve = waiting.get(message.callId);
-      waiting.delete(message.callId);
-      resolve?.({ ok: false, code: 'invalid-data', message: `The arguments of ${message.name} could not be passed to the host (${why}).` });
+      answerCall(message.runId, message.callId, {
+        ok: false,
+        code: 'invalid-data',
+        message: `The arguments of ${message.name} could not be passed to the host (${why}).`,
+      });
     } else throw error;
   }
 }
@@ -67,13 +83,17 @@ function onMessage(raw: unknown): void {
   const message = parseToWorker(raw);
   // `init` is the browser worker's (it is told where its engine is); a thread compiles its own.
   if (!message || message.type === 'init') return;
-  if (message.type === 'host-result') {
-    const resolve = waiting.get(message.callId);
-    waiting.delete(message.callId);
-    resolve?.(message.result as HostCallResult);
+  if (message.type === 'host-result') return answerCall(message.runId, message.callId, message.result as HostCallResult);
+  if (current !== undefined) {
+    // Only a run sent nested can arrive while a run is in progress (the pool sends a run of its own
+    // only to an idle worker), and here it arrived outside a poll: the run in progress awaits a
+    // host call or a WASM lane. It is given back untouched, to run elsewhere or nested later.
+    if (!message.nested) throw new Error(`sandbox-worker: run ${message.runId} arrived while run ${current} was in progress`);
+    post({ type: 'requeue', runId: message.runId, nestable: true, notAtPoll: true });
     return;
   }
-  // A run sent nested that arrives here, not at a poll, found this worker idle: it runs as usual.
+  // A run sent nested that arrives here, with no run in progress, found this worker idle: it runs
+  // as usual (the pool made it this worker's next run when the run before answered).
   const dispatcher = message.wasm ? lanes.dispatcherFor(message.wasm) : undefined;
   void runOnce(message.runId, message.request, dispatcher);
 }
@@ -141,6 +161,7 @@ function runNested(runId: number, request: KernelRunRequest): void {
 }
 
 async function runOnce(runId: number, request: KernelRunRequest, dispatcher: WasmDispatcher | undefined): Promise<void> {
+  current = runId;
   const withWasm = runNeedsWasm(request);
   let supplied: SuppliedSandbox;
   try {
@@ -148,6 +169,7 @@ async function runOnce(runId: number, request: KernelRunRequest, dispatcher: Was
   } catch (error) {
     dispatcher?.close();
     const message = `The sandbox engine could not start: ${error instanceof Error ? error.message : String(error)}`;
+    current = undefined;
     // Unhealthy: the pool replaces this thread, whose next engine may fail the same way.
     post({ type: 'done', runId, result: { ok: false, code: 'sandbox-crashed', message, logs: [], receipt: emptyReceipt() }, healthy: false });
     return;
@@ -162,7 +184,7 @@ async function runOnce(runId: number, request: KernelRunRequest, dispatcher: Was
       if (kind === 'wasm' && dispatcher) return dispatcher.bridge(name, args[0], args[1]);
       return new Promise<HostCallResult>((resolve) => {
         const callId = nextCallId++;
-        waiting.set(callId, resolve);
+        waiting.set(callId, { runId, resolve });
         post({ type: 'host-call', runId, callId, kind, name, args: [...args] });
       });
     },
@@ -170,9 +192,10 @@ async function runOnce(runId: number, request: KernelRunRequest, dispatcher: Was
     block: (ms) => waiting.size === 0 && lanes.busy && lanes.block(ms),
   });
   // Calls still running on a lane are stopped (their lane is replaced) before the next run, and
-  // main-thread calls still unanswered are forgotten (their answers would find no run).
+  // this run's main-thread calls still unanswered are forgotten (their answers would find no run).
   dispatcher?.close();
-  waiting.clear();
+  for (const [callId, call] of waiting) if (call.runId === runId) waiting.delete(callId);
+  current = undefined;
   // Once the answer is on its way, the sandbox goes back to its image from before any run, or,
   // if its run left it unfit (`outcome.healthy` false, a grown memory), is freed and replaced
   // (engine-supply.ts). The thread itself is sound either way, so it is not replaced for that.
