@@ -15,41 +15,41 @@ export const EmptyRequestSchema = z.object({}).strict();
 
 /** A module row the UI may show (mirrors SandboxModuleSummary; codes restricted to the closed set). */
 export const ModuleSummarySchema = z.object({
-  specifier: Text(300),
+  specifier: Text(LIMITS.specifierChars),
   packName: Text(214),
-  packVersion: Text(256),
+  packVersion: Text(LIMITS.versionChars),
   kind: z.enum(['js', 'wasm']),
   status: z.enum(MODULE_STATUSES),
   code: ErrorCodeSchema.optional(),
-  reason: Text(2000).optional(),
+  reason: Text(LIMITS.reasonChars).optional(),
   moduleId: Text(128).optional(),
   digest: Text(64).optional(),
-  summary: Text(LIMITS.disclosureChars * 4),
-  exports: z.array(Text(128)).max(256).optional(),
+  summary: Text(LIMITS.disclosureLineChars),
+  exports: z.array(Text(LIMITS.exportNameChars)).max(LIMITS.exportsPerModule).optional(),
   signatures: z
     .array(
       z.object({
-        as: Text(128),
+        as: Text(LIMITS.exportNameChars),
         params: z.array(z.enum(WASM_VALUE_TYPES)).max(LIMITS.wasmMaxParams),
         results: z.array(z.enum(WASM_VALUE_TYPES)).max(LIMITS.wasmMaxResults),
       }),
     )
-    .max(256)
+    .max(LIMITS.exportsPerModule)
     .optional(),
   hasSkill: z.boolean(),
 });
 export type ModuleSummary = z.infer<typeof ModuleSummarySchema>;
 
-export const PackWarningSchema = z.object({ code: ErrorCodeSchema, message: Text(2000) });
+export const PackWarningSchema = z.object({ code: ErrorCodeSchema, message: Text(LIMITS.reasonChars) });
 
 /** One row per discovered pack (mirrors SandboxPackStatus). */
 export const PackStatusSchema = z.object({
   name: Text(214),
-  version: Text(256),
+  version: Text(LIMITS.versionChars),
   status: z.enum(PACK_STATUSES),
   code: ErrorCodeSchema.optional(),
-  reason: Text(2000).optional(),
-  warnings: z.array(PackWarningSchema).max(256),
+  reason: Text(LIMITS.reasonChars).optional(),
+  warnings: z.array(PackWarningSchema).max(LIMITS.warningsPerPack),
   modules: z.array(ModuleSummarySchema).max(LIMITS.modulesPerPack),
 });
 export type PackStatusRow = z.infer<typeof PackStatusSchema>;
@@ -64,12 +64,12 @@ export type ReconcileSummary = z.infer<typeof ReconcileSummarySchema>;
 /** The body of a pack's SKILL.md, with what the UI needs to frame it (untrusted → banner). */
 export const SkillDocSchema = z.object({
   packName: PackageNameSchema,
-  packVersion: Text(256),
+  packVersion: Text(LIMITS.versionChars),
   /** Whether the user trusted this pack; the UI shows an "untrusted documentation" banner when false. */
   trusted: z.boolean(),
   /** Frontmatter `name` and `description`, then the Markdown body after the frontmatter. */
-  skillName: Text(64),
-  description: Text(1024),
+  skillName: Text(LIMITS.skillNameChars),
+  description: Text(LIMITS.skillDescriptionChars),
   markdown: Text(LIMITS.skillBytes),
 });
 export type SkillDoc = z.infer<typeof SkillDocSchema>;

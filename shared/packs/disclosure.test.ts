@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { LIMITS } from '../protocol/limits.ts';
 import { disclosureLine, sanitizeDisclosureText } from './disclosure.ts';
 
 describe('disclosureLine', () => {
@@ -26,6 +27,20 @@ describe('disclosureLine', () => {
   it('drops export names that are not plain identifiers and bounds the list', () => {
     const names = ['ok', 'bad name', '<x>', ...Array.from({ length: 10 }, (_, i) => `f${i}`)];
     expect(disclosureLine({ specifier: 'p', kind: 'wasm', exports: names })).toBe('p (wasm; exports ok, f0, f1, f2, f3, f4, f5, f6, +3 more)');
+  });
+
+  it('keeps the whole line within LIMITS.disclosureLineChars: export names give way first, then the description is shortened', () => {
+    const specifier = `@${'s'.repeat(100)}/${'p'.repeat(113)}/${'m'.repeat(64)}`;
+    const names = Array.from({ length: 8 }, (_, i) => `f${i}${'a'.repeat(62)}`);
+    const line = disclosureLine({ specifier, kind: 'wasm', exports: names, description: 'word '.repeat(30) });
+    expect(line.length).toBeLessThanOrEqual(LIMITS.disclosureLineChars);
+    // Two names fit beside the description's share (40 characters); the rest are counted.
+    expect(line).toBe(`${specifier} (wasm; exports ${names[0]}, ${names[1]}, +6 more): ${'word '.repeat(7).trim()}...`);
+    // Exactly at the bound nothing gives way.
+    const short = names.map((n) => n.slice(0, 40));
+    const head = `pppppppppp (wasm; exports ${short.join(', ')})`;
+    const exact = disclosureLine({ specifier: 'pppppppppp', kind: 'wasm', exports: short, description: 'd'.repeat(LIMITS.disclosureLineChars - head.length - 2) });
+    expect(exact).toBe(`${head}: ${'d'.repeat(LIMITS.disclosureLineChars - head.length - 2)}`);
   });
 
   it('sanitizes any text to the whitelist', () => {

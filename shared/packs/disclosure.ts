@@ -19,6 +19,8 @@ export interface DisclosureInput {
 const NOT_ALLOWED = /[^A-Za-z0-9 .,;:!?'()+=/@_~-]/g;
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MAX_EXPORTS_SHOWN = 8;
+/** Characters of the description a full line keeps before it shows fewer export names. */
+const DESCRIPTION_SHARE = 40;
 
 /** Replace every character outside the whitelist by a space, collapse spaces, cap the length. */
 export function sanitizeDisclosureText(text: string, max: number = LIMITS.disclosureChars): string {
@@ -29,13 +31,25 @@ export function sanitizeDisclosureText(text: string, max: number = LIMITS.disclo
   return `${(atWord > max / 2 ? cut.slice(0, atWord) : cut).trimEnd()}...`;
 }
 
-/** One line: `<specifier> (<kind>; exports a, b): <description>`. */
+/**
+ * One line: `<specifier> (<kind>; exports a, b): <description>`, never longer than
+ * LIMITS.disclosureLineChars (the bound of a summary row). When it would be, export names give way
+ * first, down to what leaves the description a fair share, and then the description is shortened.
+ */
 export function disclosureLine(input: DisclosureInput): string {
-  const specifier = sanitizeDisclosureText(input.specifier, 300);
+  const specifier = sanitizeDisclosureText(input.specifier, LIMITS.specifierChars);
+  const kind = input.kind === 'wasm' ? 'wasm' : 'js';
   const names = (input.exports ?? []).filter((name) => IDENT.test(name) && name.length <= 64);
-  const shown = names.slice(0, MAX_EXPORTS_SHOWN).join(', ');
-  const more = names.length > MAX_EXPORTS_SHOWN ? `, +${names.length - MAX_EXPORTS_SHOWN} more` : '';
-  const head = `${specifier} (${input.kind === 'wasm' ? 'wasm' : 'js'}${shown ? `; exports ${shown}${more}` : ''})`;
+  const head = (count: number): string => {
+    const shown = names.slice(0, count).join(', ');
+    const more = names.length > count ? `${count > 0 ? ', ' : ''}+${names.length - count} more` : '';
+    return `${specifier} (${kind}${shown || more ? `; exports ${shown}${more}` : ''})`;
+  };
   const description = input.description === undefined ? '' : sanitizeDisclosureText(input.description);
-  return description ? `${head}: ${description}` : head;
+  const reserve = description ? 2 + Math.min(description.length, DESCRIPTION_SHARE) : 0;
+  let count = Math.min(names.length, MAX_EXPORTS_SHOWN);
+  while (count > 0 && head(count).length + reserve > LIMITS.disclosureLineChars) count--;
+  const line = head(count);
+  const room = LIMITS.disclosureLineChars - line.length - 2;
+  return description && room >= Math.min(description.length, DESCRIPTION_SHARE) ? `${line}: ${sanitizeDisclosureText(description, room)}` : line;
 }

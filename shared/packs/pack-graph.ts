@@ -12,6 +12,7 @@ import { fail, ok, type Result } from '../protocol/result.ts';
 import { WASM_BRIDGE_MODULE_ID, WASM_BRIDGE_SPECIFIER } from '../protocol/wasm-bridge.ts';
 import { WASM_FACADE_GENERATOR_VERSION, generateWasmFacade, wasmBridgeModuleSource } from './wasm-facade.ts';
 import { moduleGraphDigest, type GraphSource, type Sha256Hex } from './digest.ts';
+import { exportsOverLimit } from './answer-bounds.ts';
 import { findCycle } from './internal-list.ts';
 import { printable } from './pack-path.ts';
 import { analyzeJs, JS_ANALYZER_ID, type ImportTarget, type JsAnalysis, type JsAnalysisCode } from './js-analysis.ts';
@@ -230,6 +231,13 @@ export async function buildPackGraph(
     analysisCounts[verdict ? 'reused' : 'parsed']++;
     if (!analysis.ok) {
       node.failure = { code: analysis.code, message: analysis.message };
+      continue;
+    }
+    // A public entry's exports are listed in its summary row, so they are held to that row's bounds;
+    // an internal helper's never are. (A WASM entry's are bounded by the manifest schema.)
+    const over = file.role === 'entry' && analysis.value.exportNames ? exportsOverLimit(analysis.value.exportNames) : undefined;
+    if (over !== undefined) {
+      node.failure = { code: 'module-over-limit', message: `${node.displayName}: ${over}` };
       continue;
     }
     node.source = source;

@@ -11,6 +11,7 @@ import { LIMITS, formatBytes } from '../protocol/limits.ts';
 import { NodetoolManifestSchema, PackageJsonSchema, type SandboxModuleEntry } from '../protocol/manifest.ts';
 import { formatIssues } from '../protocol/parse.ts';
 import type { Failure } from '../protocol/result.ts';
+import { boundPack } from './answer-bounds.ts';
 import type { Sha256Hex } from './digest.ts';
 import { disclosureLine } from './disclosure.ts';
 import { normalizeInternalList } from './internal-list.ts';
@@ -74,7 +75,16 @@ function mentionsNodetool(text: string): boolean {
   return text.includes('"nodetool"');
 }
 
+/**
+ * Load one pack. What it answers is held to the bounds of the catalog's answer rows
+ * (answer-bounds.ts), so no pack can make a summaries or diagnostics answer break its schema.
+ */
 export async function loadPack(input: PackInput, powers: PackPowers): Promise<PackLoad> {
+  const loaded = await loadUnbounded(input, powers);
+  return loaded.kind === 'pack' ? { kind: 'pack', pack: boundPack(loaded.pack) } : loaded;
+}
+
+async function loadUnbounded(input: PackInput, powers: PackPowers): Promise<PackLoad> {
   const rejected = (name: string, version: string, code: ErrorCode, reason: string, warnings: PackWarning[] = []): PackLoad => ({
     kind: 'pack',
     pack: { name, version, status: 'rejected', code, reason, warnings, modules: [], private: false, internalPaths: [] },

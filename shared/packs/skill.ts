@@ -9,8 +9,8 @@ import { formatIssues } from '../protocol/parse.ts';
 import type { PackWarning } from '../protocol/catalog.ts';
 
 export const SkillFrontmatterSchema = z.looseObject({
-  name: z.string().min(1).max(64).regex(/^[a-z0-9][a-z0-9._-]*$/, 'use lower-case letters, digits, ".", "_" or "-"'),
-  description: z.string().min(1).max(1024),
+  name: z.string().min(1).max(LIMITS.skillNameChars).regex(/^[a-z0-9][a-z0-9._-]*$/, 'use lower-case letters, digits, ".", "_" or "-"'),
+  description: z.string().min(1).max(LIMITS.skillDescriptionChars),
 });
 export type SkillFrontmatter = z.infer<typeof SkillFrontmatterSchema>;
 

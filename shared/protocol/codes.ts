@@ -50,6 +50,8 @@ export const ERROR_CODES = {
   'npm-forbidden-global': 'The npm package refers to a global the sandbox does not provide.',
   'npm-probe-failed': 'The npm package failed to initialize inside the sandbox.',
   'npm-too-large': 'The bundled npm module is larger than the 1 MB limit.',
+  'module-over-limit':
+    'The module goes past a limit the catalog holds every module to (at most 256 exported names, each at most 128 characters long); the pack author must fix it.',
 
   // --- SKILL.md (warnings only) ---------------------------------------------------------------
   'skill-missing': 'The pack has no SKILL.md; it works, but agents get no documentation for it.',

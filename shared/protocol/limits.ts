@@ -54,6 +54,26 @@ export const LIMITS = {
   modulesPerPack: 64,
   /** Internal helper files one pack may list. */
   internalPerPack: 256,
+
+  // --- what one catalog answer row may hold (shared/contract/schemas.ts; discovery holds packs to it) ---
+  /** Names one module's summary may list as its exports. */
+  exportsPerModule: 256,
+  /** One exported name (characters). */
+  exportNameChars: 128,
+  /** A module's or a pack's reason, and a warning's message (characters); longer texts are shown shortened. */
+  reasonChars: 2000,
+  /** Warnings one pack's diagnostics row may list; the rest are counted in the last one. */
+  warningsPerPack: 256,
+  /** The disclosure line as a whole (characters): specifier, kind, export names and description. */
+  disclosureLineChars: 480,
+  /** An import specifier (characters): a package name (214) and one module name segment, with room. */
+  specifierChars: 300,
+  /** A package version (characters), as npm's registry allows it. */
+  versionChars: 256,
+  /** SKILL.md frontmatter `name` (characters). */
+  skillNameChars: 64,
+  /** SKILL.md frontmatter `description` (characters). */
+  skillDescriptionChars: 1024,
 } as const;
 
 export type Limits = typeof LIMITS;
@@ -65,4 +85,16 @@ export function formatBytes(bytes: number): string {
   if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KB`;
   if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KB`;
   return `${bytes} bytes`;
+}
+
+/**
+ * `text` cut to at most `max` characters, ending in "..." when it was cut (never between the two
+ * halves of a surrogate pair), for a text an answer shows shortened rather than not at all.
+ */
+export function shortenText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = Math.max(0, max - 3);
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${text.slice(0, end)}...`;
 }
