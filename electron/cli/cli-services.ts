@@ -70,9 +70,14 @@ export function openCliServices(root: string, io: Pick<CliIo, 'err'>, options: C
     ...codeHandlers(runner, catalog.view),
     ...workflowHandlers(createWorkflowStore(root, WorkflowSchema)),
   };
-  // A bug in a handler is a bug in sandbox-packs: the command reports it as one (main.ts).
+  // A bug in a handler is a bug in sandbox-packs: the command reports it as one (main.ts). A list
+  // answered without the rows that broke the contract is one too, but the command still has its
+  // answer to print, so it is said on stderr and the command goes on.
   const bugs: unknown[] = [];
-  const dispatcher = createDispatcher(handlers, { onBug: (_method, error) => bugs.push(error) });
+  const dispatcher = createDispatcher(handlers, {
+    onBug: (_method, error) => bugs.push(error),
+    onRowsRepaired: (_method, violation) => io.err(`${violation.message}. This is a bug in sandbox-packs; please report it with the command you ran.`),
+  });
 
   return {
     root,

@@ -2,7 +2,9 @@
 // exactly as they arrived (unknown), parse both against the contract, call the handler, and parse
 // the handler's answer before it leaves. A malformed request is a tagged `invalid-request`, a
 // throwing handler or an answer that breaks the contract is a logged bug answered with `internal`
-// — never a crash and never a stack trace to the client.
+// — never a crash and never a stack trace to the client. A list answer is the exception: one row
+// that breaks the contract is stood in for or left out (answer-lists.ts), logged, and the rest of
+// the list answers, so one bad pack can never take a list away from every face.
 //
 // For the hot path of issue 17: a request is parsed with zod's compiled form of the contract's
 // schema (requestParser; the same results and issues), and `code.run`'s answer is not parsed again,
@@ -13,7 +15,9 @@
 import { z } from 'zod';
 import { fail, type Failure, type Result } from '../protocol/result.ts';
 import { formatIssues } from '../protocol/parse.ts';
+import { answerLists } from './answer-lists.ts';
 import { CONTRACT, isMethodName, responseSchemaOf, type MethodName, type ParsedRequestOf, type ValueOf } from './methods.ts';
+import { repairRows } from './row-repair.ts';
 
 /** Who is calling: lets a handler (or its logs) tell the faces apart. */
 export interface CallContext {
@@ -42,6 +46,11 @@ export interface Dispatcher {
 export interface DispatcherOptions {
   /** Where bugs go (a throwing handler, a response that breaks the contract). */
   readonly onBug?: (method: string, error: unknown) => void;
+  /**
+   * Where a list answer goes that broke the contract in some rows and was answered without them
+   * (answer-lists.ts): a bug as well, but one the caller got an answer despite. Defaults to onBug.
+   */
+  readonly onRowsRepaired?: (method: string, violation: ContractViolation) => void;
 }
 
 const MAX_METHOD_NAME = 64;
@@ -63,6 +72,7 @@ const ANSWERS_CHECKED_AT_SOURCE: ReadonlySet<MethodName> = new Set(['code.run'])
 
 export function createDispatcher(handlers: Handlers, options: DispatcherOptions = {}): Dispatcher {
   const onBug = options.onBug ?? (() => {});
+  const onRowsRepaired = options.onRowsRepaired ?? onBug;
   return {
     async handle(method, payload, context) {
       if (!isMethodName(method)) {
@@ -85,12 +95,22 @@ export function createDispatcher(handlers: Handlers, options: DispatcherOptions 
       return internal(method);
     }
     if (ANSWERS_CHECKED_AT_SOURCE.has(method)) return result;
-    const response = responseSchemaOf(method).safeParse(result);
-    if (!response.success) {
-      onBug(method, new ContractViolation(`${method} answered outside its contract: ${formatIssues(response.error.issues)}`));
-      return internal(method);
+    const schema = responseSchemaOf(method);
+    const response = schema.safeParse(result);
+    if (response.success) return response.data;
+    const violation = `${method} answered outside its contract: ${formatIssues(response.error.issues)}`;
+    // A list answer is total: the rows that break the contract are stood in for or left out, and the rest answers.
+    const lists = answerLists(method);
+    if (result.ok && lists.length > 0) {
+      const repaired = repairRows(result.value, lists);
+      const again = schema.safeParse({ ok: true, value: repaired.value });
+      if (again.success) {
+        onRowsRepaired(method, new ContractViolation(`${violation}. Answered without those rows: ${repaired.notes.join('; ')}`));
+        return again.data;
+      }
     }
-    return response.data;
+    onBug(method, new ContractViolation(violation));
+    return internal(method);
   }
 }
 

@@ -17,7 +17,15 @@ import {
   SettingsSchema,
   SkillDocSchema,
 } from './schemas.ts';
-import { InstalledPackSchema, OperationIdSchema, PackSpecSchema, ReviewedArtifactSchema, TrustPlanSchema, UpdateCheckSchema } from './pack-schemas.ts';
+import {
+  InstalledPackSchema,
+  OperationIdSchema,
+  PackSpecSchema,
+  ReviewedArtifactSchema,
+  TrustPlanSchema,
+  UPDATE_CHECKS_MAX,
+  UpdateCheckSchema,
+} from './pack-schemas.ts';
 import { PackSearchResultSchema } from './search-schemas.ts';
 import { CODE_METHODS } from './code-methods.ts';
 import { method } from './method.ts';
@@ -49,7 +57,7 @@ export const CONTRACT = {
   'packs.rebuild': method(ReviewedRequest, InstalledPackSchema, "Run a trusted pack's install scripts again."),
   'packs.updates': method(
     EmptyRequestSchema,
-    z.object({ registry: z.string().max(2048), packs: z.array(UpdateCheckSchema).max(1024) }),
+    z.object({ registry: z.string().max(2048), packs: z.array(UpdateCheckSchema).max(UPDATE_CHECKS_MAX) }),
     'Each installed pack against the latest version on the configured registry (read from its metadata; nothing is installed or run).',
   ),
 

@@ -73,6 +73,9 @@ export const TrustPlanSchema = z.object({
 /** The artifact the user reviewed: trust and rebuild refuse with pack-changed if another is installed now. */
 export const ReviewedArtifactSchema = z.object({ version: Text(256), integrity: Text(512) }).strict();
 
+/** The most installed packs one packs.updates answer checks. */
+export const UPDATE_CHECKS_MAX = 1024;
+
 /** One installed pack against the configured registry's latest version. */
 export const UpdateCheckSchema = z.object({
   name: PackageNameSchema,

@@ -54,9 +54,19 @@ export const PackStatusSchema = z.object({
 });
 export type PackStatusRow = z.infer<typeof PackStatusSchema>;
 
+/** One line of what reconcile did, and the most lines each of its lists holds. */
+export const ReconcileLineSchema = Text(LIMITS.reasonChars);
+export const RECONCILE_LINES_MAX = 256;
+
 /** What the installer's start-up reconcile of the data directory found and fixed. */
 export const ReconcileSummarySchema = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), fixed: z.array(Text(2000)).max(256), missing: z.array(Text(2000)).max(256) }).strict(),
+  z
+    .object({
+      ok: z.literal(true),
+      fixed: z.array(ReconcileLineSchema).max(RECONCILE_LINES_MAX),
+      missing: z.array(ReconcileLineSchema).max(RECONCILE_LINES_MAX),
+    })
+    .strict(),
   z.object({ ok: z.literal(false), code: ErrorCodeSchema, message: Text(2000) }).strict(),
 ]);
 export type ReconcileSummary = z.infer<typeof ReconcileSummarySchema>;

@@ -19,8 +19,11 @@ export const PackSearchHitSchema = SearchHitSchema.extend({
 });
 export type PackSearchHit = z.infer<typeof PackSearchHitSchema>;
 
+/** The most hits one search answers. */
+export const SEARCH_HITS_MAX = 10_000;
+
 export const PackSearchResultSchema = z.object({
-  hits: z.array(PackSearchHitSchema).max(10_000),
+  hits: z.array(PackSearchHitSchema).max(SEARCH_HITS_MAX),
   /** The registry that was searched. */
   registry: z.string().max(2048),
   /** Set when only the bundled index could be used (offline, or a registry without search). */
