@@ -34,4 +34,16 @@ describe('registry metadata helpers', () => {
     expect(removedSurface(before, after)).toEqual({ removedModules: ['@x/p/old'], removedExports: [{ specifier: '@x/p/math', names: ['mul'] }] });
     expect(manifestSurface('@x/p', { not: 'a manifest' }).specifiers.size).toBe(0);
   });
+
+  it('leaves out an entry whose name discovery would skip: it was never importable, and its specifier would not fit an answer', () => {
+    const surface = manifestSurface('@x/p', {
+      apiVersion: 1,
+      sandboxModules: [
+        { name: 'n'.repeat(256), kind: 'js', file: 'a.js' },
+        { name: '../up', kind: 'js', file: 'b.js' },
+        { name: 'ok', kind: 'js', file: 'c.js' },
+      ],
+    });
+    expect([...surface.specifiers]).toEqual(['@x/p/ok']);
+  });
 });

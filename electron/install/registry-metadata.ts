@@ -5,6 +5,7 @@
 // Updates tab sees a newer version on whatever registry the user configured.
 
 import { z } from 'zod';
+import { manifestSpecifier } from '../../shared/packs/specifier.ts';
 import { NodetoolManifestSchema, PackageVersionSchema } from '../../shared/protocol/manifest.ts';
 import { parseWith } from '../../shared/protocol/parse.ts';
 import { fail, type Result } from '../../shared/protocol/result.ts';
@@ -72,7 +73,9 @@ export function manifestSurface(packName: string, nodetool: unknown): ManifestSu
   const wasmExports = new Map<string, Set<string>>();
   if (!parsed.success) return { specifiers, wasmExports };
   for (const entry of parsed.data.sandboxModules ?? []) {
-    const specifier = entry.name === '.' ? packName : `${packName}/${entry.name}`;
+    // An entry whose name discovery would skip was never importable, so it cannot be removed by an update.
+    const specifier = manifestSpecifier(packName, entry.name);
+    if (specifier === undefined) continue;
     specifiers.add(specifier);
     if (entry.kind === 'wasm') wasmExports.set(specifier, new Set(entry.exports.map((e) => (typeof e === 'string' ? e : e.as))));
   }

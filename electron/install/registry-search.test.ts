@@ -14,12 +14,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PackSearchResultSchema } from '../../shared/contract/search-schemas.ts';
 import { scaffoldPack } from '../authoring/scaffold.ts';
 import { startRegistry, type TestRegistry } from '../testing/verdaccio.ts';
 import { createPackSearch, searchPacks } from './registry-search.ts';
 
 let registry: TestRegistry;
 let work: string;
+const LONG_NAMED = '@sp-fixture/a-pack-whose-module-name-is-too-long';
 
 async function publishPack(name: string, edit?: (pkg: Record<string, unknown>) => void): Promise<void> {
   const dir = path.join(work, name.replace(/[@/]/g, '_'));
@@ -43,6 +45,11 @@ beforeAll(async () => {
   // Not a pack: no sandbox-pack keyword.
   await publishPack('@sp-fixture/plain-lib', (pkg) => {
     pkg.keywords = ['util'];
+  });
+  // A second module whose name discovery would skip (256 characters): its specifier could not fit a hit.
+  await publishPack(LONG_NAMED, (pkg) => {
+    const nodetool = pkg.nodetool as { sandboxModules: { file?: string }[] };
+    nodetool.sandboxModules.push({ name: 'n'.repeat(256), kind: 'js', file: nodetool.sandboxModules[0]?.file } as { file?: string });
   });
   // A newer version of a pack the bundled index lists.
   await publishPack('@nodetool-ai/sandbox-zip', (pkg) => {
@@ -93,6 +100,15 @@ describe('search against a real Verdaccio', () => {
       description: expect.stringMatching(/^Zip and unzip byte arrays/) as unknown,
     });
     expect(byName.get('@nodetool-ai/sandbox-yaml')).toMatchObject({ version: '1.0.0', sources: ['index'] });
+  }, 30_000);
+
+  it('offers only the modules an install could import: a module name discovery would skip is left out of the hit', async () => {
+    const result = await searchPacks({ term: 'whose-module-name', registry: registry.url });
+    if (!result.ok) throw new Error(result.message);
+    expect(result.value.hits.map((h) => [h.name, h.sandboxModules, h.modules])).toEqual([
+      [LONG_NAMED, [LONG_NAMED], [`${LONG_NAMED} (js): Greetings and sums (replace with what your pack does)`]],
+    ]);
+    expect(PackSearchResultSchema.safeParse(result.value).success).toBe(true);
   }, 30_000);
 
   it('applies the term to registry hits like to the index', async () => {

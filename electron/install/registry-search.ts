@@ -7,6 +7,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { PackSearchHit, PackSearchResult } from '../../shared/contract/search-schemas.ts';
 import { disclosureLine } from '../../shared/packs/disclosure.ts';
+import { manifestSpecifier } from '../../shared/packs/specifier.ts';
 import { NodetoolManifestSchema, PackageNameSchema, PackageVersionSchema } from '../../shared/protocol/manifest.ts';
 import { RegistryIndexSchema, searchIndex, type RegistryIndex } from '../../shared/protocol/registry-index.ts';
 import { parseWith } from '../../shared/protocol/parse.ts';
@@ -123,10 +124,6 @@ async function searchOnce(registry: string, text: string): Promise<{ ok: true; o
   return { ok: true, objects: parsed.data.objects };
 }
 
-function specifierOf(pack: string, moduleName: string): string {
-  return moduleName === '.' ? pack : `${pack}/${moduleName}`;
-}
-
 /** The published manifest's modules, as specifiers and disclosure lines; undefined if unavailable. */
 async function publishedModules(registry: string, name: string, version: string): Promise<{ specifiers: string[]; lines: string[] } | undefined> {
   const got = await getJson(`${registry}${name.replace('/', '%2f')}/${encodeURIComponent(version)}`, MANIFEST_TIMEOUT_MS);
@@ -134,12 +131,16 @@ async function publishedModules(registry: string, name: string, version: string)
   if (!pkg.success || pkg.data.name !== name) return undefined;
   const manifest = NodetoolManifestSchema.safeParse(pkg.data.nodetool);
   if (!manifest.success) return undefined;
-  const entries = manifest.data.sandboxModules ?? [];
+  // An entry whose name discovery would skip has no specifier to offer (nor one a search hit could hold).
+  const entries = (manifest.data.sandboxModules ?? []).flatMap((e) => {
+    const specifier = manifestSpecifier(name, e.name);
+    return specifier === undefined ? [] : [{ ...e, specifier }];
+  });
   return {
-    specifiers: entries.map((e) => specifierOf(name, e.name)),
+    specifiers: entries.map((e) => e.specifier),
     lines: entries.map((e) =>
       disclosureLine({
-        specifier: specifierOf(name, e.name),
+        specifier: e.specifier,
         kind: e.kind,
         ...(e.kind === 'wasm' ? { exports: e.exports.map((x) => (typeof x === 'string' ? x : x.as)) } : {}),
         ...(e.description !== undefined ? { description: e.description } : {}),

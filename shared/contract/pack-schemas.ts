@@ -4,6 +4,7 @@
 
 import { z } from 'zod';
 import { INSTALL_MODES, PACK_INSTALL_STATUSES } from '../protocol/ledger.ts';
+import { LIMITS } from '../protocol/limits.ts';
 import { PackageNameSchema } from '../protocol/manifest.ts';
 
 const Text = (max: number) => z.string().max(max);
@@ -45,7 +46,7 @@ export const SearchHitSchema = z.object({
   name: PackageNameSchema,
   version: Text(256),
   description: Text(1000),
-  sandboxModules: z.array(Text(300)).max(64),
+  sandboxModules: z.array(Text(LIMITS.specifierChars)).max(LIMITS.modulesPerPack),
   recommended: z.boolean(),
 });
 export type SearchHit = z.infer<typeof SearchHitSchema>;

@@ -4,6 +4,7 @@
 // registry-supplied: faces show it through displayText, never as HTML.
 
 import { z } from 'zod';
+import { LIMITS } from '../protocol/limits.ts';
 import { SearchHitSchema } from './pack-schemas.ts';
 
 /** Where a hit came from: the index we ship, the registry's search, or both. */
@@ -13,7 +14,7 @@ export type SearchSource = (typeof SEARCH_SOURCES)[number];
 export const PackSearchHitSchema = SearchHitSchema.extend({
   sources: z.array(z.enum(SEARCH_SOURCES)).min(1).max(2),
   /** One line per module, derived from the registry's manifest under the disclosure-tier rules; absent when the registry did not give one. */
-  modules: z.array(z.string().max(600)).max(64).optional(),
+  modules: z.array(z.string().max(LIMITS.disclosureLineChars)).max(LIMITS.modulesPerPack).optional(),
   /** From the bundled index: why the pack's only module is known to be skipped (nothing to install it for). */
   knownSkipped: z.string().max(500).optional(),
 });

@@ -41,6 +41,15 @@ export function specifierFor(packName: string, name: string): string {
   return name === '.' ? packName : `${packName}/${name}`;
 }
 
+/**
+ * The specifier a manifest entry named `name` would be imported by, or undefined when discovery
+ * would skip the entry for its name (so a registry's manifest is described as an install would be).
+ */
+export function manifestSpecifier(packName: string, name: string): string | undefined {
+  const checked = validateModuleName(name);
+  return checked.ok ? specifierFor(packName, checked.value) : undefined;
+}
+
 /** Key used to detect duplicates: case-insensitive, because case-only twins confuse people and filesystems. */
 export function specifierKey(specifier: string): string {
   return specifier.toLowerCase();
