@@ -5,6 +5,8 @@
 // Discovery is total: the app, `discover`, `run` and `serve` all start from it, so one pack must
 // never stop it. A compiler port that throws skips that one module with the reason; anything else
 // that throws while one pack is examined rejects that pack with the reason; the others go on.
+// And no pack's rows can break an answer: loadPack holds every one to the bounds of the catalog's
+// answer schemas (shared/packs/answer-bounds.ts), so summaries and diagnostics always answer.
 
 import { realpath, stat } from 'node:fs/promises';
 import { formatBytes } from '../../shared/protocol/limits.ts';
