@@ -140,6 +140,13 @@ describe('catalog.diagnostics', () => {
     ]);
   });
 
+  it('answers `internal` for an answer that is not even an object', async () => {
+    const { call, bugs } = dispatcherWith({ 'catalog.diagnostics': async () => undefined, 'catalog.summaries': async () => ok(null) });
+    expect((await call('catalog.diagnostics')).ok).toBe(false);
+    expect((await call('catalog.summaries')).ok).toBe(false);
+    expect(bugs).toHaveLength(2);
+  });
+
   it('still answers `internal` when what breaks the contract is not a row', async () => {
     const { call, bugs, repaired } = dispatcherWith({ 'catalog.diagnostics': async () => ok({ packs: [pack('a')], reconcile: null }) });
     expect(await call('catalog.diagnostics')).toEqual({

@@ -101,8 +101,10 @@ export function createDispatcher(handlers: Handlers, options: DispatcherOptions 
     const violation = `${method} answered outside its contract: ${formatIssues(response.error.issues)}`;
     // A list answer is total: the rows that break the contract are stood in for or left out, and the rest answers.
     const lists = answerLists(method);
-    if (result.ok && lists.length > 0) {
-      const repaired = repairRows(result.value, lists);
+    // (A handler's answer is only typed, not checked: a buggy one may not even be an object.)
+    const value: unknown = typeof result === 'object' && result !== null && result.ok === true ? result.value : undefined;
+    if (value !== undefined && lists.length > 0) {
+      const repaired = repairRows(value, lists);
       const again = schema.safeParse({ ok: true, value: repaired.value });
       if (again.success) {
         onRowsRepaired(method, new ContractViolation(`${violation}. Answered without those rows: ${repaired.notes.join('; ')}`));
