@@ -3,7 +3,8 @@
 // its inputs, spread over the engine's heap) and then run B, which asks every guest primitive
 // that hands out fresh memory for its bytes (shared/sandbox/isolation-probe.ts). The worker gives
 // each run an engine instance of its own; 150 runs that each take 8 MB then show that discarded
-// instances are collected (the worker is never replaced and no run fails to get an engine).
+// instances are collected (the worker is never replaced and no run fails to get an engine). Each
+// run has a time origin of its own, as in the Node pool.
 
 import { expect, test } from '@playwright/test';
 import path from 'node:path';
@@ -79,6 +80,29 @@ test.describe('run isolation in the browser runner (Chromium)', () => {
     const expected = Object.fromEntries(entries.map(([name]) => [name, { secret: false, dirty: mayBeDirty(name) ? expect.any(Boolean) : false }]));
     expect(Object.fromEntries(entries)).toEqual(expected);
     // Both runs on the same worker: isolation came from fresh engines, not from a new worker.
+    expect(await kernelWorkersStarted()).toBe(before);
+  });
+
+  test('gives each run its own time origin: performance counts from the run, never from the sandbox', async () => {
+    const before = await kernelWorkersStarted();
+    const seen = await page.evaluate(async () => {
+      const api = (window as unknown as { sandboxParity: PageApi }).sandboxParity;
+      const out: { origin: number; now: number; date: number; wallMs: number }[] = [];
+      for (let i = 0; i < 3; i++) {
+        const result = await api.runCode('return [performance.timeOrigin, performance.now(), Date.now()];', {});
+        if (!result.ok) throw new Error(result.message);
+        const [origin, now, date] = result.value as [number, number, number];
+        out.push({ origin, now, date, wallMs: result.receipt.wallMs });
+        await new Promise((done) => setTimeout(done, 20));
+      }
+      return out;
+    });
+    for (const run of seen) {
+      expect(run.now).toBeGreaterThanOrEqual(0);
+      expect(run.now).toBeLessThanOrEqual(run.wallMs);
+      expect(Math.abs(run.date - run.now - run.origin)).toBeLessThanOrEqual(run.wallMs + 2);
+    }
+    expect(new Set(seen.map((run) => run.origin)).size).toBe(3);
     expect(await kernelWorkersStarted()).toBe(before);
   });
 

@@ -34,6 +34,13 @@ export const HOST_CALL_GLOBAL = '__sandboxHostCall';
 export const HOST_LOG_GLOBAL = '__sandboxHostLog';
 export const HOST_LIBRARY_GLOBAL = '__sandboxHostLibrary';
 /**
+ * The run's clock: `(0)` → milliseconds since the run started (its own clock, which leaves out any
+ * time the host held it), `(1)` → when it started (epoch ms). The guest's `performance` reads it,
+ * so every run has a time origin of its own: the engine's own one is its context's creation,
+ * which a restored image keeps — a run could read the sandbox's age and link itself to earlier runs.
+ */
+export const HOST_CLOCK_GLOBAL = '__sandboxHostClock';
+/**
  * The WASM fast path: `(moduleId, exportName, ...numbers)` → a call id. The host answers later
  * through the core's `deliver(id, answer)`: a number, `undefined` (a void export) or a tagged
  * result as JSON text (a failure, or a scripted non-scalar answer). Scalar calls are the hot
@@ -50,8 +57,8 @@ export const LIBRARY_SCRIPT_NAME = 'sandbox:bridge';
 const CORE = String.raw`(function (G) {
 "use strict";
 const O = Object, defineProperty = O.defineProperty, freeze = O.freeze, getProto = O.getPrototypeOf, gopd = O.getOwnPropertyDescriptor, E = Error;
-const host = G[__HOST_CALL__], hostLog = G[__HOST_LOG__], hostLibrary = G[__HOST_LIBRARY__], hostWasm = G[__HOST_WASM__];
-delete G[__HOST_CALL__]; delete G[__HOST_LOG__]; delete G[__HOST_LIBRARY__]; delete G[__HOST_WASM__];
+const host = G[__HOST_CALL__], hostLog = G[__HOST_LOG__], hostLibrary = G[__HOST_LIBRARY__], hostWasm = G[__HOST_WASM__], hostClock = G[__HOST_CLOCK__];
+delete G[__HOST_CALL__]; delete G[__HOST_LOG__]; delete G[__HOST_LIBRARY__]; delete G[__HOST_WASM__]; delete G[__HOST_CLOCK__];
 const prepare = gopd(E, "prepareStackTrace"), limit = gopd(E, "stackTraceLimit"), TA = getProto(Uint8Array.prototype), SP = String.prototype, PP = Promise.prototype;
 // What touches host answers or the node's arguments after packs have run (the library is compiled
 // then) uses only what is captured here: a pack may patch any prototype or global, and a patched
@@ -116,6 +123,9 @@ const show = (v) => {
 };
 const logger = (level) => (...args) => { let t = ""; for (let i = 0; i < args.length; i++) t += (i ? " " : "") + show(args[i]); hostLog(level, t); };
 constant("console", { log: logger("log"), info: logger("info"), warn: logger("warn"), error: logger("error"), debug: logger("debug") });
+// The run's own time origin (see HOST_CLOCK_GLOBAL): the engine's performance is the context's.
+delete G.performance;
+constant("performance", { now() { return hostClock(0); }, get timeOrigin() { return hostClock(1); } });
 // The library hands back its own guarded promise and never throws: an async wrapper here would
 // resolve a promise with that promise, and that looks up "then".
 const via = (name) => (a, b) => L()[name](a, b);
@@ -359,6 +369,7 @@ function fill(source: string, withWasm: boolean): string {
     .replace('__WASM_PART__', () => (withWasm ? WASM_PART : 'const deliver = undefined;'))
     .replaceAll('__HOST_CALL__', JSON.stringify(HOST_CALL_GLOBAL))
     .replaceAll('__HOST_LOG__', JSON.stringify(HOST_LOG_GLOBAL))
+    .replaceAll('__HOST_CLOCK__', JSON.stringify(HOST_CLOCK_GLOBAL))
     .replaceAll('__HOST_LIBRARY__', JSON.stringify(HOST_LIBRARY_GLOBAL))
     .replaceAll('__HOST_WASM__', JSON.stringify(HOST_WASM_GLOBAL))
     .replaceAll('__WASM_MAX_PARAMS__', String(LIMITS.wasmMaxParams))

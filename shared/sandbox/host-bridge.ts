@@ -8,7 +8,15 @@ import { Lifetime, type QuickJSContext, type QuickJSHandle, type Scope } from 'q
 import type { HostCallResult, KernelRunRequest, RunLog } from '../protocol/run.ts';
 import { bytesReplacer, reviveNumber } from './base64.ts';
 import { ENTRY_MODULE_NAME } from './entry-transform.ts';
-import { HOST_CALL_GLOBAL, HOST_LIBRARY_GLOBAL, HOST_LOG_GLOBAL, HOST_WASM_GLOBAL, LIBRARY_SCRIPT_NAME, guestLibrarySource } from './guest-prelude.ts';
+import {
+  HOST_CALL_GLOBAL,
+  HOST_CLOCK_GLOBAL,
+  HOST_LIBRARY_GLOBAL,
+  HOST_LOG_GLOBAL,
+  HOST_WASM_GLOBAL,
+  LIBRARY_SCRIPT_NAME,
+  guestLibrarySource,
+} from './guest-prelude.ts';
 import type { LoaderGraph } from './loader-policy.ts';
 import type { RunState } from './run-state.ts';
 
@@ -33,6 +41,8 @@ export interface BridgeRun {
   readonly graph: LoaderGraph;
   readonly state: RunState;
   readonly hostCall: HostCall;
+  /** The run's clock (KernelPowers.now): the guest's performance.now() counts from its reading at bind. */
+  readonly now: () => number;
 }
 
 export interface HostBridge {
@@ -120,6 +130,15 @@ export function installHostBridge(ctx: QuickJSContext, withWasm: boolean): HostB
     ctx.setProp(ctx.global, name, handle);
     handle.dispose();
   };
+
+  // The guest's performance (see HOST_CLOCK_GLOBAL): the bound run's clock, from the run's start.
+  let startedAt = 0;
+  let timeOrigin = 0;
+  define(HOST_CLOCK_GLOBAL, (whichHandle) => {
+    if (!run) return ctx.newNumber(0);
+    const origin = whichHandle !== undefined && ctx.typeof(whichHandle) === 'number' && ctx.getNumber(whichHandle) === 1;
+    return ctx.newNumber(origin ? timeOrigin : run.now() - startedAt);
+  });
 
   define(HOST_LOG_GLOBAL, (levelHandle, textHandle) => {
     const level = levelHandle && ctx.typeof(levelHandle) === 'string' ? ctx.getString(levelHandle) : 'log';
@@ -289,6 +308,8 @@ export function installHostBridge(ctx: QuickJSContext, withWasm: boolean): HostB
       if (run) throw new Error('a prepared sandbox serves one run at a time');
       run = bound;
       nextWasmCall = 1;
+      startedAt = bound.now();
+      timeOrigin = Date.now();
       // Whatever is still unanswered when the run ends goes with the run's scope, before the context.
       runScope.manage(
         new Lifetime(bound.state.deferreds, undefined, (deferreds) => {

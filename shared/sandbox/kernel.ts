@@ -391,7 +391,7 @@ function evaluate<O extends Outcome | Promise<Outcome>>(
   const { ctx, runtime, serialize, parse } = sandbox;
   const graph: LoaderGraph = { entries: request.entries, modules: request.modules };
   const withWasm = runNeedsWasm(request);
-  sandbox.bridge.bind({ request, graph, state, hostCall: powers.hostCall }, scope);
+  sandbox.bridge.bind({ request, graph, state, hostCall: powers.hostCall, now: powers.now }, scope);
   if (withWasm) {
     // The bridge module takes the prelude's one-shot WASM binding now, before any pack module
     // evaluates; facades import this instance (the engine keeps evaluated modules by name).
