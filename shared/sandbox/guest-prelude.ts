@@ -90,6 +90,7 @@ defineProperty(E, "stackTraceLimit", { get: function () { return I.apply(I.getLi
 const FP = getProto(function () {}), AF = getProto(async function () {}), GF = getProto(function* () {}), AGF = getProto(async function* () {});
 const nativeToString = FP.toString, fileName = gopd(FP, "fileName").get;
 const hidden = { toString() {
+  if (this === bind) return bindText;
   if (typeof this !== "function" || I.apply(fileName, this, []) === undefined) return I.apply(nativeToString, this, []);
   const own = gopd(this, "name"), name = own !== undefined && typeof own.value === "string" ? own.value : "", p = gopd(this, "prototype"), kind = getProto(this);
   if (p !== undefined && p.writable === false) return "class " + name + " { [sandbox: source hidden] }";
@@ -128,13 +129,40 @@ delete G.performance;
 constant("performance", { now() { return hostClock(0); }, get timeOrigin() { return hostClock(1); } });
 // The library hands back its own guarded promise and never throws: an async wrapper here would
 // resolve a promise with that promise, and that looks up "then".
-const via = (name) => (a, b) => L()[name](a, b);
-const ws = (op) => (p, d) => L().workspace(op, p, d);
+// A denial names the code that called the capability from the engine's frames (the library's
+// caller). Frames the engine never shows — a bound function, a getter or proxy the engine calls on
+// the node's behalf — would let a pack that planted getSecret.bind(…) as Array.prototype.at make
+// the node's own .at() read as the node's call. So a capability called with a \`this\` it does not
+// take (a getter's, a method's) or through a bound function counts as called by code the sandbox
+// cannot tell, and bind is ours to see that (for any other function it is the engine's own).
+let indirect = false;
+const caps = [];
+const isCap = (f) => { for (let i = 0; i < caps.length; i++) if (caps[i] === f) return true; return false; };
+const entry = (name, direct, f) => {
+  const fn = { [name](a, b) { const was = indirect; indirect = was || !direct(this); try { return f(a, b); } finally { indirect = was; } } }[name];
+  caps.push(fn);
+  return fn;
+};
+const nativeBind = FP.bind, bindText = I.apply(nativeToString, nativeBind, []);
+const bind = { bind() {
+  const inner = I.apply(nativeBind, this, arguments);
+  if (!isCap(this)) return inner;
+  const bound = { bound() { const was = indirect; indirect = true; try { return I.apply(inner, this, arguments); } finally { indirect = was; } } }.bound;
+  defineProperty(bound, "name", { value: gopd(inner, "name").value });
+  return bound;
+} }.bind;
+defineProperty(bind, "length", { value: 1 });
+defineProperty(FP, "bind", { value: bind, writable: true, enumerable: false, configurable: true });
+const plain = (self) => self === undefined;
+const via = (name) => entry(name, plain, (a, b) => L()[name](a, b));
+let W;
+const ws = (op) => entry(op, (self) => self === W || self === undefined, (p, d) => L().workspace(op, p, d));
 constant("fetch", via("fetch"));
 constant("getSecret", via("getSecret"));
-constant("workspace", { readText: ws("readText"), readBytes: ws("readBytes"), writeText: ws("writeText"), writeBytes: ws("writeBytes"), list: ws("list") });
+W = { readText: ws("readText"), readBytes: ws("readBytes"), writeText: ws("writeText"), writeBytes: ws("writeBytes"), list: ws("list") };
+constant("workspace", W);
 __WASM_PART__
-return freeze({ serialize: (v) => I.JSONstringify(v === undefined ? null : v, toJson), parse: (t) => I.JSONparse(t, fromJson), deliver, caller: () => L().caller() });
+return freeze({ serialize: (v) => I.JSONstringify(v === undefined ? null : v, toJson), parse: (t) => I.JSONparse(t, fromJson), deliver, caller: () => (indirect ? "" : L().caller()) });
 })(globalThis)`;
 
 /** The WASM bridge, in the core of runs that have WASM modules only (compiling it costs every run). */
@@ -300,8 +328,10 @@ function settle(r, ok, no) {
   if (own(r, "ok") === true) ok(inert(own(r, "value"))); else no(failure(r));
 }
 // The file of the innermost frame that is not ours (not the prelude, not this library, not a
-// built-in), or "" when none is within 64 frames: the kernel calls this from inside a host call
-// to name a denied capability's caller. File names belong to the bytecode (module ids are the
+// built-in), or "" when none is within 64 frames or when that frame did not call the capability
+// itself but a built-in that did (Reflect.apply, Function.prototype.call, Array.prototype.map…: a
+// pack can plant such a chain for the node's code to run): the kernel calls this from inside a
+// host call to name a denied capability's caller. File names belong to the bytecode (module ids are the
 // kernel's), unlike stack text, whose function names the guest writes. The hook is set only while
 // our own Error is built, and nothing in that window runs guest code: the limit is a number, the
 // engine reads only own data "name" properties, and the sites are never handed out.
@@ -310,7 +340,9 @@ function caller() {
   const record = (_error, sites) => {
     for (let i = 0; i < sites.length; i++) {
       const site = sites[i], f = I.apply(I.getProto(site).getFileName, site, []);
-      if (typeof f === "string" && f !== __PRELUDE_NAME__ && f !== __LIBRARY_NAME__) { file = f; break; }
+      if (typeof f !== "string" || f === __PRELUDE_NAME__ || f === __LIBRARY_NAME__) continue;
+      if (i > 0 && typeof I.apply(I.getProto(sites[i - 1]).getFileName, sites[i - 1], []) === "string") file = f;
+      break;
     }
     return "";
   };

@@ -58,18 +58,49 @@ describe("capability denials name their caller from the engine's frames", () => 
   const denial = (from: string, reason: string) => [{ kind: 'capability', request: 'getSecret("K")', from, code: 'capability-denied', reason }];
   const byPack = 'getSecret("K") called by @h/sneaky was denied: this node was not granted that secret.';
 
-  for (const name of ['forged-prepare', 'zero-stack-limit', 'forged-function-name', 'after-await', 'through-a-built-in']) {
+  for (const name of ['forged-prepare', 'zero-stack-limit', 'forged-function-name', 'after-await']) {
     it(`${name}: the receipt names the pack`, async () => {
       const result = await runCase(fixtureCase(`receipt-attribution-${name}`));
       expect(result.receipt.denied).toEqual(denial('@h/sneaky', byPack));
     });
   }
 
-  it("a call with no caller frame is recorded as unknown, never as the node's code", async () => {
-    const result = await runCase(fixtureCase('receipt-attribution-unknown'));
-    expect(result.receipt.denied).toEqual(
-      denial(UNKNOWN_CALLER, 'getSecret("K") was denied (the sandbox could not tell which code called it): this node was not granted that secret.'),
-    );
+  const unknown = (secret: string) => [
+    {
+      kind: 'capability',
+      request: `getSecret(${JSON.stringify(secret)})`,
+      from: UNKNOWN_CALLER,
+      code: 'capability-denied',
+      reason: `getSecret(${JSON.stringify(secret)}) was denied (the sandbox could not tell which code called it): this node was not granted that secret.`,
+    },
+  ];
+
+  it("a call with no caller frame, or made by a built-in, is recorded as unknown, never as the node's code", async () => {
+    expect((await runCase(fixtureCase('receipt-attribution-unknown'))).receipt.denied).toEqual(unknown('K'));
+    expect((await runCase(fixtureCase('receipt-attribution-through-a-built-in'))).receipt.denied).toEqual(unknown('K'));
+  });
+
+  // A pack plants a capability where the node's own code calls it: the engine shows no frame of
+  // the pack's, so the receipt must not blame the node's code (issue 26 item 7).
+  for (const [how, secret] of [
+    ['bound-at', 'K'],
+    ['bound-null-at', 'K'],
+    ['bind-call-at', 'K'],
+    ['call-chain-at', 'K'],
+    ['method', '0'],
+    ['proxy-at', '0'],
+    ['getter', 'undefined'],
+  ] as const) {
+    it(`planted ${how}: the node's own call reaching it is recorded as unknown`, async () => {
+      expect((await runCase(fixtureCase(`receipt-attribution-planted-${how}`))).receipt.denied).toEqual(unknown(secret));
+    });
+  }
+
+  it("planted as Promise.prototype.constructor's getter: every read the node's await makes is recorded as unknown", async () => {
+    const result = await runCase(fixtureCase('receipt-attribution-planted-constructor-getter'));
+    expect(result).toMatchObject({ ok: true, value: 7 });
+    expect(result.receipt.denied.length).toBeGreaterThan(0);
+    expect(new Set(result.receipt.denied.map((d) => d.from))).toEqual(new Set([UNKNOWN_CALLER]));
   });
 
   it("the node's own call names the node's code", async () => {
@@ -77,6 +108,22 @@ describe("capability denials name their caller from the engine's frames", () => 
     expect(result.receipt.denied).toEqual(
       denial("the node's code", 'getSecret("K") called by the node\'s code was denied: this node was not granted that secret.'),
     );
+    const method = await runCase(fixtureCase('receipt-attribution-node-method-call'));
+    expect(method.receipt.denied.map((d) => d.from)).toEqual(["the node's code"]);
+  });
+
+  it('bind stays the engine\'s for every other function: same value, name, length and "native code" text', async () => {
+    const result = await runCase({
+      name: 'bind-shape',
+      why: 'bind is replaced only to see capabilities bound',
+      code: 'function add(a, b) { return a + b; }\nconst b = add.bind(null, 2);\nreturn [b(3), b.name, b.length, "prototype" in b, Function.prototype.bind.name, Function.prototype.bind.length, String(Function.prototype.bind), Function.prototype.toString.call(Function.prototype.bind), "prototype" in Function.prototype.bind];',
+      timeoutMs: 5000,
+      expect: { ok: true, value: null },
+    });
+    expect(result).toMatchObject({
+      ok: true,
+      value: [5, 'bound add', 1, false, 'bind', 1, 'function bind() {\n    [native code]\n}', 'function bind() {\n    [native code]\n}', false],
+    });
   });
 });
 
