@@ -1,5 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import { compareVersions, manifestSurface, packumentUrl, removedSurface } from './registry-metadata.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHostileServer, type HostileServer } from '../testing/hostile-http.ts';
+import { compareVersions, fetchPackument, manifestSurface, packumentUrl, PACKUMENT_MAX_BYTES, removedSurface } from './registry-metadata.ts';
+
+const MB = 1024 * 1024;
+/** What loopback socket buffers may hold beyond what the client read. */
+const BUFFER_SLACK = 48 * MB;
 
 describe('registry metadata helpers', () => {
   it('encodes a scoped name the way npm asks for it', () => {
@@ -45,5 +50,53 @@ describe('registry metadata helpers', () => {
       ],
     });
     expect([...surface.specifiers]).toEqual(['@x/p/ok']);
+  });
+});
+
+// Against a real HTTP server on 127.0.0.1 playing the registry; that a read stopped early is
+// proven from the server's side (the socket closed before its answer finished), not by timing.
+describe('fetchPackument reads within a byte cap and a deadline', () => {
+  let server: HostileServer;
+  beforeAll(async () => {
+    server = await startHostileServer({
+      '/@sp-fixture%2fok': { kind: 'json', body: { 'dist-tags': { latest: '1.0.0' }, versions: { '1.0.0': { version: '1.0.0' } } } },
+      '/@sp-fixture%2fhuge': { kind: 'flood', totalBytes: 120 * MB, declareLength: false },
+      '/@sp-fixture%2fslow': { kind: 'trickle', everyMs: 20 },
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('reads a packument within the cap; a missing one is not-found', async () => {
+    expect(await fetchPackument(server.url, '@sp-fixture/ok')).toMatchObject({ ok: true, value: { 'dist-tags': { latest: '1.0.0' } } });
+    expect(await fetchPackument(server.url, '@sp-fixture/none')).toEqual({
+      ok: false,
+      code: 'not-found',
+      message: `@sp-fixture/none does not exist on the registry ${server.url}.`,
+    });
+  });
+
+  it('a 120 MB packument is cut at the cap with a sentence', async () => {
+    expect(await fetchPackument(server.url, '@sp-fixture/huge')).toEqual({
+      ok: false,
+      code: 'invalid-data',
+      message: `The registry ${server.url} answered for @sp-fixture/huge with more than the 16 MB a package's metadata may be; it was not read.`,
+    });
+    const [served] = server.servedAt('/@sp-fixture%2fhuge');
+    await served!.closed;
+    expect(served!.finished).toBe(false);
+    expect(served!.sent).toBeLessThan(PACKUMENT_MAX_BYTES + BUFFER_SLACK);
+  });
+
+  it('a packument that trickles is cut at the deadline', async () => {
+    expect(await fetchPackument(server.url, '@sp-fixture/slow', 400)).toEqual({
+      ok: false,
+      code: 'registry-unreachable',
+      message: `The registry ${server.url} could not be reached for @sp-fixture/slow: no complete answer within 0.4 s.`,
+    });
+    const [served] = server.servedAt('/@sp-fixture%2fslow');
+    await served!.closed;
+    expect(served!.finished).toBe(false);
   });
 });

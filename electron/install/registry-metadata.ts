@@ -1,14 +1,17 @@
 // What the configured registry says about an installed pack, read from its packument (the
 // registry's JSON metadata: dist-tags, versions with their package.json, publish times) with one
-// HTTP GET. Nothing is installed and nothing runs, so the scripts-off rule holds trivially. The
-// bundled index only knows our own packs at the versions it was written for; this is how the
-// Updates tab sees a newer version on whatever registry the user configured.
+// HTTP GET, read within a byte cap and a deadline. Nothing is installed and nothing runs, so the
+// scripts-off rule holds trivially. The bundled index only knows our own packs at the versions it
+// was written for; this is how the Updates tab sees a newer version on whatever registry the user
+// configured.
 
 import { z } from 'zod';
 import { manifestSpecifier } from '../../shared/packs/specifier.ts';
 import { NodetoolManifestSchema, PackageVersionSchema } from '../../shared/protocol/manifest.ts';
+import { formatBytes } from '../../shared/protocol/limits.ts';
 import { parseWith } from '../../shared/protocol/parse.ts';
 import { fail, type Result } from '../../shared/protocol/result.ts';
+import { bodyText, failurePhrase, fetchCapped } from './registry-fetch.ts';
 
 const PackumentSchema = z.looseObject({
   'dist-tags': z.record(z.string(), PackageVersionSchema),
@@ -22,19 +25,31 @@ export function packumentUrl(registry: string, name: string): string {
   return `${registry.replace(/\/?$/, '/')}${name.replace('/', '%2f')}`;
 }
 
-export async function fetchPackument(registry: string, name: string, timeoutMs = 15_000): Promise<Result<Packument>> {
+/**
+ * A packument holds every version's package.json; a pack with a few hundred versions is well
+ * under 1 MB. The cap bounds what a registry can make us buffer and parse (read as a stream,
+ * registry-fetch.ts).
+ */
+export const PACKUMENT_MAX_BYTES = 16 * 1024 * 1024;
+
+export async function fetchPackument(registry: string, name: string, timeoutMs = 15_000, maxBytes = PACKUMENT_MAX_BYTES): Promise<Result<Packument>> {
   const url = packumentUrl(registry, name);
-  let response: Response;
-  try {
-    response = await fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) });
-  } catch (error) {
-    return fail('registry-unreachable', `The registry ${registry} could not be reached for ${name}: ${(error as Error).message}`);
+  // Redirects are followed as fetch always did here (a registry may sit behind a redirecting proxy).
+  const got = await fetchCapped(url, { maxBytes, timeoutMs, headers: { accept: 'application/json' }, redirect: 'follow' });
+  if (!got.ok) {
+    if (got.kind === 'status' && got.status === 404) return fail('not-found', `${name} does not exist on the registry ${registry}.`);
+    if (got.kind === 'status') return fail('registry-unreachable', `The registry ${registry} answered HTTP ${got.status} for ${name}.`);
+    if (got.kind === 'too-large') {
+      return fail(
+        'invalid-data',
+        `The registry ${registry} answered for ${name} with more than the ${formatBytes(got.maxBytes)} a package's metadata may be; it was not read.`,
+      );
+    }
+    return fail('registry-unreachable', `The registry ${registry} could not be reached for ${name}: ${failurePhrase(got)}.`);
   }
-  if (response.status === 404) return fail('not-found', `${name} does not exist on the registry ${registry}.`);
-  if (!response.ok) return fail('registry-unreachable', `The registry ${registry} answered HTTP ${response.status} for ${name}.`);
   let json: unknown;
   try {
-    json = await response.json();
+    json = JSON.parse(bodyText(got.bytes));
   } catch {
     return fail('invalid-data', `The registry ${registry} answered for ${name} with something that is not JSON.`);
   }

@@ -1,6 +1,7 @@
 // Finding packs: the registry index `search` reads — the bundled default (registry/index.json,
 // listing our own packs) or one given as a file path or an https URL — and the configured
-// registry's npm search, merged (below). Whatever the source, JSON is parsed from `unknown`.
+// registry's npm search, merged (below). Whatever the source, JSON is parsed from `unknown`, and
+// every answer from a server is read within a byte cap and a deadline (registry-fetch.ts).
 
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -10,11 +11,16 @@ import { disclosureLine } from '../../shared/packs/disclosure.ts';
 import { manifestSpecifier } from '../../shared/packs/specifier.ts';
 import { NodetoolManifestSchema, PackageNameSchema, PackageVersionSchema } from '../../shared/protocol/manifest.ts';
 import { RegistryIndexSchema, searchIndex, type RegistryIndex } from '../../shared/protocol/registry-index.ts';
+import { formatBytes } from '../../shared/protocol/limits.ts';
 import { parseWith } from '../../shared/protocol/parse.ts';
 import { fail, ok, type Result } from '../../shared/protocol/result.ts';
 import { assetPath } from '../platform/assets.ts';
+import { bodyText, failurePhrase, fetchCapped, type CappedFailure } from './registry-fetch.ts';
 
 export const BUNDLED_INDEX = assetPath('registry-index');
+/** A remote index lists packs, not their code: ours is 3 KB. */
+const INDEX_MAX_BYTES = 5 * 1024 * 1024;
+const INDEX_TIMEOUT_MS = 15_000;
 
 export async function loadRegistryIndex(source: string = BUNDLED_INDEX, cwd: string = process.cwd()): Promise<Result<RegistryIndex>> {
   let text: string;
@@ -22,13 +28,18 @@ export async function loadRegistryIndex(source: string = BUNDLED_INDEX, cwd: str
     if (!/^https:\/\//i.test(source) && !/^http:\/\/(?:127\.0\.0\.1|localhost)[:/]/i.test(source)) {
       return fail('usage', 'A registry index URL must use https.');
     }
-    try {
-      const response = await fetch(source);
-      if (!response.ok) return fail('registry-unreachable', `The registry index ${source} answered HTTP ${response.status}.`);
-      text = await response.text();
-    } catch (error) {
-      return fail('registry-unreachable', `The registry index ${source} could not be fetched: ${(error as Error).message}`);
+    const got = await fetchCapped(source, { maxBytes: INDEX_MAX_BYTES, timeoutMs: INDEX_TIMEOUT_MS, redirect: 'follow' });
+    if (!got.ok) {
+      if (got.kind === 'status') return fail('registry-unreachable', `The registry index ${source} answered HTTP ${got.status}.`);
+      if (got.kind === 'too-large') {
+        return fail(
+          'invalid-data',
+          `The registry index ${source} is larger than the ${formatBytes(got.maxBytes)} an index may be; check the URL, or use the bundled index.`,
+        );
+      }
+      return fail('registry-unreachable', `The registry index ${source} could not be fetched (${failurePhrase(got)}); check the URL and your connection.`);
     }
+    text = bodyText(got.bytes);
   } else {
     const file = path.resolve(cwd, source);
     try {
@@ -59,11 +70,25 @@ export async function loadRegistryIndex(source: string = BUNDLED_INDEX, cwd: str
 
 /** The keyword that marks a published pack. */
 export const PACK_KEYWORD = 'sandbox-pack';
-const SEARCH_TIMEOUT_MS = 5_000;
-const MANIFEST_TIMEOUT_MS = 3_000;
 /** Published manifests fetched per search (for module summaries). */
 const MANIFESTS_PER_SEARCH = 25;
-const MAX_RESPONSE_CHARS = 5 * 1024 * 1024;
+
+/** Bounds on what one registry search may cost; tests shorten them. */
+export interface RegistrySearchLimits {
+  readonly searchTimeoutMs: number;
+  /** A search answer: 250 objects of a few KB each fit many times over. */
+  readonly searchMaxBytes: number;
+  readonly manifestTimeoutMs: number;
+  /** One published version's manifest: the package.json (capped at 1 MB on disk too) plus the registry's fields. */
+  readonly manifestMaxBytes: number;
+}
+
+export const DEFAULT_SEARCH_LIMITS: RegistrySearchLimits = {
+  searchTimeoutMs: 5_000,
+  searchMaxBytes: 5 * 1024 * 1024,
+  manifestTimeoutMs: 3_000,
+  manifestMaxBytes: 1024 * 1024,
+};
 
 const SearchResponseSchema = z.looseObject({ objects: z.array(z.unknown()).max(1000) });
 const SearchObjectSchema = z.looseObject({
@@ -84,39 +109,44 @@ export interface RegistryHit {
   readonly keywords: readonly string[];
   readonly sandboxModules: readonly string[];
   readonly modules?: readonly string[];
+  /** Why the published manifest gave no module summaries (it was fetched and failed). */
+  readonly modulesMissing?: string;
 }
 
 type RegistryAnswer = { readonly ok: true; readonly hits: RegistryHit[] } | { readonly ok: false; readonly note: string };
 
-async function getJson(url: string, timeoutMs: number): Promise<{ status: number; json?: unknown; error?: string }> {
+type JsonAnswer = { readonly ok: true; readonly json: unknown } | CappedFailure | { readonly ok: false; readonly kind: 'not-json' };
+
+async function getJson(url: string, maxBytes: number, timeoutMs: number): Promise<JsonAnswer> {
+  const got = await fetchCapped(url, { maxBytes, timeoutMs, headers: { accept: 'application/json' } });
+  if (!got.ok) return got;
   try {
-    const response = await fetch(url, { headers: { accept: 'application/json' }, redirect: 'error', signal: AbortSignal.timeout(timeoutMs) });
-    if (!response.ok) {
-      await response.body?.cancel();
-      return { status: response.status };
-    }
-    const text = await response.text();
-    if (text.length > MAX_RESPONSE_CHARS) return { status: response.status, error: 'the answer is too large' };
-    return { status: response.status, json: JSON.parse(text) as unknown };
-  } catch (error) {
-    const e = error as Error & { cause?: { code?: string } };
-    return { status: 0, error: e.name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : (e.cause?.code ?? e.message) };
+    return { ok: true, json: JSON.parse(bodyText(got.bytes)) as unknown };
+  } catch {
+    return { ok: false, kind: 'not-json' };
   }
 }
 
-/** One search request; undefined objects when the registry answered but not with a search result. */
-async function searchOnce(registry: string, text: string): Promise<{ ok: true; objects: unknown[] } | { ok: false; note: string }> {
+/** One search request; a note instead of objects when the registry did not answer with a search result. */
+async function searchOnce(
+  registry: string,
+  text: string,
+  limits: RegistrySearchLimits,
+): Promise<{ ok: true; objects: unknown[] } | { ok: false; note: string }> {
   const url = `${registry}-/v1/search?text=${encodeURIComponent(text)}&size=250`;
-  const got = await getJson(url, SEARCH_TIMEOUT_MS);
-  if (got.status === 0)
-    return { ok: false, note: `The registry ${registry} could not be searched (${got.error ?? 'no answer'}); showing the bundled index only.` };
-  if (got.json === undefined) {
-    return {
-      ok: false,
-      note: got.error
-        ? `The registry ${registry} answered the search badly (${got.error}); showing the bundled index only.`
-        : `The registry ${registry} has no search endpoint (HTTP ${got.status}); showing the bundled index only.`,
-    };
+  const got = await getJson(url, limits.searchMaxBytes, limits.searchTimeoutMs);
+  if (!got.ok) {
+    switch (got.kind) {
+      case 'unreachable':
+      case 'timeout':
+        return { ok: false, note: `The registry ${registry} could not be searched (${failurePhrase(got)}); showing the bundled index only.` };
+      case 'status':
+        return { ok: false, note: `The registry ${registry} has no search endpoint (HTTP ${got.status}); showing the bundled index only.` };
+      case 'too-large':
+        return { ok: false, note: `The registry ${registry} answered the search badly (${failurePhrase(got)}); showing the bundled index only.` };
+      case 'not-json':
+        return { ok: false, note: `The registry ${registry} answered the search badly (the answer is not JSON); showing the bundled index only.` };
+    }
   }
   const parsed = SearchResponseSchema.safeParse(got.json);
   if (!parsed.success)
@@ -124,13 +154,17 @@ async function searchOnce(registry: string, text: string): Promise<{ ok: true; o
   return { ok: true, objects: parsed.data.objects };
 }
 
-/** The published manifest's modules, as specifiers and disclosure lines; undefined if unavailable. */
-async function publishedModules(registry: string, name: string, version: string): Promise<{ specifiers: string[]; lines: string[] } | undefined> {
-  const got = await getJson(`${registry}${name.replace('/', '%2f')}/${encodeURIComponent(version)}`, MANIFEST_TIMEOUT_MS);
+type PublishedModules = { readonly specifiers: string[]; readonly lines: string[] } | { readonly missing: string };
+
+/** The published manifest's modules, as specifiers and disclosure lines, or why there are none to show. */
+async function publishedModules(registry: string, name: string, version: string, limits: RegistrySearchLimits): Promise<PublishedModules> {
+  const got = await getJson(`${registry}${name.replace('/', '%2f')}/${encodeURIComponent(version)}`, limits.manifestMaxBytes, limits.manifestTimeoutMs);
+  if (!got.ok)
+    return { missing: got.kind === 'not-json' ? 'its published manifest is not JSON' : `its published manifest could not be read: ${failurePhrase(got)}` };
   const pkg = PublishedManifestSchema.safeParse(got.json);
-  if (!pkg.success || pkg.data.name !== name) return undefined;
+  if (!pkg.success || pkg.data.name !== name) return { missing: 'the registry answered with something else than its published manifest' };
   const manifest = NodetoolManifestSchema.safeParse(pkg.data.nodetool);
-  if (!manifest.success) return undefined;
+  if (!manifest.success) return { missing: 'its published "nodetool" manifest does not follow the format' };
   // An entry whose name discovery would skip has no specifier to offer (nor one a search hit could hold).
   const entries = (manifest.data.sandboxModules ?? []).flatMap((e) => {
     const specifier = manifestSpecifier(name, e.name);
@@ -150,11 +184,11 @@ async function publishedModules(registry: string, name: string, version: string)
 }
 
 /** Packs on `registry` with the sandbox-pack keyword (all of them; the term is applied by the caller). */
-export async function searchRegistry(registry: string): Promise<RegistryAnswer> {
-  let answer = await searchOnce(registry, `keywords:${PACK_KEYWORD}`);
+export async function searchRegistry(registry: string, limits: RegistrySearchLimits = DEFAULT_SEARCH_LIMITS): Promise<RegistryAnswer> {
+  let answer = await searchOnce(registry, `keywords:${PACK_KEYWORD}`, limits);
   if (!answer.ok) return answer;
   if (answer.objects.length === 0) {
-    const listed = await searchOnce(registry, '');
+    const listed = await searchOnce(registry, '', limits);
     if (listed.ok) answer = listed;
   }
   const found: Omit<RegistryHit, 'sandboxModules'>[] = [];
@@ -167,10 +201,13 @@ export async function searchRegistry(registry: string): Promise<RegistryAnswer> 
     if (!keywords.includes(PACK_KEYWORD) || version === undefined || found.some((f) => f.name === p.name)) continue;
     found.push({ name: p.name, version, description: (p.description ?? '').slice(0, 1000), keywords: keywords.slice(0, 32).map((k) => k.slice(0, 64)) });
   }
+  // One manifest that fails (too large, too slow, not a manifest) costs only its own hit's summaries.
   const hits = await Promise.all(
     found.map(async (hit, i): Promise<RegistryHit> => {
-      const modules = i < MANIFESTS_PER_SEARCH ? await publishedModules(registry, hit.name, hit.version) : undefined;
-      return modules ? { ...hit, sandboxModules: modules.specifiers, modules: modules.lines } : { ...hit, sandboxModules: [] };
+      if (i >= MANIFESTS_PER_SEARCH) return { ...hit, sandboxModules: [] };
+      const modules = await publishedModules(registry, hit.name, hit.version, limits);
+      if ('missing' in modules) return { ...hit, sandboxModules: [], modulesMissing: modules.missing };
+      return { ...hit, sandboxModules: modules.specifiers, modules: modules.lines };
     }),
   );
   return { ok: true, hits };
@@ -215,16 +252,19 @@ export async function searchPacks(
       ...(entry.knownSkipped ? { knownSkipped: entry.knownSkipped } : {}),
     });
   }
+  const missing: RegistryHit[] = [];
   if (remote.ok) {
     for (const hit of remote.hits) {
       const modules = hit.modules ? { modules: [...hit.modules] } : {};
       const fromIndex = hits.get(hit.name);
       if (fromIndex) {
         hits.set(hit.name, { ...fromIndex, version: hit.version, sources: ['index', 'registry'], ...modules });
+        if (hit.modulesMissing) missing.push(hit);
         continue;
       }
       // A pack of the index that the term did not match stays out, whatever the registry says of it.
       if (index.value.packs.some((p) => p.name === hit.name) || !matches(hit, options.term)) continue;
+      if (hit.modulesMissing) missing.push(hit);
       hits.set(hit.name, {
         name: hit.name,
         version: hit.version,
@@ -237,7 +277,21 @@ export async function searchPacks(
     }
   }
   const sorted = [...hits.values()].sort((a, b) => Number(b.recommended) - Number(a.recommended) || a.name.localeCompare(b.name));
-  return ok({ hits: sorted, registry, ...(remote.ok ? {} : { note: remote.note }) });
+  const note = remote.ok ? missingNote(missing) : remote.note;
+  return ok({ hits: sorted, registry, ...(note ? { note } : {}) });
+}
+
+/** Names at most this many hits whose summaries are missing: two of the longest names, versions and reasons fit the note's 2,000 characters. */
+const MISSING_NAMED = 2;
+
+/** The note for shown hits whose published manifest gave no module summaries; undefined if none. */
+function missingNote(missing: readonly RegistryHit[]): string | undefined {
+  if (missing.length === 0) return undefined;
+  const sorted = [...missing].sort((a, b) => a.name.localeCompare(b.name));
+  const named = sorted.slice(0, MISSING_NAMED).map((hit) => `${hit.name}@${hit.version} (${hit.modulesMissing ?? ''})`);
+  const more = sorted.length - named.length;
+  const list = more > 0 ? `${named.join('; ')}; and ${more} more` : named.join('; ');
+  return `The registry's module summaries are not shown for ${list}. The packs can still be installed; the installer reads the modules from what it installs.`;
 }
 
 /**

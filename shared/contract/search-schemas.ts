@@ -1,6 +1,6 @@
 // What packs.search answers: hits from the bundled registry index merged with the configured
 // registry's npm search (packs published with the `sandbox-pack` keyword), each marked with where
-// it came from, and a note when the registry could not be searched. Every text field is pack- or
+// it came from, and a note when the registry could not be searched (or some of its answers read). Every text field is pack- or
 // registry-supplied: faces show it through displayText, never as HTML.
 
 import { z } from 'zod';
@@ -27,7 +27,7 @@ export const PackSearchResultSchema = z.object({
   hits: z.array(PackSearchHitSchema).max(SEARCH_HITS_MAX),
   /** The registry that was searched. */
   registry: z.string().max(2048),
-  /** Set when only the bundled index could be used (offline, or a registry without search). */
+  /** Set when only the bundled index could be used (offline, or a registry without search), or when some hits' module summaries could not be read. */
   note: z.string().max(2000).optional(),
 });
 export type PackSearchResult = z.infer<typeof PackSearchResultSchema>;
