@@ -5,10 +5,20 @@
 //
 // - A socket must send a complete request head within `headersTimeoutMs` of connecting: Node
 //   answers 408 once bytes have arrived; for a silent socket we write the same 408 ourselves.
-// - At most `maxConnections` sockets are served. One over the cap is not refused silently: if it
-//   sends a request within `overLimitGraceMs` it is answered 503 with a sentence and closed
-//   (answerOverLimit), else dropped. Node's own maxConnections (four times ours) is the hard
-//   backstop for a flood faster than the grace.
+// - At most `maxConnections` sockets are served. Those bounds must not let sockets without the
+//   token lock out the client that has it (64 silent sockets made every real request get 503 for
+//   10 s), so a socket is *proven* once a request on it passed the token check (web-host.ts calls
+//   `authorised`), and a connection that finds the cap full evicts the longest-waiting unproven
+//   socket instead: silent ones, half-sent heads and sockets idle after a refused request first,
+//   in the order they last showed activity; one whose unauthorised request is still being answered
+//   only when no other is left. A proven socket is never evicted.
+// - Only when every served socket is proven is a connection over the cap. It is not refused
+//   silently: if it sends a request within `overLimitGraceMs` it is answered 503 with a sentence
+//   and closed (answerOverLimit), else dropped. Node's own maxConnections (four times ours) is
+//   the hard backstop for a flood faster than the grace.
+//
+// The authorised path costs two Set deletions per request (a miss once the socket is proven);
+// the bookkeeping of an unproven socket's request happens only before it is proven.
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -61,19 +71,52 @@ export function serverTimeoutOptions(limits: ConnectionLimits) {
 export interface ConnectionGate {
   /** Answers a request that arrived on a socket over the cap (503, then close); true when it did. */
   answerOverLimit(req: IncomingMessage, res: ServerResponse): boolean;
+  /** The request on `socket` passed the token check: the socket is proven and never evicted. */
+  authorised(socket: Socket): void;
+  /** Sockets served (over-limit ones not counted). */
   readonly open: number;
+}
+
+/** The oldest member of an insertion-ordered set. */
+function oldest(set: ReadonlySet<Socket>): Socket | undefined {
+  for (const socket of set) return socket;
+  return undefined;
 }
 
 export function gateConnections(server: Server, limits: ConnectionLimits): ConnectionGate {
   const overLimit = new WeakSet<Socket>();
   const silence = new WeakMap<Socket, NodeJS.Timeout>();
+  // Served sockets not yet proven, in the order they last showed activity (connected, or had an
+  // answer finish); `answering` holds those whose request is being answered right now.
+  const waiting = new Set<Socket>();
+  const answering = new Set<Socket>();
+  /** Evicted sockets already left the count; their close must not leave it again. */
+  const evicted = new WeakSet<Socket>();
   let open = 0;
   server.maxConnections = limits.maxConnections * 4;
 
+  /** Stops serving `socket` to make room: it leaves the count now, not when its close arrives. */
+  function evict(socket: Socket): void {
+    waiting.delete(socket);
+    answering.delete(socket);
+    clearTimeout(silence.get(socket));
+    silence.delete(socket);
+    open -= 1;
+    evicted.add(socket);
+    socket.destroy();
+  }
+
   server.on('connection', (socket: Socket) => {
-    open += 1;
-    const over = open > limits.maxConnections;
+    if (open >= limits.maxConnections) {
+      const victim = oldest(waiting) ?? oldest(answering);
+      if (victim) evict(victim);
+    }
+    const over = open >= limits.maxConnections;
     if (over) overLimit.add(socket);
+    else {
+      open += 1;
+      waiting.add(socket);
+    }
     const timer = setTimeout(
       () => {
         if (over) socket.destroy();
@@ -84,14 +127,25 @@ export function gateConnections(server: Server, limits: ConnectionLimits): Conne
     timer.unref();
     silence.set(socket, timer);
     socket.once('close', () => {
-      open -= 1;
       clearTimeout(timer);
+      if (over || evicted.has(socket)) return;
+      open -= 1;
+      waiting.delete(socket);
+      answering.delete(socket);
     });
   });
-  // The first request head ends the silence; from then on Node's own timeouts apply.
-  server.prependListener('request', (req: IncomingMessage) => {
-    clearTimeout(silence.get(req.socket));
-    silence.delete(req.socket);
+  // The first request head ends the silence; from then on Node's own timeouts apply. An unproven
+  // socket's request moves it to `answering` until its answer is written (authorised() may prove
+  // it before then), and back to the end of `waiting` after.
+  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    clearTimeout(silence.get(socket));
+    silence.delete(socket);
+    if (!waiting.delete(socket)) return;
+    answering.add(socket);
+    res.once('finish', () => {
+      if (answering.delete(socket)) waiting.add(socket);
+    });
   });
 
   return {
@@ -107,6 +161,10 @@ export function gateConnections(server: Server, limits: ConnectionLimits): Conne
         { Connection: 'close', 'Retry-After': '5' },
       );
       return true;
+    },
+    authorised(socket) {
+      answering.delete(socket);
+      waiting.delete(socket);
     },
     get open() {
       return open;

@@ -1,7 +1,10 @@
 // The web host's caps and timeouts, against the real server on 127.0.0.1 with real sockets: a
 // silent socket, a request head or body that never ends, sockets over the connection cap, event
 // streams over the stream cap, and the issue's numbers (300 held sockets, 200 event streams)
-// against the default limits. Every wait is bounded; nothing here loops until it succeeds.
+// against the default limits. Sockets that never showed the token (silent, a request line sent
+// slowly, requests with a wrong token) cannot lock out a request that carries it: it is answered
+// 200 with the cap full of them, and only sockets that showed the token fill the cap for good.
+// Every wait is bounded; nothing here loops until it succeeds.
 
 import { request, type IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
@@ -49,6 +52,8 @@ interface Held {
   received(): string;
   /** Resolves with ms from connect to close, or undefined if still open after `withinMs`. */
   closed(withinMs: number): Promise<number | undefined>;
+  /** Resolves true once the server wrote something matching `pattern`, false if not within `withinMs`. */
+  receivedMatch(pattern: RegExp, withinMs: number): Promise<boolean>;
 }
 
 /** A raw TCP connection that sends `first` (or nothing) and then holds still. */
@@ -57,7 +62,11 @@ async function hold(port: number, first?: string): Promise<Held> {
   let text = '';
   let closedAt: number | undefined;
   const closeListeners: (() => void)[] = [];
-  socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+  const dataListeners: (() => void)[] = [];
+  socket.on('data', (chunk: Buffer) => {
+    text += chunk.toString('utf8');
+    for (const listener of dataListeners) listener();
+  });
   socket.on('error', () => {});
   socket.on('close', () => {
     closedAt = Date.now();
@@ -79,6 +88,16 @@ async function hold(port: number, first?: string): Promise<Held> {
         closeListeners.push(() => {
           clearTimeout(timer);
           resolve((closedAt as number) - startedAt);
+        });
+      }),
+    receivedMatch: (pattern, withinMs) =>
+      new Promise((resolve) => {
+        if (pattern.test(text)) return resolve(true);
+        const timer = setTimeout(() => resolve(false), withinMs);
+        dataListeners.push(() => {
+          if (!pattern.test(text)) return;
+          clearTimeout(timer);
+          resolve(true);
         });
       }),
   };
@@ -132,6 +151,9 @@ function openStream(target: WebHost): Promise<Stream> {
   });
 }
 
+/** A raw GET /api/events with the token: once answered, its socket has shown the token. */
+const authorisedStream = (target: WebHost) => `GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:${target.port}\r\nAuthorization: Bearer ${target.token}\r\n\r\n`;
+
 const settings = (target: WebHost) =>
   raw(target.port, {
     method: 'POST',
@@ -179,10 +201,15 @@ describe('timeouts', () => {
 });
 
 describe('caps', () => {
-  it('a connection over the cap is answered 503 with a sentence; a silent one is dropped after the grace; room returns when sockets close', async () => {
+  it('with the cap full of sockets that showed the token, a connection over it is answered 503 with a sentence; a silent one is dropped after the grace; room returns when sockets close', async () => {
     const h = await host({ maxConnections: 4, headersTimeoutMs: 5_000, overLimitGraceMs: 300 });
     const held: Held[] = [];
-    for (let i = 0; i < 4; i++) held.push(await hold(h.port));
+    // Event streams: authorised requests that hold their sockets for as long as the client likes.
+    for (let i = 0; i < 4; i++) {
+      const stream = await hold(h.port, authorisedStream(h));
+      expect(await stream.receivedMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*: connected\n\n/, 5_000)).toBe(true);
+      held.push(stream);
+    }
     // The server may count the last socket a moment after the client sees it connected.
     let refused = await settings(h);
     for (let i = 0; i < 20 && refused.status === 200; i++) {
@@ -262,4 +289,81 @@ describe('caps', () => {
     expect(statuses.filter((s) => s === 429)).toHaveLength(184);
     for (const stream of open) stream.close();
   }, 30_000);
+});
+
+describe('sockets that never showed the token cannot lock out the client that has it', () => {
+  const { maxConnections } = DEFAULT_CONNECTION_LIMITS;
+  /** Sockets opened beyond the cap, 100 in all. */
+  const beyond = 36;
+
+  /**
+   * With the default limits, `count` sockets opened by `open` in turn, then a request with the
+   * token: it is answered 200, and the oldest sockets made room (one for each socket beyond the
+   * cap and one for the request), closed by the server; the newest stay held.
+   */
+  async function tokenGetsThrough(open: (h: WebHost) => Promise<Held>): Promise<Held[]> {
+    const h = await host();
+    expect(maxConnections).toBe(64);
+    const held: Held[] = [];
+    for (let i = 0; i < maxConnections + beyond; i++) held.push(await open(h));
+    const answer = await settings(h);
+    expect(answer.status).toBe(200);
+    expect(answer.json()).toMatchObject({ ok: true });
+    const closed = await Promise.all(held.map((socket) => socket.closed(1_000)));
+    expect(closed.map((ms) => (ms === undefined ? 'held' : 'closed'))).toEqual([
+      ...Array<string>(beyond + 1).fill('closed'),
+      ...Array<string>(maxConnections - 1).fill('held'),
+    ]);
+    for (const socket of held) socket.socket.destroy();
+    return held;
+  }
+
+  it('100 silent sockets: a request with the token is answered 200; the oldest silent ones were closed without a byte', async () => {
+    const held = await tokenGetsThrough((h) => hold(h.port));
+    expect(held.slice(0, beyond + 1).map((socket) => socket.received())).toEqual(Array<string>(beyond + 1).fill(''));
+  });
+
+  it('100 sockets sending a request line a byte at a time: a request with the token is answered 200', async () => {
+    const dripping: Held[] = [];
+    // A request line that stays valid as it grows and never ends (no CRLF).
+    const drip = setInterval(() => {
+      for (const socket of dripping) if (!socket.socket.destroyed) socket.socket.write('a');
+    }, 100);
+    try {
+      await tokenGetsThrough(async (h) => {
+        const socket = await hold(h.port, 'GET /api/rpc/settings.get?');
+        dripping.push(socket);
+        return socket;
+      });
+    } finally {
+      clearInterval(drip);
+    }
+  });
+
+  it('100 sockets whose requests carried a wrong token (answered 401, kept alive): a request with the token is answered 200', async () => {
+    const held = await tokenGetsThrough(async (h) => {
+      const wrong = 'x'.repeat(h.token.length);
+      const request = `POST /api/rpc/settings.get HTTP/1.1\r\nHost: 127.0.0.1:${h.port}\r\nAuthorization: Bearer ${wrong}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`;
+      const socket = await hold(h.port, request);
+      // Answered and idle on a kept-alive socket before the next one opens.
+      expect(await socket.receivedMatch(/^HTTP\/1\.1 401 Unauthorized\r\n[\s\S]*\r\n\r\n\{"ok":false,"code":"unauthorized"/, 5_000)).toBe(true);
+      return socket;
+    });
+    expect(held.every((socket) => !/connection: close/i.test(socket.received()))).toBe(true);
+  });
+
+  it('a socket that showed the token is never evicted: with the cap full of silent sockets and one event stream, more silent sockets evict only silent ones', async () => {
+    const h = await host({ maxConnections: 4 });
+    const stream = await hold(h.port, authorisedStream(h));
+    expect(await stream.receivedMatch(/: connected\n\n/, 5_000)).toBe(true);
+    const silent: Held[] = [];
+    for (let i = 0; i < 12; i++) silent.push(await hold(h.port));
+    const closed = await Promise.all(silent.map((socket) => socket.closed(1_000)));
+    // Three places beside the stream: the three newest silent sockets hold them.
+    expect(closed.map((ms) => (ms === undefined ? 'held' : 'closed'))).toEqual([...Array<string>(9).fill('closed'), 'held', 'held', 'held']);
+    expect(await stream.closed(0)).toBeUndefined();
+    services.events.emit({ type: 'catalog-changed', reason: 'reload', packCount: 1, moduleCount: 2 });
+    expect(await stream.receivedMatch(/event: catalog-changed\n/, 5_000)).toBe(true);
+    for (const socket of [stream, ...silent]) socket.socket.destroy();
+  });
 });

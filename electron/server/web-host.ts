@@ -7,8 +7,9 @@
 //                                  (200 for every handler answer, failures included; 400 when the
 //                                  request breaks the contract; 500 for a bug; the guards' own
 //                                  refusals are 401/403/405/413/415; 503 for a connection over
-//                                  the cap, 429 for an event stream over the cap, 408 for a
-//                                  request head or body too slow: connection-limits.ts)
+//                                  the cap of sockets that showed the token, 429 for an event
+//                                  stream over the cap, 408 for a request head or body too slow:
+//                                  connection-limits.ts)
 //   GET  /api/events               Server-Sent Events: the contract's events
 //   GET  /api/sandbox-modules/:id  module source by opaque id (see module-delivery.ts)
 //   GET  /*                        the built renderer (static-files.ts)
@@ -112,6 +113,8 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     if (originProblem) return sendFailure(res, originProblem);
     const tokenProblem = check.token(req);
     if (tokenProblem) return sendFailure(res, tokenProblem, 401, { 'WWW-Authenticate': 'Bearer' });
+    // The socket carries the token: sockets that have not shown it can no longer evict it.
+    gate.authorised(req.socket);
 
     if (pathname.startsWith(RPC_PREFIX)) return rpc(req, res, pathname.slice(RPC_PREFIX.length));
     if (pathname === '/api/events') {
