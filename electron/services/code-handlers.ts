@@ -31,6 +31,8 @@ export function codeHandlers(
         },
         timeoutMs: timeoutMs ?? LIMITS.guestTimeoutMs,
         ...(runId !== undefined ? { runId } : {}),
+        // Warm state (modules compiled ahead) is kept per caller: no run is faster for what another caller imported.
+        partition: context.caller ?? context.face,
       }),
     'code.cancel': async ({ runId }) => ok({ cancelled: runner.cancel(runId) }),
   };

@@ -23,6 +23,8 @@ export interface CodeRunRequest {
   readonly timeoutMs: number;
   /** The caller's name for this run, so `cancel(runId)` can stop it (the UI's Stop button). */
   readonly runId?: string;
+  /** Who asked (see KernelRunRequest.partition): what its runs leave warm serves only its runs. */
+  readonly partition?: string;
 }
 
 export interface ResolvedPackage {
@@ -103,6 +105,7 @@ export function createCodeRunner(catalog: SandboxModuleCatalog, options: CodeRun
       inputs: request.inputs,
       grants: request.grants,
       timeoutMs: request.timeoutMs,
+      ...(request.partition !== undefined ? { partition: request.partition } : {}),
       ...(plan ? { wasm: { plan } } : {}),
       ...(cancel ? { cancel } : {}),
     });

@@ -23,6 +23,11 @@ import { repairRows } from './row-repair.ts';
 export interface CallContext {
   readonly face: 'ipc' | 'http' | 'cli' | 'mcp' | 'test';
   /**
+   * Which caller of the face, where a face serves several in one process (default: the face
+   * itself). code.run keeps what one caller's runs leave warm for that caller's runs only.
+   */
+  readonly caller?: string;
+  /**
    * Capabilities the contract deliberately does not carry (they name host paths and secret
    * values, which a renderer must never supply): only the CLI grants them, for its own user, and
    * code.run honours them only when `face` is 'cli'.

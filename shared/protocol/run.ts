@@ -45,6 +45,13 @@ export const KernelRunRequestSchema = z
     inputs: z.record(z.string().regex(IDENTIFIER_PATTERN, 'an input name must be a JavaScript identifier'), z.unknown()),
     grants: CapabilityGrantsSchema,
     timeoutMs: z.number().int().min(1).max(LIMITS.guestTimeoutMs),
+    /**
+     * Who asked for the run (a face and its session, see CallContext.caller). State a caller's
+     * runs leave warm for its next run (modules compiled ahead, shared/sandbox/precompile.ts) is
+     * kept for that caller and used only by its runs, so a run's cost never tells what another
+     * caller imported. Absent: one caller, the host's own.
+     */
+    partition: z.string().min(1).max(128).optional(),
   })
   .strict();
 export type KernelRunRequest = z.infer<typeof KernelRunRequestSchema>;

@@ -191,6 +191,8 @@ interface Found {
   readonly randomAt: Map<boolean, number>;
 }
 const foundByModule = new WeakMap<WebAssembly.Module, Found>();
+/** Callers whose last module set a supply remembers (see `#modulesToPrecompile`). */
+const CALLERS_REMEMBERED = 16;
 
 function foundIn(compiled: WebAssembly.Module): Found {
   let found = foundByModule.get(compiled);
@@ -248,10 +250,11 @@ function reseed(template: Template): void {
  * restored: it is freed and a new one is made on a new or zeroed memory (engine.ts
  * `zeroedForReuse`).
  *
- * When two runs in a row import the same modules, the restored sandbox also gets them compiled
- * (never evaluated) for the next run, off its critical path (precompile.ts: about 0.1 ms of a
- * run importing two small files). A run is handed such a sandbox only if those modules are its
- * own, identical; any other run gets it back at its image first.
+ * When one caller's two runs in a row import the same modules, the restored sandbox also gets
+ * them compiled (never evaluated) for that caller's next run, off its critical path
+ * (precompile.ts: about 0.1 ms of a run importing two small files). A run is handed such a
+ * sandbox only if it is that caller's and those modules are its own, identical; any other run
+ * gets it back at its image first, so no run is faster for what another caller imported.
  */
 export class SandboxSupply {
   readonly #compiled: Promise<WebAssembly.Module>;
@@ -262,8 +265,8 @@ export class SandboxSupply {
   /** Zeroed memories of retired engines, for the next instances. */
   readonly #spare: WebAssembly.Memory[] = [];
   #kind = false;
-  /** The module set of the last run retired with its request (see `#modulesToPrecompile`). */
-  #lastModuleSet: string | undefined;
+  /** Per caller (KernelRunRequest.partition), the module set of its last run retired here (see `#modulesToPrecompile`). */
+  readonly #lastModuleSet = new Map<string | undefined, string | undefined>();
 
   /** `compile` yields the engine's compiled module; it is called once, now. */
   constructor(compile: () => Promise<WebAssembly.Module>) {
@@ -338,7 +341,7 @@ export class SandboxSupply {
   }
 
   #handOut(template: Template, request: KernelRunRequest | undefined): SuppliedSandbox | undefined {
-    if (!fitsRun(template.sandbox, request?.modules ?? {}) && !this.#reset(template)) return undefined;
+    if (!fitsRun(template.sandbox, request?.modules ?? {}, request?.partition) && !this.#reset(template)) return undefined;
     template.busy = true;
     reseed(template);
     return { sandbox: template.sandbox, memory: template.memory, template };
@@ -392,14 +395,16 @@ export class SandboxSupply {
     if (!template) return this.#drop(supplied);
     if (!this.#reset(template)) return;
     template.busy = false;
-    if (next) this.#precompile(template, next);
+    if (next) this.#precompile(template, next, ran?.partition);
   }
 
   /**
-   * The modules to compile into the restored sandbox for the next run: the run's, when the run
-   * before it (on this supply) had the same set — ids and digests, JS only. A sandbox holding
-   * modules a run does not declare goes back to its image before that run (about 0.1 ms on its
-   * path), so a supply whose runs change set every time compiles nothing ahead.
+   * The modules to compile into the restored sandbox for the next run: the run's, when the same
+   * caller's run before it (on this supply) had the same set — ids and digests, JS only. Only
+   * the caller's own history decides, and only its runs may use the result (`fitsRun`), so no
+   * run is faster for what another caller imported. A sandbox holding modules a run does not
+   * declare, or compiled for another caller, goes back to its image before that run (about
+   * 0.1 ms on its path), so a supply whose runs change set every time compiles nothing ahead.
    */
   #modulesToPrecompile(ran: KernelRunRequest): KernelRunRequest['modules'] | undefined {
     const ids = Object.keys(ran.modules);
@@ -410,8 +415,11 @@ export class SandboxSupply {
             .map((id) => `${id}@${ran.modules[id]!.digest}`)
             .sort()
             .join(' ');
-    const repeated = set !== undefined && set === this.#lastModuleSet;
-    this.#lastModuleSet = set;
+    const repeated = set !== undefined && set === this.#lastModuleSet.get(ran.partition);
+    // Most recently seen callers last; a few are remembered (a supply serves one at a time).
+    this.#lastModuleSet.delete(ran.partition);
+    this.#lastModuleSet.set(ran.partition, set);
+    if (this.#lastModuleSet.size > CALLERS_REMEMBERED) this.#lastModuleSet.delete(this.#lastModuleSet.keys().next().value);
     return repeated ? ran.modules : undefined;
   }
 
@@ -419,8 +427,8 @@ export class SandboxSupply {
    * Compile `modules` into the restored sandbox for its next run (kernel.ts `precompileInto`). One
    * that fails, or that grew the engine's memory, goes back to its image (or is dropped) at once.
    */
-  #precompile(template: Template, modules: KernelRunRequest['modules']): void {
-    const compiled = precompileInto(template.sandbox, modules);
+  #precompile(template: Template, modules: KernelRunRequest['modules'], partition: string | undefined): void {
+    const compiled = precompileInto(template.sandbox, modules, partition);
     if (compiled === 'failed' || (compiled === 'done' && template.memory.buffer.byteLength !== template.bytes)) this.#reset(template);
   }
 }

@@ -157,8 +157,9 @@ function isGuestModule(v: unknown): boolean {
 
 /** KernelRunRequestSchema's rules by hand: the same request, or undefined (zod then decides). */
 function plainRunRequest(v: unknown): KernelRunRequest | undefined {
-  if (!isPlain(v) || !hasExactly(v, 6)) return undefined;
-  const { code, entries, modules, inputs, grants, timeoutMs } = v;
+  if (!isPlain(v) || !(hasExactly(v, 6) || (typeof v.partition === 'string' && hasExactly(v, 7)))) return undefined;
+  const { code, entries, modules, inputs, grants, timeoutMs, partition } = v;
+  if (partition !== undefined && (typeof partition !== 'string' || partition.length < 1 || partition.length > 128)) return undefined;
   if (typeof code !== 'string' || code.length > LIMITS.bundledJsBytes) return undefined;
   if (!isStringRecord(entries) || !isPlain(modules) || !hasExactly(modules, Object.keys(modules).length)) return undefined;
   if (!Object.values(modules).every(isGuestModule)) return undefined;

@@ -110,6 +110,8 @@ interface Sandbox extends PreparedSandbox {
   used: boolean;
   /** Pack modules compiled into it before its run (precompile.ts); gone when it is rewound. */
   precompiled: Precompiled | undefined;
+  /** Whose runs `precompiled` was compiled for (KernelRunRequest.partition): no other caller's run may use it. */
+  precompiledFor: string | undefined;
   /** The engine was unwound mid-call (a host stack overflow): freeing it would trip its assertions. */
   broken: boolean;
   /** The engine failed on the host side during the run: it may be freed, never used again. */
@@ -151,6 +153,7 @@ export function prepareSandbox(engine: QuickJSWASMModule, withWasm: boolean): Pr
       parse,
       used: false,
       precompiled: undefined,
+      precompiledFor: undefined,
       broken: false,
       tainted: false,
       disposed: false,
@@ -235,6 +238,7 @@ export function rewindSandbox(prepared: PreparedSandbox): void {
   sandbox.used = false;
   // The memory went back to the image from before any module was compiled into it.
   sandbox.precompiled = undefined;
+  sandbox.precompiledFor = undefined;
 }
 
 /**
@@ -243,13 +247,14 @@ export function rewindSandbox(prepared: PreparedSandbox): void {
  * tried, the sandbox is as it was. `'failed'`: it holds a partial state; it must be ended and
  * restored (or dropped) before any run, as after a run.
  */
-export function precompileInto(prepared: PreparedSandbox, modules: KernelRunRequest['modules']): 'done' | 'failed' | undefined {
+export function precompileInto(prepared: PreparedSandbox, modules: KernelRunRequest['modules'], partition?: string): 'done' | 'failed' | undefined {
   const sandbox = prepared as Sandbox;
   if (sandbox.used || sandbox.disposed || sandbox.broken || sandbox.tainted || sandbox.runScope || sandbox.precompiled) return undefined;
   try {
     const compiled = precompileModules(sandbox.runtime, sandbox.ctx, modules);
     if (compiled === undefined || compiled === 'failed') return compiled;
     sandbox.precompiled = compiled;
+    sandbox.precompiledFor = partition;
     return 'done';
   } catch {
     sandbox.tainted = true;
@@ -257,10 +262,13 @@ export function precompileInto(prepared: PreparedSandbox, modules: KernelRunRequ
   }
 }
 
-/** Whether a run with `modules` may run on this sandbox: nothing compiled into it, or only the run's own modules, identical. */
-export function fitsRun(prepared: PreparedSandbox, modules: KernelRunRequest['modules']): boolean {
-  const { precompiled } = prepared as Sandbox;
-  return precompiled === undefined || fits(precompiled, modules);
+/**
+ * Whether a run with `modules`, asked for by `partition`'s caller, may run on this sandbox: nothing
+ * compiled into it, or only the run's own modules, identical, compiled for the same caller.
+ */
+export function fitsRun(prepared: PreparedSandbox, modules: KernelRunRequest['modules'], partition?: string): boolean {
+  const { precompiled, precompiledFor } = prepared as Sandbox;
+  return precompiled === undefined || (precompiledFor === partition && fits(precompiled, modules));
 }
 
 /** Run one invocation on a fresh engine's new sandbox, then free it. Never throws for guest behaviour. */
@@ -326,7 +334,8 @@ function beginRun<O extends Outcome | Promise<Outcome>>(
 ): StartedRun<O> | KernelOutcome {
   const sandbox = prepared as Sandbox;
   if (sandbox.used || sandbox.disposed) throw new Error('a prepared sandbox serves one run only (until it is rewound)');
-  if (!fitsRun(sandbox, request.modules)) throw new Error("this sandbox holds compiled modules that are not the run's own: restore it first");
+  if (!fitsRun(sandbox, request.modules, request.partition))
+    throw new Error("this sandbox holds compiled modules that are not the run's own: restore it first");
   sandbox.used = true;
   const started = powers.now();
   const state = new RunState(powers.onLog);

@@ -14,8 +14,9 @@
 // code runs). A run then links what is not linked and evaluates every module itself, after its
 // inputs are set, exactly as it would have after compiling them.
 //
-// A run may use such a sandbox only if every module in it is a module of the run's own
-// resolution, identical (source, kind, imports): `fits`. Otherwise the sandbox goes back to its
+// A run may use such a sandbox only if it comes from the caller whose runs it was compiled for
+// (KernelRunRequest.partition: no run is faster for what another caller imported) and every
+// module in it is a module of the run's own resolution, identical (source, kind, imports): `fits`. Otherwise the sandbox goes back to its
 // image first (engine-supply.ts), so a run never holds compiled modules it did not declare (their
 // memory would tell it what an earlier run used) and never a stale one (a catalog reload that
 // changed a file under the same module id).

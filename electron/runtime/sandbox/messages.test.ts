@@ -170,7 +170,7 @@ describe('worker message fast paths', () => {
       run({ timeoutMs: 0 }, { nested: true }),
     ];
     for (const value of [...VALUES, 'x'.repeat(10), { a: 'b' }, { a: 1 }, ['a'], { __proto__: null, a: 'b' }]) {
-      for (const field of ['code', 'entries', 'modules', 'inputs', 'grants', 'timeoutMs']) cases.push(run({ [field]: value }));
+      for (const field of ['code', 'entries', 'modules', 'inputs', 'grants', 'timeoutMs', 'partition']) cases.push(run({ [field]: value }));
       for (const field of Object.keys(module)) cases.push(withModule({ [field]: value }));
       cases.push(
         run({ grants: { ...request.grants, fetch: value } }),
@@ -195,6 +195,12 @@ describe('worker message fast paths', () => {
       run({ code: 'x'.repeat(10 ** 6 * 11) }),
       run({ modules: [module] }),
       run({ entries: { a: 1 } }),
+      run({ partition: 'ipc' }),
+      run({ partition: 'ipc' }, { nested: true }),
+      run({ partition: '' }),
+      run({ partition: 'p'.repeat(128) }),
+      run({ partition: 'p'.repeat(129) }),
+      run({ partition: undefined }),
     );
     expect(mismatches(parseToWorker, ToWorkerSchema, cases)).toEqual([]);
   });

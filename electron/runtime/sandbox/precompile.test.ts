@@ -180,6 +180,26 @@ describe('modules compiled before the run', () => {
     expect(held).toEqual([false, false, false, false, false, true, false]);
   }, 60_000);
 
+  it("compiles ahead from one caller's own runs, for that caller's runs only: another caller's run with the same set finds it back at its image", async () => {
+    // The timing oracle (issue 26 item 6): a run must not be faster for what another caller imported.
+    const supply = new SandboxSupply(compileEngineWasm);
+    const marker = 'per-caller-marker';
+    const mine = request('import { version } from "@t/p"; return version;', [module('m_p', '@t/p', `export const version = "${marker}";\n`)], {
+      '@t/p': 'm_p',
+    });
+    const as = (partition: string | undefined): KernelRunRequest => (partition === undefined ? mine : { ...mine, partition });
+    const heldFor: string[] = [];
+    for (const partition of ['a', 'a', 'a', 'b', 'b', 'b', 'a', undefined, undefined, undefined]) {
+      const taken = await supply.take(false, as(partition));
+      heldFor.push(occurrences(taken.memory, marker) > 0 ? (partition ?? '-') : '');
+      expect((await runPrepared(taken.sandbox, as(partition), powers)).result).toMatchObject({ ok: true, value: marker });
+      supply.retire(taken, as(partition));
+    }
+    // A caller's third run in a row finds its set compiled ahead; a run right after another
+    // caller's (the 4th, 7th and 8th) finds the sandbox back at its image, though its set is the same.
+    expect(heldFor).toEqual(['', '', 'a', '', '', 'b', '', '', '', '-']);
+  }, 60_000);
+
   it('compiles nothing ahead for WASM modules or past the size bound', async () => {
     const supply = new SandboxSupply(compileEngineWasm);
     const taken = await supply.take(false);

@@ -22,6 +22,8 @@ export interface RunCodeInput {
   readonly wasm?: SandboxHostPorts['wasm'];
   /** Fires when the user stops the run (code.cancel). */
   readonly cancel?: AbortSignal;
+  /** Who asked for the run (KernelRunRequest.partition). */
+  readonly partition?: string;
 }
 
 export function kernelRequest(input: RunCodeInput): KernelRunRequest {
@@ -32,6 +34,7 @@ export function kernelRequest(input: RunCodeInput): KernelRunRequest {
     inputs: { ...(input.inputs ?? {}) },
     grants: kernelGrants(input.grants ?? {}),
     timeoutMs: Math.min(input.timeoutMs ?? LIMITS.guestTimeoutMs, LIMITS.guestTimeoutMs),
+    ...(input.partition !== undefined ? { partition: input.partition } : {}),
   };
 }
 
