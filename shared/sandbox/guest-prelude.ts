@@ -125,8 +125,8 @@ const show = (v) => {
 const logger = (level) => (...args) => { let t = ""; for (let i = 0; i < args.length; i++) t += (i ? " " : "") + show(args[i]); hostLog(level, t); };
 constant("console", { log: logger("log"), info: logger("info"), warn: logger("warn"), error: logger("error"), debug: logger("debug") });
 // The run's own time origin (see HOST_CLOCK_GLOBAL): the engine's performance is the context's.
-delete G.performance;
-constant("performance", { now() { return hostClock(0); }, get timeOrigin() { return hostClock(1); } });
+// Replaceable, as the engine's own is (an input may be named performance).
+defineProperty(G, "performance", { value: freeze({ now() { return hostClock(0); }, get timeOrigin() { return hostClock(1); } }), writable: true, enumerable: true, configurable: true });
 // The library hands back its own guarded promise and never throws: an async wrapper here would
 // resolve a promise with that promise, and that looks up "then".
 // A denial names the code that called the capability from the engine's frames (the library's
