@@ -34,7 +34,10 @@
 // (its clock leaves that time out too). A nested run may make no host call and has a small
 // budget: past either it is given back untouched and queued again, to run as usual. Starting a
 // worker costs hundreds of milliseconds of CPU, so without this a burst of hostile runs left
-// ordinary ones waiting on worker starts (measured: median 1.6 s, first burst); see `#nest`.
+// ordinary ones waiting on worker starts (measured: median 1.6 s, first burst); see `#nest`. A
+// worker takes a nested run only at a poll: one that reaches it while its run awaits a host call or
+// a WASM lane is given back, and a short run that finds no worker to nest in for a moment (every
+// worker's run waits without polling) gets a worker of its own (`#wanted`).
 
 import type { ErrorCode } from '../protocol/codes.ts';
 import { LIMITS } from '../protocol/limits.ts';
