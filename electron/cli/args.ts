@@ -24,6 +24,18 @@ export interface ParsedArgs<S extends OptionSpecs> {
 /** The options shared by commands that work on an install root. */
 export const ROOT_OPTIONS = { root: 'string', json: 'boolean' } as const satisfies OptionSpecs;
 export const REGISTRY_OPTIONS = { ...ROOT_OPTIONS, registry: 'string' } as const satisfies OptionSpecs;
+/** Commands that change the root also take --wait SECONDS (how long to wait for another operation's lock). */
+export const WAIT_OPTIONS = { wait: 'string' } as const satisfies OptionSpecs;
+
+/** How long a command waits for another operation on the same root before answering `busy`. */
+export const DEFAULT_LOCK_WAIT_SECONDS = 60;
+
+/** --wait SECONDS as milliseconds: a whole number of seconds, 0 (refuse at once) up to an hour. */
+export function lockWaitOf(wait: string | undefined): number {
+  if (wait === undefined) return DEFAULT_LOCK_WAIT_SECONDS * 1000;
+  if (!/^\d+$/.test(wait) || Number(wait) > 3600) throw new UsageError(`--wait ${JSON.stringify(wait)}: give a whole number of seconds from 0 to 3600.`);
+  return Number(wait) * 1000;
+}
 
 const quoted = (message: string): string => /'(-{1,2}[^' <]+)/.exec(message)?.[1] ?? '';
 

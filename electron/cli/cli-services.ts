@@ -33,6 +33,8 @@ export interface CliServicesOptions {
   readonly registry?: string;
   /** --index: the registry index packs.search merges with; the bundled one by default. */
   readonly registryIndex?: string;
+  /** --wait: how long an operation waits for another one on the same root (default 0: busy at once). */
+  readonly lockWaitMs?: number;
 }
 
 export interface CliServices {
@@ -51,6 +53,8 @@ export function openCliServices(root: string, io: Pick<CliIo, 'err'>, options: C
   events.subscribe((event) => {
     if (event.type === 'install-progress' && event.stage !== 'failed') io.err(`[${event.stage}] ${event.message}`);
   });
+  // A settings or workflow file found damaged is repaired as it is read; the user is told here.
+  const onRepaired = (sentence: string): void => io.err(`[repair] ${sentence}`);
   const runner = createCodeRunner(catalog.view, { sandboxWorkers: 1, wasmLanes: 1 });
   const isTrusted = async (packName: string): Promise<boolean> => {
     const read = await readLedger(root);
@@ -64,11 +68,12 @@ export function openCliServices(root: string, io: Pick<CliIo, 'err'>, options: C
       events,
       registry: async () => options.registry,
       ...(options.registryIndex ? { registryIndex: options.registryIndex } : {}),
+      ...(options.lockWaitMs !== undefined ? { lockWaitMs: options.lockWaitMs } : {}),
     }),
-    ...catalogHandlers({ catalog: catalog.view, isTrusted, reconcile: null }),
-    ...settingsHandlers(createSettingsStore(root)),
+    ...catalogHandlers({ catalog: catalog.view, isTrusted, reconcile: () => null }),
+    ...settingsHandlers(createSettingsStore(root, {}, { onRepaired })),
     ...codeHandlers(runner, catalog.view),
-    ...workflowHandlers(createWorkflowStore(root, WorkflowSchema)),
+    ...workflowHandlers(createWorkflowStore(root, WorkflowSchema, { onRepaired })),
   };
   // A bug in a handler is a bug in sandbox-packs: the command reports it as one (main.ts). A list
   // answered without the rows that broke the contract is one too, but the command still has its

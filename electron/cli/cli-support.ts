@@ -3,12 +3,20 @@
 // mutating command runs first. Each command stays a few lines: parse argv (args.ts), make the
 // contract request, dispatch it (cli-services.ts), print.
 
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { EXIT, type CliIo, type ExitCode } from './command.ts';
 import { createInstaller } from '../install/installer.ts';
+import { journalPath } from '../install/journal.ts';
+import { readLedger } from '../install/ledger-store.ts';
+import { LOCK_DIR } from '../install/root-lock.ts';
 import type { Result } from '../../shared/protocol/result.ts';
+import { DEFAULT_LOCK_WAIT_SECONDS } from './args.ts';
 
 export const COMMON_USAGE =
   '  --root DIR      install root (default: $SANDBOX_PACKS_ROOT or the app data directory)\n  --registry URL  npm registry (remembered per root)\n  --json          print the result as JSON';
+/** For the commands that change the root. */
+export const WAIT_USAGE = `  --wait SECONDS  how long to wait for another operation on the same root to finish (default ${DEFAULT_LOCK_WAIT_SECONDS}; 0: refuse at once)`;
 
 /** Print a result (JSON on stdout, or `text(value)`), failures on stderr; return the exit code. */
 export function finish<T>(io: CliIo, json: boolean, result: Result<T>, text: (value: T) => string, toJson?: (value: T) => unknown): ExitCode {
@@ -24,10 +32,24 @@ export function finish<T>(io: CliIo, json: boolean, result: Result<T>, text: (va
 }
 
 /**
- * Before a mutating command: fix what an interrupted run left behind, and say so. The app does
- * the same once at start-up (services/app-services.ts); it is not a contract method.
+ * Before a mutating command: fix what an interrupted run left behind (a stale lock, a damaged
+ * ledger, an operation killed half-way), and say so. The app does the same once at start-up
+ * (services/app-services.ts); it is not a contract method. While another operation holds the
+ * root this does nothing: the command waits for the lock, and its lock holder repairs then.
  */
 export async function reconcileFirst(root: string, io: CliIo): Promise<void> {
   const report = await createInstaller({ root }).reconcile();
   if (report.ok) for (const line of [...report.value.fixed, ...report.value.missing]) io.err(`[reconcile] ${line}`);
+  else if (report.code !== 'busy') io.err(`[reconcile] ${report.code}: ${report.message}`);
+}
+
+/**
+ * Before a read-only command (list, discover): repair only when the root needs it to be answered
+ * truthfully — a damaged ledger, an operation that was interrupted (its journal), or a lock a dead
+ * process left — and say what was repaired. A healthy root is only read.
+ */
+export async function repairIfNeeded(root: string, io: CliIo): Promise<void> {
+  const ledger = await readLedger(root);
+  const damaged = !ledger.ok && ledger.code === 'invalid-data';
+  if (damaged || existsSync(journalPath(root)) || existsSync(path.join(root, LOCK_DIR))) await reconcileFirst(root, io);
 }

@@ -6,6 +6,7 @@
 // (trust.ts), which is keyed to the exact artifact. The ledger is written only after the artifact
 // is fully inspected, so an install that is killed or fails never leaves an active half pack.
 
+import { existsSync } from 'node:fs';
 import {
   SOURCE_LABELS,
   trustCovers,
@@ -17,12 +18,13 @@ import {
 } from '../../shared/protocol/ledger.ts';
 import { fail, ok, type Result } from '../../shared/protocol/result.ts';
 import { defaultDataDir } from '../platform/data-dir.ts';
+import { isDiskFull } from '../platform/durable-file.ts';
 import { classify, inspectClosure, readInstalledPackageJson } from './inspect.ts';
-import { emptyLedger, readLedger, writeLedger } from './ledger-store.ts';
-import { DEFAULT_REGISTRY, ensureRoot, readLockfile, readRootPackageJson } from './npm-root.ts';
+import { ledgerPath, readLedger, writeLedger } from './ledger-store.ts';
+import { runLocked, type LockedOperation } from './locked-run.ts';
+import { readLockfile, readRootPackageJson } from './npm-root.ts';
 import { outcomeOf, type InstallOutcome } from './outcome.ts';
 import { reconcileLocked, type ReconcileReport } from './reconcile.ts';
-import { acquireRootLock } from './root-lock.ts';
 import { npmFailure, npmInstall, npmUninstall, syncScriptPolicy, type OpContext, type ProgressListener } from './root-ops.ts';
 import { parseSpec, type ParsedSpec } from './spec.ts';
 import { rebuildLocked, type RebuildOutcome } from './trust.ts';
@@ -77,23 +79,18 @@ interface UndoGuard {
 export function createInstaller(options: InstallerOptions = {}) {
   const root = options.root ?? defaultDataDir();
 
-  /** Run `body` under the root lock with a loaded (or fresh) ledger and the effective registry. */
-  async function locked<T>(operation: string, onProgress: ProgressListener, body: (ctx: OpContext, ledger: Ledger) => Promise<Result<T>>): Promise<Result<T>> {
-    await ensureRoot(root);
-    const lock = await acquireRootLock(root, operation, options.lockWaitMs ?? 0);
-    if (!lock.ok) return lock;
-    try {
-      const read = await readLedger(root);
-      if (!read.ok) return read;
-      const registry = options.registry ?? read.value?.registry ?? DEFAULT_REGISTRY;
-      const ledger: Ledger = read.value ? { ...read.value, registry } : emptyLedger(registry);
-      // The ledger exists before npm ever runs, so the root is managed even if this call is killed.
-      if (!read.value || read.value.registry !== registry) await writeLedger(root, ledger);
-      const ctx: OpContext = { root, registry, progress: onProgress };
-      return await body(ctx, ledger);
-    } finally {
-      await lock.value.release();
-    }
+  /** Run `body` under the root lock, after repairs, with its journal written (locked-run.ts). */
+  function locked<T>(
+    operation: LockedOperation['operation'],
+    target: string,
+    onProgress: ProgressListener,
+    body: (ctx: OpContext, ledger: Ledger, notes: readonly string[]) => Promise<Result<T>>,
+  ): Promise<Result<T>> {
+    return runLocked(
+      { root, ...(options.registry ? { registry: options.registry } : {}), lockWaitMs: options.lockWaitMs ?? 0 },
+      { operation, target, progress: onProgress },
+      body,
+    );
   }
 
   /**
@@ -109,6 +106,12 @@ export function createInstaller(options: InstallerOptions = {}) {
       if (!guard.undo) throw error;
       await guard.undo();
       const putBack = previous ? `${previous.name}@${previous.version} was put back` : 'the pack was removed again';
+      // A full disk is the user's to fix, not a bug: the lock holder then rolls back from the journal what the undo could not.
+      if (isDiskFull(error))
+        return fail(
+          'disk-full',
+          `The disk is full: ${parsed.spec} could not be recorded after npm installed it (${(error as Error).message}). Free some space, then try again.`,
+        );
       return fail('install-failed', `Installing ${parsed.spec} failed after npm ran (${String(error)}); ${putBack} and nothing was recorded.`);
     }
   }
@@ -213,7 +216,7 @@ export function createInstaller(options: InstallerOptions = {}) {
       const parsed = parseSpec(spec, process.cwd());
       if (!parsed.ok) return parsed;
       const progress = opts.onProgress ?? quiet;
-      return locked('install', progress, async (ctx, ledger) => {
+      return locked('install', parsed.value.spec, progress, async (ctx, ledger) => {
         ctx.progress({ stage: 'resolving', message: `resolving ${parsed.value.spec} against ${ctx.registry}` });
         const known = parsed.value.name && ledger.packs[parsed.value.name];
         if (known) return fail('usage', `${known.name}@${known.version} is already installed; use \`update ${known.name}\` to change its version.`);
@@ -226,7 +229,7 @@ export function createInstaller(options: InstallerOptions = {}) {
 
     async update(name: string, opts: OpOptions & { to?: string } = {}): Promise<Result<InstallOutcome>> {
       const progress = opts.onProgress ?? quiet;
-      return locked('update', progress, async (ctx, ledger) => {
+      return locked('update', name, progress, async (ctx, ledger) => {
         const previous = ledger.packs[name];
         if (!previous) return fail('not-installed', `No pack named ${name} is installed.`);
         if (previous.source !== 'registry') return fail('usage', `${name} was installed from a tarball; install the new tarball after uninstalling it.`);
@@ -241,9 +244,10 @@ export function createInstaller(options: InstallerOptions = {}) {
     },
 
     async uninstall(name: string, opts: OpOptions = {}): Promise<Result<{ name: string; version: string }>> {
-      return locked('uninstall', opts.onProgress ?? quiet, async (ctx, ledger) => {
+      return locked('uninstall', name, opts.onProgress ?? quiet, async (ctx, ledger) => {
         const record = ledger.packs[name];
         if (!record) return fail('not-installed', `No pack named ${name} is installed.`);
+        ctx.progress({ stage: 'removing', message: `npm uninstall ${name}` });
         // Forget it first: if npm is interrupted, reconcile removes the unrecorded leftovers.
         const packs = { ...ledger.packs };
         delete packs[name];
@@ -270,7 +274,7 @@ export function createInstaller(options: InstallerOptions = {}) {
 
     /** Record consent for the exact installed artifact, then run its scripts (rebuild). */
     async trust(name: string, opts: OpOptions & { reviewed?: ReviewedArtifact } = {}): Promise<Result<RebuildOutcome>> {
-      return locked('trust', opts.onProgress ?? quiet, async (ctx, ledger) => {
+      return locked('trust', name, opts.onProgress ?? quiet, async (ctx, ledger) => {
         const record = ledger.packs[name];
         if (!record) return fail('not-installed', `No pack named ${name} is installed.`);
         const stale = changedSinceReview(record, opts.reviewed);
@@ -296,7 +300,7 @@ export function createInstaller(options: InstallerOptions = {}) {
 
     /** Run the trusted pack's scripts again against the artifact on disk. */
     async rebuild(name: string, opts: OpOptions & { reviewed?: ReviewedArtifact } = {}): Promise<Result<RebuildOutcome>> {
-      return locked('rebuild', opts.onProgress ?? quiet, async (ctx, ledger) => {
+      return locked('rebuild', name, opts.onProgress ?? quiet, async (ctx, ledger) => {
         const record = ledger.packs[name];
         const stale = record ? changedSinceReview(record, opts.reviewed) : undefined;
         return stale ?? rebuildLocked(ctx, ledger, name);
@@ -310,13 +314,12 @@ export function createInstaller(options: InstallerOptions = {}) {
       return ok({ registry: read.value?.registry, packs });
     },
 
-    /** Bring tree and ledger back in line (run at app start); reports what it fixed. */
+    /** Bring tree and ledger back in line (run at app start); reports what it fixed, a damaged ledger and an interrupted operation included. */
     async reconcile(opts: OpOptions = {}): Promise<Result<ReconcileReport>> {
-      // A root without a ledger is a plain tree (a checkout, a fixture): never "fix" it.
-      const read = await readLedger(root);
-      if (!read.ok) return read;
-      if (!read.value) return ok({ fixed: [], removedFromTree: [], forgotten: [], missing: [] });
-      return locked('reconcile', opts.onProgress ?? quiet, (ctx, ledger) => reconcileLocked(ctx, ledger));
+      // A root without a ledger is a plain tree (a checkout, a fixture): never "fix" it. A damaged
+      // ledger still marks a managed root; the lock holder repairs it.
+      if (!existsSync(ledgerPath(root))) return ok({ fixed: [], removedFromTree: [], forgotten: [], missing: [] });
+      return locked('reconcile', root, opts.onProgress ?? quiet, (ctx, ledger, notes) => reconcileLocked(ctx, ledger, notes));
     },
   };
 }

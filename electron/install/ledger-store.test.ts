@@ -54,7 +54,11 @@ describe('ledger store', () => {
     if (!read.ok) expect(read.message).toContain('packs.@acme/pack.status:');
     expect(await activePackNames(root)).toEqual(new Set());
     writeFileSync(path.join(root, LEDGER_FILE), '{ not json');
-    expect(await readLedger(root)).toEqual({ ok: false, code: 'invalid-data', message: `${path.join(root, LEDGER_FILE)}: not valid JSON` });
+    expect(await readLedger(root)).toEqual({
+      ok: false,
+      code: 'invalid-data',
+      message: `${path.join(root, LEDGER_FILE)}: not valid JSON (cut short or overwritten). The install ledger is damaged; the next install, update or uninstall (or the app's next start) repairs it from its backup.`,
+    });
   });
 
   it('refuses to write a record filed under another name', async () => {

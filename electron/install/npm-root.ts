@@ -4,11 +4,12 @@
 // variables can turn scripts back on, drop `resolved`/`integrity` from the lockfile, or point npm
 // at another registry.
 
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseWith } from '../../shared/protocol/parse.ts';
 import { fail, ok, type Result } from '../../shared/protocol/result.ts';
+import { createFileDurably, writeFileDurably } from '../platform/durable-file.ts';
 
 export const ROOT_PACKAGE_NAME = 'sandbox-packs-install-root';
 export const DEFAULT_REGISTRY = 'https://registry.npmjs.org/';
@@ -60,23 +61,24 @@ const RootPackageJsonSchema = z.looseObject({
 });
 export type RootPackageJson = z.infer<typeof RootPackageJsonSchema>;
 
-/** Create the root's files if missing. Idempotent. */
+const USERCONFIG_TEXT =
+  '# Owned by sandbox-packs: stands in for ~/.npmrc so user settings cannot weaken installs.\nignore-scripts=true\nomit-lockfile-registry-resolved=false\naudit=false\nfund=false\n';
+
+/** Create the root's files if missing. Idempotent; writes nothing when they are already in place. */
 export async function ensureRoot(root: string): Promise<void> {
   const p = rootPaths(root);
   await mkdir(root, { recursive: true });
-  try {
-    await writeFile(
-      p.packageJson,
-      `${JSON.stringify({ name: ROOT_PACKAGE_NAME, private: true, description: 'Managed by sandbox-packs; edit with the sandbox-packs CLI or app.', dependencies: {} }, null, 2)}\n`,
-      { flag: 'wx' },
-    );
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  await writeFile(
-    p.userconfig,
-    '# Owned by sandbox-packs: stands in for ~/.npmrc so user settings cannot weaken installs.\nignore-scripts=true\nomit-lockfile-registry-resolved=false\naudit=false\nfund=false\n',
+  await createFileDurably(
+    p.packageJson,
+    `${JSON.stringify({ name: ROOT_PACKAGE_NAME, private: true, description: 'Managed by sandbox-packs; edit with the sandbox-packs CLI or app.', dependencies: {} }, null, 2)}\n`,
   );
+  let current: string | undefined;
+  try {
+    current = await readFile(p.userconfig, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  if (current !== USERCONFIG_TEXT) await writeFileDurably(p.userconfig, USERCONFIG_TEXT);
 }
 
 export async function readRootPackageJson(root: string): Promise<Result<RootPackageJson>> {
@@ -101,7 +103,8 @@ export async function writeAllowScripts(root: string, allowed: readonly string[]
   const policy: Record<string, boolean> = {};
   for (const name of denied) policy[name] = false;
   for (const pin of allowed) policy[pin] = true;
-  await writeFile(rootPaths(root).packageJson, `${JSON.stringify({ ...read.value, allowScripts: policy }, null, 2)}\n`);
+  // Durable: a process killed mid-write must not leave npm's package.json cut short.
+  await writeFileDurably(rootPaths(root).packageJson, `${JSON.stringify({ ...read.value, allowScripts: policy }, null, 2)}\n`);
   return ok(undefined);
 }
 

@@ -1,9 +1,11 @@
 // Bringing a managed root's tree back in line with its ledger, e.g. at app start after a crash.
-// The ledger is the truth: a package the root's package.json lists but the ledger does not (an
-// install or update killed after npm wrote the tree) is removed; a recorded pack whose files are
-// replaced by another version is forgotten (it cannot be active anyway), one whose files are gone
-// stays recorded but inactive until `rebuild` restores it with verified integrity; temp files of an
-// interrupted ledger write are deleted. Each fix is reported in a sentence.
+// An operation that was interrupted is first finished or rolled back from its journal
+// (recovery.ts, run by the lock holder before this); what is left is checked here. The ledger is
+// the truth: a package the root's package.json lists but the ledger does not (an install or update
+// killed after npm wrote the tree, in a root without a journal) is removed; a recorded pack whose
+// files are replaced by another version is forgotten (it cannot be active anyway), one whose files
+// are gone stays recorded but inactive until `rebuild` restores it with verified integrity; temp
+// files of an interrupted durable write are deleted. Each fix is reported in a sentence.
 
 import { existsSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
@@ -11,10 +13,16 @@ import path from 'node:path';
 import { type Ledger } from '../../shared/protocol/ledger.ts';
 import { PackageNameSchema } from '../../shared/protocol/manifest.ts';
 import { ok, type Result } from '../../shared/protocol/result.ts';
+import { isTempOf } from '../platform/durable-file.ts';
 import { readInstalledPackageJson } from './inspect.ts';
+import { JOURNAL_FILE } from './journal.ts';
 import { LEDGER_FILE, writeLedger } from './ledger-store.ts';
-import { NO_SCRIPTS, readLockfile, readRootPackageJson } from './npm-root.ts';
-import { npm, npmFailure, npmUninstall, syncScriptPolicy, type OpContext } from './root-ops.ts';
+import { readRootPackageJson } from './npm-root.ts';
+import { removeExtraneous } from './recovery.ts';
+import { npmFailure, npmUninstall, syncScriptPolicy, type OpContext } from './root-ops.ts';
+
+/** Files written through writeFileDurably in the root (and their backups): their temp files are leftovers. */
+const DURABLE_FILES = [LEDGER_FILE, JOURNAL_FILE, 'package.json', '.sandbox-packs-npmrc'];
 
 export interface ReconcileReport {
   /** One sentence per fix; empty when tree and ledger already agreed. */
@@ -25,15 +33,16 @@ export interface ReconcileReport {
   readonly missing: readonly string[];
 }
 
-export async function reconcileLocked(ctx: OpContext, ledger: Ledger): Promise<Result<ReconcileReport>> {
-  const fixed: string[] = [];
+/** `notes`: what the lock holder already repaired (a stale lock, the ledger, an interrupted operation), reported first. */
+export async function reconcileLocked(ctx: OpContext, ledger: Ledger, notes: readonly string[] = []): Promise<Result<ReconcileReport>> {
+  const fixed: string[] = [...notes];
   const forgotten: string[] = [];
   const packs = { ...ledger.packs };
 
   for (const file of await readdir(ctx.root)) {
-    if (file.startsWith(`${LEDGER_FILE}.`) && file.endsWith('.tmp')) {
+    if (DURABLE_FILES.some((base) => isTempOf(base, file))) {
       await rm(path.join(ctx.root, file), { force: true });
-      fixed.push(`Deleted ${file}, left by an interrupted ledger write.`);
+      fixed.push(`Deleted ${file}, left by an interrupted write.`);
     }
   }
 
@@ -68,34 +77,12 @@ export async function reconcileLocked(ctx: OpContext, ledger: Ledger): Promise<R
     for (const name of strays) fixed.push(`Removed ${name}: it was in the install root but never recorded (an interrupted install or update).`);
   }
   // npm killed mid-extract can leave directories no lockfile entry accounts for.
-  const lock = await readLockfile(ctx.root);
-  if (!lock.ok) return lock;
-  const extraneous = (await topLevelPackages(ctx.root)).filter((rel) => !lock.value?.packages[rel]);
-  if (extraneous.length) {
-    const run = await npm(ctx, ['prune', ...NO_SCRIPTS]);
-    if (run.code !== 0) return npmFailure(run, 'pruning leftovers of an interrupted install');
-    for (const rel of extraneous) await rm(path.join(ctx.root, rel), { recursive: true, force: true });
-    fixed.push(`Deleted ${extraneous.join(', ')}: left in node_modules by an interrupted install.`);
-  }
+  const extraneous = await removeExtraneous(ctx);
+  if (!extraneous.ok) return extraneous;
+  if (extraneous.value.length) fixed.push(`Deleted ${extraneous.value.join(', ')}: left in node_modules by an interrupted install.`);
   if (fixed.length) {
     const policy = await syncScriptPolicy(ctx.root, next);
     if (!policy.ok) return policy;
   }
   return ok({ fixed, removedFromTree: strays, forgotten, missing });
-}
-
-/** node_modules/<name> and node_modules/@scope/<name> paths present on disk. */
-async function topLevelPackages(root: string): Promise<string[]> {
-  const base = path.join(root, 'node_modules');
-  if (!existsSync(base)) return [];
-  const found: string[] = [];
-  for (const entry of await readdir(base, { withFileTypes: true })) {
-    if (entry.name.startsWith('.')) continue;
-    if (entry.name.startsWith('@') && entry.isDirectory()) {
-      for (const inner of await readdir(path.join(base, entry.name))) found.push(`node_modules/${entry.name}/${inner}`);
-    } else {
-      found.push(`node_modules/${entry.name}`);
-    }
-  }
-  return found;
 }

@@ -60,6 +60,9 @@ export function npmFailure(run: NpmRun, what: string, lookup?: { registry: strin
   if (run.failure) return run.failure;
   const text = `${run.stderr}\n${run.stdout}`;
   const summary = npmErrorSummary(run);
+  if (/\bENOSPC\b|\bEDQUOT\b|no space left on device/i.test(text)) {
+    return fail('disk-full', `The disk is full: npm ran out of space while ${what} (${summary}). Free some space, then try again.`);
+  }
   if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|network request to .* failed/i.test(text)) {
     return fail(
       'registry-unreachable',

@@ -25,6 +25,9 @@ import { workflowHandlers } from './workflow-handlers.ts';
 import { createWorkflowStore } from './workflow-store.ts';
 import { WorkflowSchema } from '../../shared/protocol/workflow.ts';
 
+/** How long an operation from a window waits for another one on the same root before answering `busy`. */
+export const APP_LOCK_WAIT_MS = 60_000;
+
 export interface AppServicesOptions {
   /** The data directory: the managed install root, settings and saved workflows. */
   readonly dataDir: string;
@@ -49,21 +52,33 @@ export async function createAppServices(options: AppServicesOptions): Promise<Re
   await mkdir(dataDir, { recursive: true });
   const onBug = options.onBug ?? ((where, error) => console.error(`[sandbox-packs] bug in ${where}:`, error));
 
-  // A managed root left half-done by a killed install is put back in line before anything reads it.
-  // A damaged ledger does not stop the app: packs.list then reports it, and discovery treats the
-  // root as managed with nothing active (activePackNames) until it is repaired.
+  // A managed root left half-done by a killed operation is rolled back or finished from its
+  // journal, and a damaged ledger restored from its backup (or rebuilt from the tree), before
+  // anything reads it. If that cannot run, the app still starts: packs.list then reports the
+  // problem, and discovery treats the root as managed with nothing active until it is repaired.
   const reconciled = await createInstaller({ root: dataDir }).reconcile();
   if (!reconciled.ok && reconciled.code !== 'busy') options.onReconcileFailure?.(reconciled);
-  const reconcile: ReconcileSummary = reconciled.ok
-    ? { ok: true, fixed: [...reconciled.value.fixed], missing: [...reconciled.value.missing] }
-    : { ok: false, code: reconciled.code, message: reconciled.message };
 
   const opened = await openCatalog({ root: dataDir, onlyPacks: () => activePackNames(dataDir), compiler: createNpmCompiler({ root: dataDir }) });
   if (!opened.ok) return opened;
   const catalog = opened.value;
 
+  // Settings and saved workflows damaged on disk are repaired when read (from their backups);
+  // each repair joins what Diagnostics shows under start-up reconcile. All are read once now, so
+  // a repair is reported at start rather than whenever the file happens to be opened.
+  const repairs: string[] = [];
+  const onRepaired = (sentence: string): void => void repairs.push(sentence);
   const ledger = await readLedger(dataDir);
-  const settings = createSettingsStore(dataDir, ledger.ok && ledger.value ? { registry: ledger.value.registry } : {});
+  const settings = createSettingsStore(dataDir, ledger.ok && ledger.value ? { registry: ledger.value.registry } : {}, { onRepaired });
+  const workflows = createWorkflowStore(dataDir, WorkflowSchema, { onRepaired });
+  await settings.get();
+  const saved = await workflows.list();
+  if (saved.ok) for (const name of saved.value) await workflows.load(name);
+  const reconcile = (): ReconcileSummary => {
+    if (reconciled.ok) return { ok: true, fixed: [...reconciled.value.fixed, ...repairs].slice(-256), missing: [...reconciled.value.missing] };
+    const also = repairs.length ? ` Also repaired: ${repairs.join(' ')}` : '';
+    return { ok: false, code: reconciled.code, message: `${reconciled.message}${also}`.slice(0, 2000) };
+  };
   const events = createEventHub((error) => onBug('event listener', error));
   const redact = createRedactor([dataDir, await realpath(dataDir)]);
 
@@ -86,11 +101,13 @@ export async function createAppServices(options: AppServicesOptions): Promise<Re
         return current.ok ? current.value.registry : undefined;
       },
       ...(options.registryIndex ? { registryIndex: options.registryIndex } : {}),
+      // A window waits (showing the `waiting` stage) while the CLI or another window works on the root.
+      lockWaitMs: APP_LOCK_WAIT_MS,
     }),
     ...catalogHandlers({ catalog, isTrusted, reconcile }),
     ...settingsHandlers(settings),
     ...codeHandlers(runner, catalog),
-    ...workflowHandlers(createWorkflowStore(dataDir, WorkflowSchema)),
+    ...workflowHandlers(workflows),
   };
 
   const dispatcher = createDispatcher(redactAll(handlers, redact), { onBug });

@@ -12,8 +12,8 @@ export interface CatalogHandlerDeps {
   readonly catalog: DiscoveryCatalog;
   /** Whether the user's consent covers the installed artifact of this pack. */
   readonly isTrusted: (packName: string) => Promise<boolean>;
-  /** What start-up reconcile of a managed root found; null where it did not run. */
-  readonly reconcile: ReconcileSummary | null;
+  /** What start-up reconcile of a managed root found, with the data files repaired since; null where it did not run. Read at each call. */
+  readonly reconcile: () => ReconcileSummary | null;
 }
 
 export function catalogHandlers(deps: CatalogHandlerDeps): {
@@ -27,7 +27,7 @@ export function catalogHandlers(deps: CatalogHandlerDeps): {
     'catalog.diagnostics': async () => {
       const versions = runtimeVersions();
       const runtime = { npm: versions.npm ?? null, node: versions.node, electron: versions.electron ?? null };
-      return ok({ packs: catalog.diagnostics() as PackStatusRow[], reconcile: deps.reconcile, runtime });
+      return ok({ packs: catalog.diagnostics() as PackStatusRow[], reconcile: deps.reconcile(), runtime });
     },
     'catalog.skillDoc': async ({ packName }) => {
       const pack = catalog.diagnostics().find((row) => row.name === packName);

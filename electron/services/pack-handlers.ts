@@ -31,6 +31,8 @@ export interface PackHandlerDeps {
   readonly registry: () => Promise<string | undefined>;
   /** The registry index search reads; the bundled one by default. */
   readonly registryIndex?: string;
+  /** How long an operation waits for another one on the same root (reported as the `waiting` stage) before answering `busy`. Default 0. */
+  readonly lockWaitMs?: number;
 }
 
 const scriptView = (script: LifecycleScript) => ({
@@ -98,7 +100,7 @@ export function packHandlers(deps: PackHandlerDeps): {
 
   async function installer(): Promise<Installer> {
     const registry = await deps.registry();
-    return createInstaller({ root, ...(registry ? { registry } : {}), compile: examineBeforeRecording });
+    return createInstaller({ root, ...(registry ? { registry } : {}), lockWaitMs: deps.lockWaitMs ?? 0, compile: examineBeforeRecording });
   }
 
   function progress(operation: Operation, operationId: string | undefined): ProgressListener {

@@ -1,14 +1,18 @@
 // Saved workflows: one JSON file per name under <data dir>/workflows/. A name is a single safe
 // segment by its schema (no separators, no dots), so it maps to exactly one file inside that
 // folder; files are parsed back with the workflow schema, so a hand-edited file that breaks the
-// format is reported, never handed to the kernel.
+// format is reported, never handed to the kernel. Saves are durable and keep the previous good
+// generation as `<name>.json.bak`; a damaged file is repaired from it when loaded (or set aside,
+// never deleted, when there is none) and `onRepaired` is told. A full disk answers `disk-full`
+// and the saved copy stays as it was.
 
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
 import { WorkflowNameSchema } from '../../shared/contract/schemas.ts';
 import { fail, ok, type Result } from '../../shared/protocol/result.ts';
-import { readJsonFile, writeJsonFileAtomic } from './json-file.ts';
+import { isDiskFull } from '../platform/durable-file.ts';
+import { readJsonFileRepairing, writeJsonFileAtomic } from './json-file.ts';
 
 export const WORKFLOWS_DIR = 'workflows';
 
@@ -18,7 +22,12 @@ export interface WorkflowStore<W> {
   save(name: string, workflow: W): Promise<Result<string>>;
 }
 
-export function createWorkflowStore<S extends z.ZodType>(dataDir: string, schema: S): WorkflowStore<z.output<S>> {
+export interface WorkflowStoreOptions {
+  /** Told, in a sentence, about each repair of a damaged workflow file. */
+  readonly onRepaired?: (sentence: string) => void;
+}
+
+export function createWorkflowStore<S extends z.ZodType>(dataDir: string, schema: S, options: WorkflowStoreOptions = {}): WorkflowStore<z.output<S>> {
   const dir = path.join(dataDir, WORKFLOWS_DIR);
   const fileOf = (name: string): string => {
     // The schema already refuses anything else; this is the assertion that keeps it so.
@@ -41,13 +50,23 @@ export function createWorkflowStore<S extends z.ZodType>(dataDir: string, schema
       return ok(names.sort((a, b) => a.localeCompare(b)));
     },
     async load(name) {
-      const read = await readJsonFile(fileOf(name), schema);
-      if (!read.ok) return read;
-      if (read.value === undefined) return fail('not-found', `There is no saved workflow named "${name}".`);
-      return ok(read.value);
+      const read = await readJsonFileRepairing(fileOf(name), schema, 'The saved workflow file', `the workflow "${name}" is no longer listed`);
+      if (read.repaired) options.onRepaired?.(read.repaired);
+      if (read.value !== undefined) return ok(read.value);
+      if (read.invalid) return fail('invalid-data', read.invalid);
+      if (read.repaired) return fail('invalid-data', read.repaired);
+      return fail('not-found', `There is no saved workflow named "${name}".`);
     },
     async save(name, workflow) {
-      await writeJsonFileAtomic(fileOf(name), workflow);
+      try {
+        await writeJsonFileAtomic(fileOf(name), workflow, schema);
+      } catch (error) {
+        if (!isDiskFull(error)) throw error;
+        return fail(
+          'disk-full',
+          `The disk holding the data directory is full, so the workflow "${name}" could not be saved; the saved copy is as it was. Free some space, then save again.`,
+        );
+      }
       return ok(name);
     },
   };

@@ -7,10 +7,24 @@ import { OperationIdSchema } from './pack-schemas.ts';
 
 /**
  * The one list of install stages: the installer reports them (electron/install/root-ops.ts), the
- * handlers add `failed`, and the renderer labels each running one. `compiling` is the new pack's
- * discovery before it is recorded; `rebuilding` is a trusted pack's install scripts running.
+ * handlers add `failed`, and the renderer labels each running one. `waiting`: another operation
+ * holds the root's lock; `repairing`: an operation that was interrupted (a killed process) is
+ * being rolled back or finished first, each repair one message; `compiling` is the new pack's
+ * discovery before it is recorded; `rebuilding` is a trusted pack's install scripts running;
+ * `removing` is an uninstall's npm run.
  */
-export const INSTALL_STAGES = ['resolving', 'fetching', 'classifying', 'compiling', 'rebuilding', 'done', 'failed'] as const;
+export const INSTALL_STAGES = [
+  'waiting',
+  'repairing',
+  'resolving',
+  'fetching',
+  'classifying',
+  'compiling',
+  'rebuilding',
+  'removing',
+  'done',
+  'failed',
+] as const;
 export type InstallStage = (typeof INSTALL_STAGES)[number];
 
 export const InstallProgressEventSchema = z.object({

@@ -116,6 +116,7 @@ export const ERROR_CODES = {
   'registry-unreachable': 'The package registry could not be reached.',
   'npm-unavailable': 'The npm that ships with the app could not be started; reinstall the app.',
   'root-unreadable': 'The install root could not be read.',
+  'disk-full': 'The disk holding the data directory is full, so nothing was changed; free some space and try again.',
 
   // --- service contract -------------------------------------------------------------------------
   'invalid-request': 'The request did not match the service contract.',

@@ -9,6 +9,7 @@ import { displayText } from '../../../shared/protocol/display-text.ts';
 import { EXIT, type CliCommand } from '../command.ts';
 import { parseCliArgs, ROOT_OPTIONS, rootOf } from '../args.ts';
 import { withCliServices } from '../cli-services.ts';
+import { repairIfNeeded } from '../cli-support.ts';
 
 const USAGE = [
   'Usage: sandbox-packs discover [--root DIR] [--json]',
@@ -101,6 +102,7 @@ export const discoverCommand: CliCommand = {
   async run(args, io) {
     const { values } = parseCliArgs(args, ROOT_OPTIONS, { positionals: false });
     const root = rootOf(values.root, io);
+    await repairIfNeeded(root, io);
     return withCliServices(root, io, {}, async (services) => {
       const catalog = await services.openCatalog();
       if (!catalog.ok) {

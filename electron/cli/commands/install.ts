@@ -2,21 +2,22 @@
 // installed artifact, examine it with discovery, record it; sandbox-only packs are active at once,
 // others wait for `trust`.
 import { EXIT, type CliCommand } from '../command.ts';
-import { onlyPositional, parseCliArgs, REGISTRY_OPTIONS, registryOf, rootOf } from '../args.ts';
+import { lockWaitOf, onlyPositional, parseCliArgs, WAIT_OPTIONS, REGISTRY_OPTIONS, registryOf, rootOf } from '../args.ts';
 import { withCliServices } from '../cli-services.ts';
-import { COMMON_USAGE, finish, reconcileFirst } from '../cli-support.ts';
+import { COMMON_USAGE, finish, reconcileFirst, WAIT_USAGE } from '../cli-support.ts';
 
 export const install: CliCommand = {
   name: 'install',
   summary: 'Install a pack (no install scripts run; host code waits for trust)',
-  usage: `Usage: sandbox-packs install SPEC [--root DIR] [--registry URL] [--json]\n\nSPEC: name, name@version, name@tag, a local .tgz, or an https tarball URL (labelled "unverified source").\nGit specs are not supported.\n${COMMON_USAGE}`,
+  usage: `Usage: sandbox-packs install SPEC [--root DIR] [--registry URL] [--wait SECONDS] [--json]\n\nSPEC: name, name@version, name@tag, a local .tgz, or an https tarball URL (labelled "unverified source").\nGit specs are not supported.\n${COMMON_USAGE}\n${WAIT_USAGE}`,
   async run(argv, io) {
-    const { values, positionals } = parseCliArgs(argv, REGISTRY_OPTIONS);
+    const { values, positionals } = parseCliArgs(argv, { ...REGISTRY_OPTIONS, ...WAIT_OPTIONS });
     const spec = onlyPositional(positionals, 'package spec');
     const root = rootOf(values.root, io);
     const registry = registryOf(values.registry);
+    const lockWaitMs = lockWaitOf(values.wait);
     await reconcileFirst(root, io);
-    const result = await withCliServices(root, io, registry ? { registry } : {}, (services) => services.call('packs.install', { spec }));
+    const result = await withCliServices(root, io, { ...(registry ? { registry } : {}), lockWaitMs }, (services) => services.call('packs.install', { spec }));
     const code = finish(io, values.json, result, (o) => {
       const lines = [`Installed ${o.name}@${o.version} (${o.installMode}, source: ${o.sourceLabel}) — ${o.status === 'active' ? 'active' : 'needs trust'}.`];
       if (o.scripts.length) lines.push(`Install scripts found (not run): ${o.scripts.map((s) => `${s.package} ${s.event}`).join(', ')}.`);

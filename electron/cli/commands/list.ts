@@ -2,7 +2,7 @@
 import type { CliCommand } from '../command.ts';
 import { parseCliArgs, ROOT_OPTIONS, rootOf } from '../args.ts';
 import { withCliServices } from '../cli-services.ts';
-import { COMMON_USAGE, finish } from '../cli-support.ts';
+import { COMMON_USAGE, finish, repairIfNeeded } from '../cli-support.ts';
 import { readLedger } from '../../install/ledger-store.ts';
 
 export const list: CliCommand = {
@@ -12,6 +12,7 @@ export const list: CliCommand = {
   async run(argv, io) {
     const { values } = parseCliArgs(argv, ROOT_OPTIONS, { positionals: false });
     const root = rootOf(values.root, io);
+    await repairIfNeeded(root, io);
     const result = await withCliServices(root, io, {}, (services) => services.call('packs.list', {}));
     // The registry the root remembers is part of the JSON scripts read; packs.list answers packs only.
     const ledger = values.json && result.ok ? await readLedger(root) : undefined;

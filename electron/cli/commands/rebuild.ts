@@ -2,9 +2,9 @@
 // the artifact on disk (or a refetched copy whose integrity matches the first install).
 import type { CliCommand } from '../command.ts';
 import type { InstalledPack } from '../../../shared/contract/pack-schemas.ts';
-import { onlyPositional, parseCliArgs, ROOT_OPTIONS, rootOf } from '../args.ts';
+import { lockWaitOf, onlyPositional, parseCliArgs, WAIT_OPTIONS, ROOT_OPTIONS, rootOf } from '../args.ts';
 import { withCliServices } from '../cli-services.ts';
-import { COMMON_USAGE, finish, reconcileFirst } from '../cli-support.ts';
+import { COMMON_USAGE, finish, reconcileFirst, WAIT_USAGE } from '../cli-support.ts';
 
 /** Whose install scripts a trust or rebuild ran: the packages the recorded scripts belong to. */
 export function scriptsRanText(pack: InstalledPack, none: string): string {
@@ -15,13 +15,14 @@ export function scriptsRanText(pack: InstalledPack, none: string): string {
 export const rebuild: CliCommand = {
   name: 'rebuild',
   summary: "Re-run a trusted pack's install scripts",
-  usage: `Usage: sandbox-packs rebuild NAME [--root DIR] [--json]\n${COMMON_USAGE}`,
+  usage: `Usage: sandbox-packs rebuild NAME [--root DIR] [--wait SECONDS] [--json]\n${COMMON_USAGE}\n${WAIT_USAGE}`,
   async run(argv, io) {
-    const { values, positionals } = parseCliArgs(argv, ROOT_OPTIONS);
+    const { values, positionals } = parseCliArgs(argv, { ...ROOT_OPTIONS, ...WAIT_OPTIONS });
     const name = onlyPositional(positionals, 'pack name');
     const root = rootOf(values.root, io);
+    const lockWaitMs = lockWaitOf(values.wait);
     await reconcileFirst(root, io);
-    const result = await withCliServices(root, io, {}, (services) => services.call('packs.rebuild', { name }));
+    const result = await withCliServices(root, io, { lockWaitMs }, (services) => services.call('packs.rebuild', { name }));
     return finish(io, values.json, result, (o) =>
       o.installMode === 'sandbox-only'
         ? 'Sandbox-only packs never run install scripts.'

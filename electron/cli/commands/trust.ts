@@ -2,19 +2,20 @@
 // (name, version, integrity) and run its install scripts; --dry-run (packs.trustDryRun) prints the
 // literal scripts first.
 import type { CliCommand } from '../command.ts';
-import { onlyPositional, parseCliArgs, ROOT_OPTIONS, rootOf } from '../args.ts';
+import { lockWaitOf, onlyPositional, parseCliArgs, WAIT_OPTIONS, ROOT_OPTIONS, rootOf } from '../args.ts';
 import { withCliServices } from '../cli-services.ts';
-import { COMMON_USAGE, finish, reconcileFirst } from '../cli-support.ts';
+import { COMMON_USAGE, finish, reconcileFirst, WAIT_USAGE } from '../cli-support.ts';
 import { scriptsRanText } from './rebuild.ts';
 
 export const trust: CliCommand = {
   name: 'trust',
   summary: "Trust a pack's exact artifact and run its install scripts (--dry-run shows them)",
-  usage: `Usage: sandbox-packs trust NAME [--dry-run] [--root DIR] [--json]\n${COMMON_USAGE}`,
+  usage: `Usage: sandbox-packs trust NAME [--dry-run] [--root DIR] [--wait SECONDS] [--json]\n${COMMON_USAGE}\n${WAIT_USAGE}`,
   async run(argv, io) {
-    const { values, positionals } = parseCliArgs(argv, { ...ROOT_OPTIONS, 'dry-run': 'boolean' });
+    const { values, positionals } = parseCliArgs(argv, { ...ROOT_OPTIONS, ...WAIT_OPTIONS, 'dry-run': 'boolean' });
     const name = onlyPositional(positionals, 'pack name');
     const root = rootOf(values.root, io);
+    const lockWaitMs = lockWaitOf(values.wait);
     if (values['dry-run']) {
       return withCliServices(root, io, {}, async (services) => {
         const plan = await services.call('packs.trustDryRun', { name });
@@ -34,7 +35,7 @@ export const trust: CliCommand = {
       });
     }
     await reconcileFirst(root, io);
-    const result = await withCliServices(root, io, {}, (services) => services.call('packs.trust', { name }));
+    const result = await withCliServices(root, io, { lockWaitMs }, (services) => services.call('packs.trust', { name }));
     return finish(io, values.json, result, (o) =>
       o.installMode === 'sandbox-only'
         ? 'Sandbox-only packs run no host code and no install scripts; it is active already.'

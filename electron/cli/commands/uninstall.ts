@@ -1,19 +1,20 @@
 // `sandbox-packs uninstall NAME`: packs.uninstall — forget the pack in the ledger, then remove it from the root.
 import type { CliCommand } from '../command.ts';
-import { onlyPositional, parseCliArgs, ROOT_OPTIONS, rootOf } from '../args.ts';
+import { lockWaitOf, onlyPositional, parseCliArgs, WAIT_OPTIONS, ROOT_OPTIONS, rootOf } from '../args.ts';
 import { withCliServices } from '../cli-services.ts';
-import { COMMON_USAGE, finish, reconcileFirst } from '../cli-support.ts';
+import { COMMON_USAGE, finish, reconcileFirst, WAIT_USAGE } from '../cli-support.ts';
 
 export const uninstall: CliCommand = {
   name: 'uninstall',
   summary: 'Remove an installed pack',
-  usage: `Usage: sandbox-packs uninstall NAME [--root DIR] [--json]\n${COMMON_USAGE}`,
+  usage: `Usage: sandbox-packs uninstall NAME [--root DIR] [--wait SECONDS] [--json]\n${COMMON_USAGE}\n${WAIT_USAGE}`,
   async run(argv, io) {
-    const { values, positionals } = parseCliArgs(argv, ROOT_OPTIONS);
+    const { values, positionals } = parseCliArgs(argv, { ...ROOT_OPTIONS, ...WAIT_OPTIONS });
     const name = onlyPositional(positionals, 'pack name');
     const root = rootOf(values.root, io);
+    const lockWaitMs = lockWaitOf(values.wait);
     await reconcileFirst(root, io);
-    return withCliServices(root, io, {}, async (services) => {
+    return withCliServices(root, io, { lockWaitMs }, async (services) => {
       // The version it had, for the sentence: packs.uninstall answers with the name only.
       const listed = await services.call('packs.list', {});
       const version = listed.ok ? listed.value.packs.find((p) => p.name === name)?.version : undefined;

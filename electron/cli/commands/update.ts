@@ -1,21 +1,22 @@
 // `sandbox-packs update NAME [--to VERSION]`: packs.update — install another version, classified
 // again like a new install; consent does not carry over to a different artifact.
 import type { CliCommand } from '../command.ts';
-import { onlyPositional, parseCliArgs, REGISTRY_OPTIONS, registryOf, rootOf } from '../args.ts';
+import { lockWaitOf, onlyPositional, parseCliArgs, WAIT_OPTIONS, REGISTRY_OPTIONS, registryOf, rootOf } from '../args.ts';
 import { withCliServices } from '../cli-services.ts';
-import { COMMON_USAGE, finish, reconcileFirst } from '../cli-support.ts';
+import { COMMON_USAGE, finish, reconcileFirst, WAIT_USAGE } from '../cli-support.ts';
 
 export const update: CliCommand = {
   name: 'update',
   summary: 'Update a pack to the latest (or a given) version',
-  usage: `Usage: sandbox-packs update NAME [--to VERSION] [--root DIR] [--registry URL] [--json]\n${COMMON_USAGE}`,
+  usage: `Usage: sandbox-packs update NAME [--to VERSION] [--root DIR] [--registry URL] [--wait SECONDS] [--json]\n${COMMON_USAGE}\n${WAIT_USAGE}`,
   async run(argv, io) {
-    const { values, positionals } = parseCliArgs(argv, { ...REGISTRY_OPTIONS, to: 'string' });
+    const { values, positionals } = parseCliArgs(argv, { ...REGISTRY_OPTIONS, ...WAIT_OPTIONS, to: 'string' });
     const name = onlyPositional(positionals, 'pack name');
     const root = rootOf(values.root, io);
     const registry = registryOf(values.registry);
+    const lockWaitMs = lockWaitOf(values.wait);
     await reconcileFirst(root, io);
-    return withCliServices(root, io, registry ? { registry } : {}, async (services) => {
+    return withCliServices(root, io, { ...(registry ? { registry } : {}), lockWaitMs }, async (services) => {
       const listed = await services.call('packs.list', {});
       const previousVersion = listed.ok ? listed.value.packs.find((p) => p.name === name)?.version : undefined;
       const result = await services.call('packs.update', { name, ...(values.to ? { to: values.to } : {}) });

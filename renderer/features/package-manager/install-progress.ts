@@ -8,11 +8,14 @@ import type { ContractEvent, InstallStage } from '../../../shared/contract/event
 export type Stage = Exclude<InstallStage, 'done' | 'failed'>;
 
 export const STAGE_LABEL: Record<Stage, string> = {
+  waiting: 'Waiting for another operation on this install root',
+  repairing: 'Repairing what an interrupted operation left',
   resolving: 'Resolving the package',
   fetching: 'Fetching (install scripts disabled)',
   classifying: 'Reading the installed manifest',
   compiling: 'Compiling sandbox modules',
   rebuilding: 'Running trusted install scripts',
+  removing: 'Removing the package',
 };
 
 export interface ProgressState {
