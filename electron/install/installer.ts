@@ -1,6 +1,7 @@
 // The installer service: one typed API over a managed install root, used by the pack services
 // behind every face, app start (reconcile) and `pack check`. Every operation returns a tagged
-// result; every mutating one holds the root lock.
+// result; every mutating one runs through locked-run.ts: under the root lock, after what an
+// interrupted operation left is repaired, with a journal of its own so that it can be repaired.
 // Installing never runs pack code: npm runs with scripts off, the installed artifact is classified,
 // and only sandbox-only packs become active at once. Host code and scripts wait for consent
 // (trust.ts), which is keyed to the exact artifact. The ledger is written only after the artifact

@@ -2,8 +2,10 @@
 // other boundary, written durably (temp file, flushed, renamed in the same directory) so a crash
 // or a power cut never leaves a half-written file, with the previous good generation kept as
 // `<file>.bak`. A damaged file (cut short, hand-edited into something else) is repaired on read:
-// copied aside as `<file>.damaged-<time>` and replaced by its backup, or, without one, removed
-// (the copy stays) so the caller starts from its default. Each repair comes with a sentence.
+// copied aside as `<file>.damaged-<time>` and replaced by its backup. Without a backup, a garbled
+// file (not JSON) is moved aside the same way so the caller starts from its default, while valid
+// JSON that breaks the format stays where it is, reported (a hand edit to fix). Each repair comes
+// with a sentence.
 
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';

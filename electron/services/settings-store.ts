@@ -2,8 +2,8 @@
 // allowlist (spec: CodeAct mounts only session-allowed packs). One JSON file, read through the
 // contract's own schema so the file and the wire can never disagree about what is valid, written
 // durably with its previous generation kept as a backup. A damaged file is repaired when read
-// (from the backup, else set aside for the defaults) and `onRepaired` is told what was done; a
-// full disk is a `disk-full` answer with the file left as it was.
+// (from the backup; a garbled one without a backup is set aside for the defaults) and
+// `onRepaired` is told what was done; a full disk is a `disk-full` answer, the file as it was.
 
 import path from 'node:path';
 import { fail, ok, type Result } from '../../shared/protocol/result.ts';

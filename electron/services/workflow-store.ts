@@ -2,9 +2,9 @@
 // segment by its schema (no separators, no dots), so it maps to exactly one file inside that
 // folder; files are parsed back with the workflow schema, so a hand-edited file that breaks the
 // format is reported, never handed to the kernel. Saves are durable and keep the previous good
-// generation as `<name>.json.bak`; a damaged file is repaired from it when loaded (or set aside,
-// never deleted, when there is none) and `onRepaired` is told. A full disk answers `disk-full`
-// and the saved copy stays as it was.
+// generation as `<name>.json.bak`; a damaged file is restored from it when loaded (a garbled one
+// without a backup is moved aside, never deleted) and `onRepaired` is told. A full disk answers
+// `disk-full` and the saved copy stays as it was.
 
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
