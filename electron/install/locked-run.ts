@@ -16,7 +16,7 @@ import { emptyLedger, readLedger, repairLedger, writeLedger } from './ledger-sto
 import { DEFAULT_REGISTRY, ensureRoot, readRootPackageJson } from './npm-root.ts';
 import { reconcileLocked } from './reconcile.ts';
 import { recoverPending } from './recovery.ts';
-import { acquireRootLock, ownerText, type RootLock } from './root-lock.ts';
+import { acquireRootLock, ownerText, waitText, type RootLock } from './root-lock.ts';
 import type { OpContext, ProgressListener } from './root-ops.ts';
 
 export interface LockedRunOptions {
@@ -80,7 +80,7 @@ export async function runLocked<T>(
     onWait: (owner) =>
       op.progress({
         stage: 'waiting',
-        message: `Another operation (${ownerText(owner)}) is running on this install root; waiting up to ${Math.round(waitMs / 1000)} s for it to finish.`,
+        message: `Another operation (${ownerText(owner)}) is running on this install root; waiting up to ${waitText(waitMs)} for it to finish.`,
       }),
   });
   if (!lock.ok) return lock;

@@ -41,6 +41,11 @@ export interface LockWait {
   readonly onWait?: (owner: LockOwner | undefined) => void;
 }
 
+/** A wait for a sentence: "60 s", or "300 ms" under a second. */
+export function waitText(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`;
+}
+
 /** Who holds it, for a sentence: "(install, process 123, since …)". */
 export function ownerText(owner: LockOwner | undefined): string {
   return owner ? `${owner.operation}, process ${owner.pid}, since ${owner.startedAt}` : 'an operation that is just starting';
@@ -143,7 +148,7 @@ export async function acquireRootLock(root: string, operation: string, waitMs = 
       continue;
     }
     if (Date.now() >= deadline) {
-      const waited = waitMs > 0 ? ` after waiting ${Math.round(waitMs / 1000)} s` : '';
+      const waited = waitMs > 0 ? ` after waiting ${waitText(waitMs)}` : '';
       return fail('busy', `Another operation (${ownerText(owner)}) is still running on the install root ${root}${waited}; try again when it has finished.`);
     }
     if (!toldWaiting) {

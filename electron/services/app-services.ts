@@ -80,6 +80,7 @@ export async function createAppServices(options: AppServicesOptions): Promise<Re
     return { ok: false, code: reconciled.code, message: `${reconciled.message}${also}`.slice(0, 2000) };
   };
   const events = createEventHub((error) => onBug('event listener', error));
+
   const redact = createRedactor([dataDir, await realpath(dataDir)]);
 
   const isTrusted = async (packName: string): Promise<boolean> => {
@@ -103,6 +104,8 @@ export async function createAppServices(options: AppServicesOptions): Promise<Re
       ...(options.registryIndex ? { registryIndex: options.registryIndex } : {}),
       // A window waits (showing the `waiting` stage) while the CLI or another window works on the root.
       lockWaitMs: APP_LOCK_WAIT_MS,
+      // A repair made later, by an operation that found what a killed CLI or web host left, joins them.
+      onRepaired,
     }),
     ...catalogHandlers({ catalog, isTrusted, reconcile }),
     ...settingsHandlers(settings),

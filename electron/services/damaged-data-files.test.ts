@@ -4,10 +4,14 @@
 // default used; each repair is a sentence in Diagnostics under start-up reconcile. A file that is
 // valid JSON but breaks the format, with no backup, stays in place and is reported as before.
 
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WorkflowSchema } from '../../shared/protocol/workflow.ts';
+import { emptyLedger, writeLedger } from '../install/ledger-store.ts';
+import { LOCK_DIR } from '../install/root-lock.ts';
 import { tempDir, type TempDir } from '../testing/test-support.ts';
 import { createAppServices } from './app-services.ts';
 import { createSettingsStore } from './settings-store.ts';
@@ -103,5 +107,32 @@ describe('damaged settings and workflows at start', () => {
     });
     expect(copiesOf(path.join(dir.path, 'workflows'), 'edited.json')).toEqual([]);
     expect(await createSettingsStore(dir.path).get()).toEqual({ ok: true, value: { registry: 'https://registry.npmjs.org/', sessionAllowlist: [] } });
+  });
+
+  it('a repair a later operation makes (a lock a killed CLI left) joins what Diagnostics shows', async () => {
+    const dir = await tempDir('damaged');
+    dirs.push(dir);
+    await writeLedger(dir.path, emptyLedger('https://registry.npmjs.org/'));
+    const services = await startApp(dir.path);
+    try {
+      // A CLI that died holding the lock: its pid is gone.
+      const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+      mkdirSync(path.join(dir.path, LOCK_DIR));
+      writeFileSync(
+        path.join(dir.path, LOCK_DIR, 'owner.json'),
+        JSON.stringify({ pid: dead, host: os.hostname(), startedAt: '2026-01-01T00:00:00.000Z', operation: 'install' }),
+      );
+      expect(await services.dispatcher.handle('packs.uninstall', { name: '@acme/none' }, { face: 'ipc' })).toEqual({
+        ok: false,
+        code: 'not-installed',
+        message: 'No pack named @acme/none is installed.',
+      });
+      const diagnostics = await services.dispatcher.handle('catalog.diagnostics', {}, { face: 'ipc' });
+      expect(diagnostics.ok && (diagnostics.value as { reconcile: { fixed: string[] } }).reconcile.fixed).toEqual([
+        `The install started by process ${dead} at 2026-01-01T00:00:00.000Z stopped without finishing and left the install root locked; the lock was taken over.`,
+      ]);
+    } finally {
+      await services.dispose();
+    }
   });
 });

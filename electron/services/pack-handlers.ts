@@ -33,6 +33,8 @@ export interface PackHandlerDeps {
   readonly registryIndex?: string;
   /** How long an operation waits for another one on the same root (reported as the `waiting` stage) before answering `busy`. Default 0. */
   readonly lockWaitMs?: number;
+  /** Told each repair an operation made first (what a killed process left), as well as the `repairing` event every face gets. */
+  readonly onRepaired?: (sentence: string) => void;
 }
 
 const scriptView = (script: LifecycleScript) => ({
@@ -104,7 +106,10 @@ export function packHandlers(deps: PackHandlerDeps): {
   }
 
   function progress(operation: Operation, operationId: string | undefined): ProgressListener {
-    return (event) => events.emit({ type: 'install-progress', operation, stage: event.stage, message: event.message, ...(operationId ? { operationId } : {}) });
+    return (event) => {
+      if (event.stage === 'repairing') deps.onRepaired?.(event.message);
+      events.emit({ type: 'install-progress', operation, stage: event.stage, message: event.message, ...(operationId ? { operationId } : {}) });
+    };
   }
 
   async function record(name: string): Promise<Result<InstalledPack>> {
