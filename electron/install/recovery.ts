@@ -124,18 +124,19 @@ async function treeMatchesLockfile(ctx: OpContext): Promise<boolean> {
   return true;
 }
 
-/** Put the files back and make node_modules match them: the operation had recorded nothing. */
-async function rollBack(ctx: OpContext, journal: Journal): Promise<Result<void>> {
+/** Put the files back and make node_modules match them: the operation had recorded nothing. Answers whether anything had changed. */
+async function rollBack(ctx: OpContext, journal: Journal): Promise<Result<boolean>> {
   const p = rootPaths(ctx.root);
   const packageJsonChanged = await restoreText(p.packageJson, journal.packageJson);
   const lockfileChanged = await restoreText(p.lockfile, journal.lockfile);
   // Killed before npm changed anything (or after npm undid its own work): no npm run needed.
-  if (packageJsonChanged || lockfileChanged || !(await treeMatchesLockfile(ctx))) {
+  const treeChanged = packageJsonChanged || lockfileChanged || !(await treeMatchesLockfile(ctx));
+  if (treeChanged) {
     const run = await npmInstall(ctx, []);
     if (run.code !== 0) return npmFailure(run, `rolling back the interrupted ${journal.operation} of ${journal.target}`);
   }
   const extra = await removeExtraneous(ctx);
-  return extra.ok ? ok(undefined) : extra;
+  return extra.ok ? ok(treeChanged || extra.value.length > 0) : extra;
 }
 
 async function recover(ctx: OpContext, ledger: Ledger, journal: Journal): Promise<Result<string[]>> {
@@ -154,12 +155,13 @@ async function recover(ctx: OpContext, ledger: Ledger, journal: Journal): Promis
       }
       const rolled = await rollBack(ctx, journal);
       if (!rolled.ok) return rolled;
+      const what = operation === 'first-run' ? 'the shipped packs' : target;
+      if (!rolled.value) return ok([`The ${operation} of ${what} was interrupted before npm changed anything; nothing needed undoing.`]);
       if (operation === 'update') {
         return ok([
           `Rolled back the interrupted update of ${target}: the new version had not been recorded, so ${at(ledger.packs[target], target)} was put back.`,
         ]);
       }
-      const what = operation === 'first-run' ? 'the shipped packs' : target;
       return ok([`Rolled back the interrupted install of ${what}: it had not been recorded, so what npm had added to the install root was removed again.`]);
     }
     case 'uninstall': {
