@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CLI_SCRIPT, runCli, startCli } from '../testing/cli-process.ts';
+import { CLI_SCRIPT, runCli, startCli, type CliProcess } from '../testing/cli-process.ts';
 import { readLedgerFile, rootDisagreements } from '../testing/root-agreement.ts';
 import { startRegistry, type TestRegistry } from '../testing/verdaccio.ts';
 import { createInstaller } from './installer.ts';
@@ -40,6 +40,13 @@ afterAll(async () => {
   await registry?.stop();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
+
+/** A CLI a failed test left paused or running does not outlive it. */
+function stopped(cli: CliProcess | undefined): void {
+  if (!cli || cli.child.exitCode !== null || cli.child.signalCode !== null) return;
+  cli.resume();
+  cli.killGroup();
+}
 
 function freshRoot(): string {
   const root = mkdtempSync(path.join(scratch, 'root-'));
@@ -96,9 +103,10 @@ describe('two processes on one root', () => {
   it('the CLI installs while the web host installs: the host waits on the lock and says so, both finish, the root agrees', async () => {
     const root = freshRoot();
     const host = await serve(root);
+    let cli: CliProcess | undefined;
     try {
       const watch = await watchEvents(host.origin, host.token);
-      const cli = startCli(['install', WITH_DEP, '--root', root]);
+      cli = startCli(['install', WITH_DEP, '--root', root]);
       await cli.stage('fetching'); // the CLI holds the root lock from here until it is done
       // Held still (alive, holding the lock) until the host has said it waits: no race with a fast install.
       cli.pause();
@@ -125,6 +133,7 @@ describe('two processes on one root', () => {
       expect(Object.keys(readLedgerFile(root).packs).sort()).toEqual([EVOLVING, MARKER, WITH_DEP]);
       expect(await rootDisagreements(root)).toEqual([]);
     } finally {
+      stopped(cli);
       host.child.kill('SIGINT');
       await once(host.child, 'exit');
       rmSync(root, { recursive: true, force: true });
@@ -133,8 +142,9 @@ describe('two processes on one root', () => {
 
   it('two CLIs install at once: the second prints that it waits, then installs; the root agrees', async () => {
     const root = freshRoot();
+    let first: CliProcess | undefined;
     try {
-      const first = startCli(['install', WITH_DEP, '--root', root]);
+      first = startCli(['install', WITH_DEP, '--root', root]);
       await first.stage('fetching');
       first.pause(); // alive and holding the lock until the second says it waits
       const second = startCli(['install', MARKER, '--root', root, '--wait', '120']);
@@ -152,6 +162,7 @@ describe('two processes on one root', () => {
       expect(Object.keys(readLedgerFile(root).packs).sort()).toEqual([EVOLVING, MARKER, WITH_DEP]);
       expect(await rootDisagreements(root)).toEqual([]);
     } finally {
+      stopped(first);
       rmSync(root, { recursive: true, force: true });
     }
   });
