@@ -20,6 +20,25 @@ import { REPO_ROOT } from './support.ts';
 
 const PARITY_BUILD = path.join(REPO_ROOT, 'out/parity');
 
+/** A module whose state a run may fill: served through the real delivery route, so runs importing it get its set's image. */
+const IMAGE_FILE = 'isolation-image.json';
+const imageModules: Pick<FixtureFile, 'entries' | 'modules'> = {
+  entries: { '@t/lib': 'js:lib' },
+  modules: {
+    'js:lib': {
+      moduleId: 'js:lib',
+      kind: 'js',
+      packName: '@t/lib',
+      packVersion: '1.0.0',
+      displayName: '@t/lib',
+      source: 'export const kept = [];\nexport function keep(v) { kept.push(v); return kept.length; }\n',
+      imports: {},
+      digest: 'a'.repeat(64),
+    },
+  },
+};
+const delivery = fixtureDelivery(new Map([[IMAGE_FILE, { description: 'run isolation on a module image', ...imageModules, cases: [] }]]));
+
 let data: TempDir;
 let app: AppSession;
 let page: Page;
@@ -31,11 +50,11 @@ interface PageApi {
   stats(): { kernelWorkersStarted: number };
 }
 
-function runCase(fixture: FixtureFile, caseName: string): Promise<RunResult> {
-  return page.evaluate(({ fixture, caseName }) => (window as unknown as { sandboxParity: PageApi }).sandboxParity.runCase(fixture, caseName, {}), {
-    fixture,
-    caseName,
-  });
+function runCase(fixture: FixtureFile, caseName: string, entries: unknown = {}): Promise<RunResult> {
+  return page.evaluate(
+    ({ fixture, caseName, entries }) => (window as unknown as { sandboxParity: PageApi }).sandboxParity.runCase(fixture, caseName, entries),
+    { fixture, caseName, entries },
+  );
 }
 
 function kernelWorkersStarted(): Promise<number> {
@@ -49,7 +68,7 @@ test.beforeAll(async ({ browser }) => {
   test.setTimeout(300_000);
   await build({ configFile: path.join(REPO_ROOT, 'renderer/runner/parity/vite.config.ts'), logLevel: 'warn' });
   data = await tempDir('run-isolation-data');
-  app = await startAppSession(browser, data.path, PARITY_BUILD, fixtureDelivery(new Map()).catalog);
+  app = await startAppSession(browser, data.path, PARITY_BUILD, delivery.catalog);
   ({ page, problems } = await app.openParity());
 });
 
@@ -80,6 +99,46 @@ test.describe('run isolation in the browser runner (Chromium)', () => {
     const expected = Object.fromEntries(entries.map(([name]) => [name, { secret: false, dirty: mayBeDirty(name) ? expect.any(Boolean) : false }]));
     expect(Object.fromEntries(entries)).toEqual(expected);
     // Both runs on the same worker: isolation came from fresh engines, not from a new worker.
+    expect(await kernelWorkersStarted()).toBe(before);
+  });
+
+  test("gives run B no byte of the secret run A held in a module's state, on the module set's image", async () => {
+    const secret = isolationSecret();
+    const fixture: FixtureFile = {
+      description: 'run isolation on a module image',
+      ...imageModules,
+      cases: [
+        {
+          name: 'plant',
+          why: "run A keeps the secret in the module's state",
+          code: 'import { keep } from "@t/lib";\nconst held = [];\nfor (let i = 0; i < 500; i++) held.push(keep(apiKey + ":" + i));\nreturn held.length;',
+          declare: ['@t/lib'],
+          inputs: { apiKey: secret },
+          timeoutMs: 30_000,
+          expect: { ok: true, value: 500 },
+        },
+        {
+          name: 'scan',
+          why: 'run B imports the same module and looks for it',
+          code: `import { kept } from "@t/lib";\nif (kept.length !== 0) return "kept";\n${SCAN_CODE}`,
+          declare: ['@t/lib'],
+          inputs: scanInputs(secret),
+          timeoutMs: 30_000,
+          expect: { ok: true, value: null },
+        },
+      ],
+    };
+    const before = await kernelWorkersStarted();
+    const delivered = delivery.entries(IMAGE_FILE);
+    expect(await runCase(fixture, 'plant', delivered)).toMatchObject({ ok: true, value: 500 });
+    const scanned = await runCase(fixture, 'scan', delivered);
+    expect(scanned).toMatchObject({ ok: true });
+    if (!scanned.ok) return;
+    const entries = Object.entries(scanned.value as Record<string, ScanEntry>);
+    expect(entries.length).toBeGreaterThanOrEqual(29);
+    expect(Object.fromEntries(entries)).toEqual(
+      Object.fromEntries(entries.map(([name]) => [name, { secret: false, dirty: mayBeDirty(name) ? expect.any(Boolean) : false }])),
+    );
     expect(await kernelWorkersStarted()).toBe(before);
   });
 

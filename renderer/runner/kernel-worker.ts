@@ -94,7 +94,7 @@ async function runOnce(supply: SandboxSupply, runId: number, request: KernelRunR
   // if its run left it unfit (`outcome.healthy` false, a grown memory), is freed and replaced
   // (engine-supply.ts). The thread itself is sound either way, so it is not replaced for that.
   post({ type: 'done', runId, result: outcome.result, healthy: true });
-  supply.retire(supplied, request);
+  supply.retire(supplied);
 }
 
 scope.onmessage = (event: MessageEvent) => {

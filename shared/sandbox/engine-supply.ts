@@ -15,8 +15,10 @@
 // Neither keeps a used engine it cannot restore: such an engine is dropped and collected.
 
 import { instantiateQuickJsNg, zeroedForReuse, type BoundedEngine } from './engine.ts';
-import { disposeSandbox, endRun, fitsRun, precompileInto, prepareSandbox, rewindSandbox, stepRandom, type PreparedSandbox } from './kernel.ts';
-import { runNeedsWasm, type KernelRunRequest } from '../protocol/run.ts';
+import { disposeSandbox, endRun, evaluateImageInto, fitsRun, prepareSandbox, rewindSandbox, stepRandom, type PreparedSandbox } from './kernel.ts';
+import type { KernelRunRequest } from '../protocol/run.ts';
+import { buildEntryModule } from './entry-transform.ts';
+import { imagePlan, type ImagePlan } from './module-image.ts';
 
 export class EngineSupply {
   readonly #compiled: Promise<WebAssembly.Module>;
@@ -81,7 +83,26 @@ interface Template {
   /** The heap end in the image: every non-zero byte of the image lies below it. */
   readonly heapEnd: number;
   busy: boolean;
+  /** A module-set sandbox's plan key (module-image.ts); undefined for the plain sandbox of a kind. */
+  readonly key: string | undefined;
+  /** What keeping it costs: its engine memory and its image, in bytes. */
+  readonly cost: number;
 }
+
+export interface SandboxSupplyOptions {
+  /** Engine memory and images the module-set sandboxes may hold together (default IMAGE_BUDGET_BYTES). */
+  readonly imageBudgetBytes?: number;
+}
+
+/**
+ * The module-set sandboxes one supply keeps: about three sets of a large library (zod's sandbox:
+ * a 16 MB engine memory and a ~3 MB image), many of small packs. A worker has one such supply.
+ */
+export const IMAGE_BUDGET_BYTES = 64 * 1024 * 1024;
+/** The longest a module set's evaluation into an image may take; past it the set is evaluated per run. */
+const IMAGE_BUILD_MS = 10_000;
+/** Module sets refused an image that a supply remembers. */
+const REFUSALS_REMEMBERED = 256;
 
 const CHUNK = 4096;
 const MASK64 = (1n << 64n) - 1n;
@@ -191,8 +212,6 @@ interface Found {
   readonly randomAt: Map<boolean, number>;
 }
 const foundByModule = new WeakMap<WebAssembly.Module, Found>();
-/** Callers whose last module set a supply remembers (see `#modulesToPrecompile`). */
-const CALLERS_REMEMBERED = 16;
 
 function foundIn(compiled: WebAssembly.Module): Found {
   let found = foundByModule.get(compiled);
@@ -246,15 +265,17 @@ function reseed(template: Template): void {
  * and context, as they were before any run), at about 0.5 ms. Host-side state the engine's memory
  * does not hold is per run already (the run's bridge binding, its scope, its interrupt handler and
  * module loader, set again by each run). A sandbox whose run ended badly (the engine unwound
- * mid-call, failed, or could not free the run), or whose memory grew past its 16 MB, is never
+ * mid-call, failed, or could not free the run), or whose memory grew past its size, is never
  * restored: it is freed and a new one is made on a new or zeroed memory (engine.ts
  * `zeroedForReuse`).
  *
- * When one caller's two runs in a row import the same modules, the restored sandbox also gets
- * them compiled (never evaluated) for that caller's next run, off its critical path
- * (precompile.ts: about 0.1 ms of a run importing two small files). A run is handed such a
- * sandbox only if it is that caller's and those modules are its own, identical; any other run
- * gets it back at its image first, so no run is faster for what another caller imported.
+ * Runs that import modules get, besides, a sandbox per module set (module-image.ts): the set
+ * evaluated once into a sandbox of its own with no capabilities and no inputs, and the image
+ * taken then. The first run of a set pays that evaluation (what it would have paid evaluating the
+ * set itself), every later one of the same caller finds its imports evaluated; after each run the
+ * sandbox goes back to that image, exactly as the plain one goes back to its own. They are kept
+ * least recently used first, up to `imageBudgetBytes` of engine memory and images; a set whose
+ * evaluation cannot be imaged is remembered, and its runs evaluate it themselves, as before.
  */
 export class SandboxSupply {
   readonly #compiled: Promise<WebAssembly.Module>;
@@ -262,16 +283,32 @@ export class SandboxSupply {
   readonly #templates = new Map<boolean, Promise<Template>>();
   /** The same templates once built. */
   readonly #ready = new Map<boolean, Template>();
+  /** Module-set sandboxes by plan key, least recently used first. */
+  readonly #images = new Map<string, Template>();
+  /** What the module-set sandboxes hold: engine memories and images, in bytes. */
+  #imageBytes = 0;
+  readonly #imageBudget: number;
+  /** Plans whose sets cannot be imaged, with why; a bounded few, most recent last. */
+  readonly #refused = new Map<string, string>();
   /** Zeroed memories of retired engines, for the next instances. */
   readonly #spare: WebAssembly.Memory[] = [];
   #kind = false;
-  /** Per caller (KernelRunRequest.partition), the module set of its last run retired here (see `#modulesToPrecompile`). */
-  readonly #lastModuleSet = new Map<string | undefined, string | undefined>();
 
   /** `compile` yields the engine's compiled module; it is called once, now. */
-  constructor(compile: () => Promise<WebAssembly.Module>) {
+  constructor(compile: () => Promise<WebAssembly.Module>, options: SandboxSupplyOptions = {}) {
     this.#compiled = compile();
     this.#compiled.catch(() => undefined);
+    this.#imageBudget = options.imageBudgetBytes ?? IMAGE_BUDGET_BYTES;
+  }
+
+  /** What the module-set sandboxes hold now, in bytes (engine memories and images), and how many there are. */
+  get images(): { readonly count: number; readonly bytes: number } {
+    return { count: this.#images.size, bytes: this.#imageBytes };
+  }
+
+  /** Why the set a plan names was not imaged, if it was refused (for tests and diagnostics). */
+  refusal(key: string): string | undefined {
+    return this.#refused.get(key);
   }
 
   async #fresh(withWasm: boolean): Promise<{ sandbox: PreparedSandbox; memory: WebAssembly.Memory }> {
@@ -279,29 +316,39 @@ export class SandboxSupply {
     return { sandbox: prepareSandbox(engine, withWasm), memory };
   }
 
-  async #build(withWasm: boolean): Promise<Template> {
+  /** The template of a sandbox made just now (its image taken as it is), or undefined when its engine's state cannot be found. */
+  async #templateOf(withWasm: boolean, sandbox: PreparedSandbox, memory: WebAssembly.Memory, key?: string): Promise<Template | undefined> {
     const compiled = await this.#compiled;
     const found = foundIn(compiled);
     found.heapEndAt ??= findHeapEnd(compiled).catch(() => undefined);
     const heapEndAt = await found.heapEndAt;
-    const { sandbox, memory } = await this.#fresh(withWasm);
     const randomAt = locateRandom(found.randomAt, withWasm, sandbox, memory);
-    if (randomAt === undefined) throw new Error("the engine's Math.random state could not be found; sandboxes cannot be restored");
+    if (randomAt === undefined) return undefined;
     const image = imageOf(memory);
     const heapEnd = heapEndAt === undefined ? memory.buffer.byteLength : new Uint32Array(memory.buffer, heapEndAt, 1)[0]!;
     // The heap end must lie above everything in the image, or it is not what it was taken for.
     const usable = heapEndAt !== undefined && heapEnd <= memory.buffer.byteLength && image.every((chunk) => chunk.at < heapEnd);
+    const bytes = memory.buffer.byteLength;
     return {
       withWasm,
       sandbox,
       memory,
-      bytes: memory.buffer.byteLength,
+      bytes,
       image,
       randomAt,
       heapEndAt: usable ? heapEndAt : undefined,
-      heapEnd: usable ? heapEnd : memory.buffer.byteLength,
+      heapEnd: usable ? heapEnd : bytes,
       busy: false,
+      key,
+      cost: bytes + image.length * CHUNK,
     };
+  }
+
+  async #build(withWasm: boolean): Promise<Template> {
+    const { sandbox, memory } = await this.#fresh(withWasm);
+    const template = await this.#templateOf(withWasm, sandbox, memory);
+    if (!template) throw new Error("the engine's Math.random state could not be found; sandboxes cannot be restored");
+    return template;
   }
 
   /**
@@ -324,40 +371,111 @@ export class SandboxSupply {
 
   /**
    * A sandbox for exactly one run, in the state no run has touched, with a fresh Math.random seed.
-   * Given the run's request, one that holds modules compiled for it (`retire`) is used only if
-   * they are the run's own (kernel.ts `fitsRun`); otherwise it goes back to its image first.
+   * Given the run's request: for a run that imports modules, the sandbox of its module set at its
+   * image (made now, by evaluating the set, for its first run); otherwise, or when the set cannot
+   * be imaged, the plain sandbox of its kind.
    */
   take(withWasm: boolean, request?: KernelRunRequest): Promise<SuppliedSandbox> {
-    // The common case, with no await in between: a run's critical path starts here.
-    const ready = this.takeNow(withWasm, request);
-    return ready ? Promise.resolve(ready) : this.#takeLater(withWasm, request);
+    const plan = request ? planFor(request, withWasm) : undefined;
+    if (plan) {
+      const image = this.#images.get(plan.key);
+      if (image && !image.busy && fitsRun(image.sandbox, request!.modules)) return Promise.resolve(this.#handOutImage(image));
+      if (!image && !this.#refused.has(plan.key)) return this.#buildImage(plan, withWasm).then((built) => built ?? this.#takePlain(withWasm));
+    }
+    return this.#takePlain(withWasm);
   }
 
-  /** The sandbox of a kind if it is ready and free, at once (a nested run takes one so); else undefined and none is made. */
-  takeNow(withWasm: boolean, request?: KernelRunRequest): SuppliedSandbox | undefined {
+  #takePlain(withWasm: boolean): Promise<SuppliedSandbox> {
+    // The common case, with no await in between: a run's critical path starts here.
+    const ready = this.takeNow(withWasm);
+    return ready ? Promise.resolve(ready) : this.#takeLater(withWasm);
+  }
+
+  /** The plain sandbox of a kind if it is ready and free, at once (a nested run takes one so); else undefined and none is made. */
+  takeNow(withWasm: boolean): SuppliedSandbox | undefined {
     this.#kind = withWasm;
     const ready = this.#ready.get(withWasm);
-    return ready && !ready.busy ? this.#handOut(ready, request) : undefined;
+    return ready && !ready.busy ? this.#handOut(ready) : undefined;
   }
 
-  #handOut(template: Template, request: KernelRunRequest | undefined): SuppliedSandbox | undefined {
-    if (!fitsRun(template.sandbox, request?.modules ?? {}, request?.partition) && !this.#reset(template)) return undefined;
+  #handOut(template: Template): SuppliedSandbox {
     template.busy = true;
     reseed(template);
     return { sandbox: template.sandbox, memory: template.memory, template };
   }
 
-  async #takeLater(withWasm: boolean, request: KernelRunRequest | undefined): Promise<SuppliedSandbox> {
+  #handOutImage(template: Template): SuppliedSandbox {
+    // Most recently used last.
+    this.#images.delete(template.key!);
+    this.#images.set(template.key!, template);
+    return this.#handOut(template);
+  }
+
+  async #takeLater(withWasm: boolean): Promise<SuppliedSandbox> {
     await this.prepare(withWasm);
     const template = await this.#templates.get(withWasm);
-    const handed = template && !template.busy ? this.#handOut(template, request) : undefined;
+    const handed = template && !template.busy ? this.#handOut(template) : undefined;
     // Only when runs overlap on one supply (workers run one at a time), or a reset failed: a one-off sandbox.
     return handed ?? { ...(await this.#fresh(withWasm)), template: undefined };
   }
 
   /**
+   * Evaluate a plan's set into a new sandbox and keep it at its image (module-image.ts), handed
+   * out busy for the run that asked; undefined when the set cannot be imaged (remembered, so its
+   * runs evaluate it themselves from then on).
+   */
+  async #buildImage(plan: ImagePlan, withWasm: boolean): Promise<SuppliedSandbox | undefined> {
+    let fresh: { sandbox: PreparedSandbox; memory: WebAssembly.Memory };
+    try {
+      fresh = await this.#fresh(withWasm);
+    } catch {
+      return undefined;
+    }
+    const built = evaluateImageInto(fresh.sandbox, plan, () => performance.now(), IMAGE_BUILD_MS);
+    const template = built.ok ? await this.#templateOf(withWasm, fresh.sandbox, fresh.memory, plan.key) : undefined;
+    if (!template) {
+      this.#refuse(plan.key, built.ok ? "the engine's state could not be found" : built.reason);
+      this.#free(fresh.sandbox, fresh.memory);
+      return undefined;
+    }
+    this.#images.set(plan.key, template);
+    this.#imageBytes += template.cost;
+    this.#evict();
+    return this.#handOut(template);
+  }
+
+  #refuse(key: string, reason: string): void {
+    this.#refused.set(key, reason);
+    if (this.#refused.size > REFUSALS_REMEMBERED) this.#refused.delete(this.#refused.keys().next().value!);
+  }
+
+  /** Module-set sandboxes past the budget go, least recently used first (never one in use). */
+  #evict(): void {
+    for (const template of [...this.#images.values()]) {
+      if (this.#imageBytes <= this.#imageBudget) return;
+      if (!template.busy) this.#dropImage(template);
+    }
+  }
+
+  #dropImage(template: Template): void {
+    if (this.#images.get(template.key!) === template) {
+      this.#images.delete(template.key!);
+      this.#imageBytes -= template.cost;
+    }
+    this.#free(template.sandbox, template.memory);
+  }
+
+  /** Free a sandbox, and keep its memory zeroed for the next instance if it is still at its initial size. */
+  #free(sandbox: PreparedSandbox, memory: WebAssembly.Memory): void {
+    if (disposeSandbox(sandbox)) {
+      const zeroed = zeroedForReuse(memory);
+      if (zeroed && this.#spare.length === 0) this.#spare.push(zeroed);
+    }
+  }
+
+  /**
    * The template's sandbox back to its image, as after a run; false when it cannot be (it is
-   * dropped, and a new one is on its way).
+   * dropped, and a plain one is made anew).
    */
   #reset(template: Template): boolean {
     if (endRun(template.sandbox) && template.memory.buffer.byteLength === template.bytes) {
@@ -369,68 +487,43 @@ export class SandboxSupply {
     return false;
   }
 
-  /** Free a sandbox that cannot be restored (its template's, or a one-off), keep its memory zeroed for the next instance if it is still at its initial size, and make a new one. */
-  #drop({ sandbox, memory: used, template }: SuppliedSandbox): void {
+  /** Free a sandbox that cannot be restored (a template's, or a one-off); a plain template is made anew. */
+  #drop({ sandbox, memory, template }: SuppliedSandbox): void {
+    if (template?.key !== undefined) return this.#dropImage(template);
     if (template) {
       this.#templates.delete(template.withWasm);
       this.#ready.delete(template.withWasm);
     }
-    if (disposeSandbox(sandbox)) {
-      const memory = zeroedForReuse(used);
-      if (memory && this.#spare.length === 0) this.#spare.push(memory);
-    }
+    this.#free(sandbox, memory);
     void this.prepare().catch(() => undefined);
   }
 
   /**
    * After the run's answer has gone: end the run and restore its sandbox (see the class comment);
    * or, when it cannot be restored, free it, keep its memory zeroed for the next instance if it is
-   * still at its initial size, and make a new one. (Measured: restoring at once, in parallel with
-   * the host's handling of the answer, beats waiting a moment — 0.92–1.0 ms against 1.17–1.22 ms
-   * for a trivial run through the pool back to back; after idle the same.)
+   * still at its initial size, and (for a plain one) make a new one. (Measured: restoring at once,
+   * in parallel with the host's handling of the answer, beats waiting a moment — 0.92–1.0 ms
+   * against 1.17–1.22 ms for a trivial run through the pool back to back; after idle the same.)
    */
-  retire(supplied: SuppliedSandbox, ran?: KernelRunRequest): void {
+  retire(supplied: SuppliedSandbox): void {
     const template = supplied.template;
-    const next = ran ? this.#modulesToPrecompile(ran) : undefined;
     if (!template) return this.#drop(supplied);
     if (!this.#reset(template)) return;
     template.busy = false;
-    if (next) this.#precompile(template, next, ran?.partition);
+    if (template.key !== undefined) this.#evict();
   }
+}
 
-  /**
-   * The modules to compile into the restored sandbox for the next run: the run's, when the same
-   * caller's run before it (on this supply) had the same set — ids and digests, JS only. Only
-   * the caller's own history decides, and only its runs may use the result (`fitsRun`), so no
-   * run is faster for what another caller imported. A sandbox holding modules a run does not
-   * declare, or compiled for another caller, goes back to its image before that run (about
-   * 0.1 ms on its path), so a supply whose runs change set every time compiles nothing ahead.
-   */
-  #modulesToPrecompile(ran: KernelRunRequest): KernelRunRequest['modules'] | undefined {
-    const ids = Object.keys(ran.modules);
-    const set =
-      ids.length === 0 || runNeedsWasm(ran)
-        ? undefined
-        : ids
-            .map((id) => `${id}@${ran.modules[id]!.digest}`)
-            .sort()
-            .join(' ');
-    const repeated = set !== undefined && set === this.#lastModuleSet.get(ran.partition);
-    // Most recently seen callers last; a few are remembered (a supply serves one at a time).
-    this.#lastModuleSet.delete(ran.partition);
-    this.#lastModuleSet.set(ran.partition, set);
-    if (this.#lastModuleSet.size > CALLERS_REMEMBERED) this.#lastModuleSet.delete(this.#lastModuleSet.keys().next().value);
-    return repeated ? ran.modules : undefined;
-  }
-
-  /**
-   * Compile `modules` into the restored sandbox for its next run (kernel.ts `precompileInto`). One
-   * that fails, or that grew the engine's memory, goes back to its image (or is dropped) at once.
-   */
-  #precompile(template: Template, modules: KernelRunRequest['modules'], partition: string | undefined): void {
-    const compiled = precompileInto(template.sandbox, modules, partition);
-    if (compiled === 'failed' || (compiled === 'done' && template.memory.buffer.byteLength !== template.bytes)) this.#reset(template);
-  }
+/** The image plan for a run: its entry's imports, in order, over its resolution (none for code that does not parse). */
+function planFor(request: KernelRunRequest, withWasm: boolean): ImagePlan | undefined {
+  if (Object.keys(request.modules).length === 0) return undefined;
+  const entry = buildEntryModule(request.code);
+  if (!entry.ok) return undefined;
+  return imagePlan(
+    request,
+    entry.value.imports.map((i) => i.specifier),
+    withWasm,
+  );
 }
 
 /** Zeros over the whole memory, then the image: the memory as it was before any run. */

@@ -60,7 +60,12 @@ describe('buildEntryModule', () => {
     expect(built.ok).toBe(true);
     if (!built.ok) return;
     expect(built.value.source.split('\n')[0]).toMatch(/export default await \(async \(\) => \{ {22}$/);
-    expect(built.value.source.trimEnd().endsWith('import { x } from "p";')).toBe(true);
+    // The user's imports, then the kernel's inputs module: inputs are bound once every import has evaluated.
+    expect(built.value.source.trimEnd().split('\n').slice(-2)).toEqual([
+      'import { x } from "p";',
+      'import { bind as __sandboxBindInputs } from "sandbox:inputs";',
+    ]);
+    expect(built.value.source.startsWith('__sandboxBindInputs(); ')).toBe(true);
     expect(built.value.mapPosition(2, 1)).toEqual({ line: 2, column: 1 });
   });
 });

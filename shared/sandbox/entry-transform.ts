@@ -12,6 +12,7 @@ import { parse, type Node, type Program, type Options } from 'acorn';
 import { recursive, base } from 'acorn-walk';
 import { fail, ok, type Result } from '../protocol/result.ts';
 import { WASM_BRIDGE_GLOBAL } from '../protocol/wasm-bridge.ts';
+import { BIND_INPUTS_NAME, INPUTS_MODULE_ID } from './inputs-module.ts';
 
 /** The module name the entry is evaluated under; stack frames carry it. */
 export const ENTRY_MODULE_NAME = 'sandbox:entry';
@@ -172,7 +173,8 @@ function transform(code: string): Result<EntryModule, 'syntax-error' | 'dynamic-
     }
   }
 
-  const prefix = `delete globalThis[${JSON.stringify(WASM_BRIDGE_GLOBAL)}]; export default await (async () => {`;
+  // The run's inputs are bound here, once every import has evaluated (inputs-module.ts).
+  const prefix = `${BIND_INPUTS_NAME}(); delete globalThis[${JSON.stringify(WASM_BRIDGE_GLOBAL)}]; export default await (async () => {`;
   const segments: Segment[] = [];
   let generated = prefix;
   const cuts = [...new Set([0, code.length, ...inserts.keys(), ...blanks.flatMap((b) => [b.start, b.end])])].sort((a, b) => a - b);
@@ -189,6 +191,7 @@ function transform(code: string): Result<EntryModule, 'syntax-error' | 'dynamic-
   }
   generated += '\n})();\n';
   for (const b of blanks) generated += `${code.slice(b.start, b.end)}\n`;
+  generated += `import { bind as ${BIND_INPUTS_NAME} } from ${JSON.stringify(INPUTS_MODULE_ID)};\n`;
 
   const genStarts = lineStarts(generated);
   const userStarts = lineStarts(code);

@@ -18,6 +18,7 @@ import {
   guestLibrarySource,
 } from './guest-prelude.ts';
 import type { LoaderGraph } from './loader-policy.ts';
+import { HOST_INPUTS_GLOBAL } from './inputs-module.ts';
 import type { RunState } from './run-state.ts';
 
 /** The host side of capability and WASM calls (see KernelPowers.hostCall). */
@@ -43,6 +44,8 @@ export interface BridgeRun {
   readonly hostCall: HostCall;
   /** The run's clock (KernelPowers.now): the guest's performance.now() counts from its reading at bind. */
   readonly now: () => number;
+  /** Binds the run's inputs as globals; the entry calls it after every import has evaluated (inputs-module.ts). */
+  readonly bindInputs?: () => void;
 }
 
 export interface HostBridge {
@@ -138,6 +141,11 @@ export function installHostBridge(ctx: QuickJSContext, withWasm: boolean): HostB
     if (!run) return ctx.newNumber(0);
     const origin = whichHandle !== undefined && ctx.typeof(whichHandle) === 'number' && ctx.getNumber(whichHandle) === 1;
     return ctx.newNumber(origin ? timeOrigin : run.now() - startedAt);
+  });
+
+  // Taken by the kernel's inputs module before any pack evaluates (inputs-module.ts).
+  define(HOST_INPUTS_GLOBAL, () => {
+    run?.bindInputs?.();
   });
 
   define(HOST_LOG_GLOBAL, (levelHandle, textHandle) => {

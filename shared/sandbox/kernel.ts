@@ -29,9 +29,12 @@ import { installHostBridge, type HostBridge, type HostCall } from './host-bridge
 import { RESULT_TOO_DEEP, runJobLoop, runJobLoopNow, type JobLoopRun, type Timer } from './job-loop.ts';
 import { DENIED_PREFIX, installModuleLoader } from './module-loader.ts';
 import { RunState, type Outcome } from './run-state.ts';
-import { fits, precompileModules, type Precompiled } from './precompile.ts';
+import { fits, IMAGE_ENTRY_NAME, imageEntrySource, type ImagePlan, type ImageRecord } from './module-image.ts';
 import { WASM_BRIDGE_MODULE_ID } from '../protocol/wasm-bridge.ts';
 import { wasmBridgeModuleSource } from '../packs/wasm-facade.ts';
+import { decideImport } from './loader-policy.ts';
+import { HOST_INPUTS_GLOBAL, INPUTS_MODULE_ID } from './inputs-module.ts';
+import { NO_GRANTS } from '../protocol/run.ts';
 
 export { UNKNOWN_CALLER } from './host-bridge.ts';
 export { runNeedsWasm } from '../protocol/run.ts';
@@ -108,10 +111,11 @@ interface Sandbox extends PreparedSandbox {
   readonly serialize: QuickJSHandle;
   readonly parse: QuickJSHandle;
   used: boolean;
-  /** Pack modules compiled into it before its run (precompile.ts); gone when it is rewound. */
-  precompiled: Precompiled | undefined;
-  /** Whose runs `precompiled` was compiled for (KernelRunRequest.partition): no other caller's run may use it. */
-  precompiledFor: string | undefined;
+  /**
+   * The module set evaluated into it before any run (module-image.ts): its memory image holds
+   * them, so it is kept across rewinds; only that set's runs may use the sandbox (`fitsRun`).
+   */
+  image: ImageRecord | undefined;
   /** The engine was unwound mid-call (a host stack overflow): freeing it would trip its assertions. */
   broken: boolean;
   /** The engine failed on the host side during the run: it may be freed, never used again. */
@@ -142,6 +146,10 @@ export function prepareSandbox(engine: QuickJSWASMModule, withWasm: boolean): Pr
     const serialize = scope.manage(ctx.getProp(helpers, 'serialize'));
     const parse = scope.manage(ctx.getProp(helpers, 'parse'));
     bridge.attach({ deliver: scope.manage(ctx.getProp(helpers, 'deliver')), caller: scope.manage(ctx.getProp(helpers, 'caller')) });
+    // The kernel's own modules, before any pack: each takes its one-shot binding (inputs, and the
+    // WASM bridge where there is one), so no module ever sees either.
+    evaluateKernelModule(ctx, INPUTS_MODULE_ID, inputsModuleSource());
+    if (withWasm) evaluateKernelModule(ctx, WASM_BRIDGE_MODULE_ID, wasmBridgeModuleSource());
     const sandbox: Sandbox = {
       withWasm,
       scope,
@@ -152,8 +160,7 @@ export function prepareSandbox(engine: QuickJSWASMModule, withWasm: boolean): Pr
       serialize,
       parse,
       used: false,
-      precompiled: undefined,
-      precompiledFor: undefined,
+      image: undefined,
       broken: false,
       tainted: false,
       disposed: false,
@@ -167,6 +174,21 @@ export function prepareSandbox(engine: QuickJSWASMModule, withWasm: boolean): Pr
     }
     throw error;
   }
+}
+
+function inputsModuleSource(): string {
+  return `const bind = globalThis[${JSON.stringify(HOST_INPUTS_GLOBAL)}];\ndelete globalThis[${JSON.stringify(HOST_INPUTS_GLOBAL)}];\nexport { bind };\n`;
+}
+
+/** Evaluate one of the kernel's own modules into a fresh context (engine trouble throws: no guest code has run). */
+function evaluateKernelModule(ctx: QuickJSContext, name: string, source: string): void {
+  const result = ctx.evalCode(source, name, { type: 'module' });
+  if (result.error) {
+    const info = ctx.dump(result.error) as unknown;
+    result.error.dispose();
+    throw new Error(`the kernel module ${name} failed: ${JSON.stringify(info)}`);
+  }
+  result.value.dispose();
 }
 
 /**
@@ -236,39 +258,116 @@ export function rewindSandbox(prepared: PreparedSandbox): void {
   const sandbox = prepared as Sandbox;
   if (sandbox.broken || sandbox.tainted || sandbox.disposed || sandbox.runScope) throw new Error('only a sandbox whose run ended cleanly can be rewound');
   sandbox.used = false;
-  // The memory went back to the image from before any module was compiled into it.
-  sandbox.precompiled = undefined;
-  sandbox.precompiledFor = undefined;
+}
+
+/** Why a module set was not evaluated into an image (its runs then evaluate it themselves). */
+export interface ImageRefusal {
+  readonly ok: false;
+  readonly reason: string;
 }
 
 /**
- * Compile a run's pack modules into a sandbox no run has used, for its next run (precompile.ts).
- * `'done'`: it holds them now (a run may use it only if `fitsRun`). `undefined`: nothing was
- * tried, the sandbox is as it was. `'failed'`: it holds a partial state; it must be ended and
- * restored (or dropped) before any run, as after a run.
+ * Evaluate a module set into a sandbox no run has used, for an image (module-image.ts): no run is
+ * bound (any host call refuses, and the set is refused), no inputs are set, and the evaluation
+ * must settle within `budgetMs` on `now` without a host answer. On success the sandbox holds the
+ * set, its loader and interrupt handler are removed, and it serves that set's runs (`fitsRun`).
+ * On a refusal it holds a partial state: free it, never use it.
  */
-export function precompileInto(prepared: PreparedSandbox, modules: KernelRunRequest['modules'], partition?: string): 'done' | 'failed' | undefined {
+export function evaluateImageInto(
+  prepared: PreparedSandbox,
+  plan: ImagePlan,
+  now: () => number,
+  budgetMs: number,
+): { readonly ok: true; readonly record: ImageRecord } | ImageRefusal {
   const sandbox = prepared as Sandbox;
-  if (sandbox.used || sandbox.disposed || sandbox.broken || sandbox.tainted || sandbox.runScope || sandbox.precompiled) return undefined;
+  if (sandbox.used || sandbox.disposed || sandbox.broken || sandbox.tainted || sandbox.runScope || sandbox.image) {
+    throw new Error('an image is evaluated only into a sandbox no run has used');
+  }
+  sandbox.used = true;
+  const { ctx, runtime } = sandbox;
+  const state = new RunState(undefined);
+  const scope = new Scope();
+  sandbox.runScope = scope;
+  let asked = false;
+  const request: KernelRunRequest = { code: '', entries: {}, modules: plan.modules, inputs: {}, grants: NO_GRANTS, timeoutMs: LIMITS.guestTimeoutMs };
+  const graph: LoaderGraph = { entries: {}, modules: plan.modules };
+  const noHost: HostCall = () => {
+    asked = true;
+    return Promise.resolve({ ok: false, code: 'capability-denied', message: 'Module initialisation has no capabilities.' });
+  };
+  sandbox.bridge.bind({ request, graph, state, now, hostCall: noHost }, scope);
+  const imports = new Map<string, string[]>();
+  let denied: string | undefined;
+  runtime.setModuleLoader(
+    (name) => (Object.hasOwn(plan.modules, name) ? plan.modules[name]!.source : { error: new Error(`not a module of the set: ${name}`) }),
+    (base, name) => {
+      if (base === IMAGE_ENTRY_NAME) return plan.top.includes(name) ? name : `${DENIED_PREFIX}image`;
+      const decision = decideImport(graph, base, name);
+      if (!decision.ok) {
+        denied ??= decision.message;
+        return `${DENIED_PREFIX}image`;
+      }
+      let named = imports.get(base);
+      if (!named) imports.set(base, (named = []));
+      if (!named.includes(decision.moduleId)) named.push(decision.moduleId);
+      return decision.moduleId;
+    },
+  );
+  const deadline = now() + budgetMs;
+  runtime.setInterruptHandler(() => now() > deadline);
+  const refuse = (reason: string): ImageRefusal => ({ ok: false, reason });
   try {
-    const compiled = precompileModules(sandbox.runtime, sandbox.ctx, modules);
-    if (compiled === undefined || compiled === 'failed') return compiled;
-    sandbox.precompiled = compiled;
-    sandbox.precompiledFor = partition;
-    return 'done';
-  } catch {
+    const evaluated = ctx.evalCode(imageEntrySource(plan), IMAGE_ENTRY_NAME, { type: 'module' });
+    if (evaluated.error) {
+      const info = ctx.dump(evaluated.error) as { message?: unknown } | undefined;
+      evaluated.error.dispose();
+      return refuse(denied ?? `its initialisation failed: ${String(info?.message ?? 'error')}`);
+    }
+    const promise = scope.manage(evaluated.value);
+    for (;;) {
+      const settled = ctx.getPromiseState(promise);
+      if (settled.type === 'fulfilled') {
+        settled.value.dispose();
+        break;
+      }
+      if (settled.type === 'rejected') {
+        settled.error.dispose();
+        return refuse('its initialisation failed');
+      }
+      if (!runtime.hasPendingJob()) return refuse('its initialisation waits on something only a run can give');
+      const jobs = runtime.executePendingJobs();
+      if (jobs.error) {
+        jobs.error.dispose();
+        return refuse('its initialisation failed');
+      }
+      if (now() > deadline) return refuse(`its initialisation ran past ${budgetMs} ms`);
+    }
+    if (asked || state.calls.length > 0 || state.denied.length > 0) return refuse('its initialisation asks for a capability, WASM or the host');
+    if (denied) return refuse(denied);
+    if (state.logs.length >= LIMITS.consoleEntries) return refuse('its initialisation logs past the console limit');
+    const record: ImageRecord = { key: plan.key, modules: new Map(Object.entries(plan.modules)), imports, logs: [...state.logs] };
+    if (!endRun(sandbox)) return refuse('the sandbox could not be made ready after the evaluation');
+    sandbox.image = record;
+    sandbox.used = false;
+    return { ok: true, record };
+  } catch (error) {
     sandbox.tainted = true;
-    return 'failed';
+    return refuse(`the engine failed: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 
 /**
- * Whether a run with `modules`, asked for by `partition`'s caller, may run on this sandbox: nothing
- * compiled into it, or only the run's own modules, identical, compiled for the same caller.
+ * Whether a run with `modules` may run on this sandbox: nothing evaluated into it, or only the
+ * run's own modules, identical (the supply also matched the run's plan, caller included).
  */
-export function fitsRun(prepared: PreparedSandbox, modules: KernelRunRequest['modules'], partition?: string): boolean {
-  const { precompiled, precompiledFor } = prepared as Sandbox;
-  return precompiled === undefined || (precompiledFor === partition && fits(precompiled, modules));
+export function fitsRun(prepared: PreparedSandbox, modules: KernelRunRequest['modules']): boolean {
+  const { image } = prepared as Sandbox;
+  return image === undefined || fits(image, modules);
+}
+
+/** The module set a sandbox holds evaluated, if any. */
+export function imageOfSandbox(prepared: PreparedSandbox): ImageRecord | undefined {
+  return (prepared as Sandbox).image;
 }
 
 /** Run one invocation on a fresh engine's new sandbox, then free it. Never throws for guest behaviour. */
@@ -334,8 +433,7 @@ function beginRun<O extends Outcome | Promise<Outcome>>(
 ): StartedRun<O> | KernelOutcome {
   const sandbox = prepared as Sandbox;
   if (sandbox.used || sandbox.disposed) throw new Error('a prepared sandbox serves one run only (until it is rewound)');
-  if (!fitsRun(sandbox, request.modules, request.partition))
-    throw new Error("this sandbox holds compiled modules that are not the run's own: restore it first");
+  if (!fitsRun(sandbox, request.modules)) throw new Error("this sandbox holds evaluated modules that are not the run's own: use another");
   sandbox.used = true;
   const started = powers.now();
   const state = new RunState(powers.onLog);
@@ -399,20 +497,8 @@ function evaluate<O extends Outcome | Promise<Outcome>>(
 ): O | Outcome {
   const { ctx, runtime, serialize, parse } = sandbox;
   const graph: LoaderGraph = { entries: request.entries, modules: request.modules };
-  const withWasm = runNeedsWasm(request);
-  sandbox.bridge.bind({ request, graph, state, hostCall: powers.hostCall, now: powers.now }, scope);
-  if (withWasm) {
-    // The bridge module takes the prelude's one-shot WASM binding now, before any pack module
-    // evaluates; facades import this instance (the engine keeps evaluated modules by name).
-    const wasmBridge = ctx.evalCode(wasmBridgeModuleSource(), WASM_BRIDGE_MODULE_ID, { type: 'module' });
-    if (wasmBridge.error) {
-      const info = ctx.dump(wasmBridge.error) as unknown;
-      wasmBridge.error.dispose();
-      throw new Error(`the WASM bridge module failed: ${JSON.stringify(info)}`);
-    }
-    wasmBridge.value.dispose();
-  }
-
+  let bindInputs: () => void = () => undefined;
+  sandbox.bridge.bind({ request, graph, state, hostCall: powers.hostCall, now: powers.now, bindInputs: () => bindInputs() }, scope);
   // The deadline covers everything guest-controlled (inputs, modules, the node's code); the
   // prelude above is ours and runs before the clock starts.
   const deadline = powers.now() + request.timeoutMs;
@@ -422,6 +508,10 @@ function evaluate<O extends Outcome | Promise<Outcome>>(
     return state.interrupted;
   });
 
+  // Inputs are made now and bound by the entry itself, after every import has evaluated (the entry
+  // calls the inputs module's bind first): no module's initialisation sees them, whether it runs
+  // here or was evaluated into the sandbox's image (module-image.ts).
+  const inputs: [string, QuickJSHandle][] = [];
   for (const [name, value] of Object.entries(request.inputs)) {
     const text = ctx.newString(JSON.stringify(value === undefined ? null : value, bytesReplacer));
     const parsed = ctx.callFunction(parse, ctx.undefined, text);
@@ -430,11 +520,16 @@ function evaluate<O extends Outcome | Promise<Outcome>>(
       parsed.error.dispose();
       return { ok: false, code: 'invalid-data', message: `Input ${name} could not be passed into the sandbox.` };
     }
-    ctx.setProp(ctx.global, name, parsed.value);
-    parsed.value.dispose();
+    inputs.push([name, scope.manage(parsed.value)]);
   }
+  bindInputs = () => {
+    for (const [name, handle] of inputs) ctx.setProp(ctx.global, name, handle);
+    inputs.length = 0;
+  };
 
-  installModuleLoader(runtime, request, graph, withWasm, state, sandbox.precompiled);
+  // What the image's evaluation logged, where evaluating the modules here would have logged it.
+  for (const entry of sandbox.image?.logs ?? []) state.log(entry.level, entry.text);
+  installModuleLoader(runtime, request, graph, state, sandbox.image);
 
   const failure = (handle: QuickJSHandle): Outcome => {
     const info = ctx.dump(handle) as GuestErrorInfo;

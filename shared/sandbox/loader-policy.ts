@@ -7,6 +7,7 @@
 import type { ErrorCode } from '../protocol/codes.ts';
 import { WASM_BRIDGE_MODULE_ID, WASM_BRIDGE_SPECIFIER } from '../protocol/wasm-bridge.ts';
 import { ENTRY_MODULE_NAME } from './entry-transform.ts';
+import { INPUTS_MODULE_ID } from './inputs-module.ts';
 
 /** What the loader needs of a module: where it may import from, and how to name it. */
 export interface LoaderModule {
@@ -52,6 +53,8 @@ export function decideImport(graph: LoaderGraph, base: string, request: string):
   });
 
   if (base === ENTRY_MODULE_NAME) {
+    // The kernel's inputs module, which the entry imports to bind the run's inputs (inputs-module.ts).
+    if (request === INPUTS_MODULE_ID) return { ok: true, moduleId: INPUTS_MODULE_ID };
     if (!Object.hasOwn(graph.entries, request)) {
       return deny("the node's code may import only the modules in its packages declaration.");
     }

@@ -8,26 +8,19 @@ import type { KernelRunRequest, ReceiptDenial } from '../protocol/run.ts';
 import { ENTRY_MODULE_NAME } from './entry-transform.ts';
 import { decideImport, type LoaderGraph } from './loader-policy.ts';
 import type { RunState } from './run-state.ts';
-import { WASM_BRIDGE_MODULE_ID } from '../protocol/wasm-bridge.ts';
-import { wasmBridgeModuleSource } from '../packs/wasm-facade.ts';
-import { reachedFrom, type Precompiled } from './precompile.ts';
+import { reachedFrom, type ImageRecord } from './module-image.ts';
 
 /** Marker names the normalizer hands back for denied imports; reserved, so no module may use one. */
 export const DENIED_PREFIX = 'denied:';
 
 /**
- * `precompiled`: what the sandbox holds compiled already (precompile.ts; the run's own modules,
+ * `image`: the modules the sandbox holds evaluated already (module-image.ts; the run's own,
  * identical). The engine asks neither to name nor to load what such a module imports, so each is
- * recorded, with what it reaches, the first time the run imports it.
+ * recorded, with what it reaches, the first time the run imports it. The kernel's own modules
+ * (the inputs module, the WASM bridge) are evaluated into every sandbox that has them and are
+ * never loaded here.
  */
-export function installModuleLoader(
-  runtime: QuickJSRuntime,
-  request: KernelRunRequest,
-  graph: LoaderGraph,
-  withWasm: boolean,
-  state: RunState,
-  precompiled?: Precompiled,
-): void {
+export function installModuleLoader(runtime: QuickJSRuntime, request: KernelRunRequest, graph: LoaderGraph, state: RunState, image?: ImageRecord): void {
   const deniedNames = new Map<string, ReceiptDenial>();
   // Keyed by each module's own id, as receipts list them.
   const seen = (id: string) => state.modules.has(request.modules[id]?.moduleId ?? id);
@@ -39,7 +32,6 @@ export function installModuleLoader(
     (moduleName) => {
       const denial = deniedNames.get(moduleName);
       if (denial) return { error: new Error(denial.reason) };
-      if (moduleName === WASM_BRIDGE_MODULE_ID && withWasm) return wasmBridgeModuleSource();
       const module = Object.hasOwn(request.modules, moduleName) ? request.modules[moduleName] : undefined;
       if (!module) {
         // The normalizer never produces such a name; the C side passes "" when a normalizer failed.
@@ -53,7 +45,7 @@ export function installModuleLoader(
     (baseName, requestName) => {
       const decision = decideImport(graph, baseName, requestName);
       if (decision.ok) {
-        if (precompiled) reachedFrom(precompiled, decision.moduleId, seen, record);
+        if (image) reachedFrom(image, decision.moduleId, seen, record);
         return decision.moduleId;
       }
       // Errors from a normalizer are lost by the C side, so deny through a unique marker name the

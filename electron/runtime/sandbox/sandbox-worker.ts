@@ -200,7 +200,7 @@ async function runOnce(runId: number, request: KernelRunRequest, dispatcher: Was
   // if its run left it unfit (`outcome.healthy` false, a grown memory), is freed and replaced
   // (engine-supply.ts). The thread itself is sound either way, so it is not replaced for that.
   post({ type: 'done', runId, result: outcome.result, healthy: true });
-  sandboxes.retire(supplied, request);
+  sandboxes.retire(supplied);
 }
 
 post({ type: 'ready' });
