@@ -7,12 +7,16 @@
 //
 // Order of events, which is the security argument:
 //   1. fresh runtime (64 MB, 512 KB stack) and context on an engine instance nobody used;
-//   2. the guest prelude hardens the global object and captures the bridge (before any module);
+//   2. the guest prelude hardens the global object and captures the bridge (before any module),
+//      and the kernel's own modules take their one-shot bindings (inputs, the WASM bridge);
 //      steps 1–2 know nothing of the run, so a worker does them while idle (`prepareSandbox`);
-//   3. the run is bound to the bridge, the deadline interrupt set, inputs bound, and the loader
+//      a module set may then be evaluated into the sandbox, with no run bound, for an image of
+//      it (`evaluateImageInto`, module-image.ts);
+//   3. the run is bound to the bridge, the deadline interrupt set, its inputs made, and the loader
 //      installed over the run's resolution only;
-//   4. the entry module evaluates: declared modules first (they see the hardened world), then the
-//      entry body, which deletes the WASM bridge binding before the user's IIFE starts;
+//   4. the entry module evaluates: declared modules first (they see the hardened world and no
+//      inputs; in an image they were evaluated already), then the entry body, which binds the
+//      inputs and deletes the WASM bridge binding before the user's IIFE starts;
 //   5. the pending-job loop drives promises, waiting on host calls when the guest is idle;
 //   6. the sandbox's scope frees every handle, the context and the runtime, in reverse order
 //      (`disposeSandbox`; a worker does it after sending the answer) and the engine is dropped.
