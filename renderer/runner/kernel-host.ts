@@ -38,7 +38,7 @@ export class KernelHost {
       size: 1,
       graceMs: options.graceMs ?? 1000,
       startWorker: (hooks) => startWebWorker(options, hooks),
-      runMessage: (runId, request): ToKernelWorker => ({ type: 'run', runId, request }),
+      runMessage: (runId, request, _ports, sources): ToKernelWorker => ({ type: 'run', runId, request, ...(sources ? { sources } : {}) }),
       answer: (ports, call) => (call.kind === 'wasm' ? ports.wasm(call.name, call.args[0], call.args[1]) : ports.capability(call.name, call.args)),
       wording: {
         crashed: (why) => `The sandbox stopped unexpectedly (${why}); a fresh sandbox took its place.`,

@@ -11,10 +11,13 @@ import { runNeedsWasm, runPrepared } from '../../shared/sandbox/kernel.ts';
 import { SYSTEM_CLOCK } from '../../shared/sandbox/system-clock.ts';
 import { emptyReceipt, type HostCallResult, type KernelRunRequest } from '../../shared/protocol/run.ts';
 import { parseToKernelWorker, ToKernelWorkerSchema, type FromKernelWorker } from '../../shared/sandbox/kernel-worker-messages.ts';
+import { KeptSources } from '../../shared/sandbox/source-cache.ts';
 
 /** The worker global as this file uses it (the DOM lib types `self` as a window). */
 const scope = self as unknown as { postMessage(message: unknown): void; onmessage: ((event: MessageEvent) => void) | null };
 let engines: SandboxSupply | undefined;
+/** Module sources this worker keeps, so runs need not carry them again (source-cache.ts). */
+const kept = new KeptSources();
 let ready = false;
 /** Host calls waiting for the page's answer, by call id, with the run that made them (see sandbox-worker.ts). */
 const waiting = new Map<number, { readonly runId: number; readonly resolve: (result: HostCallResult) => void }>();
@@ -106,5 +109,6 @@ scope.onmessage = (event: MessageEvent) => {
   }
   if (message.type === 'host-result') return answerCall(message.runId, message.callId, message.result as HostCallResult);
   if (!engines || !ready) return;
+  if (!kept.fill(message.request, message.sources)) return post({ type: 'resend', runId: message.runId });
   void runOnce(engines, message.runId, message.request);
 };

@@ -5,6 +5,7 @@
 
 import type { ErrorCode } from '../protocol/codes.ts';
 import type { HostCallResult, KernelRunRequest } from '../protocol/run.ts';
+import type { RunSources } from './source-cache.ts';
 
 /** The part of a worker the core uses; the adapter wires the worker's events to `KernelWorkerHooks`. */
 export interface KernelWorker {
@@ -80,7 +81,7 @@ export interface KernelHostCoreOptions<P> {
    * polls (kernel-host-core.ts `#nest`). Only for workers that can (a Node sandbox worker, whose
    * `hold` rings it); without it, runs wait for a free worker.
    */
-  readonly nestedRunMessage?: (runId: number, request: KernelRunRequest) => unknown;
+  readonly nestedRunMessage?: (runId: number, request: KernelRunRequest, sources: RunSources | undefined) => unknown;
   /**
    * Told when short work starts or stops being under way or waiting (the same test that decides
    * whether held runs may go on): a host whose workers can read it lets a run that polls a lot
@@ -88,7 +89,8 @@ export interface KernelHostCoreOptions<P> {
    */
   readonly pressure?: (on: boolean) => void;
   /** The message that starts a run on a worker (a host may add what its worker needs, e.g. a WASM plan). */
-  readonly runMessage: (runId: number, request: KernelRunRequest, ports: P) => unknown;
+  /** `sources`: which module sources the worker keeps or fills in (source-cache.ts); the message carries them as `sources`. */
+  readonly runMessage: (runId: number, request: KernelRunRequest, ports: P, sources: RunSources | undefined) => unknown;
   /**
    * Answer one host call through the run's ports; may reject (the core answers `internal`).
    * `signal()` is the run's abort signal, made on first use and fired when the run ends.

@@ -46,6 +46,7 @@ import { HOLD_AFTER_POLLS, HOLD_BUDGET_MS } from './hold-budget.ts';
 import type { KernelHostCall, KernelHostCoreOptions, KernelWorker, KernelWorkerHooks } from './kernel-host-contract.ts';
 import { timeoutMessage } from './job-loop.ts';
 import { parseFromKernelWorker, type FromKernelWorker, type HostResultMessage } from './kernel-worker-messages.ts';
+import { SentSources } from './source-cache.ts';
 
 export type { KernelHostCall, KernelHostCoreOptions, KernelHostWording, KernelWorker, KernelWorkerHooks, RunHoldSwitch } from './kernel-host-contract.ts';
 
@@ -92,6 +93,8 @@ interface Slot<P> {
    * host call or a WASM lane) and was given back: none is sent again until the job has polled since.
    */
   nestAfterPolls: number;
+  /** The module sources this worker keeps, as sent (source-cache.ts). */
+  readonly sent: SentSources;
 }
 
 const MAX_START_FAILURES = 3;
@@ -262,6 +265,7 @@ export class KernelHostCore<P> {
       nested: undefined,
       noNestFor: undefined,
       nestAfterPolls: -1,
+      sent: new SentSources(),
     };
     this.#slots.add(slot);
   }
@@ -276,6 +280,7 @@ export class KernelHostCore<P> {
       return this.#pump();
     }
     if (message.type === 'boot-failed') return this.#crashed(slot, `the sandbox engine could not start: ${message.message}`);
+    if (message.type === 'resend') return this.#resend(slot, message.runId);
     if (slot.nested && message.runId === slot.nested.runId) return this.#onNested(slot, slot.nested, message);
     const job = slot.job;
     if (!job || message.runId !== job.runId) return;
@@ -302,6 +307,28 @@ export class KernelHostCore<P> {
     if (next?.cancelled) return this.#replace(slot);
     if (next) this.#start(slot, next);
     this.#pump();
+  }
+
+  /**
+   * The worker no longer keeps a source the run left out (source-cache.ts): it has not started the
+   * run; the run goes again in full (every source), as the slot's run or nested.
+   */
+  #resend(slot: Slot<P>, runId: number): void {
+    slot.sent.forget();
+    const job = slot.job?.runId === runId ? slot.job : slot.nested?.runId === runId ? slot.nested : undefined;
+    if (!job) return;
+    const wire = slot.sent.wire(job.request);
+    const nested = job === slot.nested;
+    const message = nested
+      ? this.#options.nestedRunMessage!(job.runId, wire.request, wire.sources)
+      : this.#options.runMessage(job.runId, wire.request, job.ports, wire.sources);
+    try {
+      slot.worker.postMessage(message);
+    } catch (error) {
+      slot.sent.forget();
+      return this.#crashed(slot, `the run could not be passed to the sandbox worker again: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (nested) slot.worker.hold?.ring();
   }
 
   /** What the worker says of the run sent to it nested: answered, or given back. */
@@ -384,9 +411,11 @@ export class KernelHostCore<P> {
       fresh++;
       this.#start(slot, job);
       try {
-        slot.worker.postMessage(this.#options.runMessage(job.runId, job.request, job.ports));
+        const wire = slot.sent.wire(job.request);
+        slot.worker.postMessage(this.#options.runMessage(job.runId, wire.request, job.ports, wire.sources));
       } catch (error) {
-        // Nothing reached the worker: it stays free for the next run.
+        // Nothing reached the worker: it stays free for the next run (and keeps no source of it).
+        slot.sent.forget();
         this.#endJob(slot);
         job.resolve(
           this.#failure(job, 'invalid-data', `The run could not be passed to the sandbox worker: ${error instanceof Error ? error.message : String(error)}.`),
@@ -450,8 +479,10 @@ export class KernelHostCore<P> {
       if (at < 0) return;
       const nested = this.#queue.splice(at, 1)[0]!;
       try {
-        slot.worker.postMessage(message(nested.runId, nested.request));
+        const wire = slot.sent.wire(nested.request);
+        slot.worker.postMessage(message(nested.runId, wire.request, wire.sources));
       } catch {
+        slot.sent.forget();
         nested.nestable = false;
         this.#queue.splice(at, 0, nested);
         continue;

@@ -30,6 +30,8 @@ export const RunMessageSchema = z.object({
   runId: z.number().int(),
   request: KernelRunRequestSchema,
   nested: z.literal(true).optional(),
+  /** Module sources the worker keeps or fills in (source-cache.ts). */
+  sources: z.record(z.string(), z.number().int()).optional(),
 });
 const HostResultMessageSchema = z.object({ type: z.literal('host-result'), runId: z.number().int(), callId: z.number().int(), result: HostCallResultSchema });
 export type HostResultMessage = z.infer<typeof HostResultMessageSchema>;
@@ -65,6 +67,8 @@ export const FromKernelWorkerSchema = z.discriminatedUnion('type', [
    * again from the start, as usual or nested elsewhere.
    */
   z.object({ type: z.literal('requeue'), runId: z.number().int(), nestable: z.boolean(), notAtPoll: z.literal(true).optional() }),
+  /** The worker no longer keeps a source the run left out (source-cache.ts): the host sends the run again, in full. */
+  z.object({ type: z.literal('resend'), runId: z.number().int() }),
 ]);
 export type FromKernelWorker = z.infer<typeof FromKernelWorkerSchema>;
 
@@ -155,6 +159,13 @@ function isGuestModule(v: unknown): boolean {
   );
 }
 
+/** A run message's `sources` by hand: a plain record of integers, or undefined (zod then decides). */
+function plainSources(v: unknown): Record<string, number> | undefined {
+  if (!isPlain(v) || !hasExactly(v, Object.keys(v).length)) return undefined;
+  for (const value of Object.values(v)) if (!Number.isSafeInteger(value)) return undefined;
+  return v as Record<string, number>;
+}
+
 /** KernelRunRequestSchema's rules by hand: the same request, or undefined (zod then decides). */
 function plainRunRequest(v: unknown): KernelRunRequest | undefined {
   if (!isPlain(v) || !(hasExactly(v, 6) || (typeof v.partition === 'string' && hasExactly(v, 7)))) return undefined;
@@ -175,10 +186,21 @@ function plainRunRequest(v: unknown): KernelRunRequest | undefined {
 export function parseToKernelWorker<S extends ReturnType<typeof toKernelWorkerSchema>>(schema: S, raw: unknown): z.infer<S> | undefined {
   // A run without host extras (the Node worker's WASM plan goes through zod): checked by hand,
   // since zod costs 40–70 µs on this message at the start of every run (measured in the worker).
-  if (isPlain(raw) && raw.type === 'run' && isId(raw.runId) && (hasExactly(raw, 3) || (raw.nested === true && hasExactly(raw, 4)))) {
-    const request = plainRunRequest(raw.request);
-    if (request)
-      return (raw.nested === true ? { type: 'run', runId: raw.runId, request, nested: true } : { type: 'run', runId: raw.runId, request }) as z.infer<S>;
+  if (isPlain(raw) && raw.type === 'run' && isId(raw.runId)) {
+    const nested = raw.nested === true;
+    const sources = raw.sources === undefined ? undefined : plainSources(raw.sources);
+    const keys = 3 + (nested ? 1 : 0) + (sources ? 1 : 0);
+    const request = hasExactly(raw, keys) && (raw.sources === undefined || sources) ? plainRunRequest(raw.request) : undefined;
+    if (request) {
+      const message: { type: 'run'; runId: number; request: KernelRunRequest; nested?: true; sources?: Record<string, number> } = {
+        type: 'run',
+        runId: raw.runId,
+        request,
+      };
+      if (nested) message.nested = true;
+      if (sources) message.sources = sources;
+      return message as z.infer<S>;
+    }
   }
   if (isRecord(raw) && raw.type === 'host-result' && isId(raw.runId) && isId(raw.callId) && isRecord(raw.result)) {
     const result = raw.result;

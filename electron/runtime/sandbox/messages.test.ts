@@ -71,6 +71,10 @@ describe('worker message fast paths', () => {
       done({ ...ok, receipt: { ...receipt, extra: 1 } }),
       done({ ...ok, receipt: { ...receipt, calls: [{ kind: 'wasm', name: 'f', ok: true }] } }),
       done({ ...ok, receipt: { ...receipt, modules: [{ ...receipt.modules[0], extra: 1 }] } }),
+      { type: 'resend', runId: 4 },
+      { type: 'resend', runId: 1.5 },
+      { type: 'resend' },
+      { type: 'resend', runId: 4, extra: 1 },
     );
     expect(mismatches(parseFromWorker, FromWorkerSchema, cases)).toEqual([]);
     expect(parseFromWorker({ type: 'log', runId: 3, entry: { level: 'warn', text: 'w' }, extra: 1 })).toEqual({
@@ -201,6 +205,14 @@ describe('worker message fast paths', () => {
       run({ partition: 'p'.repeat(128) }),
       run({ partition: 'p'.repeat(129) }),
       run({ partition: undefined }),
+      run({}, { sources: { 'js:m': 3 } }),
+      run({}, { sources: { 'js:m': -3 } }),
+      run({}, { sources: { 'js:m': 1.5 } }),
+      run({}, { sources: { 'js:m': '3' } }),
+      run({}, { sources: [] }),
+      run({}, { sources: null }),
+      run({}, { sources: {}, nested: true }),
+      run({}, { sources: { 'js:m': 3 }, nested: true, extra: 1 }),
     );
     expect(mismatches(parseToWorker, ToWorkerSchema, cases)).toEqual([]);
   });

@@ -191,3 +191,36 @@ describe('SandboxPool: a short run with nowhere to nest', () => {
     expect((await Promise.all(waiting.map((run) => run.result))).map(outcome)).toEqual([200, 200]);
   });
 });
+
+describe('SandboxPool: module sources a worker no longer keeps', () => {
+  const pool = new SandboxPool({ size: 1 });
+  afterAll(() => pool.close());
+
+  it('sends a run again in full when its worker has let a source go, and answers with the right module', async () => {
+    // 40 distinct ~1 MB modules carried by runs on the one worker: more than it keeps (32 MB), so
+    // the first ones are let go; a run that relies on the first one again is sent again in full.
+    const big = (n: number) =>
+      ({
+        moduleId: `m_big${n}`,
+        kind: 'js',
+        packName: `@t/big${n}`,
+        packVersion: '1.0.0',
+        displayName: `@t/big${n}`,
+        source: `export const n = ${n};\nexport const pad = "${'x'.repeat(1_000_000)}";\n`,
+        imports: {},
+        digest: `big${n}`.padEnd(64, '0'),
+      }) as const;
+    const modules = Array.from({ length: 40 }, (_, n) => big(n));
+    const reads = modules.map((m) => ({
+      ...plain(`import { n } from "@t/big${m.moduleId.slice(5)}";\nreturn n;`),
+      entries: { [`@t/big${m.moduleId.slice(5)}`]: m.moduleId },
+      modules: { [m.moduleId]: m },
+    }));
+    expect(outcome(await pool.run(reads[0]!))).toBe(0);
+    for (const read of reads.slice(1)) expect(outcome(await pool.run({ ...read, code: 'return 1;' }))).toBe(1);
+    // The first module's source left out on the way (the host sent it before), let go by the worker.
+    expect(outcome(await pool.run(reads[0]!))).toBe(0);
+    expect(outcome(await pool.run(reads[39]!))).toBe(39);
+    expect(pool.started).toBe(1);
+  }, 120_000);
+});

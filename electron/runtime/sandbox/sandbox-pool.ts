@@ -16,6 +16,7 @@ import { Worker } from 'node:worker_threads';
 import { LIMITS } from '../../../shared/protocol/limits.ts';
 import type { HostCallResult, KernelRunRequest, RunResult } from '../../../shared/protocol/run.ts';
 import { KernelHostCore, type KernelHostCall, type KernelWorker, type KernelWorkerHooks } from '../../../shared/sandbox/kernel-host-core.ts';
+import type { RunSources } from '../../../shared/sandbox/source-cache.ts';
 import type { SandboxWorkerData, ToWorker } from './messages.ts';
 import type { WasmPlan } from '../wasm/wasm-plan.ts';
 import { assetUrl } from '../../platform/assets.ts';
@@ -105,9 +106,24 @@ export class SandboxPool {
       startWorker: (hooks) => startThread(entry, pressure ? { wasmLanes, hold: createHoldBuffer(), pressure } : { wasmLanes }, hooks),
       ...(pressure ? { pressure: pressureSwitch(pressure) } : {}),
       // A held worker runs short runs nested at its long run's polls (see kernel-host-core.ts `#nest`).
-      ...(hold ? { nestedRunMessage: (runId: number, request: KernelRunRequest): ToWorker => ({ type: 'run', runId, request, nested: true }) } : {}),
-      runMessage: (runId, request, ports): ToWorker =>
-        ports.wasm && 'plan' in ports.wasm ? { type: 'run', runId, request, wasm: ports.wasm.plan } : { type: 'run', runId, request },
+      ...(hold
+        ? {
+            nestedRunMessage: (runId: number, request: KernelRunRequest, sources: RunSources | undefined): ToWorker => ({
+              type: 'run',
+              runId,
+              request,
+              nested: true,
+              ...(sources ? { sources } : {}),
+            }),
+          }
+        : {}),
+      runMessage: (runId, request, ports, sources): ToWorker => ({
+        type: 'run',
+        runId,
+        request,
+        ...(ports.wasm && 'plan' in ports.wasm ? { wasm: ports.wasm.plan } : {}),
+        ...(sources ? { sources } : {}),
+      }),
       answer,
       wording: {
         crashed: capitalized,

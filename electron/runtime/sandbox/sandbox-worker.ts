@@ -27,6 +27,7 @@ import type { WasmDispatcher } from '../../../shared/sandbox/wasm-dispatcher.ts'
 import { WasmLanes } from '../wasm/wasm-plan.ts';
 import { compileEngineWasm } from './engine-wasm.ts';
 import { runClock } from './run-hold.ts';
+import { KeptSources } from '../../../shared/sandbox/source-cache.ts';
 
 const port = parentPort;
 if (!port) throw new Error('sandbox-worker.ts must run as a worker thread');
@@ -43,6 +44,8 @@ const sandboxes = new SandboxSupply(() => compiled);
 const nestedSandboxes = hold ? new SandboxSupply(() => compiled) : undefined;
 // A worker whose engine cannot load fails here, before `ready`: the pool counts it as a boot failure.
 await sandboxes.prepare();
+/** Module sources this worker keeps, so runs need not carry them again (source-cache.ts). */
+const kept = new KeptSources();
 /** Host calls waiting for main's answer, by call id, with the run that made them. */
 const waiting = new Map<number, { readonly runId: number; readonly resolve: (result: HostCallResult) => void }>();
 let nextCallId = 1;
@@ -84,6 +87,7 @@ function onMessage(raw: unknown): void {
   // `init` is the browser worker's (it is told where its engine is); a thread compiles its own.
   if (!message || message.type === 'init') return;
   if (message.type === 'host-result') return answerCall(message.runId, message.callId, message.result as HostCallResult);
+  if (!kept.fill(message.request, message.sources)) return post({ type: 'resend', runId: message.runId });
   if (current !== undefined) {
     // Only a run sent nested can arrive while a run is in progress (the pool sends a run of its own
     // only to an idle worker), and here it arrived outside a poll: the run in progress awaits a
@@ -108,8 +112,10 @@ port.on('message', onMessage);
 function takeMail(): void {
   for (let next = receiveMessageOnPort(port!); next; next = receiveMessageOnPort(port!)) {
     const message = parseToWorker(next.message);
-    if (message?.type === 'run' && message.nested) runNested(message.runId, message.request);
-    else if (message?.type === 'host-result') onMessage(next.message);
+    if (message?.type === 'run' && message.nested) {
+      if (kept.fill(message.request, message.sources)) runNested(message.runId, message.request);
+      else post({ type: 'resend', runId: message.runId });
+    } else if (message?.type === 'host-result') onMessage(next.message);
     else setImmediate(onMessage, next.message);
   }
 }
