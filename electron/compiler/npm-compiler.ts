@@ -26,7 +26,8 @@ import { bundleEntry, type EsbuildPort } from './bundle.ts';
 import { entryShape, generatedEntry, resolutionEntry } from './cjs-exports.ts';
 import { dependencyClosure, type DependencyClosure } from './dependency-closure.ts';
 import { CompileCache, contentKey, existing, hashInputs, sha256Hex, VerdictSchema, type CacheEntry } from './compile-cache.ts';
-import { FORBIDDEN_GLOBALS, scanForbiddenGlobals, type GlobalHit } from './global-scan.ts';
+import { hardUseReason, probeFailureReason, softUseWarning } from './admission-reasons.ts';
+import { scanForbiddenGlobals, type GlobalHit } from './global-scan.ts';
 import type { NpmCompileRequest, NpmCompileResult, NpmModuleCompiler } from '../catalog/npm-compiler-port.ts';
 import { checkSubpath } from './package-exports.ts';
 import { isInside, locatePackage } from './package-locator.ts';
@@ -84,13 +85,7 @@ function globalWarnings(npmName: string, hits: readonly GlobalHit[]): PackWarnin
   for (const name of [...new Set(hits.map((hit) => hit.name))].sort()) {
     const guarded = hits.filter((hit) => hit.name === name && hit.kind === 'guarded').length;
     const deferred = hits.filter((hit) => hit.name === name && hit.kind === 'deferred').length;
-    const parts: string[] = [];
-    if (guarded > 0) parts.push(`checks for it first in ${guarded} place${guarded === 1 ? '' : 's'}`);
-    if (deferred > 0) parts.push(`uses it inside functions in ${deferred} place${deferred === 1 ? '' : 's'}, which throw if called`);
-    warnings.push({
-      code: 'npm-forbidden-global',
-      message: `${npmName} refers to ${name} (${FORBIDDEN_GLOBALS[name]}), which the sandbox does not have: it ${parts.join(' and ')}.`,
-    });
+    warnings.push({ code: 'npm-forbidden-global', message: softUseWarning(npmName, name, guarded, deferred) });
   }
   return warnings;
 }
@@ -187,22 +182,18 @@ export function createNpmCompiler(options: NpmCompilerOptions): NpmCompiler {
       publicSpecifiers: new Set([req.specifier]),
       internalPaths: new Set(),
       displayName: `${npmName} (bundled)`,
+      npmBundle: true,
     });
     if (!analysis.ok) return analysis;
     const scan = scanForbiddenGlobals(source);
     if (!scan.ok) return fail('npm-bundle-failed', `${npmName} bundled to code that does not parse: ${scan.message}.`);
     const hard = scan.hits.find((hit) => hit.kind === 'hard');
-    if (hard) {
-      return fail(
-        'npm-forbidden-global',
-        `${npmName} uses ${hard.name} (${FORBIDDEN_GLOBALS[hard.name]}) when it is imported, at bundle line ${hard.line}:${hard.column}, without checking that it exists; the sandbox has no ${hard.name}.`,
-      );
-    }
+    if (hard) return fail('npm-forbidden-global', hardUseReason(npmName, hard));
     const warnings = globalWarnings(npmName, scan.hits);
     counts.probes++;
     const probed = await probe(source, `${req.specifier} (npm ${npmName})`);
     if (!probed.ok) {
-      const failure = fail('npm-probe-failed', `${npmName} failed to initialize in the sandbox: ${probed.message}`);
+      const failure = fail('npm-probe-failed', probeFailureReason(npmName, probed.message));
       return probed.transient ? { transient: true, failure } : failure;
     }
     // The verdict rides along so discovery need not parse the bundle again (pack-graph.ts checks it still fits the bytes).
