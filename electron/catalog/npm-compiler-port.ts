@@ -16,7 +16,7 @@ export interface NpmCompileRequest {
   readonly packDir: string;
   readonly packName: string;
   readonly packVersion: string;
-  /** The manifest's `npm` field: the package to bundle. */
+  /** The manifest's `npm` field: the package to bundle, or a subpath of it ("csv-parse/browser/esm/sync"). Untrusted text. */
   readonly npmName: string;
   /** The specifier the bundle will be imported by. */
   readonly specifier: string;

@@ -14,9 +14,12 @@ import { version as esbuildVersion } from 'esbuild';
 /**
  * Bumped whenever entry generation, checks or cache layout change. /2: bundles are confined to
  * the pack's dependency closure, with no import attributes or non-JS loaders; a cache entry made
- * by /1 (which only fenced the install root) must never be served again.
+ * by /1 (which only fenced the install root) must never be served again. /3: subpaths of a
+ * dependency; `require` in a bundle is judged by the scope-aware scan and the probe (a /2 entry
+ * holds the old blanket js-require skip); `Function("return this")` and Intl are judged anew, and
+ * probe failures carry sentences naming the cause.
  */
-export const COMPILER_VERSION = 'sandbox-packs-npm-compiler/2';
+export const COMPILER_VERSION = 'sandbox-packs-npm-compiler/3';
 
 export const RESOLVE_CONDITIONS = ['browser', 'import', 'module', 'default'] as const;
 export const MAIN_FIELDS = ['browser', 'module', 'main'] as const;

@@ -9,7 +9,14 @@
 //    naming the code path that will throw if a caller reaches it.
 // Warnings are heads-ups, not guarantees. Whether initialization really works is decided by the
 // admission probe, which also catches init-time uses this static view cannot place (for example
-// inside esbuild's lazy CommonJS wrappers).
+// inside esbuild's lazy CommonJS wrappers). `require` is judged here like any other name (esbuild's
+// `__require` shim and UMD wrappers only test it with typeof); a call at import time is hard.
+// `Function` exists in the guest (a constructor that refuses to compile), so only uses that could
+// generate code are hits: `Function.prototype` and `x instanceof Function` are not. Nor is
+// `Function("return this")` (or `new Function(...)`) with exactly that literal body, the idiom
+// lodash, core-js and many UMD builds use to find the global object: it asks for no code, the
+// guest prelude answers that one body with globalThis and refuses every other, so the idiom is
+// left to the probe. Any other call, construction or handing-on of Function is a hit.
 
 import { parse, type Node } from 'acorn';
 import { analyze } from 'eslint-scope';
@@ -41,7 +48,14 @@ export const FORBIDDEN_GLOBALS: Readonly<Record<string, string>> = {
   Worker: 'DOM',
   importScripts: 'DOM',
   localStorage: 'DOM',
+  Intl: 'internationalisation',
 };
+
+/** Names that generate code at run time; their messages say so instead of "a global the sandbox lacks". */
+export const CODE_GENERATION: ReadonlySet<string> = new Set(['eval', 'Function']);
+
+/** The exact body of the global-object idiom. */
+const GLOBAL_THIS_BODY = 'return this';
 
 export interface GlobalHit {
   readonly name: string;
@@ -147,6 +161,29 @@ function isGuarded(id: AnyNode, name: string, parents: Map<AnyNode, AnyNode>): b
   return false;
 }
 
+function literalText(node: AnyNode | undefined): string | undefined {
+  if (node?.type === 'Literal' && typeof node.value === 'string') return node.value;
+  if (node?.type === 'TemplateLiteral' && (node.expressions as unknown[]).length === 0) {
+    const quasi = (node.quasis as AnyNode[])[0] as { value?: { cooked?: unknown } } | undefined;
+    return typeof quasi?.value?.cooked === 'string' ? quasi.value.cooked : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * A use of `Function` that compiles nothing: `Function.prototype`, `x instanceof Function`, and
+ * `Function("return this")` / `new Function("return this")`, which asks only for the global object.
+ */
+function compilesNothing(id: AnyNode, parents: Map<AnyNode, AnyNode>): boolean {
+  const parent = parents.get(id);
+  if (!parent) return false;
+  if (parent.type === 'MemberExpression' && parent.object === id && !parent.computed) return (parent.property as AnyNode).name === 'prototype';
+  if (parent.type === 'BinaryExpression' && parent.operator === 'instanceof' && parent.right === id) return true;
+  if ((parent.type !== 'CallExpression' && parent.type !== 'NewExpression') || parent.callee !== id) return false;
+  const args = parent.arguments as AnyNode[];
+  return args.length === 1 && literalText(args[0]) === GLOBAL_THIS_BODY;
+}
+
 /** Scan a bundled ES module for free references to forbidden globals. */
 export function scanForbiddenGlobals(source: string): ScanResult {
   let ast: AnyNode;
@@ -162,6 +199,7 @@ export function scanForbiddenGlobals(source: string): ScanResult {
     const name = ref.identifier.name;
     if (!Object.hasOwn(FORBIDDEN_GLOBALS, name)) continue;
     const id = ref.identifier as unknown as AnyNode;
+    if (name === 'Function' && compilesNothing(id, parents)) continue;
     const loc = ref.identifier.loc?.start;
     const kind = isGuarded(id, name, parents) ? 'guarded' : isDeferred(id, parents) ? 'deferred' : 'hard';
     hits.push({ name, line: loc?.line ?? 0, column: (loc?.column ?? 0) + 1, kind });

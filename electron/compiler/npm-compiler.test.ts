@@ -260,7 +260,14 @@ describe('resolution stays inside the install root', () => {
     ['../outside', '"../outside" is not an npm package name; the "npm" field must name a dependency, not a path.'],
     ['/etc/passwd', '"/etc/passwd" is not an npm package name; the "npm" field must name a dependency, not a path.'],
     ['./local', '"./local" is not an npm package name; the "npm" field must name a dependency, not a path.'],
-    ['lib/../../x', '"lib/../../x" is not an npm package name; the "npm" field must name a dependency, not a path.'],
+    [
+      'lib/../../x',
+      '"lib/../../x": "../../x" is not a plain subpath of lib; use segments of letters, digits and . _ ~ + @ - (no ".", ".." or empty segment, no "%", no node_modules), at most 256 characters in all.',
+    ],
+    [
+      'lib/%2e%2e/x',
+      '"lib/%2e%2e/x": "%2e%2e/x" is not a plain subpath of lib; use segments of letters, digits and . _ ~ + @ - (no ".", ".." or empty segment, no "%", no node_modules), at most 256 characters in all.',
+    ],
     ['Upper', '"Upper" is not an npm package name; the "npm" field must name a dependency, not a path.'],
   ];
   for (const [npmName, message] of cases) {

@@ -1,7 +1,10 @@
 // The npm compiler: turns the npm package a config-only pack names into one guest module, and
-// decides whether it may be admitted. The steps, in order: find the package inside the install
-// root and check that it belongs to the pack's dependency closure (dependency-closure.ts: the
-// only directories a bundle may read); a first esbuild pass to resolve it and learn its files and format; the real entry
+// decides whether it may be admitted. The steps, in order: split the `npm` field into a package
+// and an optional subpath (parseNpmField); find the package inside the install root and check
+// that it belongs to the pack's dependency closure (dependency-closure.ts: the only directories a
+// bundle may read); for a subpath, check that the package publishes it (package-exports.ts); a
+// first esbuild pass to resolve it and learn its files and format (a subpath's file must be the
+// package's own, by real path); the real entry
 // (keeping a CommonJS package's default and named exports); the real bundle; the 1 MB cap; the
 // authored-module static rules; the scope-aware forbidden-global scan; the QuickJS admission
 // probe. The result is cached by content, so a warm discovery neither bundles nor probes; it carries
@@ -11,20 +14,23 @@
 // compile() answers with a tagged result (an unexpected throw becomes `npm-bundle-failed` with
 // its reason), so one bad pack skips one module and never stops discovery.
 
+import { realpathSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import { analyzeJs } from '../../shared/packs/js-analysis.ts';
 import { staticVerdict } from '../../shared/packs/pack-graph.ts';
-import { fail, formatBytes, LIMITS, ok, type ErrorCode, type PackWarning, type Result } from '../../shared/protocol/index.ts';
+import { fail, formatBytes, LIMITS, ok, parseNpmField, type ErrorCode, type NpmTarget, type PackWarning, type Result } from '../../shared/protocol/index.ts';
 import { COMPILER_ID, COMPILER_VERSION, ESBUILD_VERSION, NORMALIZED_OPTIONS } from './build-options.ts';
 import { bundleEntry, type EsbuildPort } from './bundle.ts';
 import { entryShape, generatedEntry, resolutionEntry } from './cjs-exports.ts';
 import { dependencyClosure, type DependencyClosure } from './dependency-closure.ts';
 import { CompileCache, contentKey, existing, hashInputs, sha256Hex, VerdictSchema, type CacheEntry } from './compile-cache.ts';
-import { FORBIDDEN_GLOBALS, scanForbiddenGlobals, type GlobalHit } from './global-scan.ts';
+import { hardUseReason, probeFailureReason, softUseWarning } from './admission-reasons.ts';
+import { scanForbiddenGlobals, type GlobalHit } from './global-scan.ts';
 import type { NpmCompileRequest, NpmCompileResult, NpmModuleCompiler } from '../catalog/npm-compiler-port.ts';
-import { locatePackage } from './package-locator.ts';
+import { checkSubpath } from './package-exports.ts';
+import { isInside, locatePackage } from './package-locator.ts';
 import { createProbe, type ProbeFn } from './probe.ts';
 import { resolutionGuard } from './resolution-guard.ts';
 
@@ -53,6 +59,17 @@ export interface NpmCompiler extends NpmModuleCompiler {
 /** esbuild names the generated entry `<resolveDir relative to the root>/<sandbox-entry>`. */
 const isEntryInput = (file: string): boolean => file === '<sandbox-entry>' || file.endsWith('/<sandbox-entry>');
 
+/** True when `real` (a real path) is a file of the package at `packageDir` itself, not of a package nested in it. */
+function ownFile(packageDir: string, file: string): boolean {
+  let real: string;
+  try {
+    real = realpathSync(file);
+  } catch {
+    return false;
+  }
+  return isInside(packageDir, real) && real !== packageDir && !path.relative(packageDir, real).split(path.sep).includes('node_modules');
+}
+
 const realEsbuild: EsbuildPort = { build: (options) => esbuild.build(options), version: esbuild.version };
 
 async function lockfileHash(rootReal: string): Promise<string> {
@@ -68,13 +85,7 @@ function globalWarnings(npmName: string, hits: readonly GlobalHit[]): PackWarnin
   for (const name of [...new Set(hits.map((hit) => hit.name))].sort()) {
     const guarded = hits.filter((hit) => hit.name === name && hit.kind === 'guarded').length;
     const deferred = hits.filter((hit) => hit.name === name && hit.kind === 'deferred').length;
-    const parts: string[] = [];
-    if (guarded > 0) parts.push(`checks for it first in ${guarded} place${guarded === 1 ? '' : 's'}`);
-    if (deferred > 0) parts.push(`uses it inside functions in ${deferred} place${deferred === 1 ? '' : 's'}, which throw if called`);
-    warnings.push({
-      code: 'npm-forbidden-global',
-      message: `${npmName} refers to ${name} (${FORBIDDEN_GLOBALS[name]}), which the sandbox does not have: it ${parts.join(' and ')}.`,
-    });
+    warnings.push({ code: 'npm-forbidden-global', message: softUseWarning(npmName, name, guarded, deferred) });
   }
   return warnings;
 }
@@ -97,15 +108,24 @@ export function createNpmCompiler(options: NpmCompilerOptions): NpmCompiler {
     rootReal: string,
     closure: DependencyClosure,
     req: NpmCompileRequest,
-    resolveDir: string,
+    located: { readonly resolveDir: string; readonly packageDir: string; readonly target: NpmTarget },
   ): Promise<{ entry?: Omit<CacheEntry, 'format' | 'compilerId'>; result: Result<NpmCompileResult, ErrorCode> }> {
     const { npmName } = req;
+    const { resolveDir } = located;
     const first = await bundleEntry(countingPort, rootReal, closure, resolveDir, resolutionEntry(npmName), npmName);
     if (!first.ok) return { result: first };
     const entryFile = Object.entries(first.value.metafile.inputs)
       .find(([file]) => isEntryInput(file))?.[1]
       .imports.find((imp) => imp.original === npmName)?.path;
     if (entryFile === undefined) return { result: fail('npm-bundle-failed', `${npmName} could not be bundled: esbuild did not report its entry file.`) };
+    if (located.target.subpath !== undefined && !ownFile(located.packageDir, path.resolve(rootReal, entryFile))) {
+      return {
+        result: fail(
+          'npm-bundle-failed',
+          `${npmName} resolves to ${entryFile}, outside the ${located.target.packageName} package; a subpath must name a file of the package itself.`,
+        ),
+      };
+    }
     const shape = await entryShape(rootReal, first.value.metafile, entryFile, npmName);
     if (!shape.ok) return { result: shape };
     const entrySource = generatedEntry(npmName, shape.value);
@@ -162,22 +182,18 @@ export function createNpmCompiler(options: NpmCompilerOptions): NpmCompiler {
       publicSpecifiers: new Set([req.specifier]),
       internalPaths: new Set(),
       displayName: `${npmName} (bundled)`,
+      npmBundle: true,
     });
     if (!analysis.ok) return analysis;
     const scan = scanForbiddenGlobals(source);
     if (!scan.ok) return fail('npm-bundle-failed', `${npmName} bundled to code that does not parse: ${scan.message}.`);
     const hard = scan.hits.find((hit) => hit.kind === 'hard');
-    if (hard) {
-      return fail(
-        'npm-forbidden-global',
-        `${npmName} uses ${hard.name} (${FORBIDDEN_GLOBALS[hard.name]}) when it is imported, at bundle line ${hard.line}:${hard.column}, without checking that it exists; the sandbox has no ${hard.name}.`,
-      );
-    }
+    if (hard) return fail('npm-forbidden-global', hardUseReason(npmName, hard));
     const warnings = globalWarnings(npmName, scan.hits);
     counts.probes++;
     const probed = await probe(source, `${req.specifier} (npm ${npmName})`);
     if (!probed.ok) {
-      const failure = fail('npm-probe-failed', `${npmName} failed to initialize in the sandbox: ${probed.message}`);
+      const failure = fail('npm-probe-failed', probeFailureReason(npmName, probed.message));
       return probed.transient ? { transient: true, failure } : failure;
     }
     // The verdict rides along so discovery need not parse the bundle again (pack-graph.ts checks it still fits the bytes).
@@ -196,16 +212,26 @@ export function createNpmCompiler(options: NpmCompilerOptions): NpmCompiler {
       rootRealPromise = undefined;
       return fail('root-unreadable', `The install root ${options.root} could not be read.`);
     }
-    const located = await locatePackage(rootReal, req.packDir, req.npmName);
+    const field = parseNpmField(req.npmName);
+    if (!field.ok) return fail('npm-bundle-failed', field.message);
+    const target = field.value;
+    const located = await locatePackage(rootReal, req.packDir, target.packageName);
     if (!located.ok) return located;
     const { packReal } = located.value;
     const closure = await dependencyClosure(rootReal, packReal, req.npmName);
     if (!closure.ok) return closure;
     if (!closure.value.dirs.has(located.value.dir)) {
+      const rule = `the "npm" field must name the pack itself or a package in its package.json dependencies`;
       return fail(
         'npm-bundle-failed',
-        `${req.npmName} is not among the dependencies of ${req.packName}; the "npm" field must name the pack itself or a package in its package.json dependencies.`,
+        target.subpath === undefined
+          ? `${req.npmName} is not among the dependencies of ${req.packName}; ${rule}.`
+          : `${req.npmName} is a subpath of ${target.packageName}, which is not among the dependencies of ${req.packName}; ${rule} (optionally with a subpath it exports).`,
       );
+    }
+    if (target.subpath !== undefined) {
+      const route = await checkSubpath(located.value.dir, req.npmName, { packageName: target.packageName, subpath: target.subpath });
+      if (!route.ok) return route;
     }
     // The closure is part of the name: an entry made for another set of allowed packages (the
     // pack's dependencies changed, a link appeared) is never even looked at.
@@ -237,7 +263,7 @@ export function createNpmCompiler(options: NpmCompilerOptions): NpmCompiler {
     }
     // A miss ends in the admission probe; booting its worker now overlaps that boot with esbuild.
     probe.warm?.();
-    const { entry, result } = await compileUncached(rootReal, closure.value, req, packReal);
+    const { entry, result } = await compileUncached(rootReal, closure.value, req, { resolveDir: packReal, packageDir: located.value.dir, target });
     if (entry) {
       try {
         await cache.write(lookup, { format: COMPILER_VERSION, compilerId: COMPILER_ID, ...entry });

@@ -2,7 +2,8 @@
 // own node_modules first, then each enclosing node_modules up to the install root, where npm
 // hoists), but never beyond the install root: the app's own node_modules must not leak into a
 // guest bundle. The name is untrusted manifest data, so it must be a plain npm package name
-// (no relative or absolute paths, no subpaths) and every hit is checked by its real path.
+// (no relative or absolute paths; a manifest's subpath is split off first, by parseNpmField, and
+// judged in package-exports.ts) and every hit is checked by its real path.
 // Being found is not enough to be bundled: the package must also be a member of the pack's
 // dependency closure (dependency-closure.ts), which uses the same lookup.
 
@@ -50,17 +51,17 @@ export async function nodeLookup(rootReal: string, fromReal: string, name: strin
 export async function locatePackage(
   rootReal: string,
   packDir: string,
-  npmName: string,
+  packageName: string,
 ): Promise<Result<LocatedPackage & { readonly packReal: string }, 'npm-bundle-failed'>> {
-  if (!PackageNameSchema.safeParse(npmName).success) {
-    return fail('npm-bundle-failed', `"${npmName}" is not an npm package name; the "npm" field must name a dependency, not a path.`);
+  if (!PackageNameSchema.safeParse(packageName).success) {
+    return fail('npm-bundle-failed', `"${packageName}" is not an npm package name; the "npm" field must name a dependency, not a path.`);
   }
   const packReal = await realpathOrUndefined(packDir);
   if (packReal === undefined || !isInside(rootReal, packReal)) {
     return fail('npm-bundle-failed', `The pack directory is not inside the install root.`);
   }
-  const found = await nodeLookup(rootReal, packReal, npmName);
+  const found = await nodeLookup(rootReal, packReal, packageName);
   if (found.kind === 'found') return ok({ dir: found.real, packReal });
-  if (found.kind === 'escapes') return fail('npm-bundle-failed', `${npmName} resolves through a symbolic link to a place outside the install root.`);
-  return fail('npm-bundle-failed', `${npmName} is not installed in the pack's node_modules or the install root; add it to the pack's dependencies.`);
+  if (found.kind === 'escapes') return fail('npm-bundle-failed', `${packageName} resolves through a symbolic link to a place outside the install root.`);
+  return fail('npm-bundle-failed', `${packageName} is not installed in the pack's node_modules or the install root; add it to the pack's dependencies.`);
 }

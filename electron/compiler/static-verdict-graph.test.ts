@@ -67,6 +67,13 @@ describe("reusing the npm compiler's static verdict", () => {
     });
   });
 
+  it("judges require in a bundle it parses itself the compiler's way: a feature test is no skip", async () => {
+    const umd = 'var kind = typeof require === "function" ? "cjs" : "esm";export{kind};\n';
+    const graph = await graphWith(umd);
+    expect(graph.analysis).toEqual({ parsed: 1, reused: 0 });
+    expect(graph.entries[0]).toMatchObject({ status: 'ready', exports: ['kind'] });
+  });
+
   it('is not made for a source whose analysis depended on the pack (it has imports)', () => {
     const source = 'import x from "p";\nexport const y = x;\n';
     const analysis = analyzeJs(source, { packName: 'p', publicSpecifiers: new Set(['p']), internalPaths: new Set(), displayName: 'x' });

@@ -15,7 +15,7 @@ export interface FixtureRoot {
   readonly root: string;
   /** Write a package at `<root>/<relDir>` (e.g. `node_modules/x`). Returns its absolute path. */
   addPackage(relDir: string, files: PackageFiles): Promise<string>;
-  /** A pack at `node_modules/<name>` whose single module bundles `npmName`. */
+  /** A pack at `node_modules/<name>` whose single module bundles `npmName` (a package, or a package's subpath). */
   addPack(name: string, npmName: string): Promise<string>;
   dispose(): Promise<void>;
 }
@@ -28,6 +28,13 @@ export async function writePackage(dir: string, files: PackageFiles): Promise<st
   }
   return dir;
 }
+
+/** The package an `npm` field names: `csv-parse` for `csv-parse/sync`, `@s/p` for `@s/p/x`. */
+const dependencyOf = (npmName: string): string =>
+  npmName
+    .split('/')
+    .slice(0, npmName.startsWith('@') ? 2 : 1)
+    .join('/');
 
 export async function createFixtureRoot(): Promise<FixtureRoot> {
   const base = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'sp-compiler-')));
@@ -42,7 +49,7 @@ export async function createFixtureRoot(): Promise<FixtureRoot> {
         'package.json': {
           name,
           version: '1.0.0',
-          dependencies: { [npmName]: '*' },
+          dependencies: { [dependencyOf(npmName)]: '*' },
           nodetool: { apiVersion: 1, sandboxModules: [{ name: '.', kind: 'js', npm: npmName }] },
         },
       }),

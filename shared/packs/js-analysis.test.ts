@@ -86,4 +86,15 @@ describe('analyzeJs', () => {
   it('leaves property keys named require alone', () => {
     expect(run('export const o = { require: 1 }; export const v = o.require;').ok).toBe(true);
   });
+
+  it("leaves require in an npm bundle to the compiler's scope-aware scan and probe; authored code still may not name it", () => {
+    // The shape esbuild emits for a UMD wrapper's feature test (pluralize, jsonata).
+    const bundle =
+      'var __require = ((x) => typeof require !== "undefined" ? require : x)(function (x) { throw Error("Dynamic require of " + x); });\nexport const kind = typeof __require === "function" && typeof module === "object" ? "cjs" : "esm";\n';
+    const bundled = { packName: 'p', publicSpecifiers: new Set(['p']), internalPaths: new Set<string>(), displayName: 'lib (bundled)', npmBundle: true };
+    expect(run(bundle, bundled)).toEqual({ ok: true, value: { imports: new Map(), exportNames: ['kind'] } });
+    expect(run('export const m = module.require;', bundled).ok).toBe(true);
+    expect(run(bundle, { ...bundled, npmBundle: false })).toMatchObject({ ok: false, code: 'js-require' });
+    expect(run(bundle)).toEqual({ ok: false, code: 'js-require', message: 'sandbox/geo.js:1:32: require is not available; use a static import.' });
+  });
 });

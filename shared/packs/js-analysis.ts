@@ -3,6 +3,11 @@
 // import, require, Node builtins, the private WASM bridge and any import leaving the pack. It
 // also produces the module's complete import map (request → target), which the loader later
 // enforces, so a request the analyzer never saw can never resolve.
+//
+// `require` is refused outright in authored code only. In an npm bundle it is almost always a
+// feature test (esbuild's `__require` shim reads `typeof require`, UMD wrappers test it) that
+// the guest answers "undefined"; there the compiler's scope-aware scan (electron/compiler/
+// global-scan.ts) tells such a test from a call at import time, and the admission probe decides.
 
 import { parse, version as acornVersion, type Node, type Program } from 'acorn';
 import { full } from 'acorn-walk';
@@ -35,6 +40,8 @@ export interface JsAnalysisContext {
   readonly filePath?: string;
   /** How the file is named in messages ("sandbox/geo.js"). */
   readonly displayName: string;
+  /** An npm bundle: `require` is left to the compiler's scope-aware scan and probe (see the header). */
+  readonly npmBundle?: boolean;
 }
 
 export interface JsAnalysis {
@@ -51,7 +58,7 @@ export interface JsAnalysis {
  * Names this analyzer and the parser under it. A remembered verdict (pack-graph.ts) is reused only
  * under the same id, so bump the number whenever what analyzeJs accepts or reports changes.
  */
-export const JS_ANALYZER_ID = `js-analysis/1;acorn@${acornVersion}`;
+export const JS_ANALYZER_ID = `js-analysis/2;acorn@${acornVersion}`;
 
 const EXPORT_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
@@ -94,14 +101,14 @@ export function analyzeJs(source: string, ctx: JsAnalysisContext): Result<JsAnal
         break;
       }
       case 'Identifier':
-        if ((node as unknown as { name: string }).name === 'require') {
+        if (!ctx.npmBundle && (node as unknown as { name: string }).name === 'require') {
           problems.push({ start: node.start, code: 'js-require', message: `${where(node)}: require is not available; use a static import.` });
         }
         break;
       case 'MemberExpression': {
         const member = node as unknown as { object: { type: string; name?: string }; property: { type: string; name?: string; value?: unknown }; computed: boolean };
         const propertyName = member.computed ? member.property.value : member.property.name;
-        if (member.object.type === 'Identifier' && member.object.name === 'module' && propertyName === 'require') {
+        if (!ctx.npmBundle && member.object.type === 'Identifier' && member.object.name === 'module' && propertyName === 'require') {
           problems.push({ start: node.start, code: 'js-require', message: `${where(node)}: module.require is not available; use a static import.` });
         }
         break;

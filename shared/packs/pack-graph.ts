@@ -227,6 +227,7 @@ export async function buildPackGraph(
           internalPaths: internalSet,
           ...(filePath !== undefined ? { filePath } : {}),
           displayName: filePath ?? node.displayName,
+          ...(producer ? { npmBundle: true } : {}),
         });
     analysisCounts[verdict ? 'reused' : 'parsed']++;
     if (!analysis.ok) {

@@ -24,12 +24,18 @@ export type WasmBudgets = z.infer<typeof WasmBudgetsSchema>;
 export const WasmExportSchema = z.union([z.string().min(1).max(128), z.object({ wasm: z.string().min(1).max(128), as: z.string().min(1).max(128) }).strict()]);
 export type WasmExportDeclaration = z.infer<typeof WasmExportSchema>;
 
+/** Longest `npm` field: a package name (npm allows 214 characters), "/", a subpath. */
+export const NPM_SUBPATH_MAX = 256;
+export const NPM_FIELD_MAX = 214 + 1 + NPM_SUBPATH_MAX;
+
 export const JsModuleEntrySchema = z
   .object({
     name: z.string().max(256),
     kind: z.literal('js'),
     file: z.string().min(1).max(1024).optional(),
-    npm: z.string().min(1).max(214).optional(),
+    // A package name (≤ 214) and an optional subpath (≤ 256); parseNpmField judges the text, so a
+    // bad value skips this one module with a reason instead of rejecting the whole manifest.
+    npm: z.string().min(1).max(NPM_FIELD_MAX).optional(),
     description: z.string().max(1000).optional(),
   })
   .strict()
@@ -67,6 +73,43 @@ export const PackageNameSchema = z
   .string()
   .max(214)
   .regex(/^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/, 'not a valid npm package name');
+
+/** What a module's `npm` field names: a package, and optionally a subpath of it ("./browser/esm/sync"). */
+export interface NpmTarget {
+  readonly packageName: string;
+  /** `./`-prefixed, as a package's `exports` keys are written; absent for the package's own entry. */
+  readonly subpath?: string;
+}
+
+// One subpath segment: plain characters only. No percent sign (an encoded "..", slash or
+// backslash must never reach a resolver that decodes it), no backslash, no colon, and no "*"
+// (an exports pattern is not a module).
+const SUBPATH_SEGMENT = /^[A-Za-z0-9._~+@-]+$/;
+
+/**
+ * Splits and checks a module's `npm` field: `<package>` or `<package>/<subpath>`. The package part
+ * follows npm's name rule; the subpath is one or more plain segments, never ".", "..", empty,
+ * percent-encoded or `node_modules` (Node refuses the same in `exports` targets). Whether the
+ * package is a dependency and exports the subpath is the compiler's question.
+ */
+export function parseNpmField(value: string): { readonly ok: true; readonly value: NpmTarget } | { readonly ok: false; readonly message: string } {
+  const notAName = { ok: false as const, message: `"${value}" is not an npm package name; the "npm" field must name a dependency, not a path.` };
+  const parts = value.split('/');
+  const nameParts = value.startsWith('@') ? 2 : 1;
+  const packageName = parts.slice(0, nameParts).join('/');
+  if (parts.length < nameParts || !PackageNameSchema.safeParse(packageName).success) return notAName;
+  const rest = parts.slice(nameParts);
+  if (rest.length === 0) return { ok: true, value: { packageName } };
+  const subpath = rest.join('/');
+  const plain = rest.every((seg) => SUBPATH_SEGMENT.test(seg) && seg !== '.' && seg !== '..' && seg.toLowerCase() !== 'node_modules');
+  if (!plain || subpath.length > NPM_SUBPATH_MAX) {
+    return {
+      ok: false,
+      message: `"${value}": "${subpath}" is not a plain subpath of ${packageName}; use segments of letters, digits and . _ ~ + @ - (no ".", ".." or empty segment, no "%", no node_modules), at most ${NPM_SUBPATH_MAX} characters in all.`,
+    };
+  }
+  return { ok: true, value: { packageName, subpath: `./${subpath}` } };
+}
 
 export const PackageVersionSchema = z.string().min(1).max(256);
 
