@@ -21,7 +21,20 @@ const dirs = (await readdir(PACKS, { withFileTypes: true }))
 
 describe.concurrent('shipped packs pass check', () => {
   it('lists the packs we ship', () => {
-    expect(dirs).toEqual(['geo', 'sandbox-csv', 'sandbox-diff', 'sandbox-html', 'sandbox-xml', 'sandbox-yaml', 'sandbox-zip']);
+    expect(dirs).toEqual([
+      'geo',
+      'sandbox-csv',
+      'sandbox-dates',
+      'sandbox-diff',
+      'sandbox-html',
+      'sandbox-markdown',
+      'sandbox-stats',
+      'sandbox-toml',
+      'sandbox-validation',
+      'sandbox-xml',
+      'sandbox-yaml',
+      'sandbox-zip',
+    ]);
   });
 
   for (const dir of dirs) {

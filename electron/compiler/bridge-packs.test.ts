@@ -40,9 +40,9 @@ async function value(specifier: string, code: string): Promise<unknown> {
 }
 
 describe('bridge packs from the local registry', () => {
-  it("discovers five ready modules and skips cheerio with the probe's error", () => {
+  it("discovers ten ready modules and skips cheerio with the probe's error", () => {
     const byName = Object.fromEntries(catalog.summaries().map((s) => [s.packName, s]));
-    for (const name of ['csv', 'yaml', 'xml', 'diff', 'zip']) {
+    for (const name of ['csv', 'yaml', 'xml', 'diff', 'zip', 'dates', 'validation', 'markdown', 'toml', 'stats']) {
       expect(byName[`@nodetool-ai/sandbox-${name}`]?.status, name).toBe('ready');
     }
     const html = byName['@nodetool-ai/sandbox-html'];
@@ -132,6 +132,65 @@ describe('bridge packs from the local registry', () => {
          return { magic: [zipped[0], zipped[1]], names: Object.keys(back).sort(), hello: strFromU8(back["hello.txt"]), json: JSON.parse(strFromU8(back["dir/data.json"])), gz: strFromU8(gunzipSync(gzipSync(strToU8("x".repeat(1000))))).length };`,
       ),
     ).toEqual({ magic: [0x50, 0x4b], names: ['dir/data.json', 'hello.txt'], hello: 'hello sandbox', json: { a: 1 }, gz: 1000 });
+  });
+
+  it('sandbox-dates adds, formats and parses dates (date-fns)', async () => {
+    expect(
+      await value(
+        '@nodetool-ai/sandbox-dates',
+        `import { addMonths, format, parse, differenceInCalendarDays, isValid } from "@nodetool-ai/sandbox-dates";
+         const start = parse("31.01.2024", "dd.MM.yyyy", new Date());
+         return { next: format(addMonths(start, 1), "yyyy-MM-dd EEE"), days: differenceInCalendarDays(new Date(2024, 11, 25), start), bad: isValid(parse("2024-13-01", "yyyy-MM-dd", new Date())) };`,
+      ),
+    ).toEqual({ next: '2024-02-29 Thu', days: 329, bad: false });
+  });
+
+  it('sandbox-validation parses good data and reports every issue of bad data (valibot)', async () => {
+    expect(
+      await value(
+        '@nodetool-ai/sandbox-validation',
+        `import * as v from "@nodetool-ai/sandbox-validation";
+         const Row = v.object({ id: v.pipe(v.number(), v.integer()), email: v.pipe(v.string(), v.email()), tags: v.optional(v.array(v.string()), []) });
+         const bad = v.safeParse(Row, { id: 1.5, email: "x" });
+         return { good: v.parse(Row, { id: 7, email: "a@b.example", extra: true }), issues: bad.issues.map((i) => v.getDotPath(i)) };`,
+      ),
+    ).toEqual({ good: { id: 7, email: 'a@b.example', tags: [] }, issues: ['id', 'email'] });
+  });
+
+  it('sandbox-markdown renders GitHub-flavoured Markdown and lists its headings (marked)', async () => {
+    expect(
+      await value(
+        '@nodetool-ai/sandbox-markdown',
+        `import { parse, lexer } from "@nodetool-ai/sandbox-markdown";
+         const md = "# Report\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n## Notes\n\n- [x] done";
+         return { html: parse(md).includes("<td>1</td>") && parse(md).includes('type="checkbox"'), headings: lexer(md).filter((t) => t.type === "heading").map((t) => t.text) };`,
+      ),
+    ).toEqual({ html: true, headings: ['Report', 'Notes'] });
+  });
+
+  it('sandbox-toml parses and writes TOML (smol-toml)', async () => {
+    expect(
+      await value(
+        '@nodetool-ai/sandbox-toml',
+        `import { parse, stringify } from "@nodetool-ai/sandbox-toml";
+         const doc = parse('[package]\nname = "demo"\nversion = "0.1.0"\n\n[[bin]]\nname = "a"\n\n[[bin]]\nname = "b"\n');
+         return { doc, back: parse(stringify(doc)) };`,
+      ),
+    ).toEqual({
+      doc: { package: { name: 'demo', version: '0.1.0' }, bin: [{ name: 'a' }, { name: 'b' }] },
+      back: { package: { name: 'demo', version: '0.1.0' }, bin: [{ name: 'a' }, { name: 'b' }] },
+    });
+  });
+
+  it('sandbox-stats summarises numbers and fits a line (simple-statistics)', async () => {
+    expect(
+      await value(
+        '@nodetool-ai/sandbox-stats',
+        `import { mean, median, quantile, standardDeviation, linearRegression } from "@nodetool-ai/sandbox-stats";
+         const xs = [2, 4, 4, 4, 5, 5, 7, 9];
+         return { mean: mean(xs), median: median(xs), q: quantile(xs, [0.25, 0.75]), sd: standardDeviation(xs), fit: linearRegression([[0, 1], [1, 3], [2, 5]]) };`,
+      ),
+    ).toEqual({ mean: 5, median: 4.5, q: [4, 5.5], sd: 2, fit: { m: 2, b: 1 } });
   });
 
   it('a pack API that needs a missing global fails at call time with a normal error, not a crash', async () => {

@@ -60,6 +60,11 @@ export const SHIPPED_PACKS = [
   { dir: 'sandbox-xml', name: '@nodetool-ai/sandbox-xml' },
   { dir: 'sandbox-diff', name: '@nodetool-ai/sandbox-diff' },
   { dir: 'sandbox-zip', name: '@nodetool-ai/sandbox-zip' },
+  { dir: 'sandbox-dates', name: '@nodetool-ai/sandbox-dates' },
+  { dir: 'sandbox-validation', name: '@nodetool-ai/sandbox-validation' },
+  { dir: 'sandbox-markdown', name: '@nodetool-ai/sandbox-markdown' },
+  { dir: 'sandbox-toml', name: '@nodetool-ai/sandbox-toml' },
+  { dir: 'sandbox-stats', name: '@nodetool-ai/sandbox-stats' },
   { dir: 'geo', name: '@nodetool-ai/sandbox-geo' },
 ] as const;
 // sandbox-html is not shipped: cheerio fails the admission probe (README, "Bridge packs"), so a

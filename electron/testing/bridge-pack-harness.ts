@@ -19,6 +19,11 @@ export const BRIDGE_PACKS = [
   { dir: 'sandbox-diff', name: '@nodetool-ai/sandbox-diff', library: 'diff' },
   { dir: 'sandbox-zip', name: '@nodetool-ai/sandbox-zip', library: 'fflate' },
   { dir: 'sandbox-html', name: '@nodetool-ai/sandbox-html', library: 'cheerio' },
+  { dir: 'sandbox-dates', name: '@nodetool-ai/sandbox-dates', library: 'date-fns' },
+  { dir: 'sandbox-validation', name: '@nodetool-ai/sandbox-validation', library: 'valibot' },
+  { dir: 'sandbox-markdown', name: '@nodetool-ai/sandbox-markdown', library: 'marked' },
+  { dir: 'sandbox-toml', name: '@nodetool-ai/sandbox-toml', library: 'smol-toml' },
+  { dir: 'sandbox-stats', name: '@nodetool-ai/sandbox-stats', library: 'simple-statistics' },
 ] as const;
 
 export interface BridgeRoot {

@@ -104,5 +104,7 @@ export function printRatio(label: string, ours: Stats, anchor: Stats, goal?: str
 
 export interface BenchSection {
   readonly name: string;
+  /** Runs only when named (`npm run bench -- NAME`): it needs what a default run must not (the public registry). */
+  readonly optIn?: boolean;
   run(): Promise<void>;
 }

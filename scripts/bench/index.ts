@@ -1,4 +1,4 @@
-// The sections `npm run bench` runs, in order. Each lives in its own file.
+// The sections `npm run bench` runs, in order (an opt-in one only when named). Each lives in its own file.
 import type { BenchSection } from './harness.ts';
 import { wasmSection } from './wasm.ts';
 import { installSection } from './install.ts';
@@ -10,6 +10,7 @@ import { webHostSection } from './web-host.ts';
 import { mcpSection } from './mcp.ts';
 import { browserSection } from './browser.ts';
 import { loadSection } from './load.ts';
+import { corpusSection } from './corpus.ts';
 
 export const SECTIONS: readonly BenchSection[] = [
   wasmSection,
@@ -22,4 +23,5 @@ export const SECTIONS: readonly BenchSection[] = [
   mcpSection,
   browserSection,
   loadSection,
+  corpusSection,
 ];

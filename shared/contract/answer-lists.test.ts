@@ -5,6 +5,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { ok } from '../protocol/result.ts';
+import { LIMITS } from '../protocol/limits.ts';
 import { createDispatcher, type ContractViolation, type Handlers } from './dispatcher.ts';
 import { METHOD_NAMES } from './methods.ts';
 
@@ -38,7 +39,7 @@ const module = (specifier: string, extra: Record<string, unknown> = {}) => ({
 });
 
 const BUG = 'This is a bug in the app; its log has the details.';
-const tooManyExports = Array.from({ length: 257 }, (_, i) => `e${i}`);
+const tooManyExports = Array.from({ length: LIMITS.exportsPerModule + 1 }, (_, i) => `e${i}`);
 
 describe('catalog.summaries', () => {
   it('answers every sound row; a row past a bound is shown as skipped under its own name, and the violation is reported', async () => {
@@ -57,7 +58,7 @@ describe('catalog.summaries', () => {
             kind: 'js',
             status: 'skipped',
             code: 'internal',
-            reason: `This module could not be listed as it was discovered, so it is shown as skipped (exports: Too big: expected array to have <=256 items). ${BUG}`,
+            reason: `This module could not be listed as it was discovered, so it is shown as skipped (exports: Too big: expected array to have <=2048 items). ${BUG}`,
             summary: 'big (js)',
             hasSkill: false,
           },
@@ -67,7 +68,7 @@ describe('catalog.summaries', () => {
     });
     expect(bugs).toEqual([]);
     expect(repaired).toEqual([
-      'catalog.summaries: catalog.summaries answered outside its contract: value.modules.1.exports: Too big: expected array to have <=256 items. Answered without those rows: value.modules.1 was stood in for (exports: Too big: expected array to have <=256 items)',
+      'catalog.summaries: catalog.summaries answered outside its contract: value.modules.1.exports: Too big: expected array to have <=2048 items. Answered without those rows: value.modules.1 was stood in for (exports: Too big: expected array to have <=2048 items)',
     ]);
   });
 

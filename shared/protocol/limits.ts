@@ -56,8 +56,13 @@ export const LIMITS = {
   internalPerPack: 256,
 
   // --- what one catalog answer row may hold (shared/contract/schemas.ts; discovery holds packs to it) ---
-  /** Names one module's summary may list as its exports. */
-  exportsPerModule: 256,
+  /**
+   * Names one module's summary may list as its exports. Popular libraries export far more than a
+   * few hundred (zod 260, ramda 272, valibot 320, lodash-es 322, mathjs 1,138: the compatibility
+   * corpus, docs/compatibility.md); at 256 each was skipped though the engine runs it. 2,048 names
+   * of at most 128 characters still bound one row (and its completions in the editor).
+   */
+  exportsPerModule: 2048,
   /** One exported name (characters). */
   exportNameChars: 128,
   /** A module's or a pack's reason, and a warning's message (characters); longer texts are shown shortened. */

@@ -6,14 +6,19 @@ import { RegistryIndexSchema, searchIndex } from './registry-index.ts';
 const bundled: unknown = bundledJson;
 
 describe('registry index', () => {
-  it('the bundled index parses and lists our seven packs', () => {
+  it('the bundled index parses and lists our twelve packs', () => {
     const parsed = parseWith(RegistryIndexSchema, bundled, 'registry/index.json');
     if (!parsed.ok) throw new Error(parsed.message);
     expect(parsed.value.packs.map((p) => p.name).sort()).toEqual([
       '@nodetool-ai/sandbox-csv',
+      '@nodetool-ai/sandbox-dates',
       '@nodetool-ai/sandbox-diff',
       '@nodetool-ai/sandbox-geo',
       '@nodetool-ai/sandbox-html',
+      '@nodetool-ai/sandbox-markdown',
+      '@nodetool-ai/sandbox-stats',
+      '@nodetool-ai/sandbox-toml',
+      '@nodetool-ai/sandbox-validation',
       '@nodetool-ai/sandbox-xml',
       '@nodetool-ai/sandbox-yaml',
       '@nodetool-ai/sandbox-zip',
@@ -27,12 +32,16 @@ describe('registry index', () => {
     expect(searchIndex(parsed.value, 'wasm simplify').map((e) => e.name)).toEqual(['@nodetool-ai/sandbox-geo']);
     expect(searchIndex(parsed.value, 'parse').map((e) => e.name)).toEqual([
       '@nodetool-ai/sandbox-csv',
+      '@nodetool-ai/sandbox-dates',
+      '@nodetool-ai/sandbox-toml',
       '@nodetool-ai/sandbox-xml',
       '@nodetool-ai/sandbox-yaml',
       '@nodetool-ai/sandbox-html',
     ]);
+    expect(searchIndex(parsed.value, 'schema').map((e) => e.name)).toEqual(['@nodetool-ai/sandbox-validation']);
+    expect(searchIndex(parsed.value, 'markdown html').map((e) => e.name)).toEqual(['@nodetool-ai/sandbox-markdown']);
     expect(searchIndex(parsed.value, 'nothing-like-this')).toEqual([]);
-    expect(searchIndex(parsed.value, '')).toHaveLength(7);
+    expect(searchIndex(parsed.value, '')).toHaveLength(12);
   });
 
   it('marks sandbox-html (and only it) as known skipped, with the admission reason; an empty reason is refused', () => {
