@@ -21,6 +21,7 @@ import { SYSTEM_CLOCK } from '../../shared/sandbox/system-clock.ts';
 import { compileEngineWasm } from '../../electron/runtime/sandbox/engine-wasm.ts';
 import { SandboxPool } from '../../electron/runtime/sandbox/sandbox-pool.ts';
 import { Worker } from 'node:worker_threads';
+import { kernelLibraryRows } from './kernel-libraries.ts';
 import { fmtMs, measure, measureAfterIdle, printRatio, printTable, statsOf, type BenchSection, type Stats } from './harness.ts';
 
 /** A deterministic ~50 KB ES module: many small functions and a table, like a real utility pack. */
@@ -234,5 +235,7 @@ export const kernelBench: BenchSection = {
         `(instance + runtime + context + prelude) costs ${fmtMs(newMem!.medianMs + prelude!.medianMs)}, of which the prelude and bridge ` +
         `${fmtMs(prelude!.medianMs - context!.medianMs)}: done once per worker and kind, and again only after a run that left its sandbox unfit.`,
     );
+
+    await kernelLibraryRows(engine);
   },
 };

@@ -22,6 +22,7 @@ import { loadQuickJs } from '@sebastianwessel/quickjs';
 import { createAppServices } from '../../electron/services/app-services.ts';
 import { fixtureDataDir } from '../../electron/testing/test-support.ts';
 import { startWebHost } from '../../electron/server/web-host.ts';
+import { webHostLibraryRows } from './web-host-libraries.ts';
 import { fmtMs, measure, measureInterleaved, printRatio, printTable, type BenchSection, type Stats } from './harness.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -169,5 +170,6 @@ export const webHostSection: BenchSection = {
       await services.dispose();
       await data.remove();
     }
+    await webHostLibraryRows();
   },
 };

@@ -1,0 +1,114 @@
+// The kernel section's second half (issue 27): runs that import a real npm library (zod, date-fns,
+// marked; library-runs.ts) beside a trivial run, through the worker pool with two workers and the
+// four runs alternating one by one, back to back and with the workers idle between runs. A warm
+// run of a set finds its modules evaluated in the worker's image of that set (module-image.ts).
+// Goal: each ≤ 2× the trivial run of the same measurement (at the very least ≤ 4×).
+//
+// Then the first run after install: a new pool (its worker started and warmed with a trivial
+// run), one run of the library, against what the library's own compile + evaluate costs in a bare
+// quickjs-ng runtime and context (the floor). Goal: < 2× the floor.
+
+import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
+import type { KernelRunRequest } from '../../shared/protocol/run.ts';
+import { SandboxPool } from '../../electron/runtime/sandbox/sandbox-pool.ts';
+import { measure, measureInterleaved, printRatio, printTable, statsOf, type Stats } from './harness.ts';
+import { installLibraryRoot, LIBRARY_RUNS, TRIVIAL_RUN } from './library-runs.ts';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 200);
+const IDLE_MS = 10;
+/** New pools (one per sample) for the first-run rows. */
+const FIRST_RUNS = 5;
+
+/** What the library's own modules cost a bare engine: a runtime and context, compile and evaluate the set, free. */
+function bareEvaluate(engine: QuickJSWASMModule, request: KernelRunRequest): void {
+  const rt = engine.newRuntime();
+  rt.setModuleLoader(
+    (id) => request.modules[id]!.source,
+    (base, requested) => (base === 'entry' ? request.entries[requested]! : request.modules[base]!.imports[requested]!),
+  );
+  const ctx = rt.newContext();
+  try {
+    const imports = Object.keys(request.entries)
+      .map((specifier) => `import * as m${specifier.length} from ${JSON.stringify(specifier)};`)
+      .join('\n');
+    const promise = ctx.unwrapResult(ctx.evalCode(imports, 'entry', { type: 'module' }));
+    rt.executePendingJobs();
+    const state = ctx.getPromiseState(promise);
+    const failed = state.type === 'rejected' ? ctx.dump(state.error) : state.type === 'pending' ? 'pending' : undefined;
+    // A settled module evaluation may answer with the promise's own handle.
+    if (state.type !== 'pending' && (state.type === 'rejected' ? state.error : state.value) !== promise)
+      (state.type === 'rejected' ? state.error : state.value).dispose();
+    promise.dispose();
+    if (failed !== undefined) throw new Error(`library bench: bare evaluation failed: ${JSON.stringify(failed)}`);
+  } finally {
+    ctx.dispose();
+    rt.dispose();
+  }
+}
+
+export async function kernelLibraryRows(engine: QuickJSWASMModule): Promise<void> {
+  const libraries = await installLibraryRoot();
+  try {
+    const requests = await libraries.kernelRequests();
+    const trivial: KernelRunRequest = { code: TRIVIAL_RUN.code, entries: {}, modules: {}, inputs: {}, grants: requests[0]!.grants, timeoutMs: 30_000 };
+    // Each library twice: used as a Code node would, and imported with one binding read (what importing alone costs).
+    const all = [trivial, ...requests, ...requests.map((r, i) => ({ ...r, code: LIBRARY_RUNS[i]!.importOnly }))];
+    const labels = [TRIVIAL_RUN.label, ...LIBRARY_RUNS.map((r) => `${r.label}, used`), ...LIBRARY_RUNS.map((r) => `${r.label}, imported only`)];
+    const expected = [TRIVIAL_RUN.expected, ...LIBRARY_RUNS.map((r) => r.expected), ...LIBRARY_RUNS.map(() => 'function')];
+    const pool = new SandboxPool({ size: 2 });
+    try {
+      const checked = async (index: number) => {
+        const result = await pool.run(all[index]!);
+        if (!result.ok || JSON.stringify(result.value) !== JSON.stringify(expected[index])) {
+          throw new Error(`library bench: ${labels[index]} answered ${JSON.stringify(result)}`);
+        }
+      };
+      for (let i = 0; i < all.length; i++) await checked(i);
+      const cases = (suffix: string) =>
+        all.map((_, index) => ({ label: `kernel via pool (2 workers), sets alternating, ${suffix}: ${labels[index]}`, fn: () => checked(index) }));
+      const backToBack = await measureInterleaved(cases('back to back'), { runs: RUNS, warmup: 20, block: 1 });
+      const idle = await measureInterleaved(cases(`${IDLE_MS} ms idle first`), { runs: RUNS, warmup: 5, block: 1, idleMs: IDLE_MS });
+      printTable(`kernel: runs importing real libraries (${RUNS} runs each, one of each set in turn)`, [...backToBack, ...idle]);
+      for (const [rows, when] of [
+        [backToBack, 'back to back'],
+        [idle, `${IDLE_MS} ms idle first`],
+      ] as const) {
+        for (let i = 1; i < rows.length; i++) printRatio(`${labels[i]} / trivial, ${when}`, rows[i]!, rows[0]!, '≤ 2× (at the very least ≤ 4×)');
+      }
+    } finally {
+      await pool.close();
+    }
+
+    // The first run after install, each on a pool that has never seen the set.
+    const firstRows: Stats[] = [];
+    const floorRows: Stats[] = [];
+    for (const [index, request] of requests.entries()) {
+      const samples: number[] = [];
+      for (let i = 0; i < FIRST_RUNS; i++) {
+        const fresh = new SandboxPool({ size: 1 });
+        try {
+          await fresh.run(trivial);
+          const start = performance.now();
+          const result = await fresh.run(request);
+          samples.push(performance.now() - start);
+          if (!result.ok) throw new Error(`library bench: first run of ${labels[index + 1]}: ${JSON.stringify(result)}`);
+        } finally {
+          await fresh.close();
+        }
+      }
+      firstRows.push(statsOf(`kernel via pool, first run of the set: ${LIBRARY_RUNS[index]!.label}`, samples));
+      floorRows.push(
+        await measure(`floor: bare runtime + context, compile + evaluate: ${LIBRARY_RUNS[index]!.label}`, 20, () => bareEvaluate(engine, request), 3),
+      );
+    }
+    printTable(`kernel: the first run that imports a library (${FIRST_RUNS} new pools each) and the library's own cost`, [...firstRows, ...floorRows]);
+    for (let i = 0; i < firstRows.length; i++) printRatio(`first run / floor, ${LIBRARY_RUNS[i]!.label}`, firstRows[i]!, floorRows[i]!, '< 2×');
+    const sizes = requests.map(
+      (r, i) =>
+        `${LIBRARY_RUNS[i]!.label}: ${Object.keys(r.modules).length} module(s), ${Object.values(r.modules).reduce((n, m) => n + m.source.length, 0)} chars`,
+    );
+    console.log(`note: the floor compiles and evaluates the same sources the kernel runs (${sizes.join('; ')}).`);
+  } finally {
+    await libraries.dispose();
+  }
+}
