@@ -192,6 +192,37 @@ describe('module sets evaluated into images', () => {
     );
   }, 120_000);
 
+  it("restores a module-set sandbox to its image byte for byte, past the allocator's heap end too", async () => {
+    const supply = new SandboxSupply(compileEngineWasm);
+    // The plain sandbox first: its whole-memory image checks the heap end, so the set's image below
+    // is taken only up to it (engine-supply.ts imageOf), and must still come back exactly.
+    await supply.prepare();
+    const lib = module(
+      'm_big',
+      '@t/big',
+      'export const table = Array.from({ length: 20000 }, (_, i) => ({ i, s: "row " + i }));\nexport function size() { return table.length; }\n',
+    );
+    const entries = { '@t/big': 'm_big' };
+    const plant = request(
+      'import { table } from "@t/big";\nfor (let i = 0; i < 2000; i++) table[i].s = apiKey + i;\nglobalThis.leak = apiKey;\nreturn table.length;',
+      [lib],
+      entries,
+      { inputs: { apiKey: isolationSecret() } },
+    );
+    const first = await supply.take(false, plant);
+    expect(imageOfSandbox(first.sandbox)).toBeDefined();
+    const pristine = new Uint8Array(first.memory.buffer.slice(0));
+    expect((await runPrepared(first.sandbox, plant, powers)).result).toMatchObject({ ok: true, value: 20000 });
+    supply.retire(first);
+    const now = new Uint8Array(first.memory.buffer);
+    expect(now.length).toBe(pristine.length);
+    const differing: number[] = [];
+    for (let i = 0; i < now.length; i++) if (now[i] !== pristine[i]) differing.push(i);
+    // Byte for byte the image, but for the Math.random state the next take reseeds (one 8-byte word).
+    expect(differing.length).toBeLessThanOrEqual(8);
+    if (differing.length > 0) expect(Math.floor(differing.at(-1)! / 8)).toBe(Math.floor(differing[0]! / 8));
+  }, 60_000);
+
   it('never serves an image to another caller, for another source under the same id, or for the same modules imported in another order', async () => {
     const supply = new SandboxSupply(compileEngineWasm);
     const v = (n: number, digest = `v${n}`) => ({ ...module('m_v', '@t/v', `export const version = ${n};\n`), digest: digest.padEnd(64, '0') });
