@@ -162,7 +162,7 @@ describe('bridge packs from the local registry', () => {
       await value(
         '@nodetool-ai/sandbox-markdown',
         `import { parse, lexer } from "@nodetool-ai/sandbox-markdown";
-         const md = "# Report\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n## Notes\n\n- [x] done";
+         const md = "# Report\\n\\n| a | b |\\n|---|---|\\n| 1 | 2 |\\n\\n## Notes\\n\\n- [x] done";
          return { html: parse(md).includes("<td>1</td>") && parse(md).includes('type="checkbox"'), headings: lexer(md).filter((t) => t.type === "heading").map((t) => t.text) };`,
       ),
     ).toEqual({ html: true, headings: ['Report', 'Notes'] });
@@ -173,7 +173,7 @@ describe('bridge packs from the local registry', () => {
       await value(
         '@nodetool-ai/sandbox-toml',
         `import { parse, stringify } from "@nodetool-ai/sandbox-toml";
-         const doc = parse('[package]\nname = "demo"\nversion = "0.1.0"\n\n[[bin]]\nname = "a"\n\n[[bin]]\nname = "b"\n');
+         const doc = parse('[package]\\nname = "demo"\\nversion = "0.1.0"\\n\\n[[bin]]\\nname = "a"\\n\\n[[bin]]\\nname = "b"\\n');
          return { doc, back: parse(stringify(doc)) };`,
       ),
     ).toEqual({

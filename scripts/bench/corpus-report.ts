@@ -50,7 +50,8 @@ function productCell(row: CorpusRow): string {
   return row.product?.ok ? 'pass' : 'fail';
 }
 
-function reasonCell(row: CorpusRow): string {
+/** Why a row does not work through the product (its verdict's reason, or its smoke test's failure); empty when it works. */
+export function reasonCell(row: CorpusRow): string {
   if (row.verdict.status !== 'ready') return cell(row.verdict.reason);
   if (row.product && !row.product.ok) return cell(row.product.message);
   return '';
