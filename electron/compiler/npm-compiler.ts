@@ -85,7 +85,12 @@ function globalWarnings(npmName: string, hits: readonly GlobalHit[]): PackWarnin
   for (const name of [...new Set(hits.map((hit) => hit.name))].sort()) {
     const guarded = hits.filter((hit) => hit.name === name && hit.kind === 'guarded').length;
     const deferred = hits.filter((hit) => hit.name === name && hit.kind === 'deferred').length;
-    warnings.push({ code: 'npm-forbidden-global', message: softUseWarning(npmName, name, guarded, deferred) });
+    const hard = hits.find((hit) => hit.name === name && hit.kind === 'hard');
+    const message =
+      guarded + deferred > 0
+        ? softUseWarning(npmName, name, guarded, deferred)
+        : `${hardUseReason(npmName, hard!).replace(/\.$/, '')}; yet importing it in the sandbox worked, so that code is not reached on import (a call that reaches it throws).`;
+    warnings.push({ code: 'npm-forbidden-global', message });
   }
   return warnings;
 }
@@ -187,12 +192,16 @@ export function createNpmCompiler(options: NpmCompilerOptions): NpmCompiler {
     if (!analysis.ok) return analysis;
     const scan = scanForbiddenGlobals(source);
     if (!scan.ok) return fail('npm-bundle-failed', `${npmName} bundled to code that does not parse: ${scan.message}.`);
+    // A use the scan places at import time is judged by the probe too (the design: bundling proves
+    // resolution, the probe proves initialisation): the scan cannot see that a value is never
+    // reached (immer's `process.env` behind a constant it set itself). Refused by the probe, the
+    // module is refused with the scan's sentence, which names the global; admitted, it is a warning.
     const hard = scan.hits.find((hit) => hit.kind === 'hard');
-    if (hard) return fail('npm-forbidden-global', hardUseReason(npmName, hard));
     const warnings = globalWarnings(npmName, scan.hits);
     counts.probes++;
     const probed = await probe(source, `${req.specifier} (npm ${npmName})`);
     if (!probed.ok) {
+      if (hard && !probed.transient) return fail('npm-forbidden-global', hardUseReason(npmName, hard));
       const failure = fail('npm-probe-failed', probeFailureReason(npmName, probed.message));
       return probed.transient ? { transient: true, failure } : failure;
     }
