@@ -28,6 +28,7 @@
 
 import { LIMITS } from '../protocol/limits.ts';
 import { WASM_BRIDGE_GLOBAL } from '../protocol/wasm-bridge.ts';
+import { WEB_SCRIPT_NAME, webCoreSource } from './guest-web.ts';
 
 /** Globals the host defines before the core runs; the core deletes them. */
 export const HOST_CALL_GLOBAL = '__sandboxHostCall';
@@ -100,9 +101,17 @@ defineProperty(FP, "toString", { get: function () { return hidden; }, set: funct
   if (this === FP) throw new T("Function.prototype.toString cannot be replaced in the sandbox.");
   defineProperty(this, "toString", { value: v, writable: true, enumerable: true, configurable: true });
 }, enumerable: false, configurable: false });
+// One body is answered rather than refused: Function("return this") (lodash, core-js, webpack's
+// runtime ask for the global object so), which needs no code generated. Its function behaves as the
+// sloppy one would: called plainly it returns the global object, with a this it returns that (boxed).
+const reExec = RegExp.prototype.exec, GLOBAL_IDIOM = /^\s*return\s+this\s*;?\s*$/;
 for (const [label, proto] of [["Function", getProto(function () {})], ["AsyncFunction", getProto(async function () {})],
   ["GeneratorFunction", getProto(function* () {})], ["AsyncGeneratorFunction", getProto(async function* () {})]]) {
-  const blocked = function () { throw new T(label + " constructor is not available in the sandbox: code cannot be generated at run time."); };
+  const refuse = () => { throw new T(label + " constructor is not available in the sandbox: code cannot be generated at run time."); };
+  const blocked = label !== "Function" ? function () { refuse(); } : function (body) {
+    if (arguments.length === 1 && typeof body === "string" && I.apply(reExec, GLOBAL_IDIOM, [body]) !== null) return { anonymous: function () { return this === undefined || this === null ? G : O(this); } }.anonymous;
+    refuse();
+  };
   defineProperty(blocked, "prototype", { value: proto, ...lock });
   defineProperty(proto, "constructor", { value: blocked, ...lock });
   if (label === "Function") defineProperty(G, "Function", { value: blocked, ...lock });
@@ -161,6 +170,7 @@ constant("fetch", via("fetch"));
 constant("getSecret", via("getSecret"));
 W = { readText: ws("readText"), readBytes: ws("readBytes"), writeText: ws("writeText"), writeBytes: ws("writeBytes"), list: ws("list") };
 constant("workspace", W);
+__WEB_PART__
 __WASM_PART__
 return freeze({ serialize: (v) => I.JSONstringify(v === undefined ? null : v, toJson), parse: (t) => I.JSONparse(t, fromJson), deliver, caller: () => (indirect ? "" : L().caller()) });
 })(globalThis)`;
@@ -340,8 +350,9 @@ function caller() {
   const record = (_error, sites) => {
     for (let i = 0; i < sites.length; i++) {
       const site = sites[i], f = I.apply(I.getProto(site).getFileName, site, []);
-      if (typeof f !== "string" || f === __PRELUDE_NAME__ || f === __LIBRARY_NAME__) continue;
-      if (i > 0 && typeof I.apply(I.getProto(sites[i - 1]).getFileName, sites[i - 1], []) === "string") file = f;
+      if (typeof f !== "string" || f === __PRELUDE_NAME__ || f === __LIBRARY_NAME__ || f === __WEB_NAME__) continue;
+      const inner = i > 0 ? I.apply(I.getProto(sites[i - 1]).getFileName, sites[i - 1], []) : undefined;
+      if (typeof inner === "string" && inner !== __WEB_NAME__) file = f;
       break;
     }
     return "";
@@ -398,6 +409,7 @@ return I.freeze({ tag, revive, call, settle, fetch, getSecret, workspace, caller
 
 function fill(source: string, withWasm: boolean): string {
   return source
+    .replace('__WEB_PART__', () => webCoreSource())
     .replace('__WASM_PART__', () => (withWasm ? WASM_PART : 'const deliver = undefined;'))
     .replaceAll('__HOST_CALL__', JSON.stringify(HOST_CALL_GLOBAL))
     .replaceAll('__HOST_LOG__', JSON.stringify(HOST_LOG_GLOBAL))
@@ -418,6 +430,7 @@ const uncommented = (source: string): string =>
 const LIBRARY_FILLED = uncommented(LIBRARY)
   .replaceAll('__PRELUDE_NAME__', JSON.stringify(PRELUDE_SCRIPT_NAME))
   .replaceAll('__LIBRARY_NAME__', JSON.stringify(LIBRARY_SCRIPT_NAME))
+  .replaceAll('__WEB_NAME__', JSON.stringify(WEB_SCRIPT_NAME))
   .replaceAll('__JSON_DEPTH__', String(LIMITS.jsonDepth));
 
 const CORE_PLAIN = uncommented(fill(CORE, false));
