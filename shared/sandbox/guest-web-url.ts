@@ -285,9 +285,11 @@ function sortList(list) {
   return out;
 }
 let listOf, setList, link, setQuery;
+const OP = I.getProto({});
+// An array is read by index, never through its iterator: Array.prototype's (or a getter for it) may
+// be a pack's, and would be handed the node's pairs. Only a patched prototype can tell the difference.
 const pair = (p) => {
-  const own0 = I.isArray(p) && p[W.SI] === W.values;
-  if (!own0) { const items = []; for (const x of p) push(items, x); p = items; }
+  if (!I.isArray(p)) { const items = []; for (const x of p) push(items, x); p = items; }
   if (p.length !== 2) throw new TypeErr("URLSearchParams: each pair must have exactly two items, a name and a value.");
   return [usv(I.hasOwn(p, 0) ? p[0] : undefined), usv(I.hasOwn(p, 1) ? p[1] : undefined)];
 };
@@ -302,12 +304,10 @@ class URLSearchParams {
   constructor(init = "") {
     if (init !== null && (typeof init === "object" || typeof init === "function")) {
       if (#list in init) { const l = init.#list; for (let i = 0; i < l.length; i++) push(this.#list, [l[i][0], l[i][1]]); return; }
-      const it = init[W.SI];
-      if (it !== undefined && it !== null) {
-        if (I.isArray(init) && it === W.values) { for (let i = 0; i < init.length; i++) push(this.#list, pair(I.hasOwn(init, i) ? init[i] : undefined)); }
-        else for (const p of init) push(this.#list, pair(p));
-        return;
-      }
+      if (I.isArray(init)) { for (let i = 0; i < init.length; i++) push(this.#list, pair(I.hasOwn(init, i) ? init[i] : undefined)); return; }
+      // A plain object's iterator is asked of the object itself only (Object.prototype's would be a pack's).
+      const proto = I.getProto(init), it = proto === null || proto === OP ? (I.hasOwn(init, W.SI) ? init[W.SI] : undefined) : init[W.SI];
+      if (it !== undefined && it !== null) { for (const p of init) push(this.#list, pair(p)); return; }
       const keys = I.keys(init);
       for (let i = 0; i < keys.length; i++) push(this.#list, [usv(keys[i]), usv(init[keys[i]])]);
       return;
