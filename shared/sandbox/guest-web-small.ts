@@ -117,7 +117,7 @@ function kind(v) {
     if (p === ABP) return works(I.ABG[0], v) ? "ArrayBuffer" : "";
     if (p === C.DataView.prototype) return works(I.DV[0], v) ? "DataView" : "";
     for (let i = 0; i < 4; i++) if (p === W.V[i][0]) return works(W.V[i][1], v) ? "wrapper" + i : "";
-    for (let i = 0; i < 5; i++) if (p === W.NC[i][0]) throw cannot(W.NC[i][1]);
+    for (let i = 0; i < 5; i++) if (p === W.NC[i][0]) throw cannot("A " + W.NC[i][1]);
     p = I.getProto(p);
   }
   return "";

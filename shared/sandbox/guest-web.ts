@@ -113,29 +113,27 @@ export function webPartSource(part: string): string | undefined {
 export const WEB_CORE = String.raw`const hostWeb = G[__HOST_WEB__], hostRandom = G[__HOST_RANDOM__];
 delete G[__HOST_WEB__]; delete G[__HOST_RANDOM__];
 const cap = (o, names) => { const r = O.create(null); for (const n of names.split(" ")) { const d = gopd(o, n); if (d !== undefined) r[n] = d.get || d.value; } return freeze(r); };
-const byName = (list) => { const r = O.create(null); for (const c of list) r[c.name] = c; return freeze(r); };
 const WEB = freeze({ I, G, O, hostRandom, ST: Symbol.toStringTag, SI: Symbol.iterator, IP: getProto(getProto([][Symbol.iterator]())), RangeErr: RangeError, DOMEx: DOMException,
-  from: Array.from, Arr: Array, cp: String.fromCodePoint, esc: escape, dURI: decodeURIComponent, isErr: E.isError, TAG: gopd(TA, Symbol.toStringTag).get, TL: gopd(TA, "length").get,
-  S: cap(SP, "normalize toWellFormed isWellFormed slice"), values: Array.prototype.values, gopd,
-  M: cap(Map.prototype, "get set has forEach size"), St: cap(Set.prototype, "add forEach size"), D: cap(Date.prototype, "getTime"), AB: cap(ArrayBuffer.prototype, "resizable maxByteLength detached transfer"),
-  R: cap(RegExp.prototype, "source hasIndices global ignoreCase multiline dotAll unicode unicodeSets sticky"), V: [Boolean, Number, String, BigInt].map((c) => [c.prototype, c.prototype.valueOf]),
-  C: byName([Map, Set, Date, RegExp, DataView, Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float16Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array,
-    Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError]),
-  NC: [[WeakMap, "a WeakMap"], [WeakSet, "a WeakSet"], [WeakRef, "a WeakRef"], [FinalizationRegistry, "a FinalizationRegistry"], [Promise, "a promise"]].map((p) => [p[0].prototype, p[1]]) });
+from: Array.from, Arr: Array, cp: String.fromCodePoint, esc: escape, dURI: decodeURIComponent, isErr: E.isError, TAG: gopd(TA, Symbol.toStringTag).get, TL: gopd(TA, "length").get,
+S: cap(SP, "normalize toWellFormed isWellFormed slice"), values: Array.prototype.values, gopd,
+M: cap(Map.prototype, "get set has forEach size"), St: cap(Set.prototype, "add forEach size"), D: cap(Date.prototype, "getTime"), AB: cap(ArrayBuffer.prototype, "resizable maxByteLength detached transfer"),
+R: cap(RegExp.prototype, "source hasIndices global ignoreCase multiline dotAll unicode unicodeSets sticky"), V: [Boolean, Number, String, BigInt].map((c) => [c.prototype, c.prototype.valueOf]),
+C: cap(G, "Map Set Date RegExp DataView Int8Array Uint8Array Uint8ClampedArray Int16Array Uint16Array Int32Array Uint32Array Float16Array Float32Array Float64Array BigInt64Array BigUint64Array Error EvalError RangeError ReferenceError SyntaxError TypeError URIError"),
+NC: "WeakMap WeakSet WeakRef FinalizationRegistry Promise".split(" ").map((n) => [G[n].prototype, n]) });
 const parts = O.create(null), part = (p) => parts[p] || (parts[p] = hostWeb(p, WEB, part));
 const lazy = (name, p) => {
   const plain = (v) => defineProperty(G, name, { __proto__: null, value: v, writable: true, enumerable: false, configurable: true });
   defineProperty(G, name, { get: function () { const v = part(p)[name]; plain(v); return v; }, set: function (v) { plain(v); }, enumerable: false, configurable: true });
 };
-__WEB_LAZY__
+for (const e of __WEB_LAZY__.split(" ")) { const [name, p] = e.split(":"); lazy(name, p); }
 `;
 
 /** WEB_CORE with its host names and globals filled in. */
 export function webCoreSource(): string {
   const lazy = Object.entries(WEB_GLOBALS)
-    .map(([name, part]) => `lazy(${JSON.stringify(name)}, ${JSON.stringify(part)});`)
+    .map(([name, part]) => `${name}:${part}`)
     .join(' ');
-  return WEB_CORE.replace('__WEB_LAZY__', () => lazy)
+  return WEB_CORE.replace('__WEB_LAZY__', () => JSON.stringify(lazy))
     .replaceAll('__HOST_WEB__', JSON.stringify(HOST_WEB_GLOBAL))
     .replaceAll('__HOST_RANDOM__', JSON.stringify(HOST_RANDOM_GLOBAL));
 }
