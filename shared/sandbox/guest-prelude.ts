@@ -28,7 +28,7 @@
 
 import { LIMITS } from '../protocol/limits.ts';
 import { WASM_BRIDGE_GLOBAL } from '../protocol/wasm-bridge.ts';
-import { WEB_SCRIPT_NAME, webCoreSource } from './guest-web.ts';
+import { webCoreSource } from './guest-web.ts';
 
 /** Globals the host defines before the core runs; the core deletes them. */
 export const HOST_CALL_GLOBAL = '__sandboxHostCall';
@@ -104,7 +104,8 @@ defineProperty(FP, "toString", { get: function () { return hidden; }, set: funct
 // One body is answered rather than refused: Function("return this") (lodash, core-js, webpack's
 // runtime ask for the global object so), which needs no code generated. Its function behaves as the
 // sloppy one would: called plainly it returns the global object, with a this it returns that (boxed).
-const reExec = RegExp.prototype.exec, GLOBAL_IDIOM = /^\s*return\s+this\s*;?\s*$/;
+// No line break after return: there, the body would return undefined.
+const reExec = RegExp.prototype.exec, GLOBAL_IDIOM = /^\s*return[ \t]+this\s*;?\s*$/;
 for (const [label, proto] of [["Function", getProto(function () {})], ["AsyncFunction", getProto(async function () {})],
   ["GeneratorFunction", getProto(function* () {})], ["AsyncGeneratorFunction", getProto(async function* () {})]]) {
   const refuse = () => { throw new T(label + " constructor is not available in the sandbox: code cannot be generated at run time."); };
@@ -350,9 +351,8 @@ function caller() {
   const record = (_error, sites) => {
     for (let i = 0; i < sites.length; i++) {
       const site = sites[i], f = I.apply(I.getProto(site).getFileName, site, []);
-      if (typeof f !== "string" || f === __PRELUDE_NAME__ || f === __LIBRARY_NAME__ || f === __WEB_NAME__) continue;
-      const inner = i > 0 ? I.apply(I.getProto(sites[i - 1]).getFileName, sites[i - 1], []) : undefined;
-      if (typeof inner === "string" && inner !== __WEB_NAME__) file = f;
+      if (typeof f !== "string" || f === __PRELUDE_NAME__ || f === __LIBRARY_NAME__) continue;
+      if (i > 0 && typeof I.apply(I.getProto(sites[i - 1]).getFileName, sites[i - 1], []) === "string") file = f;
       break;
     }
     return "";
@@ -430,7 +430,6 @@ const uncommented = (source: string): string =>
 const LIBRARY_FILLED = uncommented(LIBRARY)
   .replaceAll('__PRELUDE_NAME__', JSON.stringify(PRELUDE_SCRIPT_NAME))
   .replaceAll('__LIBRARY_NAME__', JSON.stringify(LIBRARY_SCRIPT_NAME))
-  .replaceAll('__WEB_NAME__', JSON.stringify(WEB_SCRIPT_NAME))
   .replaceAll('__JSON_DEPTH__', String(LIMITS.jsonDepth));
 
 const CORE_PLAIN = uncommented(fill(CORE, false));

@@ -5,9 +5,10 @@
 // the worker pool and in Chromium.
 import { describe, expect, it } from 'vitest';
 import webApis from '../../fixtures/kernel/web-apis.json' with { type: 'json' };
+import { NO_GRANTS, type RunReceipt } from '../protocol/run.ts';
 import { FixtureFileSchema, fixtureAnswer, fixtureProblems, fixtureRequest } from '../testing/kernel-fixture.ts';
 import { loadQuickJsNg } from './engine.ts';
-import { runKernel } from './kernel.ts';
+import { runKernel, UNKNOWN_CALLER } from './kernel.ts';
 import { SYSTEM_CLOCK } from './system-clock.ts';
 
 const file = FixtureFileSchema.parse(webApis);
@@ -25,4 +26,28 @@ describe('web-apis fixtures (in-thread)', () => {
       expect(fixtureProblems(testCase, outcome.result)).toEqual([]);
     });
   }
+});
+
+describe('a capability called by a web global counts as called through a built-in', () => {
+  const denied = async (code: string): Promise<RunReceipt['denied']> => {
+    const engine = await loadQuickJsNg();
+    const outcome = await runKernel(
+      { code, entries: {}, modules: {}, inputs: {}, grants: NO_GRANTS, timeoutMs: 20_000 },
+      { engine, ...SYSTEM_CLOCK, hostCall: async () => ({ ok: false, code: 'internal', message: 'no host call is granted here' }) },
+    );
+    expect(outcome.healthy).toBe(true);
+    return outcome.result.receipt.denied;
+  };
+
+  it("names the node's code when its own callback calls the capability", async () => {
+    const got = await denied(
+      'const p = []; new URLSearchParams("K=v").forEach((v, k) => { p.push(getSecret(k).catch(() => 0)); }); await Promise.all(p); return 1;',
+    );
+    expect(got.map((d) => [d.request, d.from])).toEqual([['getSecret("K")', "the node's code"]]);
+  });
+
+  it('records it as unknown when the web global itself calls the capability (forEach(getSecret))', async () => {
+    const got = await denied('new URLSearchParams("K=v").forEach(getSecret);\nawait null;\nreturn 1;');
+    expect(got.map((d) => [d.request, d.from])).toEqual([['getSecret("v")', UNKNOWN_CALLER]]);
+  });
 });

@@ -28,7 +28,7 @@ import { WEB_URL_PART } from './guest-web-url.ts';
 export const HOST_WEB_GLOBAL = '__sandboxHostWeb';
 /** `(n)` → an ArrayBuffer of n cryptographically strong random bytes (n ≤ RANDOM_BYTES_MAX), or undefined outside a run. */
 export const HOST_RANDOM_GLOBAL = '__sandboxHostRandom';
-/** The name the parts are evaluated under: their frames count as built-ins when naming a capability's caller. */
+/** The name the parts are evaluated under: a reserved "sandbox:" name, never a module's, so a capability a part calls (forEach(getSecret)) has an unknown caller. */
 export const WEB_SCRIPT_NAME = 'sandbox:web';
 /** The most bytes one getRandomValues call may ask for (the Web Crypto quota). */
 export const RANDOM_BYTES_MAX = 65536;
