@@ -9,9 +9,11 @@
 //    kept), typed arrays and DataView (shared buffers stay shared), Map, Set, Error (name, message,
 //    stack), arrays (holes kept) and plain objects (own enumerable string keys), with cycles; the
 //    transfer option detaches the listed ArrayBuffers. Functions, symbols, WeakMap, WeakSet, WeakRef,
-//    FinalizationRegistry and promises throw a DataCloneError. What it cannot see: a Proxy is
-//    cloned through its traps as a plain object (the standard refuses it), and a built-in whose
-//    prototype was swapped is recognised by its prototype, checked against its internal slots.
+//    FinalizationRegistry, promises, Symbol wrappers, iterators and generators throw a
+//    DataCloneError. What it cannot see: a Proxy is cloned through its traps as a plain object (the
+//    standard refuses it), and a built-in whose prototype was swapped is recognised by its
+//    prototype, checked against its internal slots; the refused kinds are told by prototype alone,
+//    so an ordinary object made from one (Object.create(Promise.prototype)) is refused too.
 
 export const WEB_BASE64_PART = String.raw`const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", D = new U8(128), b64 = A(I.bind, I.charCodeAt, [B64]);
 for (let i = 0; i < 128; i++) D[i] = 255;
@@ -117,7 +119,8 @@ function kind(v) {
     if (p === ABP) return works(I.ABG[0], v) ? "ArrayBuffer" : "";
     if (p === C.DataView.prototype) return works(I.DV[0], v) ? "DataView" : "";
     for (let i = 0; i < 4; i++) if (p === W.V[i][0]) return works(W.V[i][1], v) ? "wrapper" + i : "";
-    for (let i = 0; i < 5; i++) if (p === W.NC[i][0]) throw cannot("A " + W.NC[i][1]);
+    for (let i = 0; i < 6; i++) if (p === W.NC[i][0]) throw cannot("A " + W.NC[i][1]);
+    if (p === W.IP) throw cannot("An iterator or generator");
     p = I.getProto(p);
   }
   return "";

@@ -119,7 +119,7 @@ S: cap(SP, "normalize toWellFormed isWellFormed slice"), values: Array.prototype
 M: cap(Map.prototype, "get set has forEach size"), St: cap(Set.prototype, "add forEach size"), D: cap(Date.prototype, "getTime"), AB: cap(ArrayBuffer.prototype, "resizable maxByteLength detached transfer"),
 R: cap(RegExp.prototype, "source hasIndices global ignoreCase multiline dotAll unicode unicodeSets sticky"), V: [Boolean, Number, String, BigInt].map((c) => [c.prototype, c.prototype.valueOf]),
 C: cap(G, "Map Set Date RegExp DataView Int8Array Uint8Array Uint8ClampedArray Int16Array Uint16Array Int32Array Uint32Array Float16Array Float32Array Float64Array BigInt64Array BigUint64Array Error EvalError RangeError ReferenceError SyntaxError TypeError URIError"),
-NC: "WeakMap WeakSet WeakRef FinalizationRegistry Promise".split(" ").map((n) => [G[n].prototype, n]) });
+NC: "WeakMap WeakSet WeakRef FinalizationRegistry Promise Symbol".split(" ").map((n) => [G[n].prototype, n]) });
 const parts = O.create(null), part = (p) => parts[p] || (parts[p] = hostWeb(p, WEB, part));
 const lazy = (name, p) => {
   const plain = (v) => defineProperty(G, name, { __proto__: null, value: v, writable: true, enumerable: false, configurable: true });
