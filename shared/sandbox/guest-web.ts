@@ -33,7 +33,10 @@ export const WEB_SCRIPT_NAME = 'sandbox:web';
 /** The most bytes one getRandomValues call may ask for (the Web Crypto quota). */
 export const RANDOM_BYTES_MAX = 65536;
 
-/** Each offered global and the part that defines it. */
+/**
+ * Each offered global and the part that defines it. Property shape as WebIDL gives it on the web
+ * and in Node: interfaces are not enumerable, operations and attributes (atob, crypto) are.
+ */
 export const WEB_GLOBALS = {
   TextEncoder: 'text',
   TextDecoder: 'text',
@@ -121,17 +124,17 @@ R: cap(RegExp.prototype, "source hasIndices global ignoreCase multiline dotAll u
 C: cap(G, "Map Set Date RegExp DataView Int8Array Uint8Array Uint8ClampedArray Int16Array Uint16Array Int32Array Uint32Array Float16Array Float32Array Float64Array BigInt64Array BigUint64Array Error EvalError RangeError ReferenceError SyntaxError TypeError URIError"),
 NC: "WeakMap WeakSet WeakRef FinalizationRegistry Promise Symbol".split(" ").map((n) => [G[n].prototype, n]) });
 const parts = O.create(null), part = (p) => parts[p] || (parts[p] = hostWeb(p, WEB, part));
-const lazy = (name, p) => {
-  const plain = (v) => defineProperty(G, name, { __proto__: null, value: v, writable: true, enumerable: false, configurable: true });
-  defineProperty(G, name, { get: function () { const v = part(p)[name]; plain(v); return v; }, set: function (v) { plain(v); }, enumerable: false, configurable: true });
+const lazy = (name, p, enumerable) => {
+  const plain = (v) => defineProperty(G, name, { __proto__: null, value: v, writable: true, enumerable, configurable: true });
+  defineProperty(G, name, { get: function () { const v = part(p)[name]; plain(v); return v; }, set: function (v) { plain(v); }, enumerable, configurable: true });
 };
-for (const e of __WEB_LAZY__.split(" ")) { const [name, p] = e.split(":"); lazy(name, p); }
+for (const e of __WEB_LAZY__.split(" ")) { const [name, p, k] = e.split(":"); lazy(name, p, k === "e"); }
 `;
 
 /** WEB_CORE with its host names and globals filled in. */
 export function webCoreSource(): string {
   const lazy = Object.entries(WEB_GLOBALS)
-    .map(([name, part]) => `${name}:${part}`)
+    .map(([name, part]) => `${name}:${part}:${/^[A-Z]/.test(name) ? '' : 'e'}`)
     .join(' ');
   return WEB_CORE.replace('__WEB_LAZY__', () => JSON.stringify(lazy))
     .replaceAll('__HOST_WEB__', JSON.stringify(HOST_WEB_GLOBAL))
