@@ -1,7 +1,8 @@
 // Turns what the guest threw into a tagged failure a user can read: the engine's own limits
 // (interrupt, out of memory, stack) become their codes, a loader or capability denial keeps its
 // code and sentence, and anything else is a runtime error located at the user's own line and
-// column (or named by the pack module it came from).
+// column (or named by the pack module it came from). A ReferenceError for a global the sandbox
+// deliberately lacks says so (the admission probe's skip reason is this same message).
 
 import { isErrorCode, type ErrorCode } from '../protocol/codes.ts';
 import type { ReceiptDenial } from '../protocol/run.ts';
@@ -24,6 +25,13 @@ export type GuestFailure = { ok: false; code: ErrorCode; message: string };
 
 /** Codes a guest Error may carry from the host side (the guest could forge one, mislabelling only its own failure). */
 const HOST_CODES = /^(wasm-[a-z-]+|fetch-[a-z-]+|response-too-large|workspace-failed|secret-not-set|capability-denied)$/;
+
+/** Globals code reaches for that the sandbox does not have, with the sentence a ReferenceError for one gets. */
+const ABSENT_GLOBALS: Readonly<Record<string, string>> = {
+  Intl: 'Intl is not available in the sandbox: quickjs-ng has no internationalization API (no Intl.DateTimeFormat, NumberFormat, Collator or Segmenter); format without it, or use a library that carries its own locale data.',
+};
+
+const NOT_DEFINED = /^([A-Za-z_$][\w$]*) is not defined$/;
 
 const FRAME = /(?:\(|\s)([^\s()]+):(\d+):(\d+)\)?\s*$/;
 
@@ -71,5 +79,7 @@ export function classifyGuestError(info: GuestErrorInfo, context: ClassifyContex
   const where = stack ? locate(stack, context) : undefined;
   if (hostCode) return { ok: false, code: hostCode, message: where ? `${message} (${where})` : message };
   const label = name ? `${name}: ${message}` : `Uncaught ${message}`;
-  return { ok: false, code: 'runtime-error', message: where ? `${label} (${where})` : label };
+  const missing = name === 'ReferenceError' ? NOT_DEFINED.exec(message)?.[1] : undefined;
+  const absent = missing !== undefined && Object.hasOwn(ABSENT_GLOBALS, missing) ? ` ${ABSENT_GLOBALS[missing]}` : '';
+  return { ok: false, code: 'runtime-error', message: (where ? `${label} (${where})` : label) + (absent ? `.${absent}` : '') };
 }

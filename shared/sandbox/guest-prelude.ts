@@ -28,6 +28,7 @@
 
 import { LIMITS } from '../protocol/limits.ts';
 import { WASM_BRIDGE_GLOBAL } from '../protocol/wasm-bridge.ts';
+import { webCoreSource } from './guest-web.ts';
 
 /** Globals the host defines before the core runs; the core deletes them. */
 export const HOST_CALL_GLOBAL = '__sandboxHostCall';
@@ -100,9 +101,18 @@ defineProperty(FP, "toString", { get: function () { return hidden; }, set: funct
   if (this === FP) throw new T("Function.prototype.toString cannot be replaced in the sandbox.");
   defineProperty(this, "toString", { value: v, writable: true, enumerable: true, configurable: true });
 }, enumerable: false, configurable: false });
+// One body is answered rather than refused: Function("return this") (lodash, core-js, webpack's
+// runtime ask for the global object so), which needs no code generated. Its function behaves as the
+// sloppy one would: called plainly it returns the global object, with a this it returns that (boxed).
+// No line break after return: there, the body would return undefined.
+const reExec = RegExp.prototype.exec, GLOBAL_IDIOM = /^\s*return[ \t]+this\s*;?\s*$/;
 for (const [label, proto] of [["Function", getProto(function () {})], ["AsyncFunction", getProto(async function () {})],
   ["GeneratorFunction", getProto(function* () {})], ["AsyncGeneratorFunction", getProto(async function* () {})]]) {
-  const blocked = function () { throw new T(label + " constructor is not available in the sandbox: code cannot be generated at run time."); };
+  const refuse = () => { throw new T(label + " constructor is not available in the sandbox: code cannot be generated at run time."); };
+  const blocked = label !== "Function" ? function () { refuse(); } : function (body) {
+    if (arguments.length === 1 && typeof body === "string" && I.apply(reExec, GLOBAL_IDIOM, [body]) !== null) return { anonymous: function () { return this === undefined || this === null ? G : O(this); } }.anonymous;
+    refuse();
+  };
   defineProperty(blocked, "prototype", { value: proto, ...lock });
   defineProperty(proto, "constructor", { value: blocked, ...lock });
   if (label === "Function") defineProperty(G, "Function", { value: blocked, ...lock });
@@ -161,6 +171,7 @@ constant("fetch", via("fetch"));
 constant("getSecret", via("getSecret"));
 W = { readText: ws("readText"), readBytes: ws("readBytes"), writeText: ws("writeText"), writeBytes: ws("writeBytes"), list: ws("list") };
 constant("workspace", W);
+__WEB_PART__
 __WASM_PART__
 return freeze({ serialize: (v) => I.JSONstringify(v === undefined ? null : v, toJson), parse: (t) => I.JSONparse(t, fromJson), deliver, caller: () => (indirect ? "" : L().caller()) });
 })(globalThis)`;
@@ -398,6 +409,7 @@ return I.freeze({ tag, revive, call, settle, fetch, getSecret, workspace, caller
 
 function fill(source: string, withWasm: boolean): string {
   return source
+    .replace('__WEB_PART__', () => webCoreSource())
     .replace('__WASM_PART__', () => (withWasm ? WASM_PART : 'const deliver = undefined;'))
     .replaceAll('__HOST_CALL__', JSON.stringify(HOST_CALL_GLOBAL))
     .replaceAll('__HOST_LOG__', JSON.stringify(HOST_LOG_GLOBAL))

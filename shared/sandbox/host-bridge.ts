@@ -17,6 +17,7 @@ import {
   LIBRARY_SCRIPT_NAME,
   guestLibrarySource,
 } from './guest-prelude.ts';
+import { HOST_RANDOM_GLOBAL, HOST_WEB_GLOBAL, RANDOM_BYTES_MAX, WEB_SCRIPT_NAME, webPartSource } from './guest-web.ts';
 import type { LoaderGraph } from './loader-policy.ts';
 import { HOST_INPUTS_GLOBAL } from './inputs-module.ts';
 import type { RunState } from './run-state.ts';
@@ -240,6 +241,29 @@ export function installHostBridge(ctx: QuickJSContext, withWasm: boolean): HostB
     const library = ctx.callFunction(compiled.value, ctx.undefined, intrinsics ?? ctx.undefined);
     compiled.value.dispose();
     return library;
+  });
+
+  // A web-standard global's part, compiled on its first use in a run (guest-web.ts); the core
+  // passes the intrinsics it captured and its own loader (a part may need another).
+  define(HOST_WEB_GLOBAL, (partHandle, intrinsics, need) => {
+    const source = partHandle && ctx.typeof(partHandle) === 'string' ? webPartSource(ctx.getString(partHandle)) : undefined;
+    if (source === undefined) throw new Error('the guest asked for a web part that does not exist');
+    const compiled = ctx.evalCode(source, WEB_SCRIPT_NAME, { type: 'global', strict: true });
+    if (compiled.error) return compiled;
+    const part = ctx.callFunction(compiled.value, ctx.undefined, intrinsics ?? ctx.undefined, need ?? ctx.undefined);
+    compiled.value.dispose();
+    return part;
+  });
+
+  // crypto.getRandomValues / randomUUID: bytes from the host's CSPRNG (Web Crypto, in Node and
+  // browsers alike), only while a run is bound: a module set evaluated ahead of any run (an image)
+  // must not carry random values every later run would share. Undefined tells the guest no.
+  define(HOST_RANDOM_GLOBAL, (countHandle) => {
+    const count = countHandle && ctx.typeof(countHandle) === 'number' ? ctx.getNumber(countHandle) : -1;
+    if (!run || !Number.isInteger(count) || count < 0 || count > RANDOM_BYTES_MAX) return ctx.undefined;
+    const bytes = new Uint8Array(count);
+    globalThis.crypto.getRandomValues(bytes);
+    return ctx.newArrayBuffer(bytes.buffer);
   });
 
   /** The caller's file (see `callerOf`): valid only synchronously inside a host call, which is where dispatch runs. */
