@@ -132,22 +132,11 @@ describe('code generated at run time', () => {
     expect(await engineExports(result.value.source)).toEqual(['isFn', 'native']);
   });
 
-  // CHECK AFTER MERGE: the guest-prelude change answers Function("return this") with globalThis.
-  // Until it lands the probe refuses the idiom with the sentence; once it has, this must be ok —
-  // then tighten this test to `result.ok === true`.
-  it('leaves the exact global-object idiom Function("return this") to the probe (never a static skip)', async () => {
+  it('leaves the exact global-object idiom Function("return this") to the probe, which the prelude answers with globalThis', async () => {
     const result = await compile('globalish', { 'index.js': 'export const g = Function("return this")();\nexport const same = g === globalThis;\n' }, 'module');
-    if (result.ok) {
-      expect(result.value.warnings).toEqual([]);
-      expect(await engineExports(result.value.source)).toEqual(['g', 'same']);
-    } else {
-      expect(result.code).toBe('npm-probe-failed');
-      expect(result.message).toMatch(
-        new RegExp(
-          `^globalish compiles code at run time \\(new Function\\), ${NO_CODE}\\. Importing it in the sandbox failed with TypeError: Function constructor`,
-        ),
-      );
-    }
+    if (!result.ok) throw new Error(result.message);
+    expect(result.value.warnings).toEqual([]);
+    expect(await engineExports(result.value.source)).toEqual(['g', 'same']);
   });
 });
 

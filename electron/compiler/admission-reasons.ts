@@ -32,7 +32,9 @@ function probeCause(engineMessage: string): string | undefined {
 export function probeFailureReason(npmName: string, engineMessage: string): string {
   const cause = probeCause(engineMessage);
   if (cause === undefined) return `${npmName} failed to initialize in the sandbox: ${engineMessage}`;
-  return `${npmName} ${missingClause(cause)}. Importing it in the sandbox failed with ${engineMessage}`;
+  // The guest's own sentence on Intl (guest-errors.ts) says again what the clause says.
+  const said = cause === 'Intl' ? engineMessage.replace(/\.? Intl is not available in the sandbox: .*$/s, '') : engineMessage;
+  return `${npmName} ${missingClause(cause)}. Importing it in the sandbox failed with ${said}`;
 }
 
 /** The reason of a module the scan found using a missing global, unguarded, at import time. */

@@ -213,20 +213,15 @@ describe('libraries that compile code or need Intl', () => {
     });
   });
 
-  // CHECK AFTER MERGE: json5 only asks Function("return this") (core-js's global lookup), which
-  // the guest-prelude change answers with globalThis; once merged this must be ready — tighten it.
-  it('json5 is never skipped by the static scan for its global-object idiom; the probe decides', async () => {
-    const s = summary('json5');
-    if (s.status === 'ready') {
-      expect(await value('json5', `import JSON5 from "${specifier('json5')}";\nreturn JSON5.parse("{a: 1, b: 'two', /* c */ }");`)).toEqual({ a: 1, b: 'two' });
-    } else {
-      expect(s).toEqual({
-        status: 'skipped',
-        code: 'npm-probe-failed',
-        reason: expect.stringMatching(
-          /^json5 compiles code at run time \(new Function\), .* Importing it in the sandbox failed with TypeError: Function constructor/,
-        ),
-      });
-    }
+  // json5 asks Function("return this") (core-js 2's global lookup), which the prelude answers;
+  // core-js then redefines Function.prototype.toString (delete, then define), which the sandbox
+  // keeps locked (hardening.json: no pack replaces it, so none can watch what the node prints).
+  // json5 fails in bare quickjs-ng too, there on the Function constructor the corpus deletes.
+  it('json5 is never skipped by the static scan for its global-object idiom; the probe refuses its core-js toString redefinition', () => {
+    expect(summary('json5')).toEqual({
+      status: 'skipped',
+      code: 'npm-probe-failed',
+      reason: expect.stringMatching(/^json5 failed to initialize in the sandbox: TypeError: could not delete property/),
+    });
   });
 });
