@@ -111,7 +111,7 @@ export const TOOLS = {
     name: 'run_code',
     title: 'Run code in the sandbox',
     description:
-      'Run JavaScript in an isolated QuickJS sandbox and get its returned value, console output and a receipt (modules mounted with their digests, WASM and capability calls, anything denied). The code is the body of an async function. There are no Node APIs, no filesystem, no timers, no process; network access exists only for hosts the user allowed when starting the server. Imports are limited to list_sandbox_modules. A run is stopped at its deadline or when it uses more than 64 MB.',
+      'Run JavaScript in an isolated QuickJS sandbox and get its returned value, console output and a receipt (modules mounted with their digests, WASM and capability calls, anything denied). The code is the body of an async function. It has ECMAScript plus TextEncoder/TextDecoder, atob/btoa, URL/URLSearchParams, structuredClone, crypto.getRandomValues/randomUUID and queueMicrotask; there is no Intl, no Node APIs, no filesystem, no timers, no process; network access exists only for hosts the user allowed when starting the server. Imports are limited to list_sandbox_modules. A run is stopped at its deadline or when it uses more than 64 MB.',
     input: RunCodeInput,
     output: RunCodeOutput,
     // With fetch hosts granted at start-up a run can send requests out.

@@ -47,6 +47,12 @@ export interface BridgeRun {
   readonly now: () => number;
   /** Binds the run's inputs as globals; the entry calls it after every import has evaluated (inputs-module.ts). */
   readonly bindInputs?: () => void;
+  /**
+   * Set when what is bound is a module set's evaluation into an image (kernel.ts
+   * `evaluateImageInto`), not a run: crypto's random bytes are refused (they would be every later
+   * run's), and `drewRandom` says the set asked.
+   */
+  readonly imaging?: { drewRandom: boolean };
 }
 
 export interface HostBridge {
@@ -260,7 +266,8 @@ export function installHostBridge(ctx: QuickJSContext, withWasm: boolean): HostB
   // must not carry random values every later run would share. Undefined tells the guest no.
   define(HOST_RANDOM_GLOBAL, (countHandle) => {
     const count = countHandle && ctx.typeof(countHandle) === 'number' ? ctx.getNumber(countHandle) : -1;
-    if (!run || !Number.isInteger(count) || count < 0 || count > RANDOM_BYTES_MAX) return ctx.undefined;
+    if (run?.imaging) run.imaging.drewRandom = true;
+    if (!run || run.imaging || !Number.isInteger(count) || count < 0 || count > RANDOM_BYTES_MAX) return ctx.undefined;
     const bytes = new Uint8Array(count);
     globalThis.crypto.getRandomValues(bytes);
     return ctx.newArrayBuffer(bytes.buffer);

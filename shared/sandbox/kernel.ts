@@ -299,7 +299,8 @@ export function evaluateImageInto(
     asked = true;
     return Promise.resolve({ ok: false, code: 'capability-denied', message: 'Module initialisation has no capabilities.' });
   };
-  sandbox.bridge.bind({ request, graph, state, now, hostCall: noHost }, scope);
+  const imaging = { drewRandom: false };
+  sandbox.bridge.bind({ request, graph, state, now, hostCall: noHost, imaging }, scope);
   const imports = new Map<string, string[]>();
   let denied: string | undefined;
   runtime.setModuleLoader(
@@ -319,7 +320,10 @@ export function evaluateImageInto(
   );
   const deadline = now() + budgetMs;
   runtime.setInterruptHandler(() => now() > deadline);
-  const refuse = (reason: string): ImageRefusal => ({ ok: false, reason });
+  const refuse = (reason: string): ImageRefusal => ({
+    ok: false,
+    reason: imaging.drewRandom ? 'its initialisation draws random bytes from crypto, which each run must draw for itself' : reason,
+  });
   try {
     const evaluated = ctx.evalCode(imageEntrySource(plan), IMAGE_ENTRY_NAME, { type: 'module' });
     if (evaluated.error) {
@@ -346,6 +350,7 @@ export function evaluateImageInto(
       }
       if (now() > deadline) return refuse(`its initialisation ran past ${budgetMs} ms`);
     }
+    if (imaging.drewRandom) return refuse('its initialisation draws random bytes from crypto');
     if (asked || state.calls.length > 0 || state.denied.length > 0) return refuse('its initialisation asks for a capability, WASM or the host');
     if (denied) return refuse(denied);
     if (state.logs.length >= LIMITS.consoleEntries) return refuse('its initialisation logs past the console limit');

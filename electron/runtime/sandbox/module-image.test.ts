@@ -157,6 +157,27 @@ describe('module sets evaluated into images', () => {
     expect(new Set(draws).size).toBe(draws.length);
   }, 60_000);
 
+  it('never images a set whose initialisation draws crypto random bytes: each run draws its own', async () => {
+    const supply = new SandboxSupply(compileEngineWasm);
+    const ids = module(
+      'm_ids',
+      '@t/ids',
+      'const pool = crypto.getRandomValues(new Uint8Array(16));\nexport const atInit = crypto.randomUUID() + ":" + pool.join(",");\n',
+    );
+    const run = request('import { atInit } from "@t/ids"; return atInit;', [ids], { '@t/ids': 'm_ids' });
+    const seen: unknown[] = [];
+    for (let i = 0; i < 3; i++) {
+      const taken = await supply.take(false, run);
+      expect(imageOfSandbox(taken.sandbox)).toBeUndefined();
+      const result = (await runPrepared(taken.sandbox, run, powers)).result;
+      supply.retire(taken);
+      if (!result.ok) throw new Error(result.message);
+      seen.push(result.value);
+    }
+    expect(new Set(seen).size).toBe(3);
+    expect(supply.refusal(keyOf(run))).toMatch(/draws random bytes from crypto/);
+  }, 60_000);
+
   it('gives run B no byte of the secret run A held, on the same image', async () => {
     const supply = new SandboxSupply(compileEngineWasm);
     const lib = module('m_lib', '@t/lib', 'export const kept = [];\nexport function keep(v) { kept.push(v); return kept.length; }\n');
