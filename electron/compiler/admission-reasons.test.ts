@@ -140,6 +140,32 @@ describe('code generated at run time', () => {
   });
 });
 
+describe('process.env.NODE_ENV', () => {
+  it('is the constant "production", as browser bundlers define it: a package that reads it at import is admitted with no finding', async () => {
+    const result = await compile(
+      'envy',
+      {
+        'index.js':
+          'export const mode = process.env.NODE_ENV === "production" ? "prod" : "dev";\nexport const checks = process.env.NODE_ENV !== "production";\n',
+      },
+      'module',
+    );
+    if (!result.ok) throw new Error(result.message);
+    expect(result.value.warnings).toEqual([]);
+    expect(result.value.source).not.toContain('process');
+    expect(await engineExports(result.value.source)).toEqual(['checks', 'mode']);
+  });
+
+  it('still refuses any other use of process at import', async () => {
+    const result = await compile('argv', { 'index.js': 'export const args = process.argv.slice(2);\n' }, 'module');
+    expect(result).toMatchObject({
+      ok: false,
+      code: 'npm-forbidden-global',
+      message: expect.stringMatching(/^argv uses process \(Node\) when it is imported/),
+    });
+  });
+});
+
 describe('Intl', () => {
   it('skips an unguarded Intl at the top level, by the static scan', async () => {
     const result = await compile('segments', { 'index.js': 'export const segmenter = new Intl.Segmenter("en", { granularity: "grapheme" });\n' }, 'module');

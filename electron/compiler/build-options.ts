@@ -17,9 +17,10 @@ import { version as esbuildVersion } from 'esbuild';
  * by /1 (which only fenced the install root) must never be served again. /3: subpaths of a
  * dependency; `require` in a bundle is judged by the scope-aware scan and the probe (a /2 entry
  * holds the old blanket js-require skip); `Function("return this")` and Intl are judged anew, and
- * probe failures carry sentences naming the cause.
+ * probe failures carry sentences naming the cause. /4: `process.env.NODE_ENV` is defined as
+ * "production", as browser bundlers do (immer and many others read it when imported).
  */
-export const COMPILER_VERSION = 'sandbox-packs-npm-compiler/3';
+export const COMPILER_VERSION = 'sandbox-packs-npm-compiler/4';
 
 export const RESOLVE_CONDITIONS = ['browser', 'import', 'module', 'default'] as const;
 export const MAIN_FIELDS = ['browser', 'module', 'main'] as const;
@@ -38,6 +39,9 @@ export const BUILD_OPTIONS = {
   charset: 'utf8',
   treeShaking: true,
   external: [] as string[],
+  // A constant, as every browser bundler defines it: code reading it is compiled as production
+  // code, and no `process` is reached (the guest has none).
+  define: { 'process.env.NODE_ENV': '"production"' },
 } as const;
 
 function stableJson(value: unknown): string {
