@@ -19,6 +19,7 @@ import { disposeSandbox, endRun, evaluateImageInto, fitsRun, prepareSandbox, rew
 import type { KernelRunRequest } from '../protocol/run.ts';
 import { buildEntryModule } from './entry-transform.ts';
 import { imagePlan, type ImagePlan } from './module-image.ts';
+import { WEB_PART_NAMES } from './guest-web.ts';
 
 export class EngineSupply {
   readonly #compiled: Promise<WebAssembly.Module>;
@@ -324,9 +325,13 @@ export class SandboxSupply {
     return this.#refused.get(key);
   }
 
-  async #fresh(withWasm: boolean): Promise<{ sandbox: PreparedSandbox; memory: WebAssembly.Memory }> {
+  /**
+   * A new sandbox; `warmWeb` names the web parts compiled into it (a plain sandbox gets them all:
+   * it is made off the critical path, and a part compiled in a run is gone with the run).
+   */
+  async #fresh(withWasm: boolean, warmWeb: readonly string[] = []): Promise<{ sandbox: PreparedSandbox; memory: WebAssembly.Memory }> {
     const { engine, memory } = await instantiateQuickJsNg(await this.#compiled, this.#spare.pop());
-    return { sandbox: prepareSandbox(engine, withWasm), memory };
+    return { sandbox: prepareSandbox(engine, withWasm, warmWeb), memory };
   }
 
   /** The template of a sandbox made just now (its image taken as it is), or undefined when its engine's state cannot be found. */
@@ -360,7 +365,7 @@ export class SandboxSupply {
   }
 
   async #build(withWasm: boolean): Promise<Template> {
-    const { sandbox, memory } = await this.#fresh(withWasm);
+    const { sandbox, memory } = await this.#fresh(withWasm, WEB_PART_NAMES);
     const template = await this.#templateOf(withWasm, sandbox, memory);
     if (!template) throw new Error("the engine's Math.random state could not be found; sandboxes cannot be restored");
     return template;

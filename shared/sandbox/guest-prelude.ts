@@ -173,7 +173,7 @@ W = { readText: ws("readText"), readBytes: ws("readBytes"), writeText: ws("write
 constant("workspace", W);
 __WEB_PART__
 __WASM_PART__
-return freeze({ serialize: (v) => I.JSONstringify(v === undefined ? null : v, toJson), parse: (t) => I.JSONparse(t, fromJson), deliver, caller: () => (indirect ? "" : L().caller()) });
+return freeze({ serialize: (v) => I.JSONstringify(v === undefined ? null : v, toJson), parse: (t) => I.JSONparse(t, fromJson), deliver, caller: () => (indirect ? "" : L().caller()), warm: (names) => { for (const p of names.split(" ")) part(p); } });
 })(globalThis)`;
 
 /** The WASM bridge, in the core of runs that have WASM modules only (compiling it costs every run). */

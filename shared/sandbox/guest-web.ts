@@ -107,6 +107,16 @@ const COMPILED: ReadonlyMap<string, string> = new Map(
   Object.entries(PARTS).map(([name, body]) => [name, compact(`(function (W, need) {\n${COMMON}${body}\n})`)]),
 );
 
+/** Every part, for a sandbox that compiles them all before its image is taken (kernel.ts `prepareSandbox`). */
+export const WEB_PART_NAMES: readonly string[] = Object.keys(PARTS);
+
+/** The parts the globals a source names need (a plain text search: a false hit only compiles a part ahead). */
+export function webPartsNamedIn(sources: Iterable<string>): string[] {
+  const needed = new Set<string>();
+  for (const source of sources) for (const [name, p] of Object.entries(WEB_GLOBALS)) if (source.includes(name)) needed.add(p);
+  return [...needed];
+}
+
 /** The source of one part, or undefined for a name that is not one: a function of (W, need). */
 export function webPartSource(part: string): string | undefined {
   return COMPILED.get(part);

@@ -29,6 +29,7 @@ import { buildEntryModule, ENTRY_MODULE_NAME, type EntryModule } from './entry-t
 import { PRELUDE_SCRIPT_NAME, guestPreludeSource } from './guest-prelude.ts';
 import type { LoaderGraph } from './loader-policy.ts';
 import { classifyGuestError, type GuestErrorInfo } from './guest-errors.ts';
+import { webPartsNamedIn } from './guest-web.ts';
 import { installHostBridge, type HostBridge, type HostCall } from './host-bridge.ts';
 import { RESULT_TOO_DEEP, runJobLoop, runJobLoopNow, type JobLoopRun, type Timer } from './job-loop.ts';
 import { DENIED_PREFIX, installModuleLoader } from './module-loader.ts';
@@ -114,6 +115,8 @@ interface Sandbox extends PreparedSandbox {
   readonly bridge: HostBridge;
   readonly serialize: QuickJSHandle;
   readonly parse: QuickJSHandle;
+  /** The prelude's `warm(names)`: compiles web parts ahead (guest-web.ts), before any pack code has run. */
+  readonly warm: QuickJSHandle;
   used: boolean;
   /**
    * The module set evaluated into it before any run (module-image.ts): its memory image holds
@@ -128,10 +131,31 @@ interface Sandbox extends PreparedSandbox {
 }
 
 /**
+ * Compile web parts (guest-web.ts) into the sandbox ahead of any run, so they are in its image: a
+ * part compiled in a run is gone with the run, and URL's costs that run 10–15 ms. Done before any
+ * pack code runs (a sandbox being prepared, or a set about to be evaluated into an image).
+ */
+function warmWebParts(ctx: QuickJSContext, warm: QuickJSHandle, names: readonly string[]): void {
+  if (names.length === 0) return;
+  const list = ctx.newString(names.join(' '));
+  try {
+    const done = ctx.callFunction(warm, ctx.undefined, list);
+    if (done.error) {
+      const info = ctx.dump(done.error) as unknown;
+      done.error.dispose();
+      throw new Error(`the web parts could not be compiled: ${JSON.stringify(info)}`);
+    }
+    done.value.dispose();
+  } finally {
+    list.dispose();
+  }
+}
+
+/**
  * Steps 1–2: a fresh runtime and context on `engine`, the bridge's host functions, the prelude.
  * Throws when the engine or the prelude fails (engine trouble, never a guest's: no guest code has run).
  */
-export function prepareSandbox(engine: QuickJSWASMModule, withWasm: boolean): PreparedSandbox {
+export function prepareSandbox(engine: QuickJSWASMModule, withWasm: boolean, warmWeb: readonly string[] = []): PreparedSandbox {
   const scope = new Scope();
   try {
     const runtime = scope.manage(engine.newRuntime());
@@ -149,11 +173,13 @@ export function prepareSandbox(engine: QuickJSWASMModule, withWasm: boolean): Pr
     const helpers = scope.manage(prelude.value);
     const serialize = scope.manage(ctx.getProp(helpers, 'serialize'));
     const parse = scope.manage(ctx.getProp(helpers, 'parse'));
+    const warm = scope.manage(ctx.getProp(helpers, 'warm'));
     bridge.attach({ deliver: scope.manage(ctx.getProp(helpers, 'deliver')), caller: scope.manage(ctx.getProp(helpers, 'caller')) });
     // The kernel's own modules, before any pack: each takes its one-shot binding (inputs, and the
     // WASM bridge where there is one), so no module ever sees either.
     evaluateKernelModule(ctx, INPUTS_MODULE_ID, inputsModuleSource());
     if (withWasm) evaluateKernelModule(ctx, WASM_BRIDGE_MODULE_ID, wasmBridgeModuleSource());
+    warmWebParts(ctx, warm, warmWeb);
     const sandbox: Sandbox = {
       withWasm,
       scope,
@@ -163,6 +189,7 @@ export function prepareSandbox(engine: QuickJSWASMModule, withWasm: boolean): Pr
       bridge,
       serialize,
       parse,
+      warm,
       used: false,
       image: undefined,
       broken: false,
@@ -320,6 +347,8 @@ export function evaluateImageInto(
   );
   const deadline = now() + budgetMs;
   runtime.setInterruptHandler(() => now() > deadline);
+  // The web parts the set's sources name, compiled into its image before its modules run.
+  warmWebParts(ctx, sandbox.warm, webPartsNamedIn(Object.values(plan.modules).map((m) => m.source)));
   const refuse = (reason: string): ImageRefusal => ({
     ok: false,
     reason: imaging.drewRandom ? 'its initialisation draws random bytes from crypto, which each run must draw for itself' : reason,
