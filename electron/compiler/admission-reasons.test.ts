@@ -6,34 +6,19 @@
 // with the real guest prelude), so each mapped sentence is pinned to the text the engine and the
 // prelude really produce.
 
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createFixtureRoot, type FixtureRoot, type PackageFiles } from '../testing/fixture-root.ts';
-import { createNpmCompiler } from './npm-compiler.ts';
-import { createProbe } from './probe.ts';
+import { describe, expect, it } from 'vitest';
+import type { PackageFiles } from '../testing/fixture-root.ts';
+import { useCompilerFixture } from '../testing/compiler-fixture.ts';
 
-let fx: FixtureRoot;
-const probe = createProbe();
-afterAll(() => probe.close());
-beforeEach(async () => {
-  fx = await createFixtureRoot();
-});
-afterEach(async () => {
-  await fx.dispose();
-});
+const compiling = useCompilerFixture();
+const { compileFrom, engineExports } = compiling;
 
 const NO_CODE = 'which the sandbox does not allow: no code is generated inside the sandbox';
 
 /** Compile package `name` (CommonJS unless `files` says `type: module`) as the one module of a pack. */
-async function compile(name: string, files: PackageFiles, type?: 'module') {
-  await fx.addPackage(`node_modules/${name}`, { ...files, 'package.json': { name, version: '1.0.0', ...(type ? { type } : {}) } });
-  const packDir = await fx.addPack('the-pack', name);
-  return createNpmCompiler({ root: fx.root, probe }).compile({ packDir, packName: 'the-pack', packVersion: '1.0.0', npmName: name, specifier: 'the-pack' });
-}
-
-async function engineExports(source: string): Promise<string[]> {
-  const probed = await probe(source, 'test');
-  if (!probed.ok) throw new Error(probed.message);
-  return probed.exports;
+async function compile(name: string, files: PackageFiles, type?: 'module', packName = 'the-pack') {
+  await compiling.fx.addPackage(`node_modules/${name}`, { ...files, 'package.json': { name, version: '1.0.0', ...(type ? { type } : {}) } });
+  return (await compileFrom(name, packName)).result;
 }
 
 describe('require in a bundle: a warning, the probe decides', () => {
@@ -108,9 +93,12 @@ describe('code generated at run time', () => {
     expect(evalResult.ok ? '' : evalResult.message).toMatch(
       new RegExp(`^evaler compiles code at run time \\(eval\\), ${NO_CODE}\\. Importing it in the sandbox failed with ReferenceError: eval is not defined`),
     );
-    await fx.dispose();
-    fx = await createFixtureRoot();
-    const asyncResult = await compile('asyncgen', { 'index.js': 'var AF = (async function () {}).constructor;\nmodule.exports = { f: AF("return 1") };\n' });
+    const asyncResult = await compile(
+      'asyncgen',
+      { 'index.js': 'var AF = (async function () {}).constructor;\nmodule.exports = { f: AF("return 1") };\n' },
+      undefined,
+      'other-pack',
+    );
     expect(asyncResult.ok ? '' : asyncResult.message).toMatch(
       new RegExp(
         `^asyncgen compiles code at run time \\(new Function\\), ${NO_CODE}\\. Importing it in the sandbox failed with TypeError: AsyncFunction constructor is not available`,

@@ -6,41 +6,19 @@
 
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CACHE_DIR } from './compile-cache.ts';
-import { createFixtureRoot, type FixtureRoot } from '../testing/fixture-root.ts';
+import { describe, expect, it } from 'vitest';
+import { useCompilerFixture } from '../testing/compiler-fixture.ts';
 import { createNpmCompiler } from './npm-compiler.ts';
-import { createProbe } from './probe.ts';
+import { CACHE_DIR } from './compile-cache.ts';
 
-let fx: FixtureRoot;
-const probe = createProbe();
-afterAll(() => probe.close());
-beforeEach(async () => {
-  fx = await createFixtureRoot();
-});
-afterEach(async () => {
-  await fx.dispose();
-});
+const compiling = useCompilerFixture();
+const { compileFrom, engineExports } = compiling;
 
 const pkg = (name: string, extra: object = {}) => ({ name, version: '1.0.0', ...extra });
 
-async function compileFrom(npmName: string, packName = 'the-pack') {
-  const packDir = await fx.addPack(packName, npmName);
-  const compiler = createNpmCompiler({ root: fx.root });
-  const result = await compiler.compile({ packDir, packName, packVersion: '1.0.0', npmName, specifier: packName });
-  return { result, compiler, packDir };
-}
-
-/** Exports of a compiled bundle as the real engine sees them. */
-async function engineExports(source: string): Promise<string[]> {
-  const probed = await probe(source, 'test');
-  if (!probed.ok) throw new Error(probed.message);
-  return probed.exports;
-}
-
 /** A package like csv-parse: a Node entry that needs `stream`, and browser/ESM builds under subpaths. */
 async function addLikeCsvParse(): Promise<void> {
-  await fx.addPackage('node_modules/csvish', {
+  await compiling.fx.addPackage('node_modules/csvish', {
     'package.json': pkg('csvish', {
       type: 'module',
       exports: {
@@ -130,8 +108,11 @@ describe('a subpath through the exports map', () => {
   ];
   for (const [target, what] of escapes) {
     it(`refuses an exports target that leaves the package through ${what} (${target})`, async () => {
-      await fx.addPackage('node_modules/neighbour', { 'package.json': pkg('neighbour', { type: 'module' }), 'index.js': 'export const stolen = 1;\n' });
-      await fx.addPackage('node_modules/leaky', {
+      await compiling.fx.addPackage('node_modules/neighbour', {
+        'package.json': pkg('neighbour', { type: 'module' }),
+        'index.js': 'export const stolen = 1;\n',
+      });
+      await compiling.fx.addPackage('node_modules/leaky', {
         'package.json': pkg('leaky', { type: 'module', exports: { '.': './index.js', './x': target }, dependencies: { neighbour: '1.0.0', inner: '1.0.0' } }),
         'index.js': 'export const fine = 1;\n',
         'node_modules/inner/package.json': JSON.stringify(pkg('inner', { type: 'module' })),
@@ -148,11 +129,11 @@ describe('a subpath through the exports map', () => {
   }
 
   it('refuses an exported file that is a symlink to another package of the closure', async () => {
-    await fx.addPackage('node_modules/neighbour', { 'package.json': pkg('neighbour', { type: 'module' }), 'index.js': 'export const stolen = 1;\n' });
-    await fx.addPackage('node_modules/linky', {
+    await compiling.fx.addPackage('node_modules/neighbour', { 'package.json': pkg('neighbour', { type: 'module' }), 'index.js': 'export const stolen = 1;\n' });
+    await compiling.fx.addPackage('node_modules/linky', {
       'package.json': pkg('linky', { type: 'module', exports: { './x': './x.js' }, dependencies: { neighbour: '1.0.0' } }),
     });
-    await fs.symlink(path.join(fx.root, 'node_modules/neighbour/index.js'), path.join(fx.root, 'node_modules/linky/x.js'));
+    await fs.symlink(path.join(compiling.fx.root, 'node_modules/neighbour/index.js'), path.join(compiling.fx.root, 'node_modules/linky/x.js'));
     const { result } = await compileFrom('linky/x');
     expect(result).toEqual({
       ok: false,
@@ -162,17 +143,17 @@ describe('a subpath through the exports map', () => {
   });
 
   it('refuses an exported file that is a symlink out of the install root', async () => {
-    const secret = path.join(fx.base, 'secret.js');
+    const secret = path.join(compiling.fx.base, 'secret.js');
     await fs.writeFile(secret, 'export const secret = "TOKEN-5e1f";\n');
-    await fx.addPackage('node_modules/linky', { 'package.json': pkg('linky', { type: 'module', exports: { './x': './x.js' } }) });
-    await fs.symlink(secret, path.join(fx.root, 'node_modules/linky/x.js'));
+    await compiling.fx.addPackage('node_modules/linky', { 'package.json': pkg('linky', { type: 'module', exports: { './x': './x.js' } }) });
+    await fs.symlink(secret, path.join(compiling.fx.root, 'node_modules/linky/x.js'));
     const { result } = await compileFrom('linky/x');
     expect(result).toEqual({ ok: false, code: 'npm-bundle-failed', message: 'linky/x imports linky/x, which resolves outside the install root.' });
     expect(JSON.stringify(result)).not.toContain('TOKEN-5e1f');
   });
 
   it('refuses an exported file that is missing from the installed package', async () => {
-    await fx.addPackage('node_modules/thin', { 'package.json': pkg('thin', { type: 'module', exports: { './x': './dist/x.js' } }) });
+    await compiling.fx.addPackage('node_modules/thin', { 'package.json': pkg('thin', { type: 'module', exports: { './x': './dist/x.js' } }) });
     const { result } = await compileFrom('thin/x');
     expect(result).toEqual({
       ok: false,
@@ -184,7 +165,7 @@ describe('a subpath through the exports map', () => {
 
 describe('a subpath of a package without an exports map', () => {
   it('names a file inside the package, with or without its extension, or a folder with an index', async () => {
-    await fx.addPackage('node_modules/plain', {
+    await compiling.fx.addPackage('node_modules/plain', {
       'package.json': pkg('plain', { main: 'index.js' }),
       'index.js': 'module.exports = { whole: true };\n',
       'non-secure/index.js': 'exports.nanoid = (n) => "x".repeat(n || 21);\n',
@@ -202,7 +183,7 @@ describe('a subpath of a package without an exports map', () => {
   });
 
   it('refuses a subpath with no file there', async () => {
-    await fx.addPackage('node_modules/plain', { 'package.json': pkg('plain'), 'index.js': 'module.exports = 1;\n' });
+    await compiling.fx.addPackage('node_modules/plain', { 'package.json': pkg('plain'), 'index.js': 'module.exports = 1;\n' });
     const { result, compiler } = await compileFrom('plain/missing');
     expect(result).toEqual({
       ok: false,
@@ -213,9 +194,12 @@ describe('a subpath of a package without an exports map', () => {
   });
 
   it('refuses a file that is a symlink to a file of another package of the closure', async () => {
-    await fx.addPackage('node_modules/neighbour', { 'package.json': pkg('neighbour', { type: 'module' }), 'index.js': 'export const stolen = 1;\n' });
-    await fx.addPackage('node_modules/plain', { 'package.json': pkg('plain', { dependencies: { neighbour: '1.0.0' } }), 'index.js': 'module.exports = 1;\n' });
-    await fs.symlink(path.join(fx.root, 'node_modules/neighbour/index.js'), path.join(fx.root, 'node_modules/plain/borrowed.js'));
+    await compiling.fx.addPackage('node_modules/neighbour', { 'package.json': pkg('neighbour', { type: 'module' }), 'index.js': 'export const stolen = 1;\n' });
+    await compiling.fx.addPackage('node_modules/plain', {
+      'package.json': pkg('plain', { dependencies: { neighbour: '1.0.0' } }),
+      'index.js': 'module.exports = 1;\n',
+    });
+    await fs.symlink(path.join(compiling.fx.root, 'node_modules/neighbour/index.js'), path.join(compiling.fx.root, 'node_modules/plain/borrowed.js'));
     const { result } = await compileFrom('plain/borrowed.js');
     expect(result).toEqual({
       ok: false,
@@ -225,7 +209,7 @@ describe('a subpath of a package without an exports map', () => {
   });
 
   it('refuses a subpath into a package nested inside it', async () => {
-    await fx.addPackage('node_modules/plain', {
+    await compiling.fx.addPackage('node_modules/plain', {
       'package.json': pkg('plain'),
       'index.js': 'module.exports = 1;\n',
       'vendor/node_modules/x/index.js': 'module.exports = 2;\n',
@@ -238,10 +222,10 @@ describe('a subpath of a package without an exports map', () => {
 describe('a subpath of a package the pack does not declare', () => {
   it('refuses a hoisted package that is not among the dependencies, naming the package', async () => {
     await addLikeCsvParse();
-    const packDir = await fx.addPackage('node_modules/the-pack', {
+    const packDir = await compiling.fx.addPackage('node_modules/the-pack', {
       'package.json': pkg('the-pack', { dependencies: { other: '1.0.0' } }),
     });
-    const compiler = createNpmCompiler({ root: fx.root });
+    const compiler = createNpmCompiler({ root: compiling.fx.root });
     const result = await compiler.compile({ packDir, packName: 'the-pack', packVersion: '1.0.0', npmName: 'csvish/browser/esm/sync', specifier: 'the-pack' });
     expect(result).toEqual({
       ok: false,
@@ -264,27 +248,27 @@ describe('a subpath of a package the pack does not declare', () => {
 
 describe('the cache and the graph digest include the subpath', () => {
   it('two subpaths of one package get their own cache entries and digests; each warm compile bundles nothing', async () => {
-    await fx.addPackage('node_modules/twin', {
+    await compiling.fx.addPackage('node_modules/twin', {
       'package.json': pkg('twin', { type: 'module', exports: { './a': './same.js', './b': './same.js' } }),
       'same.js': 'export const same = 1;\n',
     });
-    const packDir = await fx.addPack('the-pack', 'twin');
+    const packDir = await compiling.fx.addPack('the-pack', 'twin');
     const req = (npmName: string) => ({ packDir, packName: 'the-pack', packVersion: '1.0.0', npmName, specifier: 'the-pack' });
-    const cold = createNpmCompiler({ root: fx.root });
+    const cold = createNpmCompiler({ root: compiling.fx.root });
     const a = await cold.compile(req('twin/a'));
     const b = await cold.compile(req('twin/b'));
     if (!a.ok || !b.ok) throw new Error('expected both to compile');
     expect(a.value.inputsDigest).not.toBe(b.value.inputsDigest);
-    expect((await fs.readdir(path.join(fx.root, CACHE_DIR))).filter((f) => f.endsWith('.json'))).toHaveLength(2);
+    expect((await fs.readdir(path.join(compiling.fx.root, CACHE_DIR))).filter((f) => f.endsWith('.json'))).toHaveLength(2);
 
-    const warm = createNpmCompiler({ root: fx.root });
+    const warm = createNpmCompiler({ root: compiling.fx.root });
     expect(await warm.compile(req('twin/a'))).toEqual(a);
     expect(await warm.compile(req('twin/b'))).toEqual(b);
     expect(warm.stats()).toEqual({ bundles: 0, cacheHits: 2, probes: 0 });
   });
 
   it('a changed exports map is a miss: the warm compile follows it to the new file', async () => {
-    await fx.addPackage('node_modules/moving', {
+    await compiling.fx.addPackage('node_modules/moving', {
       'package.json': pkg('moving', { type: 'module', exports: { './x': './one.js' } }),
       'one.js': 'export const which = "one";\n',
       'two.js': 'export const which = "two";\n',
@@ -292,9 +276,9 @@ describe('the cache and the graph digest include the subpath', () => {
     const { result: first } = await compileFrom('moving/x');
     if (!first.ok) throw new Error(first.message);
     expect(first.value.source).toContain('"one"');
-    await fx.addPackage('node_modules/moving', { 'package.json': pkg('moving', { type: 'module', exports: { './x': './two.js' } }) });
-    const again = createNpmCompiler({ root: fx.root });
-    const packDir = path.join(fx.root, 'node_modules', 'the-pack');
+    await compiling.fx.addPackage('node_modules/moving', { 'package.json': pkg('moving', { type: 'module', exports: { './x': './two.js' } }) });
+    const again = createNpmCompiler({ root: compiling.fx.root });
+    const packDir = path.join(compiling.fx.root, 'node_modules', 'the-pack');
     const second = await again.compile({ packDir, packName: 'the-pack', packVersion: '1.0.0', npmName: 'moving/x', specifier: 'the-pack' });
     if (!second.ok) throw new Error(second.message);
     expect(second.value.source).toContain('"two"');
