@@ -32,8 +32,14 @@ export interface AppSession {
  * The app's services over `dataDir` behind a web host serving `staticDir` (and `catalog` in place
  * of the services' own, for the parity page's kernel fixtures), with pages in `browser`.
  */
-export async function startAppSession(browser: Browser, dataDir: string, staticDir: string, catalog?: WebHostOptions['catalog']): Promise<AppSession> {
-  const { services, host } = await startAppHost(dataDir, staticDir, catalog);
+export async function startAppSession(
+  browser: Browser,
+  dataDir: string,
+  staticDir: string,
+  catalog?: WebHostOptions['catalog'],
+  registryIndex?: string,
+): Promise<AppSession> {
+  const { services, host } = await startAppHost(dataDir, staticDir, catalog, registryIndex);
   const open = async (viewport?: { width: number; height: number }): Promise<WatchedPage> => {
     const page = await browser.newPage(viewport ? { viewport } : undefined);
     const problems = watchProblems(page);

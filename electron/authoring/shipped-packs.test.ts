@@ -1,7 +1,5 @@
 // Every pack we ship under packs/ passes `sandbox-packs check`, SKILL.md examples included: what
-// the docs tell agents and people is run and its stated values compared. The one exception is
-// sandbox-html, whose module is documented as skipped (cheerio needs Buffer or atob at import):
-// its check must fail with exactly that skip and nothing else.
+// the docs tell agents and people is run and its stated values compared.
 //
 // The packs' npm dependencies come from npm's public registry, as for an author (so this needs the
 // network, like `npm ci`). The checks run concurrently (vitest: up to 5 at once): about 30 s on
@@ -44,11 +42,6 @@ describe.concurrent('shipped packs pass check', () => {
         const result = await checkPack({ dir: path.join(PACKS, dir) });
         if (!result.ok) throw new Error(`${result.code}: ${result.message}`);
         const report = result.value;
-        if (dir === 'sandbox-html') {
-          expect(report.problems.map((p) => p.code)).toEqual(['npm-probe-failed']);
-          expect(report.problems[0]?.message).toContain('ReferenceError: Buffer is not defined');
-          return;
-        }
         expect(report.problems).toEqual([]);
         expect(report.installMode).toBe('sandbox-only');
         // The examples are real tests: every block ran, and values were compared.

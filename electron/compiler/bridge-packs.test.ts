@@ -40,19 +40,11 @@ async function value(specifier: string, code: string): Promise<unknown> {
 }
 
 describe('bridge packs from the local registry', () => {
-  it("discovers ten ready modules and skips cheerio with the probe's error", () => {
+  it("discovers every bridge pack ready, cheerio included (its entities tables decode with the guest's atob)", () => {
     const byName = Object.fromEntries(catalog.summaries().map((s) => [s.packName, s]));
-    for (const name of ['csv', 'yaml', 'xml', 'diff', 'zip', 'dates', 'validation', 'markdown', 'toml', 'stats']) {
+    for (const name of ['csv', 'yaml', 'xml', 'diff', 'zip', 'html', 'dates', 'validation', 'markdown', 'toml', 'stats']) {
       expect(byName[`@nodetool-ai/sandbox-${name}`]?.status, name).toBe('ready');
     }
-    const html = byName['@nodetool-ai/sandbox-html'];
-    expect({ status: html?.status, code: html?.code, reason: html?.reason }).toEqual({
-      status: 'skipped',
-      code: 'npm-probe-failed',
-      reason: expect.stringMatching(
-        /^cheerio failed to initialize in the sandbox: ReferenceError: Buffer is not defined \(in @nodetool-ai\/sandbox-html \(npm cheerio\), line \d+, column \d+\)$/,
-      ),
-    });
   });
 
   it('sandbox-csv parses and writes CSV (papaparse, default import)', async () => {
@@ -206,8 +198,14 @@ describe('bridge packs from the local registry', () => {
     });
   });
 
-  it('sandbox-html is refused at resolution with the skip reason', () => {
-    const resolution = catalog.resolveForExecution([{ specifier: '@nodetool-ai/sandbox-html' }]);
-    expect(resolution.ok ? undefined : resolution.code).toBe('module-skipped');
+  it('sandbox-html parses HTML and answers CSS selectors (cheerio)', async () => {
+    expect(
+      await value(
+        '@nodetool-ai/sandbox-html',
+        `import { load } from "@nodetool-ai/sandbox-html";
+         const $ = load('<ul id="list"><li class="a">One &amp; two</li><li><a href="/x">Link</a></li></ul>');
+         return { items: $("li").map((i, el) => $(el).text()).get(), href: $("#list a").attr("href"), count: $(".a").length };`,
+      ),
+    ).toEqual({ items: ['One & two', 'Link'], href: '/x', count: 1 });
   });
 });

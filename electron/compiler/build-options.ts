@@ -18,7 +18,8 @@ import { version as esbuildVersion } from 'esbuild';
  * dependency; `require` in a bundle is judged by the scope-aware scan and the probe (a /2 entry
  * holds the old blanket js-require skip); `Function("return this")` and Intl are judged anew, and
  * probe failures carry sentences naming the cause. /4: `process.env.NODE_ENV` is defined as
- * "production", as browser bundlers do (immer and many others read it when imported).
+ * "production", as browser bundlers do (immer and many others read it when imported); a Node
+ * builtin reached only by `require()` is left to the probe (seedrandom's guarded require).
  */
 export const COMPILER_VERSION = 'sandbox-packs-npm-compiler/4';
 

@@ -46,6 +46,8 @@ export interface EsbuildPort {
 export interface BundleOutput {
   readonly code: string;
   readonly metafile: esbuild.Metafile;
+  /** Node builtins the bundle `require()`s (left to the probe; see the plugin). */
+  readonly requiredBuiltins: readonly string[];
 }
 
 export type BundleCode = 'npm-bundle-failed' | 'npm-node-builtin';
@@ -75,6 +77,8 @@ function attributesText(attributes: Record<string, string>): string {
 
 interface Findings {
   readonly builtinHits: string[];
+  /** Builtins reached by a `require()` call: left to the bundle's require shim (it throws), and to the probe. */
+  readonly requiredBuiltins: string[];
   /** Refusals in the order they were met; the first becomes the message. */
   readonly refusals: string[];
 }
@@ -103,6 +107,13 @@ function confinementPlugin(rootReal: string, closure: DependencyClosure, npmName
         }
         if (isNodeBuiltin(args.path)) {
           const from = args.importer ? path.relative(rootReal, args.importer) : 'the entry';
+          // `require("crypto")` inside a try or behind a check (seedrandom, many UMD builds): the
+          // call stays in the bundle as esbuild's shim, which throws in the guest (it has no
+          // require), so the code takes its other path; one that needs it on import fails the probe.
+          if (args.kind === 'require-call') {
+            found.requiredBuiltins.push(`${args.path} (required by ${from})`);
+            return { path: args.path, external: true };
+          }
           found.builtinHits.push(`${args.path} (imported by ${from})`);
           return { errors: [{ text: `Node builtin "${args.path}" is not available in the sandbox` }] };
         }
@@ -169,7 +180,7 @@ export async function bundleEntry(
   entrySource: string,
   npmName: string,
 ): Promise<Result<BundleOutput, BundleCode>> {
-  const found: Findings = { builtinHits: [], refusals: [] };
+  const found: Findings = { builtinHits: [], requiredBuiltins: [], refusals: [] };
   let result: esbuild.BuildResult<{ write: false; metafile: true }>;
   try {
     result = await port.build({
@@ -207,5 +218,5 @@ export async function bundleEntry(
   }
   const out = result.outputFiles[0];
   if (!out) return fail('npm-bundle-failed', `${npmName} could not be bundled: esbuild produced no output.`);
-  return ok({ code: out.text, metafile: result.metafile });
+  return ok({ code: out.text, metafile: result.metafile, requiredBuiltins: [...new Set(found.requiredBuiltins)] });
 }

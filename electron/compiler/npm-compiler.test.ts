@@ -89,10 +89,48 @@ describe('Node builtins', () => {
       'index.js': 'const { Readable } = require("stream");\nmodule.exports = { Readable };\n',
     });
     const { result } = await compileFrom('top');
+    // The require stays in the bundle (esbuild's shim, which throws in the guest); the probe fails on it.
     expect(result).toEqual({
       ok: false,
       code: 'npm-node-builtin',
-      message: 'top imports stream (imported by node_modules/inner/index.js); the sandbox has no Node APIs.',
+      message: 'top requires stream (required by node_modules/inner/index.js) when it is imported; the sandbox has no Node APIs.',
+    });
+  });
+
+  it("admits a require of a builtin inside a try (seedrandom's crypto), with a warning: the code takes its other path", async () => {
+    await compiling.fx.addPackage('node_modules/seedish', {
+      'package.json': pkg('seedish', { browser: { crypto: false } }),
+      'index.js':
+        'var nodecrypto;\ntry { nodecrypto = require("crypto"); } catch (e) {}\nmodule.exports = { strong: !!nodecrypto, seed: () => (nodecrypto ? 1 : 2) };\n',
+    });
+    const { result } = await compileFrom('seedish');
+    if (!result.ok) throw new Error(result.message);
+    // esbuild's require shim tests `typeof require` (the scan's warning), and the builtin is named.
+    expect(result.value.warnings).toEqual([
+      {
+        code: 'npm-forbidden-global',
+        message: expect.stringMatching(/^seedish refers to require \(CommonJS\), which the sandbox does not have: it checks for it first/),
+      },
+      {
+        code: 'npm-node-builtin',
+        message:
+          'seedish requires crypto (required by node_modules/seedish/index.js) behind a check (importing it in the sandbox worked); the sandbox has no Node APIs, so such a require throws and the code takes its other path.',
+      },
+    ]);
+    // It initialised in the sandbox (the probe imported it): the require threw inside the try.
+    expect(await engineExports(result.value.source)).toEqual(['default']);
+  });
+
+  it('still refuses a static import of a builtin, wherever it is', async () => {
+    await compiling.fx.addPackage('node_modules/esm-fs', {
+      'package.json': pkg('esm-fs', { type: 'module' }),
+      'index.js': 'import { readFileSync } from "node:fs";\nexport const read = (p) => readFileSync(p);\n',
+    });
+    const { result } = await compileFrom('esm-fs');
+    expect(result).toEqual({
+      ok: false,
+      code: 'npm-node-builtin',
+      message: 'esm-fs imports node:fs (imported by node_modules/esm-fs/index.js); the sandbox has no Node APIs.',
     });
   });
 });
@@ -194,7 +232,9 @@ describe('size cap and admission probe', () => {
     expect(result.ok ? undefined : result).toEqual({
       ok: false,
       code: 'npm-probe-failed',
-      message: expect.stringMatching(/^lazy failed to initialize in the sandbox: ReferenceError: Buffer is not defined \(in the-pack \(npm lazy\), line 1, column \d+\)$/),
+      message: expect.stringMatching(
+        /^lazy failed to initialize in the sandbox: ReferenceError: Buffer is not defined \(in the-pack \(npm lazy\), line 1, column \d+\)$/,
+      ),
     });
   });
 

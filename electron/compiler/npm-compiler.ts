@@ -144,7 +144,7 @@ export function createNpmCompiler(options: NpmCompilerOptions): NpmCompiler {
       return { result: fail('npm-bundle-failed', `${npmName} could not be bundled: an input file changed or left the install root while bundling.`) };
     const key = contentKey(inputs, keyExtra);
     const inputsDigest = contentKey(inputs, [...keyExtra, entrySource]);
-    const { result, transient } = await admit(req, second.value.code, inputsDigest);
+    const { result, transient } = await admit(req, second.value.code, inputsDigest, second.value.requiredBuiltins);
     if (transient) return { result };
     const outcome = result.ok
       ? {
@@ -164,8 +164,9 @@ export function createNpmCompiler(options: NpmCompilerOptions): NpmCompiler {
     req: NpmCompileRequest,
     source: string,
     inputsDigest: string,
+    requiredBuiltins: readonly string[] = [],
   ): Promise<{ result: Result<NpmCompileResult, ErrorCode>; transient?: boolean }> {
-    const result = await admitChecks(req, source, inputsDigest);
+    const result = await admitChecks(req, source, inputsDigest, requiredBuiltins);
     return 'transient' in result ? { result: result.failure, transient: true } : { result };
   }
 
@@ -173,6 +174,7 @@ export function createNpmCompiler(options: NpmCompilerOptions): NpmCompiler {
     req: NpmCompileRequest,
     source: string,
     inputsDigest: string,
+    requiredBuiltins: readonly string[],
   ): Promise<Result<NpmCompileResult, ErrorCode> | { transient: true; failure: Result<NpmCompileResult, ErrorCode> }> {
     const { npmName } = req;
     const size = Buffer.byteLength(source, 'utf8');
@@ -197,11 +199,25 @@ export function createNpmCompiler(options: NpmCompilerOptions): NpmCompiler {
     // reached (immer's `process.env` behind a constant it set itself). Refused by the probe, the
     // module is refused with the scan's sentence, which names the global; admitted, it is a warning.
     const hard = scan.hits.find((hit) => hit.kind === 'hard');
-    const warnings = globalWarnings(npmName, scan.hits);
+    const builtins = requiredBuiltins.slice(0, 3).join(', ');
+    const warnings = [
+      ...globalWarnings(npmName, scan.hits),
+      ...(requiredBuiltins.length > 0
+        ? [
+            {
+              code: 'npm-node-builtin' as const,
+              message: `${npmName} requires ${builtins} behind a check (importing it in the sandbox worked); the sandbox has no Node APIs, so such a require throws and the code takes its other path.`,
+            },
+          ]
+        : []),
+    ];
     counts.probes++;
     const probed = await probe(source, `${req.specifier} (npm ${npmName})`);
     if (!probed.ok) {
-      if (hard && !probed.transient) return fail('npm-forbidden-global', hardUseReason(npmName, hard));
+      // esbuild's require shim says "Dynamic require of "x" is not supported".
+      if (requiredBuiltins.length > 0 && !probed.transient && probed.message.includes('Dynamic require of'))
+        return fail('npm-node-builtin', `${npmName} requires ${builtins} when it is imported; the sandbox has no Node APIs.`);
+      if (hard && !probed.transient && probed.message.includes(hard.name)) return fail('npm-forbidden-global', hardUseReason(npmName, hard));
       const failure = fail('npm-probe-failed', probeFailureReason(npmName, probed.message));
       return probed.transient ? { transient: true, failure } : failure;
     }

@@ -65,10 +65,9 @@ export const SHIPPED_PACKS = [
   { dir: 'sandbox-markdown', name: '@nodetool-ai/sandbox-markdown' },
   { dir: 'sandbox-toml', name: '@nodetool-ai/sandbox-toml' },
   { dir: 'sandbox-stats', name: '@nodetool-ai/sandbox-stats' },
+  { dir: 'sandbox-html', name: '@nodetool-ai/sandbox-html' },
   { dir: 'geo', name: '@nodetool-ai/sandbox-geo' },
 ] as const;
-// sandbox-html is not shipped: cheerio fails the admission probe (README, "Bridge packs"), so a
-// seeded copy would only ever show as skipped.
 
 export type ShippedPack = (typeof SHIPPED_PACKS)[number];
 

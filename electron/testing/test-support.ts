@@ -36,10 +36,16 @@ export async function fixtureDataDir(...packDirs: string[]): Promise<TempDir> {
 /**
  * The app's services over `dataDir`, behind a web host on a free port serving `staticDir`: what
  * every web-host suite starts from. `catalog` replaces the services' own delivery catalog (the
- * parity suites serve kernel fixtures). The caller closes the host, then disposes the services.
+ * parity suites serve kernel fixtures); `registryIndex` replaces the bundled index of packs to
+ * install. The caller closes the host, then disposes the services.
  */
-export async function startAppHost(dataDir: string, staticDir: string, catalog?: WebHostOptions['catalog']): Promise<{ services: AppServices; host: WebHost }> {
-  const created = await createAppServices({ dataDir });
+export async function startAppHost(
+  dataDir: string,
+  staticDir: string,
+  catalog?: WebHostOptions['catalog'],
+  registryIndex?: string,
+): Promise<{ services: AppServices; host: WebHost }> {
+  const created = await createAppServices({ dataDir, ...(registryIndex ? { registryIndex } : {}) });
   if (!created.ok) throw new Error(created.message);
   const services = created.value;
   const host = await startWebHost({ dispatcher: services.dispatcher, events: services.events, catalog: catalog ?? services.catalog, staticDir, port: 0 });

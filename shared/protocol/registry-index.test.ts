@@ -44,15 +44,10 @@ describe('registry index', () => {
     expect(searchIndex(parsed.value, '')).toHaveLength(12);
   });
 
-  it('marks sandbox-html (and only it) as known skipped, with the admission reason; an empty reason is refused', () => {
+  it('marks none of our packs as known skipped (cheerio is admitted since the guest has atob); an empty reason is refused', () => {
     const parsed = parseWith(RegistryIndexSchema, bundled, 'registry/index.json');
     if (!parsed.ok) throw new Error(parsed.message);
-    expect(parsed.value.packs.filter((p) => p.knownSkipped).map((p) => [p.name, p.knownSkipped])).toEqual([
-      [
-        '@nodetool-ai/sandbox-html',
-        "Its only module is skipped: cheerio fails the sandbox's admission check (its entities dependency uses Buffer or atob at import, which the sandbox does not have: ReferenceError: Buffer is not defined).",
-      ],
-    ]);
+    expect(parsed.value.packs.filter((p) => p.knownSkipped).map((p) => p.name)).toEqual([]);
     expect(
       parseWith(
         RegistryIndexSchema,
