@@ -17,6 +17,7 @@ import { NO_GRANTS, type GuestModule, type KernelRunRequest } from '../../shared
 import { instantiateQuickJsNg, loadQuickJsNg, zeroedForReuse } from '../../shared/sandbox/engine.ts';
 import { SandboxSupply } from '../../shared/sandbox/engine-supply.ts';
 import { disposeSandbox, prepareSandbox, runKernel, runPrepared } from '../../shared/sandbox/kernel.ts';
+import { WEB_PART_NAMES } from '../../shared/sandbox/guest-web.ts';
 import { SYSTEM_CLOCK } from '../../shared/sandbox/system-clock.ts';
 import { compileEngineWasm } from '../../electron/runtime/sandbox/engine-wasm.ts';
 import { SandboxPool } from '../../electron/runtime/sandbox/sandbox-pool.ts';
@@ -180,6 +181,7 @@ export const kernelBench: BenchSection = {
       reused: [] as number[],
       context: [] as number[],
       prelude: [] as number[],
+      preludeWarm: [] as number[],
       preludeWasm: [] as number[],
       free: [] as number[],
     };
@@ -210,6 +212,10 @@ export const kernelBench: BenchSection = {
         disposeSandbox(plain);
         if (keep) steps.free.push(performance.now() - t);
         t = performance.now();
+        const warmed = prepareSandbox(onReused, false, WEB_PART_NAMES);
+        if (keep) steps.preludeWarm.push(performance.now() - t);
+        disposeSandbox(warmed);
+        t = performance.now();
         const withWasm = prepareSandbox(onReused, true);
         if (keep) steps.preludeWasm.push(performance.now() - t);
         disposeSandbox(withWasm);
@@ -225,15 +231,17 @@ export const kernelBench: BenchSection = {
       statsOf('engine instance on a zeroed memory', steps.reused),
       statsOf('runtime + context', steps.context),
       statsOf('runtime + context + bridge + prelude (no WASM)', steps.prelude),
+      statsOf('the same with every web part compiled (a plain sandbox as the supply makes it)', steps.preludeWarm),
       statsOf('runtime + context + bridge + prelude (WASM bridge)', steps.preludeWasm),
       statsOf('freeing a used sandbox', steps.free),
     ];
     printTable('what a sandbox costs its worker, off the critical path (each step alone)', made);
-    const [restore, newMem, , , context, prelude] = made;
+    const [restore, newMem, , , context, prelude, warmedPrelude] = made;
     console.log(
       `note: each run costs its worker ${fmtMs(restore!.medianMs)} median afterwards (restoring); making a sandbox from nothing ` +
         `(instance + runtime + context + prelude) costs ${fmtMs(newMem!.medianMs + prelude!.medianMs)}, of which the prelude and bridge ` +
-        `${fmtMs(prelude!.medianMs - context!.medianMs)}: done once per worker and kind, and again only after a run that left its sandbox unfit.`,
+        `${fmtMs(prelude!.medianMs - context!.medianMs)}, and the web parts compiled ahead ${fmtMs(warmedPrelude!.medianMs - prelude!.medianMs)}: ` +
+        'done once per worker and kind, and again only after a run that left its sandbox unfit.',
     );
 
     await kernelLibraryRows(engine);
