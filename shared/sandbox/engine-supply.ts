@@ -19,7 +19,6 @@ import { disposeSandbox, endRun, evaluateImageInto, fitsRun, prepareSandbox, rew
 import type { KernelRunRequest } from '../protocol/run.ts';
 import { buildEntryModule } from './entry-transform.ts';
 import { imagePlan, type ImagePlan } from './module-image.ts';
-import { WEB_PART_NAMES } from './guest-web.ts';
 
 export class EngineSupply {
   readonly #compiled: Promise<WebAssembly.Module>;
@@ -332,12 +331,15 @@ export class SandboxSupply {
   }
 
   /**
-   * A new sandbox; `warmWeb` names the web parts compiled into it (a plain sandbox gets them all:
-   * it is made off the critical path, and a part compiled in a run is gone with the run).
+   * A new sandbox with nothing compiled ahead. The plain sandbox does not compile the web parts
+   * (guest-web.ts) into its image: that made every sandbox 5 -> 27 ms to make, and `bench load`'s
+   * ordinary runs 1.5-2x slower in bursts (new workers and replaced sandboxes wait for it); a run
+   * that uses URL pays its part's compile instead (about 9 ms). A set's image compiles the parts
+   * its sources name (kernel.ts `evaluateImageInto`).
    */
-  async #fresh(withWasm: boolean, warmWeb: readonly string[] = []): Promise<{ sandbox: PreparedSandbox; memory: WebAssembly.Memory }> {
+  async #fresh(withWasm: boolean): Promise<{ sandbox: PreparedSandbox; memory: WebAssembly.Memory }> {
     const { engine, memory } = await instantiateQuickJsNg(await this.#compiled, this.#spare.pop());
-    return { sandbox: prepareSandbox(engine, withWasm, warmWeb), memory };
+    return { sandbox: prepareSandbox(engine, withWasm), memory };
   }
 
   /** The template of a sandbox made just now (its image taken as it is), or undefined when its engine's state cannot be found. */
@@ -371,7 +373,7 @@ export class SandboxSupply {
   }
 
   async #build(withWasm: boolean): Promise<Template> {
-    const { sandbox, memory } = await this.#fresh(withWasm, WEB_PART_NAMES);
+    const { sandbox, memory } = await this.#fresh(withWasm);
     const template = await this.#templateOf(withWasm, sandbox, memory);
     if (!template) throw new Error("the engine's Math.random state could not be found; sandboxes cannot be restored");
     return template;
