@@ -231,7 +231,7 @@ export const kernelBench: BenchSection = {
       statsOf('engine instance on a zeroed memory', steps.reused),
       statsOf('runtime + context', steps.context),
       statsOf('runtime + context + bridge + prelude (no WASM)', steps.prelude),
-      statsOf('the same with every web part compiled (a plain sandbox as the supply makes it)', steps.preludeWarm),
+      statsOf('the same with every web part compiled ahead (a set image compiles only those it names)', steps.preludeWarm),
       statsOf('runtime + context + bridge + prelude (WASM bridge)', steps.preludeWasm),
       statsOf('freeing a used sandbox', steps.free),
     ];
