@@ -6,9 +6,10 @@
 //    asset-manifest.json, and every staged file is present with the recorded sha256.
 // 2. A headless run from a temp copy OUTSIDE the repository: the copy has no node_modules or
 //    package.json above it, no symlinks, and no file that names the repository's path; and the
-//    staged CLI runs under Node's permission model with file reads limited to the copy, the temp
-//    data directory and the inputs — so a file loaded from the repo (or its node_modules) would
-//    fail the run instead of silently working. In that copy: the first run seeds a fresh data
+//    staged CLI runs on a copy of the runtime, in a mount namespace of its own where the repository
+//    (and the runtime it was copied from) are hidden under empty, read-only mounts — so a file
+//    loaded from the repo or its node_modules, by the app or by the npm it starts, fails the run
+//    instead of silently working (see `confinement`). In that copy: the first run seeds a fresh data
 //    directory offline (the registry it is given is unreachable), discovery sees every shipped
 //    pack ready, the example workflow validates, and a Code node importing the YAML bridge pack
 //    and the geo WASM entry returns the expected value with a WASM call in its receipt. Then the
@@ -25,8 +26,8 @@
 // Usage: node scripts/verify-backend-bundle.mjs [--bundle DIR] [--keep]
 
 import { createHash } from 'node:crypto';
-import { execFile, spawn } from 'node:child_process';
-import { cp, lstat, mkdir, mkdtemp, readFile, readdir, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { copyFile, cp, lstat, mkdir, mkdtemp, readFile, readdir, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -143,9 +144,59 @@ async function checkIsolation(copy, failures) {
   }
 }
 
+/**
+ * How every staged run starts: the runtime copied into the temp folder (the packaged app carries
+ * its own), inside a private mount namespace (`unshare -m`; with `-r` when not root) in which the
+ * repository and the runtime's original file are covered by empty read-only mounts before the
+ * runtime starts. It holds for the whole process tree — npm and install scripts included — and on
+ * every runtime. Node's permission model, used before, cannot host the app on Node 24: there it
+ * disables `fsync` outright (the ledger's durable writes) and lets a child npm make no symlink
+ * (bin links) without full read and write permission. Linux only, which is where CI runs.
+ */
+async function confinement(temp) {
+  const runtime = path.join(temp, 'runtime', 'node');
+  if (!path.relative(ROOT, temp).startsWith('..')) throw new Error(`the temp folder ${temp} is inside the repository, which the staged runs cannot see`);
+  await mkdir(path.dirname(runtime));
+  await copyFile(process.execPath, runtime);
+  await import('node:fs/promises').then((fs) => fs.chmod(runtime, 0o755));
+  const quote = (s) => `'${s.replaceAll("'", "'\\''")}'`;
+  const mount = quote(await onPath('mount'));
+  const hide = [
+    `${mount} -t tmpfs -o ro,size=4k sp-hidden ${quote(ROOT)}`,
+    // The original runtime (also the system's `node`, when that is what runs this script).
+    `${mount} --bind -o ro /dev/null ${quote(await realpath(process.execPath))}`,
+  ].join(' && ');
+  const unshare = ['--mount', '--propagation', 'private', ...(process.getuid?.() === 0 ? [] : ['--map-root-user'])];
+  const unshareFile = await onPath('unshare');
+  const wrap = (args) => [unshareFile, [...unshare, '--', '/bin/sh', '-c', `${hide} && exec "$0" "$@"`, runtime, ...args]];
+  // The confinement is proven, not assumed: inside it the repository's package.json is not there.
+  const probe = "process.stdout.write(String(require('fs').existsSync(process.argv[1])))";
+  const [file, args] = wrap(['-e', probe, path.join(ROOT, 'package.json')]);
+  let seen;
+  try {
+    seen = execFileSync(file, args, { encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } });
+  } catch (error) {
+    throw new Error(`the staged runs need a private mount namespace (util-linux unshare, Linux): ${error.message.split('\n')[0]}`);
+  }
+  if (seen !== 'false') throw new Error(`inside the confinement the repository is still visible (${seen})`);
+  return { runtime, wrap };
+}
+
+/** A command's absolute path on this script's PATH (the staged runs' own PATH has only `sh`). */
+async function onPath(name) {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter).concat(['/usr/bin', '/bin', '/usr/sbin', '/sbin'])) {
+    if (dir && (await exists(path.join(dir, name)))) return path.join(dir, name);
+  }
+  throw new Error(`the staged runs need \`${name}\` (util-linux), which is not on PATH`);
+}
+
+/** Set by main() once the confinement is made: every staged run goes through it. */
+let confined;
+
 function run(args, options) {
   return new Promise((resolve) => {
-    execFile(process.execPath, args, { ...options, timeout: STEP_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+    const [file, wrapped] = confined.wrap(args);
+    execFile(file, wrapped, { ...options, timeout: STEP_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr, error });
     });
   });
@@ -156,7 +207,8 @@ function run(args, options) {
  * the saved example workflow loads and runs over the HTTP contract with the launch's token.
  */
 async function checkServe(argv, options, data, failures) {
-  const child = spawn(process.execPath, [...argv, 'serve', '--root', data, '--port', '0'], { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [file, wrapped] = confined.wrap([...argv, 'serve', '--root', data, '--port', '0']);
+  const child = spawn(file, wrapped, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -277,8 +329,8 @@ async function installTrustRebuild(label, staged, data, registryUrl, failures) {
     }
     try {
       const recorded = JSON.parse(await readFile(ranWith, 'utf8'));
-      if (recorded.execPath !== process.execPath)
-        failures.push(`${label}: ${step}: the install script's node was ${recorded.execPath}, expected the app's runtime ${process.execPath}`);
+      if (recorded.execPath !== confined.runtime)
+        failures.push(`${label}: ${step}: the install script's node was ${recorded.execPath}, expected the app's runtime ${confined.runtime}`);
     } catch {
       failures.push(`${label}: ${step}: the install script did not run (no ${path.relative(data, ranWith)})`);
     }
@@ -294,7 +346,7 @@ async function checkVersionAndMissingNpm(staged, copy, data, registryUrl, failur
   const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8'));
   const cliJs = path.join(copy, ...NPM_STAGED.split('/'), 'bin', 'npm-cli.js');
   const version = jsonOf('--version', await staged(['--version', '--json']), failures);
-  const expected = { app: pkg.version, npm: pkg.dependencies.npm, node: process.versions.node, npmPath: cliJs, runtimePath: process.execPath };
+  const expected = { app: pkg.version, npm: pkg.dependencies.npm, node: process.versions.node, npmPath: cliJs, runtimePath: confined.runtime };
   if (version && JSON.stringify(version) !== JSON.stringify(expected))
     failures.push(`--version --json answered ${JSON.stringify(version)}, expected ${JSON.stringify(expected)}`);
 
@@ -358,30 +410,12 @@ async function main() {
     const env = { PATH: shOnly, HOME: process.env.HOME ?? temp, TMPDIR: tmp, LANG: 'C.UTF-8' };
     const impostorEnv = { ...env, PATH: `${await impostorPathDir(temp)}${path.delimiter}${shOnly}` };
     const cli = path.join(copy, 'cli.mjs');
-    // Reads limited to the copy, the data directories, the inputs and the temp folder (where the
-    // installer writes the node shim for each npm run). Workers and child processes are needed
-    // (sandbox/WASM/probe workers; npm for installs, esbuild's binary for the compiler).
-    // Not data-…: Node 20's permission tree mishandles allowed paths that share a prefix with another.
     const data2 = path.join(temp, 'second-root');
-    const permission = [
-      // Node 20 spells it --experimental-permission; later versions made it --permission.
-      process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission',
-      `--allow-fs-read=${copy}${path.sep}`,
-      `--allow-fs-read=${data}${path.sep}`,
-      `--allow-fs-read=${data2}${path.sep}`,
-      `--allow-fs-read=${inputs}${path.sep}`,
-      `--allow-fs-read=${tmp}${path.sep}`,
-      `--allow-fs-write=${data}${path.sep}`,
-      `--allow-fs-write=${data2}${path.sep}`,
-      `--allow-fs-write=${tmp}${path.sep}`,
-      '--allow-worker',
-      '--allow-child-process',
-      '--no-warnings',
-    ];
-    const staged = (argv, stepEnv = env) => run([...permission, cli, ...argv], { cwd: inputs, env: stepEnv });
+    confined = await confinement(temp);
+    const flags = ['--no-warnings'];
+    const staged = (argv, stepEnv = env) => run([...flags, cli, ...argv], { cwd: inputs, env: stepEnv });
 
-    // npm (a child process) creates the data directory's files; create it first so the
-    // permission-limited CLI may read and write inside it.
+    // The data directory exists before the first run, as the app's own does.
     await mkdir(data);
     const seeded = await timed('first-run', () => staged(['first-run', '--root', data, '--registry', UNREACHABLE_REGISTRY, '--json']));
     const report = jsonOf('first-run', seeded, failures);
@@ -425,7 +459,7 @@ async function main() {
         failures.push(`run: expected one successful WASM call in the receipt, got ${JSON.stringify(result.receipt?.calls)}`);
     }
 
-    await timed('serve', () => checkServe([...permission, cli], { cwd: inputs, env }, data, failures));
+    await timed('serve', () => checkServe([...flags, cli], { cwd: inputs, env }, data, failures));
 
     const packDir = path.join(temp, 'script-pack');
     await writeScriptPack(packDir);
