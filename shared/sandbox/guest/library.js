@@ -3,12 +3,15 @@
 // first uses a capability or passes bytes; the host calls the function it evaluates to with the
 // intrinsics the core captured (I). The __NAME__ globals are placeholders guest-prelude.ts fills.
 //
-// Compiled after packs have run: only the captured intrinsics in I are trusted (see the core),
-// called through I.apply; no for-of, spread or destructuring (they take Array.prototype's
-// iterator); no assignment that could reach a setter on a prototype (descriptors and lists are
-// null-prototype objects, new properties are defined); tags and fields read only when own.
+// Marshaling (the spec's Fact 7): guest→host typed arrays travel as real ArrayBuffers beside a JSON
+// argument list; host→guest bytes arrive as { "__sandboxBytes": b64 } and are revived here; the host
+// always resolves with a tagged result, and a failure becomes a normal guest Error carrying `code`.
 (function (I) {
   'use strict';
+  // Compiled after packs have run: only the captured intrinsics in I are trusted (see the core),
+  // called through I.apply; no for-of, spread or destructuring (they take Array.prototype's
+  // iterator); no assignment that could reach a setter on a prototype (descriptors and lists are
+  // null-prototype objects, new properties are defined); tags and fields read only when own.
   const own = (object, key) => (I.hasOwn(object, key) ? object[key] : undefined);
   const define = (object, key, value) => I.dp(object, key, { __proto__: null, value, writable: true, enumerable: true, configurable: true });
   const fixed = (value) => ({ __proto__: null, value });

@@ -37,6 +37,16 @@
   // data. Accessors are called through their captured getters (TA: buffer, byteOffset,
   // byteLength; DV likewise; ABG: byteLength). The field names are the library's and the web
   // parts' contract.
+  //
+  // So a pack cannot spy by patching what the bridge would touch (a getter on Object.prototype for
+  // a tag or for "then", toJSON, an Array index setter, String or TypedArray methods,
+  // Promise.prototype's then or constructor): from a capability call until its value reaches the
+  // node's await or then, nothing looks anything up on a shared prototype (prelude-spying.test.ts,
+  // one test per way in). The price: capability arguments are plain data (toJSON is not honoured),
+  // the library's promises have a frozen prototype of their own, Promise[Symbol.species] cannot be
+  // redefined. Not covered: what the node itself does with a value once it has it; console output
+  // and the node's result, which are serialized by JSON.stringify (toJSON is their contract); WASM
+  // results, which facades return from async functions (a plain promise).
   const getters = (object, names) => names.split(' ').map((name) => getOwnPropertyDescriptor(object, name).get);
   const I = freeze({
     host,
