@@ -5,6 +5,7 @@
 // So each object below restating `no-restricted-imports` carries its ring's whole list, and the
 // test-support rule uses the typescript-eslint twin of the rule so it adds to the ring rules
 // instead of replacing them. scripts/boundary-lint.test.ts proves each rule fires.
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = [
@@ -144,6 +145,53 @@ export default tseslint.config(
           ],
         },
       ],
+    },
+  },
+  {
+    // Guest source (shared/sandbox/guest/*.js): scripts quickjs-ng compiles inside the sandbox, never
+    // imported by Node or a page. Only what the guest has is defined: the standard built-ins,
+    // quickjs-ng's DOMException, and the placeholders guest-prelude.ts fills before compiling.
+    files: ['shared/sandbox/guest/**/*.js'],
+    languageOptions: {
+      ecmaVersion: 2023,
+      sourceType: 'script',
+      globals: {
+        ...globals.builtin,
+        DOMException: 'readonly',
+        ...Object.fromEntries(
+          [
+            '__HOST_CALL__',
+            '__HOST_LOG__',
+            '__HOST_CLOCK__',
+            '__HOST_LIBRARY__',
+            '__HOST_WASM__',
+            '__HOST_WEB__',
+            '__HOST_RANDOM__',
+            '__WEB_LAZY__',
+            '__WASM_MAX_PARAMS__',
+            '__WASM_GLOBAL__',
+            '__PRELUDE_NAME__',
+            '__LIBRARY_NAME__',
+            '__JSON_DEPTH__',
+          ].map((name) => [name, 'readonly']),
+        ),
+      },
+    },
+    rules: {
+      '@typescript-eslint/no-unused-vars': 'off',
+      'no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' }],
+      'no-undef': 'error',
+      'no-implicit-globals': ['error', { lexicalBindings: true }],
+      'prefer-const': 'error',
+      eqeqeq: 'error',
+      'no-shadow-restricted-names': 'error',
+      strict: ['error', 'function'],
+      'no-var': 'error',
+      'no-eval': 'error',
+      'no-new-func': 'error',
+      'no-redeclare': 'error',
+      'no-shadow': 'error',
+      'no-use-before-define': ['error', { functions: false, variables: false }],
     },
   },
 );

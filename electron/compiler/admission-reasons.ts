@@ -4,7 +4,7 @@
 // constructors: no code is generated inside the sandbox), Intl (quickjs-ng has none) and CommonJS
 // loading at run time (require). The engine's own error is always kept after the sentence. The
 // patterns follow the texts the guest and esbuild produce: the blocked constructors' TypeError in
-// shared/sandbox/guest-prelude.ts, quickjs-ng's "X is not defined", esbuild's `__require` shim's
+// shared/sandbox/guest/prelude-core.js, quickjs-ng's "X is not defined", esbuild's `__require` shim's
 // "Dynamic require of ... is not supported"; admission-reasons.test.ts pins each against the real probe.
 
 import { CODE_GENERATION, FORBIDDEN_GLOBALS, type GlobalHit } from './global-scan.ts';

@@ -13,8 +13,8 @@
 // 2-core machine: URL, the largest part at 26 KB, about 15 ms; TextDecoder 4 ms; the others 1-2 ms).
 //
 // Invariants (the prelude's captured-intrinsics rule): a part runs after packs may have patched
-// any prototype or global, so it uses only what the core captured before any pack ran (W below,
-// and the core's I): no global is read at call time, no method is looked up on a shared
+// any prototype or global, so it uses only what the core captured before any pack ran (W, which
+// is WEB in guest/prelude-core.js, and the core's I): no global is read at call time, no method is looked up on a shared
 // prototype, no for-of, spread or destructuring (but over an iterable the caller passed, which
 // the standard iterates: URLSearchParams of a Map), no assignment that could reach a setter
 // (internal lists are filled through I.dp), no read past a string's or an array's end. What a pack
@@ -120,36 +120,4 @@ export function webPartsNamedIn(sources: Iterable<string>): string[] {
 /** The source of one part, or undefined for a name that is not one: a function of (W, need). */
 export function webPartSource(part: string): string | undefined {
   return COMPILED.get(part);
-}
-
-/**
- * The core prelude's part (spliced into CORE, where G, O, I, E, SP, TA, gopd, getProto, freeze and
- * defineProperty are bound): captures what the parts use (WEB, the parts' W), and defines each global lazily.
- */
-export const WEB_CORE = String.raw`const hostWeb = G[__HOST_WEB__], hostRandom = G[__HOST_RANDOM__];
-delete G[__HOST_WEB__]; delete G[__HOST_RANDOM__];
-const cap = (o, names) => { const r = O.create(null); for (const n of names.split(" ")) { const d = gopd(o, n); if (d !== undefined) r[n] = d.get || d.value; } return freeze(r); };
-const WEB = freeze({ I, G, O, hostRandom, ST: Symbol.toStringTag, SI: Symbol.iterator, IP: getProto(getProto([][Symbol.iterator]())), RangeErr: RangeError, DOMEx: DOMException,
-from: Array.from, Arr: Array, cp: String.fromCodePoint, esc: escape, dURI: decodeURIComponent, isErr: E.isError, TAG: gopd(TA, Symbol.toStringTag).get, TL: gopd(TA, "length").get,
-S: cap(SP, "normalize toWellFormed isWellFormed slice"), values: Array.prototype.values, gopd,
-M: cap(Map.prototype, "get set has forEach size"), St: cap(Set.prototype, "add forEach size"), D: cap(Date.prototype, "getTime"), AB: cap(ArrayBuffer.prototype, "resizable maxByteLength detached transfer"),
-R: cap(RegExp.prototype, "source hasIndices global ignoreCase multiline dotAll unicode unicodeSets sticky"), V: [Boolean, Number, String, BigInt].map((c) => [c.prototype, c.prototype.valueOf]),
-C: cap(G, "Map Set Date RegExp DataView Int8Array Uint8Array Uint8ClampedArray Int16Array Uint16Array Int32Array Uint32Array Float16Array Float32Array Float64Array BigInt64Array BigUint64Array Error EvalError RangeError ReferenceError SyntaxError TypeError URIError"),
-NC: "WeakMap WeakSet WeakRef FinalizationRegistry Promise Symbol".split(" ").map((n) => [G[n].prototype, n]) });
-const parts = O.create(null), part = (p) => parts[p] || (parts[p] = hostWeb(p, WEB, part));
-const lazy = (name, p, enumerable) => {
-  const plain = (v) => defineProperty(G, name, { __proto__: null, value: v, writable: true, enumerable, configurable: true });
-  defineProperty(G, name, { get: function () { const v = part(p)[name]; plain(v); return v; }, set: function (v) { plain(v); }, enumerable, configurable: true });
-};
-for (const e of __WEB_LAZY__.split(" ")) { const [name, p, k] = e.split(":"); lazy(name, p, k === "e"); }
-`;
-
-/** WEB_CORE with its host names and globals filled in. */
-export function webCoreSource(): string {
-  const lazy = Object.entries(WEB_GLOBALS)
-    .map(([name, part]) => `${name}:${part}:${/^[A-Z]/.test(name) ? '' : 'e'}`)
-    .join(' ');
-  return WEB_CORE.replace('__WEB_LAZY__', () => JSON.stringify(lazy))
-    .replaceAll('__HOST_WEB__', JSON.stringify(HOST_WEB_GLOBAL))
-    .replaceAll('__HOST_RANDOM__', JSON.stringify(HOST_RANDOM_GLOBAL));
 }

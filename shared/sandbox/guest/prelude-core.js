@@ -1,0 +1,469 @@
+// The guest prelude's core: the first code that runs in every fresh guest context, before any
+// module and so before any pack's top level (guest-prelude.ts says what it promises and why).
+// Guest source, not Node's: a script evaluated as sandbox:prelude, whose completion value is the
+// helpers the kernel keeps. The __NAME__ globals are placeholders guest-prelude.ts fills with
+// host names and limits; the `#if wasm` section is left out of the core of runs without WASM
+// modules (scripts/build-guest.mjs makes both texts, and guest-sources.generated.ts holds them).
+(function (globalObject) {
+  'use strict';
+  const Obj = Object;
+  const defineProperty = Obj.defineProperty;
+  const freeze = Obj.freeze;
+  const getPrototypeOf = Obj.getPrototypeOf;
+  const getOwnPropertyDescriptor = Obj.getOwnPropertyDescriptor;
+  const Err = Error;
+
+  // The host's functions, captured and then deleted: no module ever sees them.
+  const host = globalObject[__HOST_CALL__];
+  const hostLog = globalObject[__HOST_LOG__];
+  const hostLibrary = globalObject[__HOST_LIBRARY__];
+  const hostWasm = globalObject[__HOST_WASM__];
+  const hostClock = globalObject[__HOST_CLOCK__];
+  delete globalObject[__HOST_CALL__];
+  delete globalObject[__HOST_LOG__];
+  delete globalObject[__HOST_LIBRARY__];
+  delete globalObject[__HOST_WASM__];
+  delete globalObject[__HOST_CLOCK__];
+
+  const prepareStackTrace = getOwnPropertyDescriptor(Err, 'prepareStackTrace');
+  const stackTraceLimit = getOwnPropertyDescriptor(Err, 'stackTraceLimit');
+  const typedArrayProto = getPrototypeOf(Uint8Array.prototype);
+  const stringProto = String.prototype;
+  const promiseProto = Promise.prototype;
+
+  // What touches host answers or the node's arguments after packs have run (the library is
+  // compiled then, the web parts too) uses only what is captured here: a pack may patch any
+  // prototype or global, and a patched method, getter or setter on the way would be handed the
+  // data. Accessors are called through their captured getters (TA: buffer, byteOffset,
+  // byteLength; DV likewise; ABG: byteLength). The field names are the library's and the web
+  // parts' contract.
+  //
+  // So a pack cannot spy by patching what the bridge would touch (a getter on Object.prototype for
+  // a tag or for "then", toJSON, an Array index setter, String or TypedArray methods,
+  // Promise.prototype's then or constructor): from a capability call until its value reaches the
+  // node's await or then, nothing looks anything up on a shared prototype (prelude-spying.test.ts,
+  // one test per way in). The price: capability arguments are plain data (toJSON is not honoured),
+  // the library's promises have a frozen prototype of their own, Promise[Symbol.species] cannot be
+  // redefined. Not covered: what the node itself does with a value once it has it; console output
+  // and the node's result, which are serialized by JSON.stringify (toJSON is their contract); WASM
+  // results, which facades return from async functions (a plain promise).
+  const getters = (object, names) => names.split(' ').map((name) => getOwnPropertyDescriptor(object, name).get);
+  const I = freeze({
+    host,
+    isArray: Array.isArray,
+    Promise,
+    JSONparse: JSON.parse,
+    JSONstringify: JSON.stringify,
+    isView: ArrayBuffer.isView,
+    U8: Uint8Array,
+    AB: ArrayBuffer,
+    apply: Reflect.apply,
+    keys: Obj.keys,
+    hasOwn: Obj.hasOwn,
+    freeze,
+    fromCharCode: String.fromCharCode,
+    Err,
+    TypeErr: TypeError,
+    Str: String,
+    unescape,
+    encodeURIComponent,
+    getProto: getPrototypeOf,
+    setPrepare: prepareStackTrace.set,
+    getLimit: stackTraceLimit.get,
+    setLimit: stackTraceLimit.set,
+    dp: defineProperty,
+    setProto: Obj.setPrototypeOf,
+    create: Obj.create,
+    bind: Obj.bind,
+    charCodeAt: stringProto.charCodeAt,
+    lower: stringProto.toLowerCase,
+    taSet: typedArrayProto.set,
+    P: [promiseProto.then, promiseProto.catch, promiseProto.finally],
+    TA: getters(typedArrayProto, 'buffer byteOffset byteLength'),
+    DV: getters(DataView.prototype, 'buffer byteOffset byteLength'),
+    ABG: getters(ArrayBuffer.prototype, 'byteLength'),
+  });
+
+  // "then" asks the promise's species for the promise it returns; locked, so a pack's species
+  // constructor is never handed the value a chain passes on (the library's promises, see SAFE there).
+  defineProperty(Promise, Symbol.species, { configurable: false });
+
+  // No code generation, no timers, no shared memory.
+  delete globalObject.eval;
+  delete globalObject.SharedArrayBuffer;
+  delete globalObject.Atomics;
+  for (const name of ['setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval', 'clearImmediate']) delete globalObject[name];
+  const TypeErr = TypeError;
+  const lock = { writable: false, enumerable: false, configurable: false };
+
+  // The engine hands a prepareStackTrace hook live CallSites whose getFunction() returns the real
+  // function of every frame, host functions included; so the hook is ours alone (the library sets
+  // it for an instant to name a capability's caller), and the guest's stackTraceLimit is kept a
+  // number (an object's valueOf would run guest code inside every stack capture).
+  defineProperty(Err, 'prepareStackTrace', {
+    get: function () {
+      return undefined;
+    },
+    set: function () {
+      throw new TypeErr('Error.prepareStackTrace cannot be set in the sandbox: stack frames are not handed to sandbox code.');
+    },
+    enumerable: false,
+    configurable: false,
+  });
+  defineProperty(Err, 'stackTraceLimit', {
+    get: function () {
+      return I.apply(I.getLimit, Err, []);
+    },
+    set: function (value) {
+      I.apply(I.setLimit, Err, [typeof value === 'number' ? value : 0]);
+    },
+    enumerable: false,
+    configurable: false,
+  });
+
+  // Function source is never readable (a private pack's code would leak through a run): functions
+  // compiled from source print a stand-in that does not claim "[native code]", so native-function
+  // checks (lodash, core-js) still tell them apart; built-ins print as before. An accessor, so that
+  // assigning a function's own toString still works in strict code.
+  const functionProto = getPrototypeOf(function () {});
+  const asyncFunctionProto = getPrototypeOf(async function () {});
+  const generatorFunctionProto = getPrototypeOf(function* () {});
+  const asyncGeneratorFunctionProto = getPrototypeOf(async function* () {});
+  const nativeToString = functionProto.toString;
+  const fileName = getOwnPropertyDescriptor(functionProto, 'fileName').get;
+  const hidden = {
+    toString() {
+      if (this === bind) return bindText;
+      if (typeof this !== 'function' || I.apply(fileName, this, []) === undefined) return I.apply(nativeToString, this, []);
+      const own = getOwnPropertyDescriptor(this, 'name');
+      const name = own !== undefined && typeof own.value === 'string' ? own.value : '';
+      const prototype = getOwnPropertyDescriptor(this, 'prototype');
+      const kind = getPrototypeOf(this);
+      if (prototype !== undefined && prototype.writable === false) return 'class ' + name + ' { [sandbox: source hidden] }';
+      return (
+        (kind === asyncFunctionProto
+          ? 'async function '
+          : kind === generatorFunctionProto
+            ? 'function* '
+            : kind === asyncGeneratorFunctionProto
+              ? 'async function* '
+              : 'function ') +
+        name +
+        '() { [sandbox: source hidden] }'
+      );
+    },
+  }.toString;
+  defineProperty(functionProto, 'toString', {
+    get: function () {
+      return hidden;
+    },
+    set: function (value) {
+      if (this === functionProto) throw new TypeErr('Function.prototype.toString cannot be replaced in the sandbox.');
+      defineProperty(this, 'toString', { value: value, writable: true, enumerable: true, configurable: true });
+    },
+    enumerable: false,
+    configurable: false,
+  });
+
+  // One body is answered rather than refused: Function("return this") (lodash, core-js, webpack's
+  // runtime ask for the global object so), which needs no code generated. Its function behaves as the
+  // sloppy one would: called plainly it returns the global object, with a this it returns that (boxed).
+  // No line break after return: there, the body would return undefined.
+  const regExpExec = RegExp.prototype.exec;
+  const GLOBAL_IDIOM = /^\s*return[ \t]+this\s*;?\s*$/;
+  for (const [label, proto] of [
+    ['Function', getPrototypeOf(function () {})],
+    ['AsyncFunction', getPrototypeOf(async function () {})],
+    ['GeneratorFunction', getPrototypeOf(function* () {})],
+    ['AsyncGeneratorFunction', getPrototypeOf(async function* () {})],
+  ]) {
+    const refuse = () => {
+      throw new TypeErr(label + ' constructor is not available in the sandbox: code cannot be generated at run time.');
+    };
+    const blocked =
+      label !== 'Function'
+        ? function () {
+            refuse();
+          }
+        : function (body) {
+            if (arguments.length === 1 && typeof body === 'string' && I.apply(regExpExec, GLOBAL_IDIOM, [body]) !== null) {
+              return {
+                anonymous: function () {
+                  return this === undefined || this === null ? globalObject : Obj(this);
+                },
+              }.anonymous;
+            }
+            refuse();
+          };
+    defineProperty(blocked, 'prototype', { value: proto, ...lock });
+    defineProperty(proto, 'constructor', { value: blocked, ...lock });
+    if (label === 'Function') defineProperty(globalObject, 'Function', { value: blocked, ...lock });
+  }
+
+  // The bridge library (guest/library.js), compiled on first use.
+  let compiledLibrary;
+  const library = () => compiledLibrary || (compiledLibrary = hostLibrary(I));
+  const isBytes = (value) => I.isView(value) || value instanceof I.AB;
+  const toJson = (_key, value) => (isBytes(value) ? library().tag(value) : value);
+  const TAGGED_NUMBERS = { NaN: NaN, Infinity: Infinity, '-Infinity': -Infinity, '-0': -0 };
+  // Tags are own properties of objects JSON.parse made; a read up the prototype chain would hand a
+  // pack's getter every host answer.
+  const fromJson = (_key, value) =>
+    value === null || typeof value !== 'object'
+      ? value
+      : I.hasOwn(value, '__sandboxBytes')
+        ? typeof value.__sandboxBytes === 'string'
+          ? library().revive(value)
+          : value
+        : I.hasOwn(value, '__sandboxNumber') &&
+            typeof value.__sandboxNumber === 'string' &&
+            I.keys(value).length === 1 &&
+            I.hasOwn(TAGGED_NUMBERS, value.__sandboxNumber)
+          ? TAGGED_NUMBERS[value.__sandboxNumber]
+          : value;
+  const constant = (name, value) => defineProperty(globalObject, name, { value: freeze(value), ...lock });
+
+  const show = (value) => {
+    if (typeof value === 'string') return value;
+    if (value instanceof I.Err) return I.Str(value.name) + ': ' + I.Str(value.message);
+    try {
+      const json = I.JSONstringify(value, toJson);
+      return json === undefined ? I.Str(value) : json;
+    } catch (_) {
+      return I.Str(value);
+    }
+  };
+  const logger =
+    (level) =>
+    (...args) => {
+      let text = '';
+      for (let i = 0; i < args.length; i++) text += (i ? ' ' : '') + show(args[i]);
+      hostLog(level, text);
+    };
+  constant('console', { log: logger('log'), info: logger('info'), warn: logger('warn'), error: logger('error'), debug: logger('debug') });
+
+  // The run's own time origin (see HOST_CLOCK_GLOBAL): the engine's performance is the context's.
+  // Replaceable, as the engine's own is (an input may be named performance).
+  defineProperty(globalObject, 'performance', {
+    value: freeze({
+      now() {
+        return hostClock(0);
+      },
+      get timeOrigin() {
+        return hostClock(1);
+      },
+    }),
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  });
+
+  // The library hands back its own guarded promise and never throws: an async wrapper here would
+  // resolve a promise with that promise, and that looks up "then".
+  // A denial names the code that called the capability from the engine's frames (the library's
+  // caller). Frames the engine never shows — a bound function, a getter or proxy the engine calls on
+  // the node's behalf — would let a pack that planted getSecret.bind(…) as Array.prototype.at make
+  // the node's own .at() read as the node's call. So a capability called with a `this` it does not
+  // take (a getter's, a method's) or through a bound function counts as called by code the sandbox
+  // cannot tell, and bind is ours to see that (for any other function it is the engine's own).
+  let indirect = false;
+  const capabilities = [];
+  const isCapability = (f) => {
+    for (let i = 0; i < capabilities.length; i++) if (capabilities[i] === f) return true;
+    return false;
+  };
+  const entry = (name, direct, f) => {
+    const fn = {
+      [name](a, b) {
+        const was = indirect;
+        indirect = was || !direct(this);
+        try {
+          return f(a, b);
+        } finally {
+          indirect = was;
+        }
+      },
+    }[name];
+    capabilities.push(fn);
+    return fn;
+  };
+  const nativeBind = functionProto.bind;
+  const bindText = I.apply(nativeToString, nativeBind, []);
+  const bind = {
+    bind() {
+      const inner = I.apply(nativeBind, this, arguments);
+      if (!isCapability(this)) return inner;
+      const bound = {
+        bound() {
+          const was = indirect;
+          indirect = true;
+          try {
+            return I.apply(inner, this, arguments);
+          } finally {
+            indirect = was;
+          }
+        },
+      }.bound;
+      defineProperty(bound, 'name', { value: getOwnPropertyDescriptor(inner, 'name').value });
+      return bound;
+    },
+  }.bind;
+  defineProperty(bind, 'length', { value: 1 });
+  defineProperty(functionProto, 'bind', { value: bind, writable: true, enumerable: false, configurable: true });
+
+  // The capability globals: fetch and getSecret take no `this`; workspace's methods take the
+  // workspace object or none.
+  const plain = (self) => self === undefined;
+  const capability = (name) => entry(name, plain, (a, b) => library()[name](a, b));
+  const workspaceMethod = (op) =>
+    entry(
+      op,
+      (self) => self === workspaceObject || self === undefined,
+      (path, data) => library().workspace(op, path, data),
+    );
+  constant('fetch', capability('fetch'));
+  constant('getSecret', capability('getSecret'));
+  const workspaceObject = {
+    readText: workspaceMethod('readText'),
+    readBytes: workspaceMethod('readBytes'),
+    writeText: workspaceMethod('writeText'),
+    writeBytes: workspaceMethod('writeBytes'),
+    list: workspaceMethod('list'),
+  };
+  constant('workspace', workspaceObject);
+
+  // The web-standard globals (guest-web.ts): this captures what the parts use (WEB, the parts' W)
+  // and defines each global lazily; its first touch compiles the part that defines it.
+  const hostWeb = globalObject[__HOST_WEB__];
+  const hostRandom = globalObject[__HOST_RANDOM__];
+  delete globalObject[__HOST_WEB__];
+  delete globalObject[__HOST_RANDOM__];
+  const capture = (object, names) => {
+    const captured = Obj.create(null);
+    for (const name of names.split(' ')) {
+      const descriptor = getOwnPropertyDescriptor(object, name);
+      if (descriptor !== undefined) captured[name] = descriptor.get || descriptor.value;
+    }
+    return freeze(captured);
+  };
+  const WEB = freeze({
+    I,
+    G: globalObject,
+    O: Obj,
+    hostRandom,
+    ST: Symbol.toStringTag,
+    SI: Symbol.iterator,
+    IP: getPrototypeOf(getPrototypeOf([][Symbol.iterator]())),
+    RangeErr: RangeError,
+    DOMEx: DOMException,
+    from: Array.from,
+    Arr: Array,
+    cp: String.fromCodePoint,
+    esc: escape,
+    dURI: decodeURIComponent,
+    isErr: Err.isError,
+    TAG: getOwnPropertyDescriptor(typedArrayProto, Symbol.toStringTag).get,
+    TL: getOwnPropertyDescriptor(typedArrayProto, 'length').get,
+    S: capture(stringProto, 'normalize toWellFormed isWellFormed slice'),
+    values: Array.prototype.values,
+    gopd: getOwnPropertyDescriptor,
+    M: capture(Map.prototype, 'get set has forEach size'),
+    St: capture(Set.prototype, 'add forEach size'),
+    D: capture(Date.prototype, 'getTime'),
+    AB: capture(ArrayBuffer.prototype, 'resizable maxByteLength detached transfer'),
+    R: capture(RegExp.prototype, 'source hasIndices global ignoreCase multiline dotAll unicode unicodeSets sticky'),
+    V: [Boolean, Number, String, BigInt].map((c) => [c.prototype, c.prototype.valueOf]),
+    C: capture(
+      globalObject,
+      'Map Set Date RegExp DataView Int8Array Uint8Array Uint8ClampedArray Int16Array Uint16Array Int32Array Uint32Array Float16Array Float32Array Float64Array BigInt64Array BigUint64Array Error EvalError RangeError ReferenceError SyntaxError TypeError URIError',
+    ),
+    NC: 'WeakMap WeakSet WeakRef FinalizationRegistry Promise Symbol'.split(' ').map((name) => [globalObject[name].prototype, name]),
+  });
+  const parts = Obj.create(null);
+  const part = (name) => parts[name] || (parts[name] = hostWeb(name, WEB, part));
+  const lazy = (name, partName, enumerable) => {
+    const plainValue = (value) => defineProperty(globalObject, name, { __proto__: null, value: value, writable: true, enumerable, configurable: true });
+    defineProperty(globalObject, name, {
+      get: function () {
+        const value = part(partName)[name];
+        plainValue(value);
+        return value;
+      },
+      set: function (value) {
+        plainValue(value);
+      },
+      enumerable,
+      configurable: true,
+    });
+  };
+  // Each global as name:part:e (e: enumerable), from WEB_GLOBALS.
+  for (const web of __WEB_LAZY__.split(' ')) {
+    const [name, partName, enumerable] = web.split(':');
+    lazy(name, partName, enumerable === 'e');
+  }
+
+  // #if wasm
+  // The WASM bridge (the facades' only way out): a promise of the export's value, or a rejection
+  // with an Error carrying the host's code. Plain number lists take the fast path below.
+  const waiting = Obj.create(null);
+  const deliver = (id, answer) => {
+    const settle = waiting[id];
+    if (settle === undefined) return;
+    delete waiting[id];
+    if (typeof answer !== 'string') {
+      settle[0](answer);
+      return;
+    }
+    try {
+      library().settle(I.JSONparse(answer, fromJson), settle[0], settle[1]);
+    } catch (e) {
+      settle[1](e);
+    }
+  };
+  const slowWasm = (moduleId, exportName, args) => library().call('wasm', 'call', [moduleId, exportName, args]);
+  const wasmCall = (moduleId, exportName, args) => {
+    if (typeof moduleId === 'string' && typeof exportName === 'string' && I.isArray(args) && args.length <= __WASM_MAX_PARAMS__) {
+      // A null-prototype list: filling an array would pass each number to an index setter a pack put on Array.prototype.
+      const n = args.length;
+      const list = { __proto__: null, 0: moduleId, 1: exportName, length: n + 2 };
+      let numbers = true;
+      for (let i = 0; i < n; i++) {
+        const x = args[i];
+        if (typeof x !== 'number') {
+          numbers = false;
+          break;
+        }
+        list[i + 2] = x;
+      }
+      if (numbers) {
+        return new I.Promise((resolve, reject) => {
+          waiting[I.apply(hostWasm, undefined, list)] = [resolve, reject];
+        });
+      }
+    }
+    return slowWasm(moduleId, exportName, args);
+  };
+  // One-shot: the kernel evaluates the bridge module right after this core, before any pack, and
+  // its one read removes the binding; no module ever sees it.
+  defineProperty(globalObject, __WASM_GLOBAL__, {
+    get: function () {
+      delete globalObject[__WASM_GLOBAL__];
+      return wasmCall;
+    },
+    enumerable: false,
+    configurable: true,
+  });
+  // #else
+  // const deliver = undefined;
+  // #endif
+
+  return freeze({
+    serialize: (value) => I.JSONstringify(value === undefined ? null : value, toJson),
+    parse: (text) => I.JSONparse(text, fromJson),
+    deliver,
+    caller: () => (indirect ? '' : library().caller()),
+    warm: (names) => {
+      for (const name of names.split(' ')) part(name);
+    },
+  });
+})(globalThis);
