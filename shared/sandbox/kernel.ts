@@ -303,10 +303,7 @@ interface Evaluation {
   readonly powers: RunPowers;
 }
 
-function evaluate<O extends Outcome | Promise<Outcome>>(
-  { lease, request, entry, state, powers }: Evaluation,
-  drive: (run: JobLoopRun) => O,
-): O | Outcome {
+function evaluate<O extends Outcome | Promise<Outcome>>({ lease, request, entry, state, powers }: Evaluation, drive: (run: JobLoopRun) => O): O | Outcome {
   const { ctx, runtime, serialize, parse, scope } = lease;
   const graph: LoaderGraph = { entries: request.entries, modules: request.modules };
   let bindInputs: () => void = () => undefined;

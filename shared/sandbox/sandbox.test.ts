@@ -54,7 +54,9 @@ describe('Sandbox lifecycle', () => {
     const sandbox = prepareSandbox(await engine, false);
     await runPrepared(sandbox, request('return 1;'), powers);
     await expect(runPrepared(sandbox, request('return 2;'), powers)).rejects.toThrow(SandboxAlreadyUsed);
-    await expect(runPrepared(sandbox, request('return 2;'), powers)).rejects.toThrow('a sandbox serves one run only, until it is restored and rewound (this one is running)');
+    await expect(runPrepared(sandbox, request('return 2;'), powers)).rejects.toThrow(
+      'a sandbox serves one run only, until it is restored and rewound (this one is running)',
+    );
     expect(() => sandbox.rewind()).toThrow(SandboxNotRewindable);
     expect(() => sandbox.rewind()).toThrow('only a sandbox whose run ended cleanly can be rewound (this one is running)');
     expect(() => sandbox.stepRandom()).toThrow(SandboxAlreadyUsed);
