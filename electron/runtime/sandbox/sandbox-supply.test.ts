@@ -29,6 +29,17 @@ describe('SandboxSupply', () => {
     grants: NO_GRANTS,
     timeoutMs: 20_000,
   });
+  /** One module, for runs that import: `import { v } from "m"` gives 5. */
+  const module = {
+    moduleId: 'js:m',
+    kind: 'js',
+    packName: 'm',
+    packVersion: '1.0.0',
+    displayName: 'm',
+    source: 'export const v = 5;',
+    imports: {},
+    digest: 'd'.repeat(64),
+  } as const;
 
   it("restores a retired sandbox's memory to its image from before any run: nothing of the run remains, byte for byte", async () => {
     const supply = new SandboxSupply(compileEngineWasm);
@@ -163,16 +174,6 @@ describe('SandboxSupply', () => {
     // And the module loader is installed afresh on every run: a run with an import resolves it.
     for (let i = 0; i < 2; i++) {
       const taken = await supply.take(false);
-      const module = {
-        moduleId: 'js:m',
-        kind: 'js',
-        packName: 'm',
-        packVersion: '1.0.0',
-        displayName: 'm',
-        source: 'export const v = 5;',
-        imports: {},
-        digest: 'd'.repeat(64),
-      } as const;
       const outcome = await runPrepared(
         taken.sandbox,
         { ...request('import { v } from "m";\nreturn v;'), entries: { m: 'js:m' }, modules: { 'js:m': module } },
@@ -238,16 +239,6 @@ describe('SandboxSupply', () => {
     const finder: RandomStateFinder = (memory, step) => (calls++ === 0 ? findRandomState(memory, step) : undefined);
     const supply = new SandboxSupply(compileEngineWasm, { findRandomState: finder });
     await supply.prepare(false);
-    const module = {
-      moduleId: 'js:m',
-      kind: 'js',
-      packName: 'm',
-      packVersion: '1.0.0',
-      displayName: 'm',
-      source: 'export const v = 5;',
-      imports: {},
-      digest: 'd'.repeat(64),
-    } as const;
     const run = { ...request('import { v } from "m";\nreturn v;'), entries: { m: 'js:m' }, modules: { 'js:m': module } };
     const taken = await supply.take(false, run);
     expect(taken.sandbox.image).toBeUndefined();
