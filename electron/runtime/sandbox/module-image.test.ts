@@ -6,6 +6,8 @@
 // left it; an image is never served to another caller, for another source under the same id, or
 // past the memory budget. Each comparison runs the same request on the plain sandbox (which
 // evaluates the set in the run) and on the image, so a difference in either direction fails.
+// It tests shared/ code from here because its supplies compile the registered engine asset, which
+// engine-wasm.ts reads with node:fs.
 
 import { describe, expect, it } from 'vitest';
 import { NO_GRANTS, type GuestModule, type KernelRunRequest, type RunResult } from '../../../shared/protocol/run.ts';
