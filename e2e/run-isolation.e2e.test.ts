@@ -1,9 +1,9 @@
 // No run can observe a byte another run left behind — in the browser runner too. Debian Chromium
 // opens the parity page from the real web host; its one kernel Web Worker runs run A (a secret in
 // its inputs, spread over the engine's heap) and then run B, which asks every guest primitive
-// that hands out fresh memory for its bytes (shared/sandbox/isolation-probe.ts). The worker gives
-// each run an engine instance of its own; 150 runs that each take 8 MB then show that discarded
-// instances are collected (the worker is never replaced and no run fails to get an engine). Each
+// that hands out fresh memory for its bytes (shared/testing/isolation-probe.ts). The worker puts
+// its sandbox's engine memory back to its snapshot after each run, and makes a new sandbox when a
+// run grew it; 150 runs that each take 8 MB then show that discarded instances are collected (the worker is never replaced and no run fails to get an engine). Each
 // run has a time origin of its own, as in the Node pool.
 
 import { expect, test } from '@playwright/test';
@@ -13,7 +13,7 @@ import type { Page } from 'playwright-core';
 import { tempDir, type TempDir } from '../electron/testing/test-support.ts';
 import type { RunResult } from '../shared/protocol/run.ts';
 import type { FixtureFile } from '../shared/testing/kernel-fixture.ts';
-import { isolationSecret, mayBeDirty, PLANT_CODE, SCAN_CODE, scanInputs, type ScanEntry } from '../shared/sandbox/isolation-probe.ts';
+import { isolationSecret, mayBeDirty, PLANT_CODE, SCAN_CODE, scanInputs, type ScanEntry } from '../shared/testing/isolation-probe.ts';
 import { fixtureDelivery } from './parity-catalog.ts';
 import { startAppSession, type AppSession } from './app-session.ts';
 import { REPO_ROOT } from './support.ts';

@@ -4,15 +4,15 @@
 // at all: the kernel's hardening prelude (no eval, no Function constructors, no timers), its
 // 64 MB / 512 KB limits, its deadline interrupt and its capped console; every capability call
 // is refused. Importing executes the module's top level; nothing else of it is called. Each probe
-// runs on an engine instance of its own (shared/sandbox/engine-supply.ts): one pack's top level
+// runs on an engine instance of its own (engine-supply.ts): one pack's top level
 // must not read what another pack's source or top level left in a reused engine's memory.
 
 import { parentPort } from 'node:worker_threads';
 import { NO_GRANTS } from '../../shared/protocol/run.ts';
-import { EngineSupply } from '../../shared/sandbox/engine-supply.ts';
 import { runKernel } from '../../shared/sandbox/kernel.ts';
 import { SYSTEM_CLOCK } from '../../shared/sandbox/system-clock.ts';
 import { compileEngineWasm } from '../runtime/sandbox/engine-wasm.ts';
+import { EngineSupply } from './engine-supply.ts';
 import { ProbeRequestSchema, type ProbeResponse } from './probe-protocol.ts';
 
 const PROBE_SPECIFIER = 'sandbox-probe:module';

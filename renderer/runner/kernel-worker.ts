@@ -2,11 +2,11 @@
 // It compiles quickjs-ng once from the WASM URL the page gives it (an asset of the web host), then
 // runs one invocation at a time, each in a sandbox (engine instance, runtime, hardened context) with
 // the same bounded linear memory as the Node worker, in the state no run has touched: restored to
-// its image from before any run after each run (shared/sandbox/engine-supply.ts). Capability and WASM calls go to the
+// its image from before any run after each run (shared/sandbox/sandbox-supply.ts). Capability and WASM calls go to the
 // page, which owns the handlers and the WASM pool.
 
 import { compileQuickJsNg } from '../../shared/sandbox/engine.ts';
-import { SandboxSupply, type SuppliedSandbox } from '../../shared/sandbox/engine-supply.ts';
+import { SandboxSupply, type SuppliedSandbox } from '../../shared/sandbox/sandbox-supply.ts';
 import { runNeedsWasm, runPrepared } from '../../shared/sandbox/kernel.ts';
 import { SYSTEM_CLOCK } from '../../shared/sandbox/system-clock.ts';
 import { emptyReceipt, type HostCallResult, type KernelRunRequest } from '../../shared/protocol/run.ts';
@@ -95,7 +95,7 @@ async function runOnce(supply: SandboxSupply, runId: number, request: KernelRunR
   for (const [callId, call] of waiting) if (call.runId === runId) waiting.delete(callId);
   // Once the answer is on its way, the sandbox goes back to its image from before any run, or,
   // if its run left it unfit (`outcome.healthy` false, a grown memory), is freed and replaced
-  // (engine-supply.ts). The thread itself is sound either way, so it is not replaced for that.
+  // (shared/sandbox/sandbox-supply.ts). The thread itself is sound either way, so it is not replaced for that.
   post({ type: 'done', runId, result: outcome.result, healthy: true });
   supply.retire(supplied);
 }

@@ -4,8 +4,8 @@
 // eval in a reused instance (the floor; for the 50 KB case the floor also evaluates the module).
 //
 // Every run gets a sandbox in the state no run has touched: engine instance, runtime and context,
-// hardened by the prelude (kernel.ts `prepareSandbox`), restored after each run to its image from
-// before any run (engine-supply.ts), off the run's critical path. Pool rows run back to back (as
+// hardened by the prelude (sandbox.ts `prepareSandbox`), restored after each run to its snapshot from
+// before any run (shared/sandbox/sandbox-supply.ts), off the run's critical path. Pool rows run back to back (as
 // the anchor does) and with the worker idle between runs; after idle both threads must wake, which
 // costs a bare worker echo too, so the echo is measured beside them. Goals (issue 17): via the
 // pool ≥ 10× faster than runSandboxed; 50 KB within 1.5× of the floor. The second table says what
@@ -14,9 +14,12 @@
 import variant from '@jitl/quickjs-ng-wasmfile-release-sync';
 import { loadQuickJs } from '@sebastianwessel/quickjs';
 import { NO_GRANTS, type GuestModule, type KernelRunRequest } from '../../shared/protocol/run.ts';
-import { instantiateQuickJsNg, loadQuickJsNg, zeroedForReuse } from '../../shared/sandbox/engine.ts';
-import { SandboxSupply } from '../../shared/sandbox/engine-supply.ts';
-import { disposeSandbox, prepareSandbox, runKernel, runPrepared } from '../../shared/sandbox/kernel.ts';
+import { instantiateQuickJsNg } from '../../shared/sandbox/engine.ts';
+import { zeroedForReuse } from '../../shared/sandbox/memory-snapshot.ts';
+import { loadQuickJsNg } from '../../shared/testing/quickjs-engine.ts';
+import { SandboxSupply } from '../../shared/sandbox/sandbox-supply.ts';
+import { runKernel, runPrepared } from '../../shared/sandbox/kernel.ts';
+import { prepareSandbox } from '../../shared/sandbox/sandbox.ts';
 import { WEB_PART_NAMES } from '../../shared/sandbox/guest-web.ts';
 import { SYSTEM_CLOCK } from '../../shared/sandbox/system-clock.ts';
 import { compileEngineWasm } from '../../electron/runtime/sandbox/engine-wasm.ts';
@@ -107,7 +110,7 @@ export const kernelBench: BenchSection = {
       const { engine: fresh } = await instantiateQuickJsNg(compiled);
       const sandbox = prepareSandbox(fresh, false);
       await runPrepared(sandbox, trivial, powers);
-      disposeSandbox(sandbox);
+      sandbox.dispose();
     };
 
     const { runSandboxed } = await loadQuickJs(variant);
@@ -209,16 +212,16 @@ export const kernelBench: BenchSection = {
         const plain = prepareSandbox(onReused, false);
         if (keep) steps.prelude.push(performance.now() - t);
         t = performance.now();
-        disposeSandbox(plain);
+        plain.dispose();
         if (keep) steps.free.push(performance.now() - t);
         t = performance.now();
         const warmed = prepareSandbox(onReused, false, WEB_PART_NAMES);
         if (keep) steps.preludeWarm.push(performance.now() - t);
-        disposeSandbox(warmed);
+        warmed.dispose();
         t = performance.now();
         const withWasm = prepareSandbox(onReused, true);
         if (keep) steps.preludeWasm.push(performance.now() - t);
-        disposeSandbox(withWasm);
+        withWasm.dispose();
       }
       // The zeroed memory is reused from then on, as a worker reuses its own: only the first
       // zeroing touches every page (committing them, ~10 ms once); later ones write committed pages.

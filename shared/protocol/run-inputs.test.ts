@@ -3,7 +3,7 @@
 // that locks or unlocks a global fails here), and binding an input under such a name really is
 // lost without a word, which is why the contract refuses it. Depth is measured iteratively.
 import { describe, expect, it } from 'vitest';
-import { loadQuickJsNg } from '../sandbox/engine.ts';
+import { loadQuickJsNg } from '../testing/quickjs-engine.ts';
 import { runKernel } from '../sandbox/kernel.ts';
 import { SYSTEM_CLOCK } from '../sandbox/system-clock.ts';
 import { deeperThan, jsonTextDeeperThan } from './json-depth.ts';

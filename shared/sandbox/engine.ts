@@ -1,7 +1,8 @@
 // The quickjs-ng engine as the kernel receives it: one WebAssembly instance with its own bounded
-// linear memory, made from a `WebAssembly.Module` that each thread compiles once. Production
-// workers make one instance per run (engine-supply.ts says why); compiling is the expensive step
-// (tens of ms), instantiating a compiled module is not (about a millisecond).
+// linear memory, made from a `WebAssembly.Module` that each thread compiles once. A sandbox worker
+// keeps one instance per sandbox and restores its memory to a snapshot after each run
+// (sandbox-supply.ts); the admission probe takes a new one per probe. Compiling is the expensive
+// step (tens of ms), instantiating a compiled module is not (about a millisecond).
 //
 // The engine gets its own bounded WebAssembly.Memory. Measured here: this quickjs-ng build
 // enforces `setMemoryLimit` per allocation only — 30 × 4 MB typed arrays or strings under a
@@ -10,11 +11,11 @@
 // baseline makes the 64 MB bound real (an over-limit guest gets "out of memory" within
 // milliseconds), and the cap holds because one engine runs one guest.
 
-import { newQuickJSWASMModuleFromVariant, newVariant, QuickJSWASMModule, type QuickJSSyncVariant } from 'quickjs-emscripten-core';
+import { QuickJSWASMModule, type QuickJSSyncVariant } from 'quickjs-emscripten-core';
 import variant from '@jitl/quickjs-ng-wasmfile-release-sync';
 import { LIMITS } from '../protocol/limits.ts';
 
-const PAGE = 64 * 1024;
+export const PAGE = 64 * 1024;
 /** The engine's own baseline (its initial memory), before any guest allocates. */
 export const ENGINE_BASE_PAGES = 256;
 /** Slack for the runtime's own structures around the guest's heap. */
@@ -27,22 +28,9 @@ export interface BoundedEngine {
   readonly memory: WebAssembly.Memory;
 }
 
-function boundedMemory(): WebAssembly.Memory {
+/** A new memory for one engine instance: its baseline, growing at most to the guest limit's bound. */
+export function boundedMemory(): WebAssembly.Memory {
   return new WebAssembly.Memory({ initial: ENGINE_BASE_PAGES, maximum: ENGINE_MAX_PAGES });
-}
-
-/**
- * Makes a used engine's memory fit for a new instance: every byte zeroed, as a new memory's are
- * (about 0.4 ms for the 16 MB). Undefined for a memory that has grown past its initial size: a
- * new instance must not start with more room than a new memory gives, so that one is dropped.
- * Why recycle at all: a new 16 MB memory per run is external memory V8 answers with about one
- * garbage collection per instance; instantiating on a zeroed memory measured 0.3 ms against
- * 1.5–4 ms on a new one (scripts/bench/kernel.ts, engine rows).
- */
-export function zeroedForReuse(memory: WebAssembly.Memory): WebAssembly.Memory | undefined {
-  if (memory.buffer.byteLength !== ENGINE_BASE_PAGES * PAGE) return undefined;
-  new Uint8Array(memory.buffer).fill(0);
-  return memory;
 }
 
 /** Compiles the engine's binary (the bytes of `emscripten-module.wasm`); once per thread. */
@@ -74,7 +62,7 @@ function loadedVariant(): Promise<{ readonly factory: EmscriptenFactory; readonl
 /**
  * A new engine instance of a compiled module, with bounded memory: new, or `recycled` — a memory
  * an earlier instance used, which the caller has zeroed whole and which is still at its initial
- * size (see `zeroedForReuse`), so the instance cannot tell it from a new one. Nothing outside the
+ * size (see memory-snapshot.ts `zeroedForReuse`), so the instance cannot tell it from a new one. Nothing outside the
  * returned object refers to it (quickjs-emscripten keeps no registry of modules), so dropping it
  * lets the instance be collected. Built as `newQuickJSWASMModuleFromVariant` builds one, minus
  * its per-call imports, and instantiated synchronously from the compiled module.
@@ -103,25 +91,4 @@ export async function instantiateQuickJsNg(wasmModule: WebAssembly.Module, recyc
   emscripten.type = 'sync';
   const engine = new QuickJSWASMModule(emscripten, new ffiClass(emscripten));
   return { engine, memory };
-}
-
-/**
- * A new engine instance that the variant's own glue loads and compiles from its .wasm file: for
- * tests, which have no compiled module at hand. Workers use an EngineSupply instead.
- */
-export async function newBoundedQuickJsNg(): Promise<BoundedEngine> {
-  const memory = boundedMemory();
-  const engine = await newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmMemory: memory }));
-  return { engine, memory };
-}
-
-let shared: Promise<QuickJSWASMModule> | undefined;
-
-/**
- * One engine for a whole test file, reused across its runs. Tests only: a reused engine lets a
- * run read what earlier runs left in its memory, so the workers never reuse one (engine-supply.ts).
- */
-export function loadQuickJsNg(): Promise<QuickJSWASMModule> {
-  shared ??= newBoundedQuickJsNg().then((bounded) => bounded.engine);
-  return shared;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeUserCode, buildEntryModule } from './entry-transform.ts';
-import { loadQuickJsNg } from './engine.ts';
+import { loadQuickJsNg } from '../testing/quickjs-engine.ts';
 import { runKernel } from './kernel.ts';
 import { SYSTEM_CLOCK } from './system-clock.ts';
 import { NO_GRANTS } from '../protocol/run.ts';

@@ -4,7 +4,7 @@
 // plain runtime error instead.
 import { describe, expect, it } from 'vitest';
 import { NO_GRANTS, type KernelRunRequest } from '../protocol/run.ts';
-import { newBoundedQuickJsNg } from './engine.ts';
+import { newBoundedQuickJsNg } from '../testing/quickjs-engine.ts';
 import { runKernel } from './kernel.ts';
 
 const request = (code: string): KernelRunRequest => ({ code, entries: {}, modules: {}, inputs: {}, grants: NO_GRANTS, timeoutMs: 5_000 });

@@ -1,7 +1,7 @@
 // Can a pack spy on the data the node hands the web-standard globals (guest-web.ts)? Their parts
 // are compiled on first use, after packs have run, so each is a chance for a patched prototype
 // or global to be handed the node's text, bytes, URLs, cloned values or random bytes. Each case
-// is one patch in a pack the node imports (the capability attacks of prelude-spying.attacks.ts
+// is one patch in a pack the node imports (the capability attacks of shared/testing/prelude-spying.attacks.ts
 // and patches of what these parts would reach for: Map/Set/Date/RegExp methods, String methods,
 // the URI functions, Array.from, DOMException...), followed by the same node program, which
 // touches every global for the first time after the patch. The node must get the same answers
@@ -9,9 +9,9 @@
 // methods is out of scope: that is the node calling the pack's code (see guest-web.ts).
 import { describe, expect, it } from 'vitest';
 import type { GuestModule, KernelRunRequest, RunResult } from '../protocol/run.ts';
-import { loadQuickJsNg } from './engine.ts';
+import { loadQuickJsNg } from '../testing/quickjs-engine.ts';
 import { runKernel } from './kernel.ts';
-import { ATTACKS, spySource } from './prelude-spying.attacks.ts';
+import { ATTACKS, spySource } from '../testing/prelude-spying.attacks.ts';
 import { SYSTEM_CLOCK } from './system-clock.ts';
 
 /** A wrapping patch of each method, noting its receiver and arguments. */

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import webApis from '../../fixtures/kernel/web-apis.json' with { type: 'json' };
 import { NO_GRANTS, type RunReceipt } from '../protocol/run.ts';
 import { FixtureFileSchema, fixtureAnswer, fixtureProblems, fixtureRequest } from '../testing/kernel-fixture.ts';
-import { loadQuickJsNg } from './engine.ts';
+import { loadQuickJsNg } from '../testing/quickjs-engine.ts';
 import { runKernel, UNKNOWN_CALLER } from './kernel.ts';
 import { SYSTEM_CLOCK } from './system-clock.ts';
 

@@ -107,7 +107,7 @@ const COMPILED: ReadonlyMap<string, string> = new Map(
   Object.entries(PARTS).map(([name, body]) => [name, compact(`(function (W, need) {\n${COMMON}${body}\n})`)]),
 );
 
-/** Every part, for a sandbox that compiles them all before its image is taken (kernel.ts `prepareSandbox`). */
+/** Every part, for a sandbox that compiles them all before its image is taken (sandbox.ts `prepareSandbox`). */
 export const WEB_PART_NAMES: readonly string[] = Object.keys(PARTS);
 
 /** The parts the globals a source names need (a plain text search: a false hit only compiles a part ahead). */

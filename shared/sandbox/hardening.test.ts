@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import hardening from '../../fixtures/kernel/hardening.json' with { type: 'json' };
 import { NO_GRANTS, type GuestModule, type HostCallResult, type KernelRunRequest, type RunResult } from '../protocol/run.ts';
-import { loadQuickJsNg } from './engine.ts';
+import { loadQuickJsNg } from '../testing/quickjs-engine.ts';
 import { runKernel, UNKNOWN_CALLER } from './kernel.ts';
 import { SYSTEM_CLOCK } from './system-clock.ts';
 import { FixtureFileSchema, fixtureAnswer, fixtureProblems, fixtureRequest, type FixtureCase } from '../testing/kernel-fixture.ts';

@@ -6,7 +6,7 @@
 import { Scope } from 'quickjs-emscripten-core';
 import { describe, expect, it } from 'vitest';
 import { NO_GRANTS, type KernelRunRequest } from '../protocol/run.ts';
-import { loadQuickJsNg } from './engine.ts';
+import { loadQuickJsNg } from '../testing/quickjs-engine.ts';
 import { HOST_RANDOM_GLOBAL, HOST_WEB_GLOBAL, RANDOM_BYTES_MAX } from './guest-web.ts';
 import { installHostBridge } from './host-bridge.ts';
 import { RunState } from './run-state.ts';

@@ -4,7 +4,7 @@
 // 0, undefined is null). Number.prototype.toJSON is not consulted for a number, by either path.
 import { describe, expect, it } from 'vitest';
 import { NO_GRANTS, type KernelRunRequest, type RunResult } from '../protocol/run.ts';
-import { loadQuickJsNg } from './engine.ts';
+import { loadQuickJsNg } from '../testing/quickjs-engine.ts';
 import { runKernel } from './kernel.ts';
 import { SYSTEM_CLOCK } from './system-clock.ts';
 

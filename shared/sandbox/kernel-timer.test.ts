@@ -2,7 +2,7 @@
 // a host that fires it early ends the run as a timeout at once, and a run that ends first cancels it.
 import { describe, expect, it } from 'vitest';
 import { NO_GRANTS, type KernelRunRequest } from '../protocol/run.ts';
-import { newBoundedQuickJsNg } from './engine.ts';
+import { newBoundedQuickJsNg } from '../testing/quickjs-engine.ts';
 import { runKernel, timeoutMessage } from './kernel.ts';
 
 const request = (code: string): KernelRunRequest => ({

@@ -2,7 +2,7 @@
 // file (electron/runtime/sandbox/sandbox-pool.contract.test.ts), and so will the browser runner.
 import { describe, expect, it } from 'vitest';
 import contract from '../../fixtures/kernel/contract.json' with { type: 'json' };
-import { loadQuickJsNg } from './engine.ts';
+import { loadQuickJsNg } from '../testing/quickjs-engine.ts';
 import { runKernel } from './kernel.ts';
 import { SYSTEM_CLOCK } from './system-clock.ts';
 import { FixtureFileSchema, fixtureAnswer, fixtureProblems, fixtureRequest } from '../testing/kernel-fixture.ts';

@@ -3,7 +3,7 @@
 // reports as an unhealthy engine), and the engine's linear memory stops growing after warm-up.
 import { describe, expect, it } from 'vitest';
 import { NO_GRANTS, type KernelRunRequest } from '../protocol/run.ts';
-import { newBoundedQuickJsNg } from './engine.ts';
+import { newBoundedQuickJsNg } from '../testing/quickjs-engine.ts';
 import { runKernel } from './kernel.ts';
 import { SYSTEM_CLOCK } from './system-clock.ts';
 

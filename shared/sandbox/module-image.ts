@@ -3,7 +3,7 @@
 // offers no bytecode to cache; zod's 450 KB bundle: ~100 ms a run). So a sandbox supply keeps, per
 // module set, a sandbox in which that set was evaluated once — with no capabilities and no inputs —
 // and an image of its engine's memory taken then; a run importing exactly that set gets the
-// sandbox at that image, and its imports find their modules evaluated (engine-supply.ts).
+// sandbox at that image, and its imports find their modules evaluated (sandbox-supply.ts).
 //
 // What an image may hold is what module initialisation produces with nothing of any run: the
 // build binds no run to the bridge (a capability, WASM or host call refuses, and the set is then

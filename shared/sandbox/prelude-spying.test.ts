@@ -9,11 +9,11 @@
 import { describe, expect, it } from 'vitest';
 import type { GuestModule, HostCallResult, KernelRunRequest, RunResult } from '../protocol/run.ts';
 import hardening from '../../fixtures/kernel/hardening.json' with { type: 'json' };
-import { loadQuickJsNg } from './engine.ts';
+import { loadQuickJsNg } from '../testing/quickjs-engine.ts';
 import { FixtureFileSchema } from '../testing/kernel-fixture.ts';
 import { runKernel } from './kernel.ts';
 import { SYSTEM_CLOCK } from './system-clock.ts';
-import { ALL_ATTACKS, ATTACKS, EXPECTED_ASKED, EXPECTED_VALUE, NODE_CODE, SPY_HOST_ANSWERS, spySource } from './prelude-spying.attacks.ts';
+import { ALL_ATTACKS, ATTACKS, EXPECTED_ASKED, EXPECTED_VALUE, NODE_CODE, SPY_HOST_ANSWERS, spySource } from '../testing/prelude-spying.attacks.ts';
 
 const asText = (value: unknown): unknown => (value instanceof Uint8Array ? `bytes:${String.fromCharCode(...value)}` : value);
 

@@ -1,7 +1,8 @@
 // Where a Node thread (a sandbox worker, the admission probe) gets the quickjs-ng binary it
 // compiles once: the registered asset, which the packaged app stages next to its bundles and a
 // dev checkout finds inside the variant package (electron/platform/assets.ts). Instances are then
-// made from the compiled module per run (shared/sandbox/engine-supply.ts).
+// made from the compiled module: one per sandbox, restored after each run, in a sandbox worker
+// (shared/sandbox/sandbox-supply.ts); one per probe in the admission probe (electron/compiler/).
 
 import { readFile } from 'node:fs/promises';
 import { assetPath } from '../../platform/assets.ts';

@@ -6,14 +6,16 @@
 // left it; an image is never served to another caller, for another source under the same id, or
 // past the memory budget. Each comparison runs the same request on the plain sandbox (which
 // evaluates the set in the run) and on the image, so a difference in either direction fails.
+// It tests shared/ code from here because its supplies compile the registered engine asset, which
+// engine-wasm.ts reads with node:fs.
 
 import { describe, expect, it } from 'vitest';
 import { NO_GRANTS, type GuestModule, type KernelRunRequest, type RunResult } from '../../../shared/protocol/run.ts';
-import { SandboxSupply } from '../../../shared/sandbox/engine-supply.ts';
-import { imageOfSandbox, runPrepared, type RunPowers } from '../../../shared/sandbox/kernel.ts';
+import { SandboxSupply } from '../../../shared/sandbox/sandbox-supply.ts';
+import { runPrepared, type RunPowers } from '../../../shared/sandbox/kernel.ts';
 import { imagePlan } from '../../../shared/sandbox/module-image.ts';
 import { SYSTEM_CLOCK } from '../../../shared/sandbox/system-clock.ts';
-import { isolationSecret, mayBeDirty, SCAN_CODE, scanInputs, type ScanEntry } from '../../../shared/sandbox/isolation-probe.ts';
+import { isolationSecret, mayBeDirty, SCAN_CODE, scanInputs, type ScanEntry } from '../../../shared/testing/isolation-probe.ts';
 import { compileEngineWasm } from './engine-wasm.ts';
 
 const asked: string[] = [];
@@ -39,11 +41,11 @@ const comparable = (result: RunResult): unknown => ({ ...result, receipt: { ...r
 /** The run on the plain sandbox (its set evaluated in the run), then on its set's image (made now if it can be); both results, and whether the image was used. */
 async function bothWays(supply: SandboxSupply, run: KernelRunRequest): Promise<{ plain: RunResult; imaged: RunResult; usedImage: boolean }> {
   const plainSandbox = await supply.take(false);
-  expect(imageOfSandbox(plainSandbox.sandbox)).toBeUndefined();
+  expect(plainSandbox.sandbox.image).toBeUndefined();
   const plain = (await runPrepared(plainSandbox.sandbox, run, powers)).result;
   supply.retire(plainSandbox);
   const taken = await supply.take(false, run);
-  const usedImage = imageOfSandbox(taken.sandbox) !== undefined;
+  const usedImage = taken.sandbox.image !== undefined;
   const imaged = (await runPrepared(taken.sandbox, run, powers)).result;
   supply.retire(taken);
   return { plain, imaged, usedImage };
@@ -168,7 +170,7 @@ describe('module sets evaluated into images', () => {
     const seen: unknown[] = [];
     for (let i = 0; i < 3; i++) {
       const taken = await supply.take(false, run);
-      expect(imageOfSandbox(taken.sandbox)).toBeUndefined();
+      expect(taken.sandbox.image).toBeUndefined();
       const result = (await runPrepared(taken.sandbox, run, powers)).result;
       supply.retire(taken);
       if (!result.ok) throw new Error(result.message);
@@ -196,7 +198,7 @@ describe('module sets evaluated into images', () => {
       timeoutMs: 30_000,
     });
     const plantedOn = await supply.take(false, plant);
-    expect(imageOfSandbox(plantedOn.sandbox)).toBeDefined();
+    expect(plantedOn.sandbox.image).toBeDefined();
     expect((await runPrepared(plantedOn.sandbox, plant, powers)).result).toMatchObject({ ok: true, value: 500 });
     supply.retire(plantedOn);
     const scannedOn = await supply.take(false, scan);
@@ -216,7 +218,7 @@ describe('module sets evaluated into images', () => {
   it("restores a module-set sandbox to its image byte for byte, past the allocator's heap end too", async () => {
     const supply = new SandboxSupply(compileEngineWasm);
     // The plain sandbox first: its whole-memory image checks the heap end, so the set's image below
-    // is taken only up to it (engine-supply.ts imageOf), and must still come back exactly.
+    // is taken only up to it (memory-snapshot.ts `takeSnapshot`), and must still come back exactly.
     await supply.prepare();
     const lib = module(
       'm_big',
@@ -231,7 +233,7 @@ describe('module sets evaluated into images', () => {
       { inputs: { apiKey: isolationSecret() } },
     );
     const first = await supply.take(false, plant);
-    expect(imageOfSandbox(first.sandbox)).toBeDefined();
+    expect(first.sandbox.image).toBeDefined();
     const pristine = new Uint8Array(first.memory.buffer.slice(0));
     expect((await runPrepared(first.sandbox, plant, powers)).result).toMatchObject({ ok: true, value: 20000 });
     supply.retire(first);
@@ -252,7 +254,7 @@ describe('module sets evaluated into images', () => {
     const runOnce = async (run: KernelRunRequest) => {
       const taken = await supply.take(false, run);
       const result = (await runPrepared(taken.sandbox, run, powers)).result;
-      const image = imageOfSandbox(taken.sandbox);
+      const image = taken.sandbox.image;
       supply.retire(taken);
       return { value: result.ok ? result.value : result.code, image };
     };
@@ -291,7 +293,7 @@ describe('module sets evaluated into images', () => {
     // Two of ~18 MB each fit in 40 MB: the last two used are kept.
     expect(supply.images.count).toBe(2);
     const kept = await supply.take(false, sets[3]!);
-    expect(imageOfSandbox(kept.sandbox)).toBeDefined();
+    expect(kept.sandbox.image).toBeDefined();
     supply.retire(kept);
   }, 60_000);
 });

@@ -2,12 +2,13 @@
 // both runs land on the same thread): run A holds a secret in its inputs and spreads it over the
 // engine's heap; run B asks every guest primitive that hands out fresh memory for its bytes. With
 // one engine reused across runs, a growable SharedArrayBuffer handed run B run A's secret byte for
-// byte (quickjs-ng does not zero its growth); each run now gets a fresh engine instance.
+// byte (quickjs-ng does not zero its growth); each sandbox's engine memory is now restored to its
+// snapshot from before any run (shared/sandbox/sandbox-supply.ts).
 // Also: many runs through one worker keep its memory bounded (each discarded engine is collected),
 // and each run has a time origin of its own (a restored image kept its context's creation time).
 import { afterAll, describe, expect, it } from 'vitest';
 import { NO_GRANTS, type KernelRunRequest } from '../../../shared/protocol/run.ts';
-import { isolationSecret, mayBeDirty, PLANT_CODE, SCAN_CODE, scanInputs, type ScanEntry } from '../../../shared/sandbox/isolation-probe.ts';
+import { isolationSecret, mayBeDirty, PLANT_CODE, SCAN_CODE, scanInputs, type ScanEntry } from '../../../shared/testing/isolation-probe.ts';
 import { SandboxPool } from './sandbox-pool.ts';
 
 const pool = new SandboxPool({ size: 1 });

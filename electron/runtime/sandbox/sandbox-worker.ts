@@ -1,7 +1,7 @@
 // Entry of one sandbox worker thread. It compiles quickjs-ng once, then runs one invocation at a
 // time with the shared kernel, each in a sandbox in the state no run has touched — engine
 // instance, runtime and hardened context, restored to their image from before any run after each
-// run (shared/sandbox/engine-supply.ts: a reused engine let a run read the previous run's memory).
+// run (shared/sandbox/sandbox-supply.ts: a reused engine let a run read the previous run's memory).
 // Capability calls are forwarded to the main thread, which owns the handlers; WASM calls
 // of a run that comes with a plan are answered here, by the run's dispatcher over this worker's
 // own WASM lanes (wasm-plan.ts), and otherwise forwarded too. Workers exist because a guest's deep
@@ -19,7 +19,7 @@
 // a bundler must emit it as its own entry and the pool's `workerEntry` option points at it.
 
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
-import { SandboxSupply, type SuppliedSandbox } from '../../../shared/sandbox/engine-supply.ts';
+import { SandboxSupply, type SuppliedSandbox } from '../../../shared/sandbox/sandbox-supply.ts';
 import { runNeedsWasm, runPrepared, runPreparedNow, type KernelOutcome } from '../../../shared/sandbox/kernel.ts';
 import { emptyReceipt, type HostCallResult, type KernelRunRequest } from '../../../shared/protocol/run.ts';
 import { parseToWorker, SandboxWorkerDataSchema, type FromWorker } from './messages.ts';
@@ -204,7 +204,7 @@ async function runOnce(runId: number, request: KernelRunRequest, dispatcher: Was
   current = undefined;
   // Once the answer is on its way, the sandbox goes back to its image from before any run, or,
   // if its run left it unfit (`outcome.healthy` false, a grown memory), is freed and replaced
-  // (engine-supply.ts). The thread itself is sound either way, so it is not replaced for that.
+  // (shared/sandbox/sandbox-supply.ts). The thread itself is sound either way, so it is not replaced for that.
   post({ type: 'done', runId, result: outcome.result, healthy: true });
   sandboxes.retire(supplied);
 }

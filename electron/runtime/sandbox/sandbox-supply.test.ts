@@ -1,99 +1,24 @@
-// The engine supply hands every run an engine no other run has touched: checked on the engines'
-// linear memory itself, not only through what a guest can reach (run-isolation.test.ts). A run
-// leaves its inputs all over its engine's memory — the reused-engine design handed exactly that
-// memory to the next run — and the next engine from the supply holds none of it. The supply
-// compiles the engine binary once (the registered asset, as the packaged app finds it) and makes
-// instances from that module.
-import v8 from 'node:v8';
-import vm from 'node:vm';
+// The sandbox supply hands every run a sandbox whose engine memory holds nothing of any earlier
+// run: checked on the engine's linear memory itself, not only through what a guest can reach
+// (run-isolation.test.ts). A run leaves its inputs all over its engine's memory, and after
+// `retire` none of it remains. It tests shared/sandbox/sandbox-supply.ts from here, not beside it,
+// because it compiles the registered engine asset as the packaged app does (engine-wasm.ts reads
+// it with node:fs) and one case runs through the worker pool (worker_threads).
 import { describe, expect, it } from 'vitest';
 import { NO_GRANTS, type KernelRunRequest } from '../../../shared/protocol/run.ts';
 import { ENGINE_BASE_PAGES } from '../../../shared/sandbox/engine.ts';
-import { EngineSupply, findHeapEnd, SandboxSupply } from '../../../shared/sandbox/engine-supply.ts';
-import { isolationSecret, PLANT_CODE } from '../../../shared/sandbox/isolation-probe.ts';
-import { runKernel, runPrepared } from '../../../shared/sandbox/kernel.ts';
+import { EngineStateNotFound, SandboxAlreadyUsed, SandboxNeedsWasm } from '../../../shared/sandbox/errors.ts';
+import { findRandomState, findHeapEnd, type RandomStateFinder } from '../../../shared/sandbox/memory-snapshot.ts';
+import { imagePlan } from '../../../shared/sandbox/module-image.ts';
+import { SandboxSupply } from '../../../shared/sandbox/sandbox-supply.ts';
+import { isolationSecret } from '../../../shared/testing/isolation-probe.ts';
+import { runPrepared } from '../../../shared/sandbox/kernel.ts';
 import { SYSTEM_CLOCK } from '../../../shared/sandbox/system-clock.ts';
 import { compileEngineWasm } from './engine-wasm.ts';
+import { occurrences } from '../../testing/memory-occurrences.ts';
 import { SandboxPool } from './sandbox-pool.ts';
 
-function occurrences(memory: WebAssembly.Memory, text: string): number {
-  const bytes = Buffer.from(memory.buffer);
-  const needle = Buffer.from(text);
-  let count = 0;
-  for (let at = bytes.indexOf(needle); at >= 0; at = bytes.indexOf(needle, at + 1)) count++;
-  return count;
-}
-
-v8.setFlagsFromString('--expose-gc');
-const collectGarbage = vm.runInNewContext('gc') as () => void;
-
 const powers = { ...SYSTEM_CLOCK, hostCall: async () => ({ ok: false as const, code: 'capability-denied' as const, message: 'none' }) };
-
-describe('EngineSupply', () => {
-  it('hands the next run an engine whose memory holds nothing of the previous run', async () => {
-    let compiles = 0;
-    const supply = new EngineSupply(() => {
-      compiles++;
-      return compileEngineWasm();
-    });
-    await supply.prepare();
-    const first = await supply.take();
-    const secret = isolationSecret();
-    const request: KernelRunRequest = { code: PLANT_CODE, entries: {}, modules: {}, inputs: { apiKey: secret }, grants: NO_GRANTS, timeoutMs: 20_000 };
-    const outcome = await runKernel(request, { ...powers, engine: first.engine });
-    expect(outcome.result).toMatchObject({ ok: true, value: 509 });
-    // What a reused engine would have carried into the next run: the secret, many times over.
-    expect(occurrences(first.memory, secret)).toBeGreaterThan(1000);
-
-    await supply.prepare();
-    const second = await supply.take();
-    // Compared as booleans: printing an engine in a failure message takes gigabytes.
-    expect(second.engine === first.engine).toBe(false);
-    expect(second.memory === first.memory).toBe(false);
-    expect(second.memory.buffer.byteLength).toBe(ENGINE_BASE_PAGES * 64 * 1024);
-    expect(occurrences(second.memory, secret)).toBe(0);
-    const after = await runKernel({ ...request, code: 'return typeof apiKey;', inputs: {} }, { ...powers, engine: second.engine });
-    expect(after.result).toMatchObject({ ok: true, value: 'undefined' });
-    expect(occurrences(second.memory, secret)).toBe(0);
-    expect(compiles).toBe(1);
-  }, 60_000);
-
-  it('makes an engine on demand when none was prepared, and never hands one out twice', async () => {
-    const supply = new EngineSupply(compileEngineWasm);
-    const engines = await Promise.all([supply.take(), supply.take()]);
-    await supply.prepare();
-    const prepared = await supply.take();
-    expect(new Set([...engines, prepared].map((e) => e.engine)).size).toBe(3);
-    expect(new Set([...engines, prepared].map((e) => e.memory)).size).toBe(3);
-  });
-
-  it('keeps no reference to an engine it handed out: once its run is over, the instance and its memory are collected', async () => {
-    const supply = new EngineSupply(compileEngineWasm);
-    const refs = await (async () => {
-      const { engine, memory } = await supply.take();
-      const outcome = await runKernel(
-        { code: 'return new Uint8Array(1 << 20).length;', entries: {}, modules: {}, inputs: {}, grants: NO_GRANTS, timeoutMs: 5_000 },
-        { ...powers, engine },
-      );
-      expect(outcome.result).toMatchObject({ ok: true, value: 1 << 20 });
-      return [new WeakRef(engine), new WeakRef(memory)];
-    })();
-    await supply.prepare();
-    // WeakRefs hold their target until the current job ends: collect between macrotasks.
-    for (let i = 0; i < 20 && refs.some((ref) => ref.deref() !== undefined); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      collectGarbage();
-    }
-    expect(refs.map((ref) => ref.deref() === undefined)).toEqual([true, true]);
-  });
-
-  it('reports a binary that cannot be compiled from prepare() and take(), and keeps no engine', async () => {
-    const supply = new EngineSupply(() => WebAssembly.compile(new Uint8Array([0, 1, 2, 3])));
-    await expect(supply.prepare()).rejects.toThrow(WebAssembly.CompileError);
-    await expect(supply.take()).rejects.toThrow(WebAssembly.CompileError);
-    await expect(supply.take()).rejects.toThrow(WebAssembly.CompileError);
-  });
-});
 
 describe('SandboxSupply', () => {
   const request = (code: string, inputs: Record<string, unknown> = {}): KernelRunRequest => ({
@@ -104,6 +29,17 @@ describe('SandboxSupply', () => {
     grants: NO_GRANTS,
     timeoutMs: 20_000,
   });
+  /** One module, for runs that import: `import { v } from "m"` gives 5. */
+  const module = {
+    moduleId: 'js:m',
+    kind: 'js',
+    packName: 'm',
+    packVersion: '1.0.0',
+    displayName: 'm',
+    source: 'export const v = 5;',
+    imports: {},
+    digest: 'd'.repeat(64),
+  } as const;
 
   it("restores a retired sandbox's memory to its image from before any run: nothing of the run remains, byte for byte", async () => {
     const supply = new SandboxSupply(compileEngineWasm);
@@ -121,7 +57,7 @@ describe('SandboxSupply', () => {
     expect(first.memory.buffer.byteLength).toBe(ENGINE_BASE_PAGES * 64 * 1024);
     expect(occurrences(first.memory, secret)).toBeGreaterThan(500);
     // A sandbox serves one run until it is restored: a second use is refused, never run.
-    await expect(runPrepared(first.sandbox, request('return 1;'), powers)).rejects.toThrow(/one run only/);
+    await expect(runPrepared(first.sandbox, request('return 1;'), powers)).rejects.toThrow(SandboxAlreadyUsed);
 
     supply.retire(first);
     expect(occurrences(first.memory, secret)).toBe(0);
@@ -238,16 +174,6 @@ describe('SandboxSupply', () => {
     // And the module loader is installed afresh on every run: a run with an import resolves it.
     for (let i = 0; i < 2; i++) {
       const taken = await supply.take(false);
-      const module = {
-        moduleId: 'js:m',
-        kind: 'js',
-        packName: 'm',
-        packVersion: '1.0.0',
-        displayName: 'm',
-        source: 'export const v = 5;',
-        imports: {},
-        digest: 'd'.repeat(64),
-      } as const;
       const outcome = await runPrepared(
         taken.sandbox,
         { ...request('import { v } from "m";\nreturn v;'), entries: { m: 'js:m' }, modules: { 'js:m': module } },
@@ -286,8 +212,40 @@ describe('SandboxSupply', () => {
     const plain = await supply.take(false);
     expect([wasm.sandbox.withWasm, plain.sandbox.withWasm]).toEqual([true, false]);
     const wasmRun = { ...request('return 1;'), modules: { 'wasm:x': { moduleId: 'wasm:x', kind: 'wasm' } } } as unknown as KernelRunRequest;
-    await expect(runPrepared(plain.sandbox, wasmRun, powers)).rejects.toThrow(/WASM bridge/);
+    await expect(runPrepared(plain.sandbox, wasmRun, powers)).rejects.toThrow(SandboxNeedsWasm);
     supply.retire(wasm);
     supply.retire(plain);
+  }, 60_000);
+
+  it("fails closed when the engine's Math.random state cannot be found: no sandbox is handed out, and the reason is the error's", async () => {
+    let searched = 0;
+    const supply = new SandboxSupply(compileEngineWasm, {
+      findRandomState: () => {
+        searched++;
+        return undefined;
+      },
+    });
+    const refusal = "the engine's Math.random state could not be found; sandboxes cannot be restored";
+    // What a worker awaits before it reports ready: it never does, and the pool answers its runs sandbox-crashed with this reason.
+    await expect(supply.prepare()).rejects.toThrow(EngineStateNotFound);
+    await expect(supply.prepare()).rejects.toThrow(refusal);
+    await expect(supply.take(false)).rejects.toThrow(refusal);
+    expect(searched).toBe(3);
+  }, 60_000);
+
+  it("refuses only a module set's image when its sandbox's state cannot be found: the set's runs take the plain sandbox", async () => {
+    let calls = 0;
+    // The plain sandbox's search succeeds; the set's sandbox's fails.
+    const finder: RandomStateFinder = (memory, step) => (calls++ === 0 ? findRandomState(memory, step) : undefined);
+    const supply = new SandboxSupply(compileEngineWasm, { findRandomState: finder });
+    await supply.prepare(false);
+    const run = { ...request('import { v } from "m";\nreturn v;'), entries: { m: 'js:m' }, modules: { 'js:m': module } };
+    const taken = await supply.take(false, run);
+    expect(taken.sandbox.image).toBeUndefined();
+    expect(supply.images).toEqual({ count: 0, bytes: 0 });
+    expect(supply.refusal(imagePlan(run, ['m'], false)!.key)).toBe("the engine's state could not be found");
+    expect((await runPrepared(taken.sandbox, run, powers)).result).toMatchObject({ ok: true, value: 5 });
+    supply.retire(taken);
+    expect(calls).toBe(2);
   }, 60_000);
 });

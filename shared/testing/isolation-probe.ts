@@ -1,9 +1,10 @@
-// Guest code for the run-isolation tests (Node pool and browser runner alike): one run plants a
-// secret all over the engine's heap, the next run asks every guest primitive that hands out fresh
-// memory for its bytes and looks for that secret. The invariant under test is that no run can
-// observe a byte another run left behind; the runners meet it with a fresh engine instance (fresh
-// WebAssembly memory) per run, so this probe must come back clean however the engine's allocator
-// behaves.
+// Test support: guest code for the run-isolation tests (Node pool and browser runner alike). One run
+// plants a secret all over the engine's heap, the next run asks every guest primitive that hands
+// out fresh memory for its bytes and looks for that secret. The invariant under test is that no run
+// can observe a byte another run left behind; the runners meet it by restoring each sandbox's
+// engine memory to its snapshot from before any run, zeroing everything the run could have written
+// (shared/sandbox/sandbox-supply.ts), so this probe must come back clean however the engine's
+// allocator behaves.
 //
 // The scan never holds the secret as text or bytes (that would plant it in its own heap): it gets
 // the secret's character codes as an array of numbers and compares byte by byte.

@@ -1,0 +1,23 @@
+// Test support: engine instances for tests and benches, which have no compiled module at hand (the
+// workers compile the registered asset once and instantiate it, shared/sandbox/engine.ts). One
+// engine shared by a whole test file is fine there and never in production: a reused engine lets
+// a run read what earlier runs left in its memory, so workers restore theirs (sandbox-supply.ts).
+
+import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core';
+import variant from '@jitl/quickjs-ng-wasmfile-release-sync';
+import { boundedMemory, type BoundedEngine } from '../sandbox/engine.ts';
+
+/** A new engine instance with bounded memory, which the variant's own glue loads and compiles from its .wasm file. */
+export async function newBoundedQuickJsNg(): Promise<BoundedEngine> {
+  const memory = boundedMemory();
+  const engine = await newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmMemory: memory }));
+  return { engine, memory };
+}
+
+let shared: Promise<QuickJSWASMModule> | undefined;
+
+/** One engine for a whole test file, reused across its runs. */
+export function loadQuickJsNg(): Promise<QuickJSWASMModule> {
+  shared ??= newBoundedQuickJsNg().then((bounded) => bounded.engine);
+  return shared;
+}
