@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -105,6 +106,16 @@ describe('discovery of the good fixture root', () => {
   });
 });
 
+function jsonError(file: string): string {
+  try {
+    JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    expect((error as Error).message).toMatch(/^Expected double-quoted property name in JSON at position 76\b/);
+    return (error as Error).message;
+  }
+  throw new Error(`${file} parsed`);
+}
+
 describe('discovery rules (fixtures/discovery/rules)', () => {
   let d: Discovery;
   beforeAll(async () => {
@@ -113,7 +124,8 @@ describe('discovery rules (fixtures/discovery/rules)', () => {
 
   it.each([
     ['api-version-2', 'api-version-unsupported', 'nodetool.apiVersion is 2; this app understands apiVersion 1.'],
-    ['broken-json', 'package-json-invalid', 'package.json is not valid JSON: Expected double-quoted property name in JSON at position 76'],
+    // The runtime's own sentence (Node 24 adds the line and column to the position).
+    ['broken-json', 'package-json-invalid', `package.json is not valid JSON: ${jsonError(path.join(fixtures, 'rules/node_modules/broken-json/package.json'))}`],
     ['duplicate-names', 'duplicate-module-name', 'Two modules resolve to the same specifier: "duplicate-names/extra" and "duplicate-names/Extra".'],
     [
       'internal-cycle',

@@ -6,6 +6,7 @@
 // on a worker's first WASM run and end with the pool.
 
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildWasm, op } from '../../../shared/testing/wasm-builder.ts';
@@ -51,6 +52,16 @@ function resolution(budgets: Record<string, number> = {}): { modules: Record<str
       },
     },
   };
+}
+
+/**
+ * The thread count once libuv's thread pool is up: the pool starts its threads on its first piece
+ * of work and keeps them for the process's life (Node 24 meets that first piece during these tests,
+ * Node 20 earlier), so counted before it started they would read as threads the pool left behind.
+ */
+async function threadCountSettled(): Promise<number> {
+  await readFile('/proc/self/status');
+  return threadCount();
 }
 
 function threadCount(): number {
@@ -168,7 +179,7 @@ describe('WasmLanes', () => {
   });
 
   it('a closed dispatcher stops its running call; dispose leaves no thread', async () => {
-    const before = threadCount();
+    const before = await threadCountSettled();
     const l = new WasmLanes(2);
     const dispatcher = l.dispatcherFor(await plan());
     await dispatcher.bridge('wasm:t', 'add', [1, 1]);
@@ -185,7 +196,7 @@ describe('WasmLanes', () => {
 
 describe('a sandbox worker with WASM lanes', () => {
   it('starts lanes on its first WASM run, answers the guest through them, and ends them with the pool', async () => {
-    const before = threadCount();
+    const before = await threadCountSettled();
     const pool = new SandboxPool({ size: 1, wasmLanes: 2 });
     owned.push({ dispose: () => pool.close() });
     const res = resolution({ callTimeoutMs: 200 });
