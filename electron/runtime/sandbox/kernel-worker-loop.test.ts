@@ -11,14 +11,7 @@ import type { FromKernelWorker } from '../../../shared/sandbox/kernel-worker-mes
 import { SYSTEM_CLOCK } from '../../../shared/sandbox/system-clock.ts';
 import { compileEngineWasm } from './engine-wasm.ts';
 
-const request = (code: string, grants: KernelRunRequest['grants'] = NO_GRANTS): KernelRunRequest => ({
-  code,
-  entries: {},
-  modules: {},
-  inputs: {},
-  grants,
-  timeoutMs: 10_000,
-});
+const request = (code: string, grants = NO_GRANTS): KernelRunRequest => ({ code, entries: {}, modules: {}, inputs: {}, grants, timeoutMs: 10_000 });
 
 /** A loop over a fake port: `posted` is what reached the host; `refuse` says which messages cannot be cloned. */
 function harness(refuse: (message: FromKernelWorker) => boolean = () => false) {
