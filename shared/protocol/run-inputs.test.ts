@@ -91,6 +91,9 @@ describe('notJsonInput', () => {
       JSON.parse('{"__proto__": {"x": 1}, "y": 2}') as unknown,
       Object.defineProperty({ a: 1 }, 'hidden', { value: Number.NaN, enumerable: false }),
       Object.defineProperty({ a: 1 }, '__proto__', { value: Number.NaN, enumerable: true }),
+      Object.defineProperty({ a: 1 }, 'constructor', { value: class {}, enumerable: false }),
+      { constructor: 1 },
+      Object.create(Object.create({ inherited: Number.NaN }) as object) as unknown,
     ];
     const json = z.json();
     values.forEach((value, i) => expect(notJsonInput('x', value) === undefined, `value ${i}`).toBe(json.safeParse(value).success));

@@ -80,14 +80,21 @@ function firstNotJson(value: unknown, root: string | undefined): string | undefi
       }
       continue;
     }
-    for (const key of Reflect.ownKeys(node)) {
-      if (key === '__proto__' || !Object.prototype.propertyIsEnumerable.call(node, key)) continue;
-      if (typeof key === 'symbol') return `${path} has a symbol key`;
+    for (const symbol of Object.getOwnPropertySymbols(node)) if (Object.prototype.propertyIsEnumerable.call(node, symbol)) return `${path} has a symbol key`;
+    for (const key of Object.keys(node)) {
+      if (key === '__proto__') continue;
       stack.push((node as Record<string, unknown>)[key]);
       paths?.push(`${path}.${key}`);
     }
   }
   return undefined;
+}
+
+/** zod's isPlainObject (what z.json() walks), answered at once for the usual objects: no own `constructor`, one of two prototypes. */
+function isPlain(value: object): boolean {
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if ((prototype === Object.prototype || prototype === null) && !Object.hasOwn(value, 'constructor')) return true;
+  return z.util.isPlainObject(value);
 }
 
 /** null: a JSON scalar; undefined: an array or plain object, to walk; else what the value is. */
@@ -100,7 +107,7 @@ function notJsonScalar(value: unknown): string | null | undefined {
       return Number.isFinite(value) ? null : `${value}, a number JSON cannot hold`;
     case 'object':
       if (value === null) return null;
-      return Array.isArray(value) || z.util.isPlainObject(value) ? undefined : 'an object that is neither an array nor a plain object';
+      return Array.isArray(value) || isPlain(value) ? undefined : 'an object that is neither an array nor a plain object';
     default:
       return typeof value === 'undefined' ? 'undefined' : `a ${typeof value}`;
   }
