@@ -8,18 +8,20 @@ import { LIMITS } from './limits.ts';
 import { NO_GRANTS } from './run.ts';
 import { WASM_BRIDGE_MODULE_ID } from './wasm-bridge.ts';
 
-const reporter: ExecutableModule = {
-  moduleId: 'js:reporter',
+/** A catalog module as the resolution holds it, with the fields the guest never sees. */
+const jsModule = (name: string): ExecutableModule => ({
+  moduleId: `js:${name}`,
   kind: 'js',
-  packName: '@acme/reporter',
+  packName: `@acme/${name}`,
   packVersion: '1.2.0',
-  specifier: '@acme/reporter',
-  displayName: '@acme/reporter',
+  specifier: `@acme/${name}`,
+  displayName: `@acme/${name}`,
   source: 'export const v = 1;\n',
   imports: {},
   digest: 'a'.repeat(64),
   graphSources: [],
-};
+});
+const reporter = jsModule('reporter');
 
 describe('toKernelRequest', () => {
   it('defaults and clamps the deadline, grants nothing by default, and keeps the partition', () => {
