@@ -48,8 +48,6 @@ export async function runExamples(runner: CodeRunner, examples: readonly Prepare
     const ran = await runner.run({
       code: example.program,
       packages: example.specifiers.map((specifier) => ({ specifier })),
-      inputs: {},
-      grants: {},
       timeoutMs: EXAMPLE_TIMEOUT_MS,
     });
     const failures: ExampleFailure[] = [];

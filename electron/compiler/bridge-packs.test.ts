@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCatalog, type DiscoveryCatalog } from '../catalog/catalog.ts';
 import { activePackNames } from '../install/index.ts';
 import { SandboxPool } from '../runtime/sandbox/sandbox-pool.ts';
-import { kernelRequest } from '../runtime/sandbox/run-code.ts';
+import { toKernelRequest } from '../../shared/protocol/kernel-request.ts';
 import type { RunResult } from '../../shared/protocol/run.ts';
 import { installBridgePacks, type BridgeRoot } from '../testing/bridge-pack-harness.ts';
 import { createNpmCompiler } from './npm-compiler.ts';
@@ -30,7 +30,7 @@ afterAll(async () => {
 async function run(specifier: string, code: string): Promise<RunResult> {
   const resolution = catalog.resolveForExecution([{ specifier }]);
   if (!resolution.ok) throw new Error(`${resolution.code}: ${resolution.message}`);
-  return pool.run(kernelRequest({ code, resolution, timeoutMs: 10_000 }));
+  return pool.run(toKernelRequest({ code, resolution, timeoutMs: 10_000 }));
 }
 
 async function value(specifier: string, code: string): Promise<unknown> {

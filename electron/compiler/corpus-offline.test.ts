@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCatalog, type DiscoveryCatalog } from '../catalog/catalog.ts';
 import { activePackNames, createInstaller } from '../install/index.ts';
 import { SandboxPool } from '../runtime/sandbox/sandbox-pool.ts';
-import { kernelRequest } from '../runtime/sandbox/run-code.ts';
+import { toKernelRequest } from '../../shared/protocol/kernel-request.ts';
 import { runBare } from '../testing/corpus/bare-quickjs.ts';
 import { corpusPackName, npmField } from '../testing/corpus/libraries.ts';
 import { OFFLINE_SUBSET, corpusFixtureTarball } from '../testing/corpus/offline-subset.ts';
@@ -63,7 +63,7 @@ describe('the corpus offline subset', () => {
       const specifier = corpusPackName(lib);
       const resolution = catalog.resolveForExecution([{ specifier }]);
       if (!resolution.ok) throw new Error(`${resolution.code}: ${resolution.message}`);
-      const result = await pool.run(kernelRequest({ code: productCode(lib.smoke, specifier), resolution, timeoutMs: 10_000 }));
+      const result = await pool.run(toKernelRequest({ code: productCode(lib.smoke, specifier), resolution, timeoutMs: 10_000 }));
       if (!result.ok) throw new Error(`${result.code}: ${result.message}`);
       expect(result.value).toEqual(lib.smoke.expect);
       const moduleId = catalog.summaries().find((s) => s.specifier === specifier)?.moduleId;

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCatalog, type DiscoveryCatalog } from '../catalog/catalog.ts';
 import { activePackNames, createInstaller } from '../install/index.ts';
 import { SandboxPool } from '../runtime/sandbox/sandbox-pool.ts';
-import { kernelRequest } from '../runtime/sandbox/run-code.ts';
+import { toKernelRequest } from '../../shared/protocol/kernel-request.ts';
 import type { RunResult } from '../../shared/protocol/run.ts';
 import { startRegistry, type TestRegistry } from '../testing/verdaccio.ts';
 import { createNpmCompiler } from './npm-compiler.ts';
@@ -93,7 +93,7 @@ function summary(name: keyof typeof MODULES) {
 async function run(name: keyof typeof MODULES, code: string): Promise<RunResult> {
   const resolution = catalog.resolveForExecution([{ specifier: specifier(name) }]);
   if (!resolution.ok) throw new Error(`${resolution.code}: ${resolution.message}`);
-  return pool.run(kernelRequest({ code, resolution, timeoutMs: 10_000 }));
+  return pool.run(toKernelRequest({ code, resolution, timeoutMs: 10_000 }));
 }
 
 async function value(name: keyof typeof MODULES, code: string): Promise<unknown> {

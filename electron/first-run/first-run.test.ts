@@ -98,7 +98,7 @@ describe('first run', () => {
     const runner = createCodeRunner(catalog.value, { sandboxWorkers: 1, wasmLanes: 1 });
     try {
       const node = workflow.value.nodes[0]!;
-      const run = await runner.run({ code: node.code, packages: node.packages, inputs: {}, grants: {}, timeoutMs: 10_000 });
+      const run = await runner.run({ code: node.code, packages: node.packages, timeoutMs: 10_000 });
       if (!run.ok) throw new Error(`${run.code}: ${run.message}`);
       expect(run.value.result.ok ? run.value.result.value : run.value.result).toBe('Berlin → Paris: 877 km');
       expect(run.value.resolved.map((r) => r.specifier)).toEqual(['@nodetool-ai/sandbox-yaml', '@nodetool-ai/sandbox-geo/simplify-wasm']);

@@ -1,9 +1,9 @@
-// The dispatcher hands code.run's answers on without parsing them again (shared/contract/
-// dispatcher.ts, ANSWERS_CHECKED_AT_SOURCE): each part was checked against the contract on its way
-// in. This checks that claim on real answers of every kind the app gives — a value, logs and a
-// receipt with modules, WASM calls and denials, a guest error, a timeout, a cancelled run (built
-// by the kernel host, not the worker), a failed call — by running each through the contract's own
-// answer schema: the parse would change nothing (no key dropped, nothing refused).
+// The dispatcher parses code.run's answers against the contract as it does every answer; the
+// code runner must already give exactly that shape, or a run would be answered `internal` or lose
+// parts. This checks it on real answers of every kind the app gives — a value, logs and a receipt
+// with modules, WASM calls and denials, a guest error, a timeout, a cancelled run (built by the
+// kernel host, not the worker), a failed call — by running each through the contract's own answer
+// schema: the parse changes nothing (no key dropped, nothing refused).
 
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -3,26 +3,27 @@
 // once per process here; the sandbox worker's own dispatcher and lanes answer the calls, see
 // runtime/wasm/wasm-plan.ts), and answer its capability calls through the host handlers for what
 // this run was granted. The sandbox pool starts on the first run and is owned (and closed) here.
+// A run is the contract's code.run request as its schema parsed it (inputs checked there, once),
+// plus what the face adds beyond the contract: the CLI's grants and the caller's partition.
 
+import type { FaceGrants } from '../../shared/contract/dispatcher.ts';
+import type { ParsedRequestOf } from '../../shared/contract/methods.ts';
 import type { SandboxModuleCatalog } from '../../shared/protocol/catalog.ts';
-import type { SandboxModuleDeclaration } from '../../shared/protocol/declaration.ts';
 import { fail, ok, type Result } from '../../shared/protocol/result.ts';
 import type { RunResult } from '../../shared/protocol/run.ts';
-import { runInputProblems } from '../../shared/protocol/run-inputs.ts';
 import type { HostGrants } from '../runtime/sandbox/host-capabilities.ts';
 import { runCode } from '../runtime/sandbox/run-code.ts';
 import { ELASTIC_MAX_WORKERS, SandboxPool } from '../runtime/sandbox/sandbox-pool.ts';
 import { WasmModuleCache } from '../runtime/wasm/module-cache.ts';
 import { buildWasmPlan } from '../runtime/wasm/wasm-plan.ts';
 
-export interface CodeRunRequest {
-  readonly code: string;
-  readonly packages: readonly SandboxModuleDeclaration[];
-  readonly inputs: Readonly<Record<string, unknown>>;
-  readonly grants: HostGrants;
-  readonly timeoutMs: number;
-  /** The caller's name for this run, so `cancel(runId)` can stop it (the UI's Stop button). */
-  readonly runId?: string;
+/** code.run's request as the contract's schema parsed it. */
+export type CodeRunRequest = ParsedRequestOf<'code.run'>;
+
+/** What the face adds to a run beyond the contract. */
+export interface RunHost {
+  /** The CLI's own grants (a workspace folder, secret values); no other face has any. */
+  readonly grants?: FaceGrants;
   /** Who asked (see KernelRunRequest.partition): what its runs leave warm serves only its runs. */
   readonly partition?: string;
 }
@@ -40,7 +41,7 @@ export interface CodeRun {
 }
 
 export interface CodeRunner {
-  run(request: CodeRunRequest): Promise<Result<CodeRun>>;
+  run(request: CodeRunRequest, host?: RunHost): Promise<Result<CodeRun>>;
   /** Stop the run started with this id; false when no such run is going (it finished, or never was). */
   cancel(runId: string): boolean;
   close(): Promise<void>;
@@ -60,13 +61,13 @@ export function createCodeRunner(catalog: SandboxModuleCatalog, options: CodeRun
   const running = new Map<string, AbortController>();
 
   return {
-    async run(request) {
-      if (request.runId === undefined) return runOnce(request, undefined);
+    async run(request, host = {}) {
+      if (request.runId === undefined) return runOnce(request, host, undefined);
       if (running.has(request.runId)) return fail('invalid-data', `A run with id "${request.runId}" is already going; give each run its own id.`);
       const controller = new AbortController();
       running.set(request.runId, controller);
       try {
-        return await runOnce(request, controller.signal);
+        return await runOnce(request, host, controller.signal);
       } finally {
         running.delete(request.runId);
       }
@@ -84,11 +85,8 @@ export function createCodeRunner(catalog: SandboxModuleCatalog, options: CodeRun
     },
   };
 
-  async function runOnce(request: CodeRunRequest, cancel: AbortSignal | undefined): Promise<Result<CodeRun>> {
+  async function runOnce(request: CodeRunRequest, host: RunHost, cancel: AbortSignal | undefined): Promise<Result<CodeRun>> {
     if (closed) return fail('internal', 'The app is shutting down; the run was not started.');
-    // The contract's schema already refused these for HTTP and IPC; the CLI comes straight here.
-    const problems = runInputProblems(request.inputs);
-    if (problems.length > 0) return fail('invalid-data', `Inputs: ${problems.map((p) => p.message).join('; ')}.`);
     const resolution = catalog.resolveForExecution(request.packages);
     if (!resolution.ok) return fail(resolution.code, resolution.message);
     // Elastic: runs spinning to their deadline get extra workers in their place, so they never stall the others (issue 17).
@@ -102,14 +100,22 @@ export function createCodeRunner(catalog: SandboxModuleCatalog, options: CodeRun
     const result = await runCode(sandbox, {
       code: request.code,
       resolution,
-      inputs: request.inputs,
-      grants: request.grants,
-      timeoutMs: request.timeoutMs,
-      ...(request.partition !== undefined ? { partition: request.partition } : {}),
+      grants: hostGrants(request, host),
+      ...(request.inputs !== undefined ? { inputs: request.inputs } : {}),
+      ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
+      ...(host.partition !== undefined ? { partition: host.partition } : {}),
       ...(plan ? { wasm: { plan } } : {}),
       ...(cancel ? { cancel } : {}),
     });
     const resolved = resolution.declarations.map((d) => ({ specifier: d.specifier, packName: d.packName, packVersion: d.packVersion, digest: d.digest }));
     return ok({ result, resolved });
   }
+}
+
+/** A run's host grants: fetch to the hosts the request lists, and whatever the face grants itself. */
+function hostGrants(request: CodeRunRequest, host: RunHost): HostGrants {
+  return {
+    ...(request.fetchHosts && request.fetchHosts.length > 0 ? { fetch: { hosts: request.fetchHosts } } : {}),
+    ...host.grants,
+  };
 }

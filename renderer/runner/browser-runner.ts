@@ -1,17 +1,18 @@
 // "Run in this window": a Code node's code with the shared kernel in a Web Worker of this page.
 // It fetches the node's modules by opaque id and verifies each digest (module-source.ts), builds
-// the same kernel request the main process builds, and answers the guest's calls: WASM through the
-// shared dispatcher over the browser WASM pool (same budgets as Node), capabilities through the
-// handler the caller passes. The page has no fetch, workspace or secret of its own to lend, so the
-// default handler refuses every capability call with `capability-denied` and says to run in the
-// main process; a node with no grants behaves exactly as there.
+// the kernel request as the main process does (shared/protocol/kernel-request.ts), and answers
+// the guest's calls: WASM through the shared dispatcher over the browser WASM pool (same budgets
+// as Node), capabilities through the handler the caller passes. The page has no fetch, workspace
+// or secret of its own to lend, so the default handler refuses every capability call with
+// `capability-denied` and says to run in the main process; a node with no grants behaves exactly
+// as there.
 //
 // Only the adapters differ from Node: how a worker starts, how a module is fetched, how bytes are
 // hashed. They come in as powers.
 
 import type { Sha256HexAsync } from '../../shared/packs/digest.ts';
-import { LIMITS } from '../../shared/protocol/limits.ts';
-import { emptyReceipt, NO_GRANTS, type CapabilityGrants, type HostCallResult, type KernelRunRequest, type RunResult } from '../../shared/protocol/run.ts';
+import { toKernelRequest } from '../../shared/protocol/kernel-request.ts';
+import { emptyReceipt, type CapabilityGrants, type HostCallResult, type RunResult } from '../../shared/protocol/run.ts';
 import { createWasmDispatcher } from '../../shared/sandbox/wasm-dispatcher.ts';
 import { KernelHost, type KernelHostPorts } from './kernel-host.ts';
 import { DigestCache, loadModules, type ExpectedEntries, type ModuleSourcePowers } from './module-source.ts';
@@ -84,28 +85,13 @@ export class BrowserRunner {
     const loaded = await loadModules(input.entries, { fetchPart: this.#powers.fetchPart, sha256: this.#powers.sha256 }, this.cache);
     if (!loaded.ok) return { ...loaded, logs: [], receipt: { ...emptyReceipt(), wallMs: performance.now() - started } };
     const { entries, modules } = loaded.value;
-    const request: KernelRunRequest = {
+    const request = toKernelRequest({
       code: input.code,
-      entries,
-      modules: Object.fromEntries(
-        Object.values(modules).map((m) => [
-          m.moduleId,
-          {
-            moduleId: m.moduleId,
-            kind: m.kind,
-            packName: m.packName,
-            packVersion: m.packVersion,
-            displayName: m.displayName,
-            source: m.source,
-            imports: { ...m.imports },
-            digest: m.digest,
-          },
-        ]),
-      ),
-      inputs: { ...(input.inputs ?? {}) },
-      grants: input.grants ?? NO_GRANTS,
-      timeoutMs: Math.min(input.timeoutMs ?? LIMITS.guestTimeoutMs, LIMITS.guestTimeoutMs),
-    };
+      resolution: { entries, modules },
+      ...(input.inputs !== undefined ? { inputs: input.inputs } : {}),
+      ...(input.grants !== undefined ? { grants: input.grants } : {}),
+      ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
+    });
     const dispatcher = createWasmDispatcher({ modules }, this.#wasmPool);
     try {
       return await this.#kernel.run(request, {

@@ -12,8 +12,8 @@ import { createAppServices } from '../../electron/services/app-services.ts';
 import { startWebHost } from '../../electron/server/web-host.ts';
 import { tempDir } from '../../electron/testing/test-support.ts';
 import { loadFixtureDir } from '../../electron/testing/fixture-dir.ts';
-import { SandboxPool } from '../../electron/runtime/sandbox/sandbox-pool.ts';
 import { WasmPool } from '../../electron/testing/wasm-pool.ts';
+import { portedSandboxPool, withWasmPort } from '../../electron/testing/wasm-port.ts';
 import { createWasmDispatcher } from '../../shared/sandbox/wasm-dispatcher.ts';
 import { fixtureAnswer, fixtureExecutableModules, fixtureRequest, scriptsWasm } from '../../shared/testing/kernel-fixture.ts';
 import { fixtureDelivery } from '../../e2e/parity-catalog.ts';
@@ -55,7 +55,7 @@ export const browserSection: BenchSection = {
       port: 0,
     });
     const browser = await launchChromium();
-    const pool = new SandboxPool({ size: 1 });
+    const pool = portedSandboxPool({ size: 1 });
     const wasmPool = new WasmPool({ size: 2 });
     try {
       const page = await browser.newPage();
@@ -74,13 +74,16 @@ export const browserSection: BenchSection = {
           async () => {
             const dispatcher = createWasmDispatcher({ modules }, wasmPool);
             try {
-              const result = await pool.run(fixtureRequest(file, testCase), {
-                capability: async (name) => fixtureAnswer(testCase, name),
-                wasm: {
-                  call: async (id, exportName, args) =>
-                    scriptsWasm(testCase) ? fixtureAnswer(testCase, `wasm:${exportName}`) : dispatcher.bridge(id, exportName, args),
-                },
-              });
+              const result = await pool.run(
+                fixtureRequest(file, testCase),
+                withWasmPort(
+                  {
+                    call: async (id, exportName, args) =>
+                      scriptsWasm(testCase) ? fixtureAnswer(testCase, `wasm:${String(exportName)}`) : dispatcher.bridge(id, exportName, args),
+                  },
+                  { capability: async (name) => fixtureAnswer(testCase, name) },
+                ),
+              );
               if (!result.ok && testCase.expect.ok) throw new Error(`${caseName} failed on Node: ${result.message}`);
             } finally {
               dispatcher.close();

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { openCatalog } from '../../electron/catalog/catalog.ts';
 import { createNpmCompiler } from '../../electron/compiler/npm-compiler.ts';
 import { activePackNames, createInstaller } from '../../electron/install/index.ts';
-import { kernelRequest } from '../../electron/runtime/sandbox/run-code.ts';
+import { toKernelRequest } from '../../shared/protocol/kernel-request.ts';
 import { PACKS_DIR } from '../../electron/testing/bridge-pack-harness.ts';
 import { startRegistry, type TestRegistry } from '../../electron/testing/verdaccio.ts';
 import type { KernelRunRequest } from '../../shared/protocol/run.ts';
@@ -109,7 +109,7 @@ export async function installLibraryRoot(): Promise<LibraryRoot> {
         return LIBRARY_RUNS.map((run) => {
           const resolution = catalog.resolveForExecution(run.packages);
           if (!resolution.ok) throw new Error(`library bench: ${run.label}: ${resolution.message}`);
-          return kernelRequest({ code: run.code, resolution, timeoutMs: 30_000 });
+          return toKernelRequest({ code: run.code, resolution, timeoutMs: 30_000 });
         });
       },
       dispose,

@@ -14,15 +14,15 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NO_GRANTS, type KernelRunRequest } from '../../shared/protocol/run.ts';
-import { WASM_BRIDGE_MODULE_ID } from '../../shared/protocol/wasm-bridge.ts';
+import { toKernelRequest } from '../../shared/protocol/kernel-request.ts';
+import type { KernelRunRequest } from '../../shared/protocol/run.ts';
 import { openCatalog } from '../../electron/catalog/catalog.ts';
-import { SandboxPool } from '../../electron/runtime/sandbox/sandbox-pool.ts';
 import type { ExecutableModule } from '../../shared/protocol/index.ts';
 import { buildWasm, op } from '../../shared/testing/wasm-builder.ts';
 import { validateWasmBinary } from '../../shared/packs/wasm-binary.ts';
 import { createWasmDispatcher, type WasmDispatcher } from '../../shared/sandbox/wasm-dispatcher.ts';
 import { WasmPool } from '../../electron/testing/wasm-pool.ts';
+import { portedSandboxPool, withWasmPort } from '../../electron/testing/wasm-port.ts';
 import { WasmModuleCache } from '../../electron/runtime/wasm/module-cache.ts';
 import { buildWasmPlan } from '../../electron/runtime/wasm/wasm-plan.ts';
 import { fmtMs, measure, printRatio, printTable, type BenchSection, type Stats } from './harness.ts';
@@ -105,7 +105,7 @@ async function throughput(size: number, bytes: Uint8Array, exportName: string, a
  */
 async function guestVisible(pool: WasmPool, runs: number, calls: number, viaMain: boolean): Promise<{ cold: Stats; warm: Stats }> {
   const root = mkdtempSync(join(tmpdir(), 'bench-wasm-'));
-  const sandbox = new SandboxPool({ size: 1 });
+  const sandbox = portedSandboxPool({ size: 1 });
   const cache = new WasmModuleCache();
   try {
     cpSync(new URL('../../packs/geo', import.meta.url), join(root, 'node_modules', '@nodetool-ai', 'sandbox-geo'), { recursive: true });
@@ -113,39 +113,20 @@ async function guestVisible(pool: WasmPool, runs: number, calls: number, viaMain
     if (!catalog.ok) throw new Error(catalog.message);
     const resolution = catalog.value.resolveForExecution([{ specifier: '@nodetool-ai/sandbox-geo/simplify-wasm' }]);
     if (!resolution.ok) throw new Error(resolution.message);
-    const modules = Object.fromEntries(
-      Object.values(resolution.modules)
-        .filter((m) => m.moduleId !== WASM_BRIDGE_MODULE_ID)
-        .map((m) => [
-          m.moduleId,
-          {
-            moduleId: m.moduleId,
-            kind: m.kind,
-            packName: m.packName,
-            packVersion: m.packVersion,
-            displayName: m.displayName,
-            source: m.source,
-            imports: { ...m.imports },
-            digest: m.digest,
-          },
-        ]),
-    );
-    const request = (n: number): KernelRunRequest => ({
-      code: `import { tileX } from "@nodetool-ai/sandbox-geo/simplify-wasm";\nlet s = 0;\nfor (let i = 0; i < ${n}; i++) s += await tileX(13.4, 10);\nreturn s;`,
-      entries: { ...resolution.entries },
-      modules,
-      inputs: {},
-      grants: NO_GRANTS,
-      timeoutMs: 30_000,
-    });
+    const request = (n: number): KernelRunRequest =>
+      toKernelRequest({
+        code: `import { tileX } from "@nodetool-ai/sandbox-geo/simplify-wasm";\nlet s = 0;\nfor (let i = 0; i < ${n}; i++) s += await tileX(13.4, 10);\nreturn s;`,
+        resolution,
+        timeoutMs: 30_000,
+      });
     // Timed where the guest lives: the run's wall time as the kernel reports it in its receipt
     // (the main thread's own noise — scheduling the run, parsing its result — is not the guest's).
     const once = async (n: number) => {
       const dispatcher = viaMain ? createWasmDispatcher(resolution, pool) : undefined;
-      const wasm = dispatcher
-        ? { call: (id: string, name: unknown, args: unknown) => dispatcher.bridge(id, name, args) }
-        : { plan: await buildWasmPlan(resolution, cache) };
-      const result = await sandbox.run(request(n), { wasm });
+      const ports = dispatcher
+        ? withWasmPort({ call: (id, name, args) => dispatcher.bridge(id, name, args) })
+        : { wasm: { plan: await buildWasmPlan(resolution, cache) } };
+      const result = await sandbox.run(request(n), ports);
       dispatcher?.close();
       if (!result.ok || result.value !== 550 * n) throw new Error(`guest bench run failed: ${JSON.stringify(result)}`);
       return result.receipt.wallMs;

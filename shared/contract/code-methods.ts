@@ -22,17 +22,17 @@ const HostPatternSchema = z
   .regex(/^(?:\*\.)?[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/, 'a host is a lower-case DNS name, optionally starting with "*."');
 
 /**
- * A run's inputs. Reserved names and the nesting depth (LIMITS.jsonDepth) are checked first, on
- * the record as it arrived: z.json() recurses once per level and would run out of stack on a
- * value a few thousand levels deep (an internal error instead of a sentence). Only a record that
- * passes goes on to the JSON check.
+ * A run's inputs: JSON values under identifier names. Reserved names, the nesting depth
+ * (LIMITS.jsonDepth) and JSON-ness are checked with loops (run-inputs.ts) on the record as it
+ * arrived, rather than by z.json(): that recursed once per level (a value a few thousand levels
+ * deep ran out of stack) and, being a reference cycle, kept zod from compiling this schema.
  */
 const RunInputsSchema = z
   .record(z.string(), z.unknown())
   .superRefine((inputs, ctx) => {
     for (const problem of runInputProblems(inputs)) ctx.addIssue({ code: 'custom', path: [problem.name], message: problem.message });
   })
-  .pipe(z.record(z.string().regex(IDENTIFIER_PATTERN, 'an input name must be a JavaScript identifier'), z.json()));
+  .pipe(z.record(z.string().regex(IDENTIFIER_PATTERN, 'an input name must be a JavaScript identifier'), z.unknown()));
 
 /** The caller's name for a run, so code.cancel can stop it (the UI's Stop button). */
 export const RunIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a run id is 1 to 64 letters, digits, "-" or "_"');

@@ -3,9 +3,10 @@
 // anything but a tagged `internal` failure, while the bug is reported.
 
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { ok } from '../protocol/result.ts';
 import { createDispatcher, ContractViolation, requestParser, type Handlers } from './dispatcher.ts';
-import { CONTRACT, METHOD_NAMES, type MethodName } from './methods.ts';
+import { CONTRACT, METHOD_NAMES, responseSchemaOf, type MethodName } from './methods.ts';
 
 function handlersWith(overrides: Partial<Record<string, (request: unknown) => Promise<unknown>>>): Handlers {
   const all: Record<string, (request: unknown) => Promise<unknown>> = {};
@@ -77,18 +78,15 @@ describe('createDispatcher', () => {
     expect(await dispatcher.handle('packs.uninstall', { name: 'a' }, { face: 'test' })).toEqual({ ok: true, value: { name: 'a' } });
   });
 
-  it("hands code.run's answer on as its handler made it (checked where its parts came in); other answers are parsed", async () => {
-    // The code runner's answer: the worker's result (parsed with the contract's RunResultSchema
-    // when it arrived) and the resolved packages built field by field; see ANSWERS_CHECKED_AT_SOURCE.
-    const answer = ok({ result: { ok: true, value: 2, logs: [], receipt: { wallMs: 1, modules: [], calls: [], denied: [] } }, resolved: [] });
-    const dispatcher = createDispatcher(
-      handlersWith({
-        'code.run': async () => answer,
-        'packs.uninstall': async () => ok({ name: 'a', absolutePath: '/x' }),
-      }),
-    );
-    expect(await dispatcher.handle('code.run', { code: 'return 1 + 1', packages: [] }, { face: 'test' })).toBe(answer);
-    expect(await dispatcher.handle('packs.uninstall', { name: 'a' }, { face: 'test' })).toEqual({ ok: true, value: { name: 'a' } });
+  it("parses code.run's answer like every other: keys beyond the contract are dropped, a result outside its strict schema is a bug", async () => {
+    const result = { ok: true, value: 2, logs: [], receipt: { wallMs: 1, modules: [], calls: [], denied: [] } };
+    const bugs: unknown[] = [];
+    const answers = [ok({ result, resolved: [], absolutePath: '/x' }), ok({ result: { ...result, extra: 1 }, resolved: [] })];
+    const dispatcher = createDispatcher(handlersWith({ 'code.run': async () => answers.shift() }), { onBug: (_m, e) => bugs.push(e) });
+    const run = () => dispatcher.handle('code.run', { code: 'return 1 + 1', packages: [] }, { face: 'test' });
+    expect(await run()).toEqual(ok({ result, resolved: [] }));
+    expect(await run()).toMatchObject({ ok: false, code: 'internal' });
+    expect(bugs).toHaveLength(1);
   });
 
   it('names a non-string method by its type and cuts long names', async () => {
@@ -108,8 +106,28 @@ describe('createDispatcher', () => {
 
   it("parses each request with zod's compiled parser: the same data and the same issues as the contract's schema", () => {
     const workflow = { version: 1, nodes: [{ id: 'a', type: 'code', code: 'return 1;', packages: [{ specifier: '@acme/geo' }] }], edges: [] };
+    const deep = (depth: number): unknown => (depth === 0 ? 1 : { k: [deep(depth - 1)] });
     const cases: [MethodName, unknown][] = [
-      // code.run: compiled without its inputs (z.json() is a cycle zod does not compile) when there are none.
+      // code.run with and without inputs: its inputs are JSON values under identifier names.
+      ['code.run', { code: 'return x', packages: [], inputs: { x: 1, rows: [{ a: 1, b: 'two', c: [true, null, -0.5] }] } }],
+      ['code.run', { code: 'return x', packages: [], inputs: { x: deep(128) } }],
+      ['code.run', { code: 'return x', packages: [], inputs: { x: deep(129) } }],
+      ['code.run', { code: 'return x', packages: [], inputs: JSON.parse('{"x": {"__proto__": {"y": 1}, "z": 2}, "__proto__": 3}') as unknown }],
+      ...[
+        Number.NaN,
+        Infinity,
+        undefined,
+        1n,
+        () => 1,
+        new Date(0),
+        new Map(),
+        new Uint8Array(2),
+        [1, , 3],
+        { [Symbol('s')]: 1 },
+        { a: { b: [Number.NaN] } },
+      ].map((x): [MethodName, unknown] => ['code.run', { code: 'return x', packages: [], inputs: { x } }]),
+      ['code.run', { code: 'return x', packages: [], inputs: { 'a-b': 1, fetch: 2 } }],
+      ['code.run', { code: 'return x', packages: [], inputs: [] }],
       ['code.run', { code: 'return 1 + 1', packages: [] }],
       ['code.run', { code: 'return x', packages: [{ specifier: '@acme/geo', version: '1.0.0' }], timeoutMs: 500, runId: 'r-1', fetchHosts: ['*.example.com'] }],
       ['code.run', { code: 'return x', packages: [], inputs: { x: 1, y: { z: [1, 'a', null] } } }],
@@ -134,12 +152,20 @@ describe('createDispatcher', () => {
       ['workflows.save', { name: '../etc', workflow }],
       ['code.cancel', { runId: 'r-1' }],
     ];
-    for (const [method, payload] of cases) {
+    for (const entry of cases) {
+      const [method, payload] = entry;
       const expected = CONTRACT[method].request.safeParse(payload);
       const got = requestParser(method)(payload);
-      expect(got.success, `${method} ${JSON.stringify(payload)?.slice(0, 80)}`).toBe(expected.success);
+      expect(got.success, `${method} case ${cases.indexOf(entry)}`).toBe(expected.success);
       if (expected.success) expect(got.data).toStrictEqual(expected.data);
       else expect(got.error?.issues).toEqual(expected.error.issues);
+    }
+  });
+
+  it("compiles every method's request and answer schema (a reference cycle in one would quietly cost the fast path)", () => {
+    for (const method of METHOD_NAMES) {
+      expect(() => z.compile(CONTRACT[method].request, { strict: true }), `${method} request`).not.toThrow();
+      expect(() => z.compile(responseSchemaOf(method), { strict: true }), `${method} answer`).not.toThrow();
     }
   });
 });

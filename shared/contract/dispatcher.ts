@@ -6,14 +6,12 @@
 // that breaks the contract is stood in for or left out (answer-lists.ts), logged, and the rest of
 // the list answers, so one bad pack can never take a list away from every face.
 //
-// For the hot path of issue 17: a request is parsed with zod's compiled form of the contract's
-// schema (requestParser; the same results and issues), and `code.run`'s answer is not parsed again,
-// since it is made only of parts already checked against the contract's own schemas where they
-// came in (ANSWERS_CHECKED_AT_SOURCE). Re-parsing it cost 13–20 µs a run measured in the web host
-// and could only ever have passed it through unchanged.
+// Requests and answers are parsed with zod's compiled form of the contract's schemas
+// (shared/protocol/compiled.ts): the same results and issues, at a fraction of the cost on the
+// hot path (code.run).
 
-import { z } from 'zod';
 import { fail, type Failure, type Result } from '../protocol/result.ts';
+import { compiled, type SafeParse } from '../protocol/compiled.ts';
 import { formatIssues } from '../protocol/parse.ts';
 import { answerLists } from './answer-lists.ts';
 import { CONTRACT, isMethodName, responseSchemaOf, type MethodName, type ParsedRequestOf, type ValueOf } from './methods.ts';
@@ -60,21 +58,6 @@ export interface DispatcherOptions {
 
 const MAX_METHOD_NAME = 64;
 
-/**
- * Methods whose answers the dispatcher hands on without parsing them again, because each part was
- * checked against the contract's schemas on its way in:
- * - `code.run`: `{ result, resolved }` from the code runner (electron/services/code-runner.ts).
- *   `result` is either the sandbox worker's own `done` result, parsed from `unknown` with the very
- *   RunResultSchema this contract answers with (shared/sandbox/kernel-worker-messages.ts: a strict
- *   schema, so it has no other keys), or one the kernel host builds itself for an end it decides
- *   (timeout, cancel, crash) from a code literal, a sentence, the already parsed logs and an empty
- *   receipt; `resolved` is built field by field (four strings) from the catalog's resolution. The
- *   guest's own value is `unknown` in the schema, so the parse never checked it anyway.
- * A test (electron/services/code-answers.test.ts) runs real code.run answers of every kind
- * through the contract's answer schema and checks it would change nothing.
- */
-const ANSWERS_CHECKED_AT_SOURCE: ReadonlySet<MethodName> = new Set(['code.run']);
-
 export function createDispatcher(handlers: Handlers, options: DispatcherOptions = {}): Dispatcher {
   const onBug = options.onBug ?? (() => {});
   const onRowsRepaired = options.onRowsRepaired ?? onBug;
@@ -99,9 +82,7 @@ export function createDispatcher(handlers: Handlers, options: DispatcherOptions 
       onBug(method, error);
       return internal(method);
     }
-    if (ANSWERS_CHECKED_AT_SOURCE.has(method)) return result;
-    const schema = responseSchemaOf(method);
-    const response = schema.safeParse(result);
+    const response = responseParser(method)(result);
     if (response.success) return response.data;
     const violation = `${method} answered outside its contract: ${formatIssues(response.error.issues)}`;
     // A list answer is total: the rows that break the contract are stood in for or left out, and the rest answers.
@@ -110,7 +91,7 @@ export function createDispatcher(handlers: Handlers, options: DispatcherOptions 
     const value: unknown = typeof result === 'object' && result !== null && result.ok === true ? result.value : undefined;
     if (value !== undefined && lists.length > 0) {
       const repaired = repairRows(value, lists);
-      const again = schema.safeParse({ ok: true, value: repaired.value });
+      const again = responseParser(method)({ ok: true, value: repaired.value });
       if (again.success) {
         onRowsRepaired(method, new ContractViolation(`${violation}. Answered without those rows: ${repaired.notes.join('; ')}`));
         return again.data;
@@ -130,54 +111,21 @@ export class ContractViolation extends Error {
   override readonly name = 'ContractViolation';
 }
 
-type SafeParse = (payload: unknown) => z.ZodSafeParseResult<unknown>;
+/** A method's request parse: the contract's schema, compiled by zod (compiled.ts). */
+export const requestParser = perMethod<unknown>((method) => compiled(CONTRACT[method].request));
 
-const requestParsers = new Map<MethodName, SafeParse>();
+/** A method's answer parse: the contract's answer schema, compiled by zod (compiled.ts). */
+export const responseParser = perMethod<Result<unknown>>((method) => compiled(responseSchemaOf(method)));
 
-/**
- * A method's request parse: the contract's schema compiled by zod (z.compile: the same results and
- * the same issues, from a generated parser instead of the schema walk; measured 15–20 µs a call
- * less on code.run's request in the web host). Built on a method's first call.
- */
-export function requestParser(method: MethodName): SafeParse {
-  let parser = requestParsers.get(method);
-  if (!parser) {
-    parser = compiledParser(CONTRACT[method].request);
-    requestParsers.set(method, parser);
-  }
-  return parser;
-}
-
-/**
- * zod compiles no schema that holds a reference cycle, and code.run's request has one in an
- * optional key (its inputs are z.json()). Such an object schema is compiled without the keys zod
- * cannot compile, and that parser used only for a payload that carries none of them (not even
- * through its prototype), where the two schemas agree: each such key is optional with no default
- * (it parses `undefined` to `undefined`), so its absence passes and leaves the output without it.
- * A payload with one of them, or any payload the compiled parser refuses, is parsed by the whole
- * schema, so every refusal comes with the whole schema's issues.
- */
-function compiledParser(schema: z.ZodType): SafeParse {
-  const whole: SafeParse = (payload) => schema.safeParse(payload);
-  const compiled = z.compile(schema);
-  if (compiled !== schema) return (payload) => compiled.safeParse(payload);
-  if (!(schema instanceof z.ZodObject)) return whole;
-  const shape = schema.shape as Record<string, z.ZodType>;
-  const uncompiled = Object.keys(shape).filter((key) => z.compile(shape[key]!) === shape[key]);
-  const optional = (key: string) => {
-    const parsed = shape[key]!.safeParse(undefined);
-    return parsed.success && parsed.data === undefined;
-  };
-  if (uncompiled.length === 0 || !uncompiled.every(optional)) return whole;
-  let rest: z.ZodType;
-  try {
-    rest = z.compile(schema.omit(Object.fromEntries(uncompiled.map((key) => [key, true] as const)) as Record<string, true>), { strict: true });
-  } catch {
-    return whole;
-  }
-  return (payload) => {
-    if (payload === null || typeof payload !== 'object' || uncompiled.some((key) => key in payload)) return whole(payload);
-    const parsed = rest.safeParse(payload);
-    return parsed.success ? parsed : whole(payload);
+/** One parser per method, made on the method's first call. */
+function perMethod<T>(make: (method: MethodName) => SafeParse<T>): (method: MethodName) => SafeParse<T> {
+  const made = new Map<MethodName, SafeParse<T>>();
+  return (method) => {
+    let parser = made.get(method);
+    if (!parser) {
+      parser = make(method);
+      made.set(method, parser);
+    }
+    return parser;
   };
 }

@@ -3,13 +3,14 @@
 // that locks or unlocks a global fails here), and binding an input under such a name really is
 // lost without a word, which is why the contract refuses it. Depth is measured iteratively.
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { loadQuickJsNg } from '../testing/quickjs-engine.ts';
 import { runKernel } from '../sandbox/kernel.ts';
 import { SYSTEM_CLOCK } from '../sandbox/system-clock.ts';
 import { deeperThan, jsonTextDeeperThan } from './json-depth.ts';
 import { LIMITS } from './limits.ts';
 import { NO_GRANTS, type KernelRunRequest, type RunResult } from './run.ts';
-import { LOCKED_GLOBALS, reservedInputName, runInputProblems } from './run-inputs.ts';
+import { LOCKED_GLOBALS, notJsonInput, reservedInputName, runInputProblems } from './run-inputs.ts';
 
 async function run(code: string, inputs: Record<string, unknown> = {}): Promise<RunResult> {
   const request: KernelRunRequest = { code, entries: {}, modules: {}, inputs, grants: NO_GRANTS, timeoutMs: 5000 };
@@ -66,6 +67,44 @@ describe('runInputProblems', () => {
     ]);
     // 100,000 levels: no recursion anywhere, so no stack to run out of.
     expect(runInputProblems({ deep: nested(100_000) })).toHaveLength(1);
+  });
+});
+
+describe('notJsonInput', () => {
+  it('accepts exactly what z.json() accepts (the schema it replaced, which zod could not compile)', () => {
+    class Point {
+      x = 1;
+    }
+    const shared = { s: 'x' };
+    const values: unknown[] = [
+      ...[1, -0, 1.5, 2 ** 60, '', 'x', true, false, null, [], {}, [1, 'a', null, [true]], { a: { b: [1, { c: 'd' }] } }, [shared, shared]],
+      ...[Number.NaN, Infinity, -Infinity, undefined, 1n, Symbol('s'), () => 1, new Date(0), new Map(), new Set(), new Uint8Array(2), new Point(), /x/],
+      ...[
+        [1, , 3],
+        [undefined],
+        { a: undefined },
+        { a: [1, Number.NaN] },
+        { [Symbol('k')]: 1 },
+        Object.create(null) as unknown,
+        Object.assign(Object.create(null) as object, { a: 1 }),
+      ],
+      JSON.parse('{"__proto__": {"x": 1}, "y": 2}') as unknown,
+      Object.defineProperty({ a: 1 }, 'hidden', { value: Number.NaN, enumerable: false }),
+      Object.defineProperty({ a: 1 }, '__proto__', { value: Number.NaN, enumerable: true }),
+      Object.defineProperty({ a: 1 }, 'constructor', { value: class {}, enumerable: false }),
+      { constructor: 1 },
+      Object.create(Object.create({ inherited: Number.NaN }) as object) as unknown,
+    ];
+    const json = z.json();
+    values.forEach((value, i) => expect(notJsonInput('x', value) === undefined, `value ${i}`).toBe(json.safeParse(value).success));
+  });
+
+  it('names where a value stops being JSON', () => {
+    expect(notJsonInput('x', { rows: [{ a: 1 }, { a: Number.NaN }] })).toBe('the input "x" is not JSON: x.rows[1].a is NaN, a number JSON cannot hold');
+    expect(notJsonInput('x', [1, undefined])).toBe('the input "x" is not JSON: x[1] is undefined');
+    expect(notJsonInput('x', { when: new Date(0) })).toBe('the input "x" is not JSON: x.when is an object that is neither an array nor a plain object');
+    expect(notJsonInput('x', { [Symbol('k')]: 1 })).toBe('the input "x" is not JSON: x has a symbol key');
+    expect(notJsonInput('x', { f: () => 1 })).toBe('the input "x" is not JSON: x.f is a function');
   });
 });
 

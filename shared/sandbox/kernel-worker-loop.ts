@@ -2,7 +2,7 @@
 // (electron/runtime/sandbox/sandbox-worker.ts) and the browser's Web Worker
 // (renderer/runner/kernel-worker.ts) wire their port, engine and extras into it; the host side is
 // kernel-host-core.ts. Invariant: a worker runs one run at a time, each in a sandbox no run has
-// touched (engine-supply.ts), except a run sent nested, which runs to its end at the current run's
+// touched (sandbox-supply.ts), except a run sent nested, which runs to its end at the current run's
 // interrupt poll in a sandbox of its own; a nested run that arrives through the event loop (its run
 // awaits a host call or a WASM lane) is given back untouched. Host calls wait per run, so nothing
 // another run does can lose them, and every message that cannot be posted becomes a tagged failure.
@@ -228,7 +228,7 @@ export class KernelWorkerLoop<R extends KernelRunMessage> {
     this.#current = undefined;
     // Once the answer is on its way, the sandbox goes back to its image from before any run, or,
     // if its run left it unfit (`outcome.healthy` false, a grown memory), is freed and replaced
-    // (engine-supply.ts). The worker itself is sound either way, so it is not replaced for that.
+    // (sandbox-supply.ts). The worker itself is sound either way, so it is not replaced for that.
     this.#post({ type: 'done', runId, result: outcome.result, healthy: true });
     this.#sandboxes!.retire(supplied);
   }

@@ -9,10 +9,10 @@ import { fixtureAnswer, fixtureExecutableModules, fixtureProblems, fixtureReques
 import { WasmModuleCache } from '../wasm/module-cache.ts';
 import { buildWasmPlan } from '../wasm/wasm-plan.ts';
 import { loadFixtureDir } from '../../testing/fixture-dir.ts';
-import { SandboxPool } from './sandbox-pool.ts';
+import { portedSandboxPool, withWasmPort } from '../../testing/wasm-port.ts';
 
 const files = loadFixtureDir();
-const pool = new SandboxPool({ size: 2 });
+const pool = portedSandboxPool({ size: 2 });
 const compiled = new WasmModuleCache();
 afterAll(async () => {
   await pool.close();
@@ -27,10 +27,11 @@ describe('kernel contract fixture directory (worker pool, WASM lanes)', () => {
     describe(fileName, () => {
       for (const testCase of file.cases) {
         it(`${testCase.name}: ${testCase.why}`, async () => {
-          const wasm = scriptsWasm(testCase)
-            ? { call: async (_moduleId: string, exportName: string) => fixtureAnswer(testCase, `wasm:${exportName}`) }
-            : { plan: await buildWasmPlan({ modules }, compiled) };
-          const result = await pool.run(fixtureRequest(file, testCase), { capability: async (name) => fixtureAnswer(testCase, name), wasm });
+          const capability = async (name: string) => fixtureAnswer(testCase, name);
+          const ports = scriptsWasm(testCase)
+            ? withWasmPort({ call: async (_moduleId, exportName) => fixtureAnswer(testCase, `wasm:${String(exportName)}`) }, { capability })
+            : { capability, wasm: { plan: await buildWasmPlan({ modules }, compiled) } };
+          const result = await pool.run(fixtureRequest(file, testCase), ports);
           expect(fixtureProblems(testCase, result)).toEqual([]);
         });
       }

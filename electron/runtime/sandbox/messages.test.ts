@@ -1,5 +1,6 @@
-// The hand-written fast paths for hot worker messages must agree with the zod schemas on every
-// shape: same acceptance, same parsed value. Each case is checked against the schema itself.
+// The parsers of hot worker messages (zod's compiled form of the schemas, and the WASM reply's
+// hand-written fast path) must agree with the zod schemas on every shape: same acceptance, same
+// parsed value. Each case is checked against the schema itself.
 
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -19,7 +20,7 @@ function mismatches(
   });
 }
 
-describe('worker message fast paths', () => {
+describe('worker message parsers', () => {
   it('parseFromWorker agrees with FromWorkerSchema', () => {
     const cases: unknown[] = [{ type: 'ready' }, { type: 'done' }, null, []];
     for (const runId of VALUES)

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutableModule } from '../../../shared/protocol/catalog.ts';
-import { kernelRequest, runCode } from './run-code.ts';
+import { runCode } from './run-code.ts';
 import { SandboxPool } from './sandbox-pool.ts';
 
 const pool = new SandboxPool({ size: 1 });
@@ -115,22 +115,5 @@ describe('runCode', () => {
     expect(result.ok).toBe(true);
     expect(result.logs.at(-1)).toEqual({ level: 'warn', text: '[console output truncated at 65536 bytes]' });
     expect(result.logs.reduce((n, l) => n + l.text.length, 0)).toBeLessThanOrEqual(65536 + 100);
-  });
-});
-
-describe('kernelRequest', () => {
-  it("builds a frozen resolution's guest modules once and shares them; an unfrozen one is copied each time", () => {
-    const frozen = { entries: { '@acme/reporter': 'js:reporter' }, modules: Object.freeze({ 'js:reporter': reporter }) };
-    const first = kernelRequest({ code: '1', resolution: frozen });
-    expect(kernelRequest({ code: '2', resolution: frozen }).modules).toBe(first.modules);
-    expect(Object.isFrozen(first.modules) && Object.isFrozen(first.modules['js:reporter']!.imports)).toBe(true);
-    expect(first.modules).toEqual({ 'js:reporter': { ...reporter, specifier: undefined, imports: {} } });
-
-    const open: { entries: Record<string, string>; modules: Record<string, typeof reporter> } = { entries: {}, modules: { 'js:reporter': reporter } };
-    const before = kernelRequest({ code: '1', resolution: open });
-    open.modules['js:reporter'] = { ...reporter, source: 'export const changed = 1;\n' };
-    const after = kernelRequest({ code: '1', resolution: open });
-    expect(after.modules).not.toBe(before.modules);
-    expect(after.modules['js:reporter']!.source).toBe('export const changed = 1;\n');
   });
 });

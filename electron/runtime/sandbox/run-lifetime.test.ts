@@ -6,7 +6,8 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../../shared/protocol/limits.ts';
-import { kernelRequest, runCode } from './run-code.ts';
+import { toKernelRequest } from '../../../shared/protocol/kernel-request.ts';
+import { runCode } from './run-code.ts';
 import { SandboxPool } from './sandbox-pool.ts';
 
 let server: http.Server;
@@ -91,7 +92,7 @@ describe('a run owns its host operations', () => {
     const closing = new SandboxPool({ size: 1 });
     // Its worker started first: the 3 s wait below is for the fetch, not for a worker's boot
     // (1.2-1.4 s under tsx alone, longer on a loaded machine).
-    await closing.run(kernelRequest({ code: 'return 0;', resolution: empty, timeoutMs: 5_000 }));
+    await closing.run(toKernelRequest({ code: 'return 0;', resolution: empty, timeoutMs: 5_000 }));
     const running = runCode(closing, { code: `await fetch(${JSON.stringify(url)});\nreturn 1;`, resolution: empty, grants: grants(), timeoutMs: 20_000 });
     expect(await openSockets(1)).toBe(1);
     await closing.close();

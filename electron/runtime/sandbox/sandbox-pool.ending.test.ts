@@ -5,13 +5,14 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../../shared/protocol/limits.ts';
 import { NO_GRANTS, type KernelRunRequest } from '../../../shared/protocol/run.ts';
+import { portedSandboxPool, withWasmPort } from '../../testing/wasm-port.ts';
 import { SandboxPool } from './sandbox-pool.ts';
 
 function request(code: string, timeoutMs = 2000): KernelRunRequest {
   return { code, entries: {}, modules: {}, inputs: {}, grants: NO_GRANTS, timeoutMs };
 }
 
-const pool = new SandboxPool({ size: 1, graceMs: 500 });
+const pool = portedSandboxPool({ size: 1, graceMs: 500 });
 afterAll(() => pool.close());
 
 describe('console output of a run', () => {
@@ -87,14 +88,15 @@ describe('what cannot cross to the main thread', () => {
       },
     };
     let calls = 0;
-    const result = await pool.run(wasmRequest, {
-      wasm: {
+    const result = await pool.run(
+      wasmRequest,
+      withWasmPort({
         call: async () => {
           calls++;
           return { ok: true, value: 1 };
         },
-      },
-    });
+      }),
+    );
     expect(result).toMatchObject({ ok: true, value: true });
     expect(calls).toBe(0);
   });
@@ -102,10 +104,10 @@ describe('what cannot cross to the main thread', () => {
   it('ends the run at once with a tagged failure when the worker posts a message main cannot read', async () => {
     // A worker that misbehaves on the host side (the guest can no longer cause this) posts a host
     // call nested 5,000 deep: main's smaller stack cannot deserialize it ('messageerror').
-    const odd = new SandboxPool({ size: 1, graceMs: 500, workerEntry: new URL('../../../fixtures/kernel/unreadable-message-worker.mjs', import.meta.url) });
+    const odd = portedSandboxPool({ size: 1, graceMs: 500, workerEntry: new URL('../../../fixtures/kernel/unreadable-message-worker.mjs', import.meta.url) });
     try {
       const started = performance.now();
-      const result = await odd.run(request('return "answered";', 10_000), { wasm: { call: async () => ({ ok: true, value: 1 }) } });
+      const result = await odd.run(request('return "answered";', 10_000), withWasmPort({ call: async () => ({ ok: true, value: 1 }) }));
       expect(result).toMatchObject({
         ok: false,
         code: 'sandbox-crashed',

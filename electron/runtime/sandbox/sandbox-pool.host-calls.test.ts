@@ -17,7 +17,7 @@ import { openCatalog, type DiscoveryCatalog } from '../../catalog/catalog.ts';
 import { startRun } from '../../testing/started-run.ts';
 import { WasmModuleCache } from '../wasm/module-cache.ts';
 import { buildWasmPlan } from '../wasm/wasm-plan.ts';
-import { kernelRequest } from './run-code.ts';
+import { toKernelRequest } from '../../../shared/protocol/kernel-request.ts';
 import { ELASTIC_MAX_WORKERS, SandboxPool, type SandboxHostPorts } from './sandbox-pool.ts';
 
 /** count(n): counts n down to zero in WASM and returns n (a call that takes a while, then answers). */
@@ -133,7 +133,7 @@ describe('SandboxPool: long runs awaiting host calls beside bursts of short runs
         code: `import { count } from "@t/count";\nconst out = [];\nfor (let r = 0; r < 3; r++) { ${SPINS} out.push(await count(20000000 + r)); }\nreturn out;`,
         resolution: counted,
       };
-      return pool.run(kernelRequest(input), { wasm: { plan: await buildWasmPlan(counted, compiled) } });
+      return pool.run(toKernelRequest(input), { wasm: { plan: await buildWasmPlan(counted, compiled) } });
     };
     const long = LONG_CAPABILITY_RUNS.map((run) => startRun(pool, { ...plain(run.code), grants: run.grants }, { capability: slowHost }));
     const wasm = [wasmRun()];
@@ -165,7 +165,7 @@ describe('SandboxPool: a short run with nowhere to nest', () => {
     const spinning = resolve('@t/spin');
     const plan = await buildWasmPlan(spinning, compiled);
     const spinRun = () =>
-      startRun(pool, kernelRequest({ code: 'import { spin } from "@t/spin";\nreturn await spin();', resolution: spinning }), { wasm: { plan } });
+      startRun(pool, toKernelRequest({ code: 'import { spin } from "@t/spin";\nreturn await spin();', resolution: spinning }), { wasm: { plan } });
     const spins = [spinRun(), spinRun()];
     // Both workers take a spinning run (no short run is queued before them), then a short run comes.
     const short = startRun(pool, plain('return 6 * 7;'));

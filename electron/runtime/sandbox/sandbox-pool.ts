@@ -2,9 +2,9 @@
 // (shared/sandbox/kernel-host-core.ts: slots, queue, watchdog, retire and replace, host-call
 // routing, log streaming, cancel, close). This adapter says how a worker thread starts and dies,
 // and how a run's calls are answered: capability calls by the host ports the caller passes with
-// each run, with the run's abort signal; a run's WASM either as a plan, answered in the worker by
-// its own dispatcher and WASM lanes (the app's route, wasm-plan.ts), or as a port answered here
-// (the kernel contract fixtures script WASM answers that way). Workers exist because a guest's
+// each run, with the run's abort signal; a run's WASM as a plan, answered in the worker by its own
+// dispatcher and WASM lanes (wasm-plan.ts). A WASM call that reaches this side is refused, unless
+// the pool was made with `answerWasm` (test support answers such calls on this thread). Workers exist because a guest's
 // deep recursion on the main thread overflows the host stack (measured); a worker that runs out of
 // heap ends its run as `memory-limit`, and the process never goes down with a guest.
 //
@@ -37,12 +37,6 @@ import { createHoldBuffer, createPressureBuffer, holdSwitch, pressureSwitch } fr
  */
 export const ELASTIC_MAX_WORKERS = 8;
 
-/** WASM answered on the main thread, by a port (the kernel contract fixtures script answers so). */
-export interface SandboxWasmPort {
-  /** `exportName` and `args` are as the guest passed them: the port checks them (the dispatcher does). */
-  call(moduleId: string, exportName: unknown, args: unknown): Promise<HostCallResult>;
-}
-
 /** WASM answered inside the sandbox worker, by its own dispatcher and lanes (see wasm-plan.ts). */
 export interface SandboxWasmPlan {
   readonly plan: WasmPlan;
@@ -52,8 +46,11 @@ export interface SandboxWasmPlan {
 export interface SandboxHostPorts {
   /** `signal` is the run's: it fires when the run ends, and a pending operation should stop then. */
   readonly capability?: (name: string, args: readonly unknown[], signal: AbortSignal) => Promise<HostCallResult>;
-  readonly wasm?: SandboxWasmPort | SandboxWasmPlan;
+  readonly wasm?: SandboxWasmPlan;
 }
+
+/** Answers a WASM call a worker sent to this side (a run without a plan), with the run's ports. */
+export type HostWasmAnswer = (ports: SandboxHostPorts, call: KernelHostCall) => Promise<HostCallResult>;
 
 export interface SandboxPoolOptions {
   /** Worker threads kept (default 2). */
@@ -75,6 +72,8 @@ export interface SandboxPoolOptions {
   readonly workerEntry?: URL;
   /** WASM lanes each worker starts on its first run with WASM (default: the per-run concurrency budget). */
   readonly wasmLanes?: number;
+  /** Answers WASM calls on this thread (default: refused; the app's runs carry a plan instead). */
+  readonly answerWasm?: HostWasmAnswer;
 }
 
 function tsBootstrap(entry: URL): string {
@@ -121,10 +120,10 @@ export class SandboxPool {
         type: 'run',
         runId,
         request,
-        ...(ports.wasm && 'plan' in ports.wasm ? { wasm: ports.wasm.plan } : {}),
+        ...(ports.wasm ? { wasm: ports.wasm.plan } : {}),
         ...(sources ? { sources } : {}),
       }),
-      answer,
+      answer: (ports, call, signal) => answer(ports, call, signal, options.answerWasm),
       wording: {
         crashed: capitalized,
         cannotStart: (why) => `Sandbox workers fail to start: ${capitalized(why)}`,
@@ -160,14 +159,13 @@ export class SandboxPool {
   }
 }
 
-async function answer(ports: SandboxHostPorts, call: KernelHostCall, signal: () => AbortSignal): Promise<HostCallResult> {
+async function answer(ports: SandboxHostPorts, call: KernelHostCall, signal: () => AbortSignal, wasm: HostWasmAnswer | undefined): Promise<HostCallResult> {
   if (call.kind === 'capability') {
     if (!ports.capability) return { ok: false, code: 'capability-denied', message: `${call.name} is not available to this run.` };
     return ports.capability(call.name, call.args, signal());
   }
-  if (!ports.wasm || !('call' in ports.wasm)) return { ok: false, code: 'wasm-not-declared', message: 'This run has no WASM host.' };
-  const [exportName, wasmArgs] = call.args;
-  return ports.wasm.call(call.name, exportName, wasmArgs);
+  if (!wasm) return { ok: false, code: 'wasm-not-declared', message: 'This run has no WASM host.' };
+  return wasm(ports, call);
 }
 
 function startThread(entry: URL, workerData: SandboxWorkerData, hooks: KernelWorkerHooks): KernelWorker {

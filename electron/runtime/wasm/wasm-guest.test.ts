@@ -15,16 +15,16 @@ import type { KernelRunRequest } from '../../../shared/protocol/run.ts';
 import { createWasmDispatcher } from '../../../shared/sandbox/wasm-dispatcher.ts';
 import { WASM_BRIDGE_MODULE_ID } from '../../../shared/protocol/wasm-bridge.ts';
 import { openCatalog, type DiscoveryCatalog } from '../../catalog/catalog.ts';
-import { SandboxPool } from '../sandbox/sandbox-pool.ts';
-import { kernelRequest } from '../sandbox/run-code.ts';
+import { toKernelRequest } from '../../../shared/protocol/kernel-request.ts';
 import { WasmModuleCache } from './module-cache.ts';
 import { buildWasmPlan } from './wasm-plan.ts';
 import { WasmPool } from '../../testing/wasm-pool.ts';
+import { portedSandboxPool, withWasmPort } from '../../testing/wasm-port.ts';
 
 const GEO = '@nodetool-ai/sandbox-geo';
 let root: string;
 let catalog: DiscoveryCatalog;
-const sandbox = new SandboxPool({ size: 1 });
+const sandbox = portedSandboxPool({ size: 1 });
 const wasm = new WasmPool({ size: 2 });
 const compiled = new WasmModuleCache();
 const ROUTES = ['lanes', 'main'] as const;
@@ -78,12 +78,12 @@ async function run(
   extra: { entries: Record<string, string>; modules: GuestModules } = { entries: {}, modules: {} },
 ) {
   // The app's own translation of a resolution (run-code.ts), plus any test-only modules.
-  const base = kernelRequest({ code, resolution, timeoutMs: 10_000 });
+  const base = toKernelRequest({ code, resolution, timeoutMs: 10_000 });
   const request: KernelRunRequest = { ...base, entries: { ...base.entries, ...extra.entries }, modules: { ...base.modules, ...extra.modules } };
   if (route === 'lanes') return { result: await sandbox.run(request, { wasm: { plan: await buildWasmPlan(resolution, compiled) } }), usage: undefined };
   const dispatcher = createWasmDispatcher(resolution, wasm);
   try {
-    return { result: await sandbox.run(request, { wasm: { call: (id, name, args) => dispatcher.bridge(id, name, args) } }), usage: dispatcher.usage() };
+    return { result: await sandbox.run(request, withWasmPort({ call: (id, name, args) => dispatcher.bridge(id, name, args) })), usage: dispatcher.usage() };
   } finally {
     dispatcher.close();
   }
