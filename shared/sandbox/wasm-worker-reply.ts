@@ -3,6 +3,7 @@
 // one schema for both hosts keeps their failures reading the same.
 
 import { z } from 'zod';
+import { compiled } from '../protocol/compiled.ts';
 
 const runMs = z.number().min(0);
 /** Any JS number: zod's z.number() refuses NaN and ±Infinity, which f32/f64 results may be. */
@@ -25,32 +26,10 @@ export const WasmWorkerReplySchema = z.union([
 ]);
 export type WasmWorkerReply = z.infer<typeof WasmWorkerReplySchema>;
 
-const RESULT_KEYS = new Set(['type', 'id', 'ok', 'value', 'runMs']);
+const parseReply = compiled(WasmWorkerReplySchema);
 
-/**
- * Parse a worker's reply; undefined when it is malformed. The hot shape, a successful scalar
- * result, is checked by hand first (zod costs 10–25 µs per reply while V8 warms it up between
- * calls, measured); the fast path accepts only what the schema accepts, and everything else is
- * decided by the schema.
- */
+/** Parse a worker's reply; undefined when it is malformed (zod's compiled parser: shared/protocol/compiled.ts). */
 export function parseWasmWorkerReply(raw: unknown): WasmWorkerReply | undefined {
-  if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
-    const r = raw as Record<string, unknown>;
-    const keys = Object.keys(r);
-    if (
-      keys.length === 5 &&
-      keys.every((k) => RESULT_KEYS.has(k)) &&
-      r.type === 'result' &&
-      r.ok === true &&
-      Number.isSafeInteger(r.id) &&
-      typeof r.value === 'number' &&
-      typeof r.runMs === 'number' &&
-      Number.isFinite(r.runMs) &&
-      r.runMs >= 0
-    ) {
-      return { type: 'result', id: r.id as number, ok: true, value: r.value, runMs: r.runMs };
-    }
-  }
-  const parsed = WasmWorkerReplySchema.safeParse(raw);
+  const parsed = parseReply(raw);
   return parsed.success ? parsed.data : undefined;
 }
