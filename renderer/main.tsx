@@ -1,6 +1,7 @@
 // The page's entry: pick the transport for where we run (Electron preload or the web host's HTTP
 // API), hand it to the component tree, and render the app.
 
+import './zod-jitless.ts';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';

@@ -4,6 +4,7 @@
 // calls go to the page, which owns the handlers and the WASM pool. Runs are never held or nested
 // here: the page's host is first-in-first-out.
 
+import '../zod-jitless.ts';
 import { compileQuickJsNg } from '../../shared/sandbox/engine.ts';
 import { KernelWorkerLoop, type KernelRunMessage } from '../../shared/sandbox/kernel-worker-loop.ts';
 import { SYSTEM_CLOCK } from '../../shared/sandbox/system-clock.ts';

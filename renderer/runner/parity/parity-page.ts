@@ -6,6 +6,7 @@
 // node's "Run in this window" path against the host's real catalog. The host side a case
 // scripts (capability answers, scripted WASM answers) is the same `fixtureAnswer` as on Node.
 
+import '../../zod-jitless.ts';
 import { FixtureFileSchema, fixtureAnswer, fixtureRequest, scriptsWasm } from '../../../shared/testing/kernel-fixture.ts';
 import type { RunResult } from '../../../shared/protocol/run.ts';
 import type { RequestOf } from '../../../shared/contract/methods.ts';
