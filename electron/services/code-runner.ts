@@ -62,12 +62,12 @@ export function createCodeRunner(catalog: SandboxModuleCatalog, options: CodeRun
 
   return {
     async run(request, host = {}) {
-      if (request.runId === undefined) return runOnce(request, host, undefined);
+      if (request.runId === undefined) return resolveAndRun(request, host, undefined);
       if (running.has(request.runId)) return fail('invalid-data', `A run with id "${request.runId}" is already going; give each run its own id.`);
       const controller = new AbortController();
       running.set(request.runId, controller);
       try {
-        return await runOnce(request, host, controller.signal);
+        return await resolveAndRun(request, host, controller.signal);
       } finally {
         running.delete(request.runId);
       }
@@ -85,7 +85,8 @@ export function createCodeRunner(catalog: SandboxModuleCatalog, options: CodeRun
     },
   };
 
-  async function runOnce(request: CodeRunRequest, host: RunHost, cancel: AbortSignal | undefined): Promise<Result<CodeRun>> {
+  /** Resolves the node's packages on the current snapshot, then runs it on the pool (made on the first run). */
+  async function resolveAndRun(request: CodeRunRequest, host: RunHost, cancel: AbortSignal | undefined): Promise<Result<CodeRun>> {
     if (closed) return fail('internal', 'The app is shutting down; the run was not started.');
     const resolution = catalog.resolveForExecution(request.packages);
     if (!resolution.ok) return fail(resolution.code, resolution.message);

@@ -251,29 +251,29 @@ describe('module sets evaluated into images', () => {
     const v = (n: number, digest = `v${n}`) => ({ ...module('m_v', '@t/v', `export const version = ${n};\n`), digest: digest.padEnd(64, '0') });
     const read = (m: GuestModule, partition?: string) =>
       request('import { version } from "@t/v"; return version;', [m], { '@t/v': 'm_v' }, partition ? { partition } : {});
-    const runOnce = async (run: KernelRunRequest) => {
+    const runAndRead = async (run: KernelRunRequest) => {
       const taken = await supply.take(false, run);
       const result = (await runPrepared(taken.sandbox, run, powers)).result;
       const image = taken.sandbox.image;
       supply.retire(taken);
       return { value: result.ok ? result.value : result.code, image };
     };
-    const a1 = await runOnce(read(v(1), 'a'));
+    const a1 = await runAndRead(read(v(1), 'a'));
     expect(a1.value).toBe(1);
     // Another caller: its own image, never a's.
-    const b1 = await runOnce(read(v(1), 'b'));
+    const b1 = await runAndRead(read(v(1), 'b'));
     expect(b1.value).toBe(1);
     expect(b1.image).not.toBe(a1.image);
     expect(supply.images.count).toBe(2);
     // The catalog changed the source (and its digest) under the same id: a new image, never the old one.
-    expect((await runOnce(read(v(2), 'a'))).value).toBe(2);
+    expect((await runAndRead(read(v(2), 'a'))).value).toBe(2);
     // A source changed under the same id and digest (a catalog that lies): the image does not fit; the run evaluates it itself.
     const liar = { ...v(3), digest: v(1).digest };
-    const lied = await runOnce(read(liar, 'a'));
+    const lied = await runAndRead(read(liar, 'a'));
     expect(lied.value).toBe(3);
     expect(lied.image).toBeUndefined();
     // The first image is still there and still answers its own set.
-    expect((await runOnce(read(v(1), 'a'))).image).toBe(a1.image);
+    expect((await runAndRead(read(v(1), 'a'))).image).toBe(a1.image);
     // The evaluation order is part of an image: the same modules imported in another order are another set.
     const both = request('', countSet, countEntries);
     expect(imagePlan(both, ['@t/count', '@t/count/other'], false)!.key).not.toBe(imagePlan(both, ['@t/count/other', '@t/count'], false)!.key);
