@@ -5,7 +5,7 @@
 // AssemblyScript ships them (std/assembly/math.ts, Apache-2.0), minus the table paths: sin/cos
 // reduce with the Cody–Waite scheme, exact for |x| < 2^20·π/2 ≈ 1.6e6 rad; beyond that they return
 // NaN rather than a wrong number. No geographic input in degrees comes near that bound.
-//
+
 // ====================================================
 // Copyright (C) 1993 by Sun Microsystems, Inc. All rights reserved.
 //

@@ -1,23 +1,9 @@
 // SKILL.md examples are tests. This file finds them and turns each one into the Code-node code
 // `check` runs in the sandbox; it does no I/O and runs nothing (run-examples.ts does).
 //
-// Which blocks: fenced code blocks whose info string starts with `js`, `javascript` or `mjs` and
-// that statically import at least one of the pack's specifiers. A block whose info string also
-// has the word `no-check` (```js no-check) is listed but not run: for an example that needs a
-// capability (fetch, workspace, secrets) no check grants.
-//
-// Assertions: a line comment that starts with `→` or `=>` (`// → [1, 2]`) asserts that the value
-// of the top-level statement ending on that line equals the JSON after the arrow. The statement
-// must be an expression (`f(x); // → 3`), a `return` (`return f(x); // → 3`), or a declaration of
-// one variable (`const n = f(x); // → 3`): its expression is wrapped in place as
-// `__skillCheck(<SKILL.md line>, (expression))`, which records the value and passes it on, so the
-// example still computes what it did. The recorded values leave the sandbox as JSON (as a node's
-// result does) and are compared on the host, ignoring key order.
-//
-// Line numbers survive: the block's imports are blanked in place and re-emitted after the body
-// (the entry transform hoists imports anyway), the body becomes an async arrow whose value is the
-// example's own `return`, and everything added sits on the block's first and last lines. A
-// sandbox error at "line N" of the generated code is therefore SKILL.md line `firstLine + N - 1`.
+// Invariants: the generated code still computes what the example did (an assertion records the
+// value of its statement and passes it on), and line numbers survive, so a sandbox error at
+// "line N" of the generated code is SKILL.md line `firstLine + N - 1` (prepareBlock says how).
 
 import { parse, type Comment, type Node, type Options } from 'acorn';
 
@@ -103,7 +89,13 @@ const isPackSpecifier = (source: string, specifiers: ReadonlySet<string>): boole
 
 type AnyNode = Node & Record<string, unknown>;
 
-/** Every fenced JS block of SKILL.md that imports a pack specifier, prepared to run (or why not). */
+/**
+ * Every fenced JS block of SKILL.md that imports a pack specifier, prepared to run (or why not).
+ * Which blocks: fenced code blocks whose info string starts with `js`, `javascript` or `mjs` and
+ * that statically import at least one of the pack's specifiers. A block whose info string also
+ * has the word `no-check` (```js no-check) is listed but not run: for an example that needs a
+ * capability (fetch, workspace, secrets) no check grants.
+ */
 export function prepareExamples(markdown: string, packSpecifiers: readonly string[]): PreparedExample[] {
   const wanted = new Set(packSpecifiers);
   const out: PreparedExample[] = [];
@@ -116,6 +108,20 @@ export function prepareExamples(markdown: string, packSpecifiers: readonly strin
   return out;
 }
 
+/**
+ * Assertions: a line comment that starts with `→` or `=>` (`// → [1, 2]`) asserts that the value
+ * of the top-level statement ending on that line equals the JSON after the arrow. The statement
+ * must be an expression (`f(x); // → 3`), a `return` (`return f(x); // → 3`), or a declaration of
+ * one variable (`const n = f(x); // → 3`): its expression is wrapped in place as
+ * `__skillCheck(<SKILL.md line>, (expression))`, which records the value and passes it on, so the
+ * example still computes what it did. The recorded values leave the sandbox as JSON (as a node's
+ * result does) and are compared on the host, ignoring key order.
+ *
+ * Line numbers survive: the block's imports are blanked in place and re-emitted after the body
+ * (the entry transform hoists imports anyway), the body becomes an async arrow whose value is the
+ * example's own `return`, and everything added sits on the block's first and last lines. A
+ * sandbox error at "line N" of the generated code is therefore SKILL.md line `firstLine + N - 1`.
+ */
 function prepareBlock(block: CodeBlock, wanted: ReadonlySet<string>, noCheck: boolean): PreparedExample | undefined {
   const at = (blockLine: number): number => block.firstLine + blockLine - 1;
   const comments: Comment[] = [];

@@ -4,12 +4,9 @@
 // handed out before a reload keeps the modules it was built from. Resolutions are remembered per
 // snapshot and declaration list (resolution-cache.ts), so a Code node run again costs a lookup.
 //
-// Delivery entitlement (authorizeDelivery): a pack whose package.json has `"private": true` is
-// served to `main` principals only; `browser` principals get `forbidden`. Unknown ids get
-// `not-found`. See shared/packs/catalog-snapshot.ts.
-//
 // Skill bodies and absolute paths never appear in summaries() or diagnostics(); the UI asks for a
-// pack's SKILL.md through skillDoc(), a separate, Node-side call.
+// pack's SKILL.md through skillDoc(), a separate, Node-side call. Delivery entitlement is the
+// snapshot's rule (authorizeDelivery below).
 
 import type { DeliveryPart } from '../../shared/protocol/delivery.ts';
 import type {
@@ -88,6 +85,9 @@ export async function openCatalog(options: CatalogOptions): Promise<Result<Disco
     summaries: (): readonly SandboxModuleSummary[] => current.summaries(),
     diagnostics: (): readonly SandboxPackStatus[] => current.diagnostics(),
     resolveForExecution: (declarations: readonly SandboxModuleDeclaration[]): SandboxModuleResolution => resolutions.resolve(current, declarations),
+    // Delivery entitlement: a pack whose package.json has `"private": true` is served to `main`
+    // principals only; `browser` principals get `forbidden`. Unknown ids get `not-found`. See
+    // shared/packs/catalog-snapshot.ts.
     authorizeDelivery: async (moduleId: string, principal: DeliveryPrincipal, part?: DeliveryPart): Promise<SandboxModuleDelivery> =>
       current.deliver(moduleId, principal, part),
     skillDoc: (packName: string) => current.skill(packName),

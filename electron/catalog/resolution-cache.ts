@@ -3,13 +3,11 @@
 // two: the snapshot (immutable; every reload, install and uninstall swaps in a new object) and
 // the declarations. So the answer is kept in a map owned by the snapshot object itself (a WeakMap
 // entry: a swapped-out snapshot takes its answers with it) under a key spelling out the list
-// exactly. A run on a reloaded catalog looks in the new snapshot's map, which starts empty; a
-// different list has a different key. Answers are frozen, since every later caller shares them.
+// exactly. Answers are frozen, since every later caller shares them.
 //
-// Only a list whose key is certain to describe what the snapshot would parse is cached: a plain
-// array of plain objects holding only string data properties. Anything else (getters, symbols,
-// prototypes, non-string values) is resolved afresh and refused or accepted by the snapshot's
-// own parse, exactly as without the cache.
+// Invariant: a cached answer is the snapshot's own. A run on a reloaded catalog looks in the new
+// snapshot's map, which starts empty; a different list has a different key; a list whose key is
+// not certain to describe it is resolved afresh (declarationKey).
 
 import type { SandboxModuleResolution } from '../../shared/protocol/catalog.ts';
 
@@ -44,7 +42,13 @@ export class ResolutionCache {
   }
 }
 
-/** The list spelled out exactly (keys in their order, values as given), or undefined when it cannot be. */
+/**
+ * The list spelled out exactly (keys in their order, values as given), or undefined when it cannot be.
+ * Only a list whose key is certain to describe what the snapshot would parse is cached: a plain
+ * array of plain objects holding only string data properties. Anything else (getters, symbols,
+ * prototypes, non-string values) is resolved afresh and refused or accepted by the snapshot's
+ * own parse, exactly as without the cache.
+ */
 export function declarationKey(declarations: unknown): string | undefined {
   if (!Array.isArray(declarations) || Object.getPrototypeOf(declarations) !== Array.prototype) return undefined;
   // Longer than the schema allows (DeclarationListSchema): the snapshot refuses it, uncached.

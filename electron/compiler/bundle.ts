@@ -1,32 +1,12 @@
-// One esbuild run over a generated entry, confined to the pack's dependency closure. The install
-// root is the app's data directory (saved workflows, the npm userconfig, the ledger, npm's cache),
-// so the root is not the fence; the closure is. Precisely (computed in dependency-closure.ts):
-// - members: the pack's real package directory; then, for every member, each name in its
-//   package.json `dependencies`, `optionalDependencies` and `peerDependencies`, looked up as Node
-//   and npm do from the member's real directory (`<dir>/node_modules/<name>`, then each enclosing
-//   node_modules, never above the root), added by real path. Names not installed add nothing; a
-//   name whose real path is not a `node_modules/<name>` (or `node_modules/@scope/<name>`) folder
-//   inside the root — a link to the root, to `workflows/` — refuses the compile.
-// - a file may be bundled when the nearest package folder containing its real path is a member;
-//   a file of a nested package the closure does not reach, a loose file in a node_modules folder
-//   and any file under no member are refused.
-// The closure's member list is part of the compile cache's lookup name (npm-compiler.ts).
+// One esbuild run over a generated entry, confined to the pack's dependency closure (computed in
+// dependency-closure.ts). The install root is the app's data directory (saved workflows, the npm
+// userconfig, the ledger, npm's cache), so the root is not the fence; the closure is. The
+// closure's member list is part of the compile cache's lookup name (npm-compiler.ts).
 //
-// Two gates, because esbuild reads files along two paths:
-// - onResolve sees every import before esbuild resolves it. Import attributes (`with { type }`)
-//   are refused: they select loaders (text, bytes, json) that turn any file into a string; the
-//   old `assert { }` form is dropped by esbuild and selects nothing. Node builtins are refused by
-//   name. Everything else is resolved by esbuild itself and then judged by its real path: it must
-//   be a file (no data: URLs or other virtual modules), a file of a closure member, and a .js,
-//   .mjs, .cjs or .json file (a JSON file of the pack or a dependency stays allowed: packages ship
-//   tables that way). So relative, absolute, bare, `browser`-remapped, `exports`-mapped and
-//   symlinked imports all meet the same check.
-// - onLoad sees every file esbuild is about to read, including the ones a glob-style import
-//   (import() of a template string `./dir/${x}.json`, or require("./dir/" + x)) expands to
-//   without asking any resolve plugin. The same real-path and extension checks run there, and
-//   again over the metafile after the build, so nothing read unchecked can reach the output.
-// tsconfig.json/jsconfig.json files are ignored (tsconfigRaw is given), and `new URL(...,
-// import.meta.url)` is left as an expression: esbuild reads no file for it.
+// Invariant: every file esbuild reads is judged by its real path — it must be a file of a closure
+// member and a .js, .mjs, .cjs or .json file — when it is resolved, when it is loaded, and again
+// over the metafile after the build, so nothing read unchecked can reach the output
+// (confinementPlugin says why it takes both gates).
 
 import fs from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -91,6 +71,21 @@ function fileProblem(rootReal: string, closure: DependencyClosure, real: string)
 
 const rootRelative = (rootReal: string, real: string): string => path.relative(rootReal, real).split(path.sep).join('/');
 
+/**
+ * The fence, as two gates, because esbuild reads files along two paths:
+ * - onResolve sees every import before esbuild resolves it. Import attributes (`with { type }`)
+ *   are refused: they select loaders (text, bytes, json) that turn any file into a string; the
+ *   old `assert { }` form is dropped by esbuild and selects nothing. Node builtins are refused by
+ *   name. Everything else is resolved by esbuild itself and then judged by its real path: it must
+ *   be a file (no data: URLs or other virtual modules), a file of a closure member, and a .js,
+ *   .mjs, .cjs or .json file (a JSON file of the pack or a dependency stays allowed: packages ship
+ *   tables that way). So relative, absolute, bare, `browser`-remapped, `exports`-mapped and
+ *   symlinked imports all meet the same check.
+ * - onLoad sees every file esbuild is about to read, including the ones a glob-style import
+ *   (import() of a template string `./dir/${x}.json`, or require("./dir/" + x)) expands to
+ *   without asking any resolve plugin. The same real-path and extension checks run there, and
+ *   again over the metafile after the build (bundleEntry).
+ */
 function confinementPlugin(rootReal: string, closure: DependencyClosure, npmName: string, found: Findings): esbuild.Plugin {
   const refuse = (message: string): { errors: esbuild.PartialMessage[] } => {
     found.refusals.push(message);
@@ -171,7 +166,11 @@ function loadProblem(rootReal: string, closure: DependencyClosure, npmName: stri
   return loader === undefined ? undefined : `${npmName} would bundle ${rootRelative(rootReal, real)}, ${loader}.`;
 }
 
-/** Bundle `entrySource` (resolved from `resolveDir`) with the pinned options, inside `closure`. */
+/**
+ * Bundle `entrySource` (resolved from `resolveDir`) with the pinned options, inside `closure`.
+ * tsconfig.json/jsconfig.json files are ignored (tsconfigRaw is given), and `new URL(...,
+ * import.meta.url)` is left as an expression: esbuild reads no file for it.
+ */
 export async function bundleEntry(
   port: EsbuildPort,
   rootReal: string,

@@ -3,8 +3,7 @@
 // all), so the compiler asks here and writes the entry itself. CommonJS names come from
 // cjs-module-lexer — the lexer Node uses for the same job, so a pack gets the named exports it
 // would get from `import { x } from "pkg"` in Node — following its re-exports through the files
-// esbuild already resolved. ESM entries are parsed with acorn only to learn whether they have a
-// default export, which `export *` does not carry.
+// esbuild already resolved.
 //
 // Everything here reads package files an untrusted pack chose, so nothing may throw out of it: an
 // entry that is not JavaScript (a JSON `main`), does not parse, or cannot be read becomes a tagged
@@ -59,7 +58,11 @@ function reason(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The shape of `entryFile` (a metafile input path, relative to the root) as bundled. */
+/**
+ * The shape of `entryFile` (a metafile input path, relative to the root) as bundled. ESM entries
+ * are parsed with acorn only to learn whether they have a default export, which `export *` does
+ * not carry.
+ */
 export async function entryShape(
   rootReal: string,
   metafile: esbuild.Metafile,

@@ -4,22 +4,9 @@
 // is far too wide a fence for code an untrusted, sandbox-only pack controls; see bundle.ts for
 // how the fence is applied to every file esbuild reads.
 //
-// The closure, precisely: start with the pack's real directory. For every package P in it, read
-// P's package.json and take the names in `dependencies`, `optionalDependencies` and
-// `peerDependencies` (npm installs all three for an installed package; dev dependencies are never
-// installed for one). Each name is looked up the way Node and npm resolve it from P's real
-// directory: `P/node_modules/<name>`, then each enclosing `node_modules/<name>` up to the root,
-// never above it. A name that is not installed is left out (optional and peer dependencies may be
-// absent; an import of it then fails to resolve). A name that is installed is added by its real
-// path, which must be inside the root and must look like what npm creates: a folder
-// `node_modules/<name>` or `node_modules/@scope/<name>`. A link anywhere else (a `file:`
-// dependency pointing at the root, at `workflows/`, ...) refuses the whole compile. Cycles are
-// fine; the walk visits each directory once.
-//
-// A file is then allowed when the nearest package folder that contains it is a closure member:
-// walking up from the file, the first directory that is either a member (allowed) or a package
-// folder that is not one (refused — a nested package the closure does not reach) decides. A file
-// that meets neither before the root, or that sits loose in a `node_modules` folder, is refused.
+// Invariant: members are found as Node and npm resolve them, by real path, never above the root;
+// a dependency installed anywhere but a `node_modules/<name>` folder inside the root refuses the
+// whole compile; a file is allowed only when the nearest package folder containing it is a member.
 
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -95,6 +82,25 @@ async function declaredDependencies(dir: string): Promise<{ name?: string; deps:
   return { ...(m.name !== undefined ? { name: m.name } : {}), deps: [...names].sort() };
 }
 
+/**
+ * The closure, precisely: start with the pack's real directory. For every package P in it, read
+ * P's package.json and take the names in `dependencies`, `optionalDependencies` and
+ * `peerDependencies` (npm installs all three for an installed package; dev dependencies are never
+ * installed for one). Each name is looked up the way Node and npm resolve it from P's real
+ * directory: `P/node_modules/<name>`, then each enclosing `node_modules/<name>` up to the root,
+ * never above it. A name that is not installed is left out (optional and peer dependencies may be
+ * absent; an import of it then fails to resolve). A name that is installed is added by its real
+ * path, which must be inside the root and must look like what npm creates: a folder
+ * `node_modules/<name>` or `node_modules/@scope/<name>`. A link anywhere else (a `file:`
+ * dependency pointing at the root, at `workflows/`, ...) refuses the whole compile. Cycles are
+ * fine; the walk visits each directory once.
+ *
+ * A file is then allowed (`allows`) when the nearest package folder that contains it is a closure
+ * member: walking up from the file, the first directory that is either a member (allowed) or a
+ * package folder that is not one (refused — a nested package the closure does not reach) decides.
+ * A file that meets neither before the root, or that sits loose in a `node_modules` folder, is
+ * refused.
+ */
 export async function dependencyClosure(rootReal: string, packReal: string, npmName: string): Promise<Result<DependencyClosure, 'npm-bundle-failed'>> {
   if (!isPackageFolder(rootReal, packReal)) {
     return fail('npm-bundle-failed', 'The pack directory is not a package folder under node_modules of the install root.');

@@ -4,19 +4,10 @@
 //  - hard: unguarded and in code that certainly runs on import (module top level, or only
 //    inside immediately-invoked functions) — an error, the module cannot initialize;
 //  - feature-detected: under `typeof X` or a test of it, or inside a try block — a warning;
-//  - deferred: unguarded inside a function the import does not call by itself (diff's
-//    setTimeout for its async callback form, fflate's Worker for its async API) — a warning
+//  - deferred: unguarded inside a function the import does not call by itself — a warning
 //    naming the code path that will throw if a caller reaches it.
-// Warnings are heads-ups, not guarantees. Whether initialization really works is decided by the
-// admission probe, which also catches init-time uses this static view cannot place (for example
-// inside esbuild's lazy CommonJS wrappers). `require` is judged here like any other name (esbuild's
-// `__require` shim and UMD wrappers only test it with typeof); a call at import time is hard.
-// `Function` exists in the guest (a constructor that refuses to compile), so only uses that could
-// generate code are hits: `Function.prototype` and `x instanceof Function` are not. Nor is
-// `Function("return this")` (or `new Function(...)`) with exactly that literal body, the idiom
-// lodash, core-js and many UMD builds use to find the global object: it asks for no code, the
-// guest prelude answers that one body with globalThis and refuses every other, so the idiom is
-// left to the probe. Any other call, construction or handing-on of Function is a hit.
+// Warnings are heads-ups, not guarantees: whether initialization really works is decided by the
+// admission probe.
 
 import { parse, type Node } from 'acorn';
 import { analyze } from 'eslint-scope';
@@ -173,6 +164,11 @@ function literalText(node: AnyNode | undefined): string | undefined {
 /**
  * A use of `Function` that compiles nothing: `Function.prototype`, `x instanceof Function`, and
  * `Function("return this")` / `new Function("return this")`, which asks only for the global object.
+ * `Function` exists in the guest (a constructor that refuses to compile), so only uses that could
+ * generate code are hits. The `"return this"` body (exactly that literal) is the idiom lodash,
+ * core-js and many UMD builds use to find the global object: it asks for no code, the guest
+ * prelude answers that one body with globalThis and refuses every other, so the idiom is left to
+ * the probe. Any other call, construction or handing-on of Function is a hit.
  */
 function compilesNothing(id: AnyNode, parents: Map<AnyNode, AnyNode>): boolean {
   const parent = parents.get(id);
@@ -184,7 +180,13 @@ function compilesNothing(id: AnyNode, parents: Map<AnyNode, AnyNode>): boolean {
   return args.length === 1 && literalText(args[0]) === GLOBAL_THIS_BODY;
 }
 
-/** Scan a bundled ES module for free references to forbidden globals. */
+/**
+ * Scan a bundled ES module for free references to forbidden globals. Deferred hits are such as
+ * diff's setTimeout for its async callback form and fflate's Worker for its async API. The
+ * admission probe also catches init-time uses this static view cannot place (for example inside
+ * esbuild's lazy CommonJS wrappers). `require` is judged here like any other name (esbuild's
+ * `__require` shim and UMD wrappers only test it with typeof); a call at import time is hard.
+ */
 export function scanForbiddenGlobals(source: string): ScanResult {
   let ast: AnyNode;
   try {

@@ -1,18 +1,11 @@
 // The npm compiler: turns the npm package a config-only pack names into one guest module, and
-// decides whether it may be admitted. The steps, in order: split the `npm` field into a package
-// and an optional subpath (parseNpmField); find the package inside the install root and check
-// that it belongs to the pack's dependency closure (dependency-closure.ts: the only directories a
-// bundle may read); for a subpath, check that the package publishes it (package-exports.ts); a
-// first esbuild pass to resolve it and learn its files and format (a subpath's file must be the
-// package's own, by real path); the real entry
-// (keeping a CommonJS package's default and named exports); the real bundle; the 1 MB cap; the
-// authored-module static rules; the scope-aware forbidden-global scan; the QuickJS admission
-// probe. The result is cached by content, so a warm discovery neither bundles nor probes; it carries
-// the static checks' verdict, so discovery does not parse the bundle again either (pack-graph.ts
-// reuses it only for the same bytes and analyzer). A miss starts the probe worker before bundling.
-// It implements the catalog's `NpmModuleCompiler` port, and it is total: whatever a pack ships,
-// compile() answers with a tagged result (an unexpected throw becomes `npm-bundle-failed` with
-// its reason), so one bad pack skips one module and never stops discovery.
+// decides whether it may be admitted (the steps are listed on createNpmCompiler). It implements
+// the catalog's `NpmModuleCompiler` port.
+//
+// Invariants: a bundle reads only the pack's dependency closure (dependency-closure.ts); the result
+// is cached by content, so a warm discovery neither bundles nor probes; and compile() is total:
+// whatever a pack ships, it answers with a tagged result (an unexpected throw becomes
+// `npm-bundle-failed` with its reason), so one bad pack skips one module and never stops discovery.
 
 import { realpathSync } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -95,6 +88,18 @@ function globalWarnings(npmName: string, hits: readonly GlobalHit[]): PackWarnin
   return warnings;
 }
 
+/**
+ * The steps, in order: split the `npm` field into a package and an optional subpath
+ * (parseNpmField); find the package inside the install root and check that it belongs to the
+ * pack's dependency closure (dependency-closure.ts: the only directories a bundle may read); for a
+ * subpath, check that the package publishes it (package-exports.ts); a first esbuild pass to
+ * resolve it and learn its files and format (a subpath's file must be the package's own, by real
+ * path); the real entry (keeping a CommonJS package's default and named exports); the real bundle;
+ * the 1 MB cap; the authored-module static rules; the scope-aware forbidden-global scan; the
+ * QuickJS admission probe. The cached result carries the static checks' verdict, so discovery does
+ * not parse the bundle again either (pack-graph.ts reuses it only for the same bytes and
+ * analyzer). A miss starts the probe worker before bundling.
+ */
 export function createNpmCompiler(options: NpmCompilerOptions): NpmCompiler {
   const port = options.esbuild ?? realEsbuild;
   const probe = options.probe ?? createProbe();

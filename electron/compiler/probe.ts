@@ -4,16 +4,9 @@
 // grace period for native work the interrupt cannot stop. The probe proves initialization only —
 // the loader at run time stays authoritative.
 //
-// Booting a worker (its module graph, the engine's WASM) costs far more than probing a typical
-// bundle, so a worker that answered is kept for the next probe: the probes of one discovery share
-// one worker per concurrent slot. Each probe still gets a fresh engine inside the worker
-// (probe-worker.ts), so nothing a module leaves behind reaches the next one. A worker that timed
-// out, crashed or answered out of protocol is terminated, never reused; an idle worker is
-// terminated after IDLE_MS and never keeps the process alive.
-//
-// warm() starts that boot early: the compiler calls it when a compile misses its cache, so the
-// worker boots while esbuild bundles instead of after it. A warmed worker is like any other — the
-// next probe takes it, or it is terminated after IDLE_MS — and never keeps the process alive.
+// Invariant: each probe gets a fresh engine inside the worker (probe-worker.ts), so nothing a
+// module leaves behind reaches the next one; a worker that timed out, crashed or answered out of
+// protocol is terminated, never reused; no worker, idle or warmed, keeps the process alive.
 
 import { Worker } from 'node:worker_threads';
 import { assetUrl } from '../platform/assets.ts';
@@ -57,6 +50,15 @@ interface Booting {
   readonly ready: Promise<true | ProbeResponse>;
 }
 
+/**
+ * Booting a worker (its module graph, the engine's WASM) costs far more than probing a typical
+ * bundle, so a worker that answered is kept for the next probe: the probes of one discovery share
+ * one worker per concurrent slot. An idle worker is terminated after IDLE_MS.
+ *
+ * warm() starts that boot early: the compiler calls it when a compile misses its cache, so the
+ * worker boots while esbuild bundles instead of after it. A warmed worker is like any other — the
+ * next probe takes it, or it is terminated after IDLE_MS.
+ */
 export function createProbe(options: ProbeOptions = {}): Probe {
   const deadlineMs = options.deadlineMs ?? PROBE_DEADLINE_MS;
   const limit = Math.max(1, options.concurrency ?? 2);

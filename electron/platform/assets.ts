@@ -5,17 +5,19 @@
 // So each asset has a dev location (repo-relative or inside a package) and a staged location
 // (relative to the backend root), and scripts/bundle-backend.mjs stages exactly this list, writes
 // its sha256s, and fails when the bundled code references a file that is not registered here.
-//
-// Which layout we run in is decided at build time: bundle-backend defines
-// __SANDBOX_PACKS_BUNDLE__, so the staged bundle never guesses from the file system, and a
-// dev checkout (tsx) never sees the bundle's paths.
+// Invariant: the layout is decided at build time (BUNDLED), never guessed from the file system.
 
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 declare const __SANDBOX_PACKS_BUNDLE__: boolean | undefined;
 
-/** True inside the staged bundle (set by esbuild's define), false in a dev checkout. */
+/**
+ * True inside the staged bundle (set by esbuild's define), false in a dev checkout. Which layout we
+ * run in is decided at build time: bundle-backend defines __SANDBOX_PACKS_BUNDLE__, so the staged
+ * bundle never guesses from the file system, and a dev checkout (tsx) never sees the bundle's
+ * paths.
+ */
 export const BUNDLED: boolean = typeof __SANDBOX_PACKS_BUNDLE__ !== 'undefined' && __SANDBOX_PACKS_BUNDLE__ === true;
 
 /** How bundle-backend produces the staged copy. */

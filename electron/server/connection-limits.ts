@@ -1,24 +1,12 @@
 // Bounds on what one client can hold open on the web host. Any local process or web page can
 // connect to 127.0.0.1 without the token, so without bounds it could hold sockets until the app
-// runs out of file descriptors: Node's headersTimeout only starts once the first byte arrives, so
-// a socket that never sends anything was held forever (300 such sockets were, before this).
+// runs out of file descriptors: Node's headersTimeout only starts once the first byte arrives.
 //
-// - A socket must send a complete request head within `headersTimeoutMs` of connecting: Node
-//   answers 408 once bytes have arrived; for a silent socket we write the same 408 ourselves.
-// - At most `maxConnections` sockets are served. Those bounds must not let sockets without the
-//   token lock out the client that has it (64 silent sockets made every real request get 503 for
-//   10 s), so a socket is *proven* once a request on it passed the token check (web-host.ts calls
-//   `authorised`), and a connection that finds the cap full evicts the longest-waiting unproven
-//   socket instead: silent ones, half-sent heads and sockets idle after a refused request first,
-//   in the order they last showed activity; one whose unauthorised request is still being answered
-//   only when no other is left. A proven socket is never evicted.
-// - Only when every served socket is proven is a connection over the cap. It is not refused
-//   silently: if it sends a request within `overLimitGraceMs` it is answered 503 with a sentence
-//   and closed (answerOverLimit), else dropped. Node's own maxConnections (four times ours) is
-//   the hard backstop for a flood faster than the grace.
-//
-// The authorised path costs two Set deletions per request (a miss once the socket is proven);
-// the bookkeeping of an unproven socket's request happens only before it is proven.
+// Invariants: a socket must send a complete request head within `headersTimeoutMs` of connecting
+// (else 408); at most `maxConnections` sockets are served; and sockets without the token never
+// lock out the client that has it — a socket is proven once a request on it passed the token
+// check, a proven socket is never evicted, and a connection is over the cap only when every
+// served socket is proven (gateConnections says how).
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -83,6 +71,23 @@ function oldest(set: ReadonlySet<Socket>): Socket | undefined {
   return undefined;
 }
 
+/**
+ * - A socket must send a complete request head within `headersTimeoutMs` of connecting: Node
+ *   answers 408 once bytes have arrived; for a silent socket we write the same 408 ourselves.
+ * - At most `maxConnections` sockets are served. A socket is *proven* once a request on it passed
+ *   the token check (web-host.ts calls `authorised`), and a connection that finds the cap full
+ *   evicts the longest-waiting unproven socket instead: silent ones, half-sent heads and sockets
+ *   idle after a refused request first, in the order they last showed activity; one whose
+ *   unauthorised request is still being answered only when no other is left. A proven socket is
+ *   never evicted.
+ * - Only when every served socket is proven is a connection over the cap. It is not refused
+ *   silently: if it sends a request within `overLimitGraceMs` it is answered 503 with a sentence
+ *   and closed (answerOverLimit), else dropped. Node's own maxConnections (four times ours) is
+ *   the hard backstop for a flood faster than the grace.
+ *
+ * The bookkeeping of an unproven socket's request happens only before it is proven; once it is,
+ * `authorised` costs two Set deletions that miss.
+ */
 export function gateConnections(server: Server, limits: ConnectionLimits): ConnectionGate {
   const overLimit = new WeakSet<Socket>();
   const silence = new WeakMap<Socket, NodeJS.Timeout>();

@@ -4,20 +4,9 @@
 //
 // Entitlement is the catalog's rule, not ours: a browser principal is refused (403 `forbidden`)
 // the source of packs whose package.json says `"private": true`; everything else that is ready
-// is delivered. Unknown ids are 404 `not-found`.
-//
-// The response body is the module's source (text/javascript, or application/wasm bytes) and:
-//   ETag: "<digest>"                        the module-graph digest (sha256 hex)
-//   X-Sandbox-Module-Digest: <digest>       the same, for clients that verify before evaluating
-//   X-Sandbox-Module-Dependencies: a,b,c    module ids this module imports (comma-separated; ids
-//                                           contain only [A-Za-z0-9_-], empty when none)
-//   X-Sandbox-Module-Graph: <json>          URI-encoded DeliveredModuleInfo (shared/protocol/
-//                                           delivery.ts): the module's graph sources, import map
-//                                           and WASM exports, so a browser can recompute the digest
-// `?part=wasm` answers a WASM entry's binary (application/wasm) under the same id and digest.
-// Caching is keyed by digest: addressed as `?digest=<current digest>` the answer is immutable;
-// without it the client must revalidate (If-None-Match → 304); with a digest that is no longer
-// current the answer is 409 `stale-digest`, never the new source under an old name.
+// is delivered. Unknown ids are 404 `not-found`. Every answer is named by its digest: one asked
+// for under a digest that is no longer current is 409 `stale-digest`, never the new source under
+// an old name (deliverModule lists the headers).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DeliveryPrincipal, SandboxModuleCatalog } from '../../shared/protocol/catalog.ts';
@@ -30,6 +19,20 @@ const DIGEST_PATTERN = /^[0-9a-f]{64}$/;
 
 export type DeliveryCatalog = Pick<SandboxModuleCatalog, 'authorizeDelivery'>;
 
+/**
+ * The response body is the module's source (text/javascript, or application/wasm bytes) and:
+ *   ETag: "<digest>"                        the module-graph digest (sha256 hex)
+ *   X-Sandbox-Module-Digest: <digest>       the same, for clients that verify before evaluating
+ *   X-Sandbox-Module-Dependencies: a,b,c    module ids this module imports (comma-separated; ids
+ *                                           contain only [A-Za-z0-9_-], empty when none)
+ *   X-Sandbox-Module-Graph: <json>          URI-encoded DeliveredModuleInfo (shared/protocol/
+ *                                           delivery.ts): the module's graph sources, import map
+ *                                           and WASM exports, so a browser can recompute the digest
+ * `?part=wasm` answers a WASM entry's binary (application/wasm) under the same id and digest.
+ * Caching is keyed by digest: addressed as `?digest=<current digest>` the answer is immutable;
+ * without it the client must revalidate (If-None-Match → 304); with a digest that is no longer
+ * current the answer is 409 `stale-digest`.
+ */
 export async function deliverModule(
   req: IncomingMessage,
   res: ServerResponse,

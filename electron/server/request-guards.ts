@@ -5,13 +5,8 @@
 //   refused: another site's page cannot drive the API even blindly.
 // - The per-launch token must come in the Authorization header. A header (not a cookie) cannot be
 //   attached by a cross-site form or image, and we never answer CORS preflights. Compared in
-//   constant time (timingSafeEqual) so its content does not leak through timing. Its length is
-//   no secret (every token is 32 random bytes in base64url, 43 characters), so a presented header
-//   of another length is refused without comparing; hashing both sides first, as this did before,
-//   cost ~50 µs a request on a cold path and hid nothing more.
-//
-// Each check is built once per server (requestGuards): the allowed hosts, origins and the
-// expected Authorization header are made when the port is known, so a request costs a few string
+//   constant time (timingSafeEqual) so its content does not leak through timing.
+// Each check is built once per server (requestGuards), so a request costs a few string
 // comparisons, the presented header's bytes and one constant-time compare.
 
 import { timingSafeEqual } from 'node:crypto';
@@ -35,7 +30,12 @@ export interface RequestGuards {
   token(req: IncomingMessage): Failure | undefined;
 }
 
-/** The guards of one server listening on `port` with this per-launch `token`. */
+/**
+ * The guards of one server listening on `port` with this per-launch `token`: the allowed hosts,
+ * origins and the expected Authorization header are made here, once the port is known. The
+ * token's length is no secret (every token is 32 random bytes in base64url, 43 characters), so a
+ * presented header of another length is refused without comparing.
+ */
 export function requestGuards(port: number, token: string): RequestGuards {
   const [host127, hostLocal] = allowedHosts(port) as [string, string];
   const [origin127, originLocal] = allowedOrigins(port) as [string, string];

@@ -4,16 +4,9 @@
 // Host, Origin and token checks of request-guards.ts before anything else looks at it.
 //
 //   POST /api/rpc/:method          JSON body = the method's request; answer = its tagged result
-//                                  (200 for every handler answer, failures included; 400 when the
-//                                  request breaks the contract; 500 for a bug; the guards' own
-//                                  refusals are 401/403/405/413/415; 503 for a connection over
-//                                  the cap of sockets that showed the token, 429 for an event
-//                                  stream over the cap, 408 for a request head or body too slow:
-//                                  connection-limits.ts)
 //   GET  /api/events               Server-Sent Events: the contract's events
 //   GET  /api/sandbox-modules/:id  module source by opaque id (see module-delivery.ts)
 //   GET  /*                        the built renderer (static-files.ts)
-//
 // The server owns its sockets and SSE subscriptions; close() ends them all.
 
 import { randomBytes } from 'node:crypto';
@@ -71,6 +64,12 @@ const MODULE_PREFIX = '/api/sandbox-modules/';
 /** Every service call over HTTP comes with the same context. */
 const HTTP_CONTEXT: CallContext = Object.freeze({ face: 'http' });
 
+/**
+ * Statuses of POST /api/rpc/:method: 200 for every handler answer, failures included; 400 when the
+ * request breaks the contract; 500 for a bug; the guards' own refusals are 401/403/405/413/415;
+ * 503 for a connection over the cap of sockets that showed the token, 429 for an event stream over
+ * the cap, 408 for a request head or body too slow (connection-limits.ts).
+ */
 export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   const token = randomBytes(32).toString('base64url');
   const limits: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...options.limits };

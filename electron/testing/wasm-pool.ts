@@ -1,14 +1,12 @@
-// Test and bench support: a main-thread WASM worker pool (Node `worker_threads`) that implements
-// the dispatcher's `WasmPoolPort`. Production runs WASM through the per-run plan
-// (electron/runtime/wasm/wasm-plan.ts); this pool is how tests and the bench drive the shared pool
-// core on Node. Four workers by default; each runs one call at a time, so a runaway export
-// occupies one worker and nothing else. The scheduling — queue, timeouts that terminate and
-// replace a worker, aborts, the start-failure cap — is shared with the browser pool and lives in
-// shared/sandbox/wasm-pool-core.ts; this file is the Node adapter: it starts `worker_threads`
-// workers and posts each module compiled once per process (a structured-cloned
-// `WebAssembly.Module`, from the shared `WasmModuleCache`).
-//
-// Ownership: the pool owns its workers and their timers; `dispose()` fails what is pending and
+// Test and bench support: a main-thread WASM worker pool (Node `worker_threads`, four by default)
+// implementing the dispatcher's `WasmPoolPort`, so tests and the bench drive the shared pool core
+// on Node; production runs WASM through the per-run plan (electron/runtime/wasm/wasm-plan.ts). The
+// scheduling — queue, timeouts that terminate and replace a worker, aborts, the start-failure cap
+// — is shared with the browser pool in shared/sandbox/wasm-pool-core.ts; this is the Node adapter,
+// posting each module compiled once per process (a structured-cloned `WebAssembly.Module`, from
+// the shared `WasmModuleCache`).
+// Invariants: each worker runs one call at a time, so a runaway export occupies one worker and
+// nothing else. The pool owns its workers and their timers; `dispose()` fails what is pending and
 // resolves once every worker — including ones terminated for timeouts — has exited.
 
 import { Worker } from 'node:worker_threads';

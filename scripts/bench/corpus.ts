@@ -5,10 +5,7 @@
 // set to: npm's). For each: the catalog's verdict, its smoke test through `code.run` over HTTP —
 // the first run after the install, then warm runs interleaved with a trivial one — and the same
 // smoke test in bare quickjs-ng (electron/testing/corpus/bare-quickjs.ts). Prints the table and,
-// when the whole corpus ran, writes docs/compatibility.md.
-//
-// BENCH_CORPUS=name,name runs only those libraries (its table goes to a temp file, not the doc); BENCH_CORPUS_RUNS sets the
-// warm runs per library (default 20).
+// when the whole corpus ran, writes docs/compatibility.md (BENCH_CORPUS runs a subset: see run()).
 
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -24,6 +21,7 @@ import { startServeProcess, type ServeProcess } from './serve-process.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DOC = path.join(REPO, 'docs', 'compatibility.md');
+/** BENCH_CORPUS_RUNS sets the warm runs per library (default 20). */
 const WARM_RUNS = Number(process.env.BENCH_CORPUS_RUNS ?? 20);
 const WARMUP = 5;
 const TRIVIAL = { code: 'return 1 + 1', packages: [] };
@@ -131,6 +129,7 @@ export const corpusSection: BenchSection = {
   name: 'corpus',
   optIn: true,
   async run() {
+    // BENCH_CORPUS=name,name runs only those libraries (its table goes to a temp file, not the doc).
     const only = process.env.BENCH_CORPUS?.split(',').filter(Boolean);
     const libs = only ? CORPUS.filter((lib) => only.includes(lib.name)) : CORPUS;
     const facts = { command: 'npm run bench -- corpus', date: new Date().toISOString().slice(0, 10), node: process.version, machine: machine() };

@@ -6,9 +6,7 @@
 // into an empty project, with the same npm run the same way (electron/install/npm-runner.ts): the
 // least any install of them can cost. Goal: ours ≤ 1.5× the anchor. When a staged backend exists
 // (dist/backend), its CLI's `first-run` and `discover` are also timed as whole processes.
-//
-// Then the cold compile of one bridge pack (js-yaml) against its floor: the esbuild passes and
-// checks (with a probe that answers at once) plus the admission probe on a running worker.
+// Then the cold compile of one bridge pack against its floor (coldCompile).
 
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -94,6 +92,10 @@ function staged(scratch: string, index: number): number {
   return performance.now() - started;
 }
 
+/**
+ * The cold compile of one bridge pack (js-yaml) against its floor: the esbuild passes and checks
+ * (with a probe that answers at once) plus the admission probe on a running worker.
+ */
 async function coldCompile(root: string): Promise<void> {
   const yaml = SHIPPED_PACKS.find((p) => p.dir === 'sandbox-yaml')!;
   const packDir = path.join(root, 'node_modules', ...yaml.name.split('/'));

@@ -4,11 +4,9 @@
 // run of a set finds its modules evaluated in the worker's image of that set (module-image.ts).
 // Goal: each ≤ 2× the trivial run of the same measurement (at the very least ≤ 4×).
 //
-// Then the first run after install: a new pool whose worker has served other runs (trivial ones
-// and the other two libraries, as a running app's has), one run importing the library, against
-// what the library's own compile + evaluate costs a bare quickjs-ng engine in a new worker thread
-// warmed the same way (the floor; bare-floor-worker.ts). Goal: < 2× the floor. The same on this
-// long-warm thread is shown beside it: a fresh thread's engine code is slower at first.
+// Then the first run after install against its floor, a bare engine in a new worker thread
+// (bare-floor-worker.ts; the comment above those rows says how each is warmed). Goal: < 2× the
+// floor.
 
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
@@ -99,7 +97,12 @@ export async function kernelLibraryRows(engine: QuickJSWASMModule): Promise<void
       await pool.close();
     }
 
-    // The first run after install, each on a pool that has never seen the set.
+    // The first run after install, each on a pool that has never seen the set: a new pool whose
+    // worker has served other runs (trivial ones and the other two libraries, as a running app's
+    // has), one run importing the library, against what the library's own compile + evaluate costs
+    // a bare quickjs-ng engine in a new worker thread warmed the same way (the floor;
+    // bare-floor-worker.ts). The same on this long-warm thread is shown beside it: a fresh thread's
+    // engine code is slower at first.
     const firstRows: Stats[] = [];
     const floorRows: Stats[] = [];
     const threadRows: Stats[] = [];

@@ -2,14 +2,10 @@
 // by side in one run — through our kernel (via the worker pool, and in-thread), through
 // @sebastianwessel/quickjs `runSandboxed` (the anchor), and a bare quickjs-ng runtime + context +
 // eval in a reused instance (the floor; for the 50 KB case the floor also evaluates the module).
-//
-// Every run gets a sandbox in the state no run has touched: engine instance, runtime and context,
-// hardened by the prelude (sandbox.ts `prepareSandbox`), restored after each run to its snapshot from
-// before any run (shared/sandbox/sandbox-supply.ts), off the run's critical path. Pool rows run back to back (as
-// the anchor does) and with the worker idle between runs; after idle both threads must wake, which
-// costs a bare worker echo too, so the echo is measured beside them. Goals (issue 17): via the
-// pool ≥ 10× faster than runSandboxed; 50 KB within 1.5× of the floor. The second table says what
-// making a sandbox from nothing costs, step by step (done once per worker, not per run).
+// Every run gets a sandbox in the state no run has touched, restored after each run off the run's
+// critical path (the comment above the first table says how). Goals (issue 17): via the pool ≥ 10×
+// faster than runSandboxed; 50 KB within 1.5× of the floor. The second table says what making a
+// sandbox from nothing costs, step by step (done once per worker, not per run).
 
 import variant from '@jitl/quickjs-ng-wasmfile-release-sync';
 import { loadQuickJs } from '@sebastianwessel/quickjs';
@@ -139,6 +135,12 @@ export const kernelBench: BenchSection = {
     try {
       const warm = await pool.run(fifty);
       if (!warm.ok) throw new Error(`kernel bench: pool run failed: ${JSON.stringify(warm)}`);
+      // Every run gets a sandbox in the state no run has touched: engine instance, runtime and
+      // context, hardened by the prelude (sandbox.ts `prepareSandbox`), restored after each run to
+      // its snapshot from before any run (shared/sandbox/sandbox-supply.ts), off the run's critical
+      // path. Pool rows run back to back (as the anchor does) and with the worker idle between
+      // runs; after idle both threads must wake, which costs a bare worker echo too, so the echo is
+      // measured beside them.
       const rows = [
         await measure('floor: bare context + eval "1"', RUNS, bareTrivial, 20),
         await measureAfterIdle(`kernel via pool, ${IDLE_MS} ms idle between runs: trivial`, RUNS, IDLE_MS, () => pool.run(trivial)),

@@ -2,14 +2,10 @@
 // ratios mean something. Floor: a direct in-process call of the same export; then a fresh
 // instance per call in-process; then a call through a main-thread WASM pool (postMessage round
 // trip; its workers keep a spare instance ready, see wasm-worker.mjs); then through the per-run
-// dispatcher; then the guest-visible call (an `await` of a facade export in QuickJS), measured as
-// the difference between a run making 250 calls and the same run making none, over 250, timed by
-// the kernel's receipt. That row is the app's route — kernel, dispatcher and WASM lanes all in the
-// sandbox worker — on a warmed-up worker, with its first run reported apart; the route through a
-// main-thread port is measured alongside for comparison. Last, pool throughput with 1, 2 and
-// 4 workers for a trivial export and for one doing ~0.5 ms of work. The geo module has no linear
-// memory (its math is table-free); a module with one page is measured alongside, because mapping
-// a fresh linear memory per call dominates instantiate-per-call.
+// dispatcher; then the guest-visible call (guestVisible says how it is timed). Last, pool
+// throughput with 1, 2 and 4 workers for a trivial export and for one doing ~0.5 ms of work. The
+// geo module has no linear memory (its math is table-free); a module with one page is measured
+// alongside, because mapping a fresh linear memory per call dominates instantiate-per-call.
 
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -102,6 +98,12 @@ async function throughput(size: number, bytes: Uint8Array, exportName: string, a
  * Per-call cost of `await tileX(...)` in guest code: (run with N calls − run with 0) / N. The
  * production route answers in the sandbox worker (its dispatcher and WASM lanes, from a plan);
  * `viaMain` measures the route through a main-thread port and pool, for comparison.
+ *
+ * The guest-visible call is an `await` of a facade export in QuickJS, measured as the difference
+ * between a run making 250 calls and the same run making none, over 250, timed by the kernel's
+ * receipt. Its row is the app's route — kernel, dispatcher and WASM lanes all in the sandbox
+ * worker — on a warmed-up worker, with its first run reported apart; the route through a
+ * main-thread port is measured alongside for comparison.
  */
 async function guestVisible(pool: WasmPool, runs: number, calls: number, viaMain: boolean): Promise<{ cold: Stats; warm: Stats }> {
   const root = mkdtempSync(join(tmpdir(), 'bench-wasm-'));

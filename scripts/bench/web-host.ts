@@ -1,17 +1,8 @@
 // Bench section `web-host`: what the HTTP face and the service add to a call, in the same run.
-//
-// First table: the HTTP face vs calling the dispatcher directly — a small contract call
-// (settings.get), a catalog read (catalog.summaries), a module delivery, and a run importing a WASM
-// export (its cost is mostly the run's own).
-//
-// Second table (issue 17): what a Code node run adds above its transport. A bare loopback round
-// trip with the same client (fetch, keep-alive, POST with a JSON body) against a minimal node:http
-// server in this process answering `{}`, next to code.run over HTTP (trivial, and importing one
-// small JS pack), code.run straight through the dispatcher, and the anchor: one
-// `@sebastianwessel/quickjs` runSandboxed invocation (loaded as in kernel.ts). "Back to back" rows
-// start each sample the moment the last one ended; "after N ms idle" rows wait N ms untimed first,
-// time in which each sandbox worker prepares its next fresh sandbox. The idle rows are compared
-// with a loopback and an anchor that also wait first, since everything costs more after a pause.
+// First table: the HTTP face vs calling the dispatcher directly. Second table (issue 17): what a
+// Code node run adds above its transport, beside a bare loopback round trip and the
+// `@sebastianwessel/quickjs` anchor, back to back and after idle. The comment above each table in
+// run() says what its rows are.
 
 import path from 'node:path';
 import { createServer, type Server } from 'node:http';
@@ -101,6 +92,9 @@ export const webHostSection: BenchSection = {
         if (!out.ok) throw new Error(`anchor failed: ${JSON.stringify(out)}`);
       };
 
+      // First table: the HTTP face vs calling the dispatcher directly — a small contract call
+      // (settings.get), a catalog read (catalog.summaries), a module delivery, and a run importing
+      // a WASM export (its cost is mostly the run's own).
       const rows = [
         await measure('settings.get direct', 300, () => direct('settings.get', {}), 20),
         await measure('settings.get over HTTP', 300, () => viaHttp('settings.get', {}), 20),
@@ -124,6 +118,15 @@ export const webHostSection: BenchSection = {
       printRatio('catalog.summaries HTTP/direct', ch!, cd!);
       printRatio('code.run (WASM export) HTTP/direct', rh!, rd!, '≈1× (transport negligible next to a run)');
 
+      // Second table: what a Code node run adds above its transport. A bare loopback round trip
+      // with the same client (fetch, keep-alive, POST with a JSON body) against a minimal
+      // node:http server in this process answering `{}`, next to code.run over HTTP (trivial, and
+      // importing one small JS pack), code.run straight through the dispatcher, and the anchor: one
+      // `@sebastianwessel/quickjs` runSandboxed invocation (loaded as in kernel.ts). "Back to back"
+      // rows start each sample the moment the last one ended; "after N ms idle" rows wait N ms
+      // untimed first, time in which each sandbox worker prepares its next fresh sandbox. The idle
+      // rows are compared with a loopback and an anchor that also wait first, since everything
+      // costs more after a pause.
       // The rows compared by subtraction are measured interleaved (measureInterleaved), after
       // WARMUP untimed calls of each: see harness.ts for why.
       const backToBack = await measureInterleaved(

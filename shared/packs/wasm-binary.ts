@@ -2,20 +2,9 @@
 // module-defined memory at instantiation and cannot hide an import from an engine that links
 // it, so the v1 rules (no imports, bounded unshared memory, scalar export signatures) are
 // checked here, in the bytes, by a small section-level parser written against the binary format
-// spec. Pure TypeScript with no WebAssembly API: it runs identically in Node, in the renderer and
-// in a browser, and a hostile binary never reaches an engine's compiler unless it passed.
-//
-// What is parsed: the header; the type, import, function, table, memory, global, export and start
-// sections fully; the code section's count; every other known section is skipped by its size.
-// Sections must appear once each, in the order the format requires. Anything malformed —
-// truncated, an over-long LEB128, trailing bytes inside a section, an index out of range — is
-// `wasm-invalid`. Well-formed features v1 does not allow (GC/rec types, memory64, typed
-// function-reference tables) are `wasm-unsupported`. Byte-level reads live in wasm-reader.ts.
-//
-// Start functions are allowed. With an empty import object a start function can only compute,
-// and it runs at instantiation, which the pool does inside each call's worker under the per-call
-// timeout (instance per call) — so it is bounded exactly like the export it precedes. Rejecting
-// it would refuse ordinary toolchain output (static initializers) for no safety gain.
+// spec (parseModule says what it parses). Pure TypeScript with no WebAssembly API: it runs
+// identically in Node, in the renderer and in a browser, and a hostile binary never reaches an
+// engine's compiler unless it passed. Byte-level reads live in wasm-reader.ts.
 
 import type { WasmExportSignature } from '../protocol/catalog.ts';
 import { LIMITS } from '../protocol/limits.ts';
@@ -105,6 +94,19 @@ const SECTION_NAMES: Readonly<Record<number, string>> = {
 const IMPORT_KINDS = ['function', 'table', 'memory', 'global', 'tag'];
 const EXPORT_KINDS = ['function', 'table', 'memory', 'global', 'tag'];
 
+/**
+ * What is parsed: the header; the type, import, function, table, memory, global, export and start
+ * sections fully; the code section's count; every other known section is skipped by its size.
+ * Sections must appear once each, in the order the format requires. Anything malformed —
+ * truncated, an over-long LEB128, trailing bytes inside a section, an index out of range — is
+ * `wasm-invalid`. Well-formed features v1 does not allow (GC/rec types, memory64, typed
+ * function-reference tables) are `wasm-unsupported`.
+ *
+ * Start functions are allowed. With an empty import object a start function can only compute,
+ * and it runs at instantiation, which the pool does inside each call's worker under the per-call
+ * timeout (instance per call) — so it is bounded exactly like the export it precedes. Rejecting
+ * it would refuse ordinary toolchain output (static initializers) for no safety gain.
+ */
 function parseModule(bytes: Uint8Array, pagesAllowed: number, manifestPages: number): ParsedModule {
   const header = new Reader(bytes, 0, bytes.length, 'the header');
   const magic = [0x00, 0x61, 0x73, 0x6d];

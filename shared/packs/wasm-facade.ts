@@ -1,9 +1,7 @@
 // The guest-side face of a host WASM module. `import { simplify } from "@acme/geo/simplify-wasm"`
 // resolves to a facade generated here: one named async export per declared WASM export, each
-// awaiting a call through the private bridge module. The bridge module reads a temporary global
-// binding the guest prelude installs; the kernel evaluates the bridge module right after the
-// prelude, before any pack module, and that one read removes the binding (it is one-shot), so no
-// pack ever sees it.
+// awaiting a call through the private bridge module, which takes a one-shot global binding the
+// guest prelude installs (wasmBridgeModuleSource), so no pack ever sees it.
 //
 // Hiding the binding is not the boundary: the host dispatcher serves only the run's declared WASM
 // modules and checks module identity, export allowlist, argument count and scalar types on every
@@ -18,13 +16,15 @@ import { isGuestExportName } from './wasm-binary.ts';
 export const WASM_FACADE_GENERATOR_VERSION = 'sandbox-packs-wasm-facade/2';
 
 /**
- * Source of the private bridge module. It captures the binding once, when it evaluates. The
- * binding (the guest prelude's bridge) resolves with the export's value or rejects with an Error
- * carrying the host's `code`, and never throws; so `callWasm` is a plain function returning its
- * promise, and each facade export is one async frame that awaits it. (Version 1 unwrapped a tagged
- * result in an async `callWasm` and returned its promise from the export: in quickjs-ng those
- * frames cost more than the rest of a guest-side call, measured; `return await` is the cheaper
- * way for an async function to hand back a promise's value.)
+ * Source of the private bridge module. It reads a temporary global binding the guest prelude
+ * installs; the kernel evaluates the bridge module right after the prelude, before any pack
+ * module, and that one read removes the binding (it is one-shot): it captures the binding once,
+ * when it evaluates. The binding (the guest prelude's bridge) resolves with the export's value or
+ * rejects with an Error carrying the host's `code`, and never throws; so `callWasm` is a plain
+ * function returning its promise, and each facade export is one async frame that awaits it.
+ * (Version 1 unwrapped a tagged result in an async `callWasm` and returned its promise from the
+ * export: in quickjs-ng those frames cost more than the rest of a guest-side call, measured;
+ * `return await` is the cheaper way for an async function to hand back a promise's value.)
  */
 export function wasmBridgeModuleSource(): string {
   return [

@@ -3,12 +3,9 @@
 // a confused or compromised worker cannot widen a grant.
 //
 // The handlers are built per run, which makes them the place for per-run budgets: at most
-// LIMITS.fetchConcurrency fetches in flight. One more fails at once rather than waiting, as an
-// over-budget WASM call does: a wait queue would hold each waiting request (its body included)
-// on the host for as long as the guest keeps adding to it, while a failure costs nothing and
-// tells the guest at once; six is what browsers allow per host, so ordinary fan-out written for
-// the web fits, and 6 × 8 MB of response bodies stays under one run's 64 MB heap. Every call gets
-// the run's abort signal: whatever is pending when the run ends is cancelled with it.
+// LIMITS.fetchConcurrency fetches in flight, and one more fails at once (hostCapabilities says
+// why). Every call gets the run's abort signal: whatever is pending when the run ends is
+// cancelled with it.
 
 import { LIMITS } from '../../../shared/protocol/limits.ts';
 import type { CapabilityGrants, HostCallResult } from '../../../shared/protocol/run.ts';
@@ -30,7 +27,14 @@ export function kernelGrants(grants: HostGrants): CapabilityGrants {
 /** One run's capability port: the pool passes the run's abort signal with each call. */
 export type CapabilityPort = (name: string, args: readonly unknown[], signal?: AbortSignal) => Promise<HostCallResult>;
 
-/** Handlers for one run; build a fresh one per run (the fetch budget counts this run's requests). */
+/**
+ * Handlers for one run; build a fresh one per run (the fetch budget counts this run's requests).
+ * A fetch over LIMITS.fetchConcurrency fails at once rather than waiting, as an over-budget WASM
+ * call does: a wait queue would hold each waiting request (its body included) on the host for as
+ * long as the guest keeps adding to it, while a failure costs nothing and tells the guest at once;
+ * six is what browsers allow per host, so ordinary fan-out written for the web fits, and 6 × 8 MB
+ * of response bodies stays under one run's 64 MB heap.
+ */
 export function hostCapabilities(grants: HostGrants): CapabilityPort {
   const workspace = grants.workspace ? new WorkspaceCapability(grants.workspace) : undefined;
   let fetching = 0;

@@ -1,20 +1,13 @@
 // A run's WASM, as it travels to the sandbox worker that runs it. A guest's WASM call is answered
 // inside that worker: the per-run dispatcher (the same engine-neutral checks and budgets as
-// everywhere, shared/sandbox/wasm-dispatcher.ts) runs next to the kernel, and calls go straight to
-// the worker's own WASM lanes — no hop through the main thread. Measured: that hop pair cost more
-// than the rest of a guest-visible call; one direct round trip is what a scalar call needs.
+// everywhere, shared/sandbox/wasm-dispatcher.ts) runs next to the kernel, and calls go straight
+// to the worker's own WASM lanes (WasmLanes) — no hop through the main thread.
 //
-// Trust is unchanged. The dispatcher is host code outside the guest engine, like the kernel's
-// capability checks in the same thread; it is built only from this plan, which the main thread
-// builds only from the catalog's resolution, so a run can reach exactly its declared modules.
-// Compile once per process still holds: the main thread compiles each binary once (its shared
-// `WasmModuleCache`) and the plan carries the compiled `WebAssembly.Module`, which a worker
-// receives by structured clone without compiling again.
-//
-// Lanes: each sandbox worker owns `LIMITS.wasmConcurrency` WASM workers (started on its first run
-// with WASM, reused across runs), so the process holds sandbox workers × lanes of them (2 × 2 = 4
-// by default, the spec's pool size) and a run never queues behind another run's WASM. A timed-out
-// lane is terminated and replaced by the shared pool core; lanes end with their sandbox worker.
+// Invariants: the dispatcher is built only from this plan, which the main thread builds only from
+// the catalog's resolution, so a run can reach exactly its declared modules. Compile once per
+// process still holds: the main thread compiles each binary once (its shared `WasmModuleCache`)
+// and the plan carries the compiled `WebAssembly.Module`, which a worker receives by structured
+// clone without compiling again.
 
 import { z } from 'zod';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
@@ -57,7 +50,12 @@ export const WasmPlanModuleSchema = z
 export const WasmPlanSchema = z.object({ modules: z.array(WasmPlanModuleSchema) }).strict();
 export type WasmPlan = z.infer<typeof WasmPlanSchema>;
 
-/** On the main thread: the run's WASM modules, each compiled once per process through `cache`. */
+/**
+ * On the main thread: the run's WASM modules, each compiled once per process through `cache`.
+ * Trust is unchanged by answering calls in the sandbox worker: the dispatcher is host code outside
+ * the guest engine, like the kernel's capability checks in the same thread, and it is built only
+ * from this plan.
+ */
 export async function buildWasmPlan(resolution: Pick<SandboxModuleResolutionOk, 'modules'>, cache: WasmModuleCache): Promise<WasmPlan> {
   const modules: WasmPlan['modules'] = [];
   for (const mod of Object.values(resolution.modules)) {
@@ -104,6 +102,11 @@ interface Lane extends WasmPoolWorker {
  * only as its identity, and the lanes' `prepare` maps that identity to the module the main
  * thread compiled. `prepare` answers synchronously, so a call is posted to a free lane before the
  * guest's host call returns.
+ *
+ * Each sandbox worker owns `LIMITS.wasmConcurrency` WASM workers (started on its first run with
+ * WASM, reused across runs), so the process holds sandbox workers × lanes of them (2 × 2 = 4 by
+ * default, the spec's pool size) and a run never queues behind another run's WASM. A timed-out
+ * lane is terminated and replaced by the shared pool core; lanes end with their sandbox worker.
  */
 export class WasmLanes {
   readonly #size: number;

@@ -1,21 +1,13 @@
 // The yardstick of the compatibility corpus: a smoke test run in BARE quickjs-ng, without anything
 // of ours — no confinement plugin, no entry generation, no static scan, no admission probe, no
-// prelude, no globals beyond the engine's own and a console that discards what it is given (every
-// embedder has one; the product's is captured). The entry (import lines + body) is bundled by
-// plain esbuild over the installed package files the way one bundles for a browser (platform
-// browser: package.json `browser` maps honoured, `process.env.NODE_ENV` defined), with the
-// compiler's conditions and main fields, and evaluated as a module in a fresh quickjs-ng instance
-// (quickjs-emscripten-core with the release variant the product uses) with `eval` deleted and the
-// Function constructors throwing: the issue's "works in bare quickjs-ng with eval and Function
-// deleted" (a constructor that throws rather than a missing global, as in the product, so a
-// library that only reads `Function.prototype` is not failed for it).
-// The guest limits are the product's (64 MB heap, 512 KB stack), so a difference in the table is
-// never a difference of limits.
+// prelude, no globals beyond the engine's own and a console that discards what it is given — with
+// `eval` deleted and the Function constructors throwing: the issue's "works in bare quickjs-ng
+// with eval and Function deleted". The guest limits are the product's (64 MB heap, 512 KB stack),
+// so a difference in the table is never a difference of limits.
 //
 // Each run gets a runtime and context of its own; the engine's WebAssembly module is made once per
-// process and shared (a measurement yardstick, not an isolation boundary), so the times are those of
-// a warmed engine, comparable with the product's warm runs. Every handle, context and runtime is
-// disposed in `finally`.
+// process and shared (a measurement yardstick, not an isolation boundary). Every handle, context
+// and runtime is disposed in `finally`.
 
 import * as esbuild from 'esbuild';
 import variant from '@jitl/quickjs-ng-wasmfile-release-sync';
@@ -33,6 +25,9 @@ export type BareOutcome =
  * A console that drops its arguments; `eval` deleted; each Function constructor (plain, async,
  * generator, async generator) replaced by one that throws, keeping its `prototype`, so reading
  * `Function.prototype` works and generating code does not — the product's rule, without its prelude.
+ * A constructor that throws rather than a missing global, as in the product, so a library that
+ * only reads `Function.prototype` is not failed for it. Every embedder has a console; the
+ * product's is captured.
  */
 const BARE_SETUP = `
 globalThis.console = Object.fromEntries(['log', 'info', 'warn', 'error', 'debug', 'trace'].map((name) => [name, () => undefined]));
@@ -48,7 +43,12 @@ for (const [label, f] of [['Function', function () {}], ['AsyncFunction', async 
 
 let engine: Promise<QuickJSWASMModule> | undefined;
 
-/** Plain esbuild over the installed files (`resolveDir` holds or sits under the node_modules that has the library). */
+/**
+ * Plain esbuild over the installed files (`resolveDir` holds or sits under the node_modules that
+ * has the library). The entry (import lines + body) is bundled the way one bundles for a browser
+ * (platform browser: package.json `browser` maps honoured, `process.env.NODE_ENV` defined), with
+ * the compiler's conditions and main fields.
+ */
 export async function bareBundle(smoke: SmokeTest, specifier: string, resolveDir: string): Promise<{ ok: true; code: string } | { ok: false; error: string }> {
   try {
     const built = await esbuild.build({
@@ -72,7 +72,11 @@ export async function bareBundle(smoke: SmokeTest, specifier: string, resolveDir
   }
 }
 
-/** Evaluates a bundled entry in a fresh bare quickjs-ng and reads the outcome it left. */
+/**
+ * Evaluates a bundled entry as a module in a fresh bare quickjs-ng (quickjs-emscripten-core with
+ * the release variant the product uses) and reads the outcome it left. The engine module is
+ * shared, so the times are those of a warmed engine, comparable with the product's warm runs.
+ */
 export async function runBareBundle(code: string, deadlineMs: number = LIMITS.guestTimeoutMs): Promise<BareOutcome> {
   const bundleBytes = Buffer.byteLength(code);
   engine ??= newQuickJSWASMModuleFromVariant(variant);

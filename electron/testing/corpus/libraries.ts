@@ -5,14 +5,17 @@
 // the offline subset in the test suite (electron/compiler/corpus-offline.test.ts) runs a few of
 // the same entries from committed tarballs.
 //
-// A smoke test is the import lines of a Code node (`LIB` stands for the module's specifier: the
-// pack's in the product, the library's own in bare quickjs-ng) and the body after them, which
-// returns a JSON value compared with `expect`. Each checks what the library is for, on a small
-// input, with values computed independently (by running the same test on Node).
+// Invariant: each smoke test checks what the library is for, on a small input, with values
+// computed independently (by running the same test on Node).
 
 /** Stands for the module specifier in a smoke test's import lines. */
 export const LIB = 'LIB';
 
+/**
+ * A smoke test is the import lines of a Code node (`LIB` stands for the module's specifier: the
+ * pack's in the product, the library's own in bare quickjs-ng) and the body after them, which
+ * returns a JSON value compared with `expect`.
+ */
 export interface SmokeTest {
   /** Import lines; `from LIB` is replaced with the specifier. */
   readonly imports: string;

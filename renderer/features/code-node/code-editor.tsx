@@ -5,12 +5,8 @@
 // Ctrl/Cmd+Enter runs the node. Inside `import { … } from "…"` the catalog completes specifiers
 // and export names; choosing a specifier the node does not declare declares it. The node's
 // validation issues arrive from outside and are shown as lint marks on their lines.
-//
-// The view is created once per mount; the callbacks and catalog data live in refs so a re-render
-// never rebuilds the editor (that would drop its history). It lives in a shadow root: CodeMirror
-// styles itself at run time, and in a document it does so with a <style> element, which the
-// app's CSP (style-src 'self') blocks; in a shadow root it uses a constructed stylesheet instead.
-// The hint lives there too, so the editor's aria-describedby can reach it.
+// Invariant: the view is created once per mount, so a re-render never drops its history
+// (CodeEditor says how, and why it lives in a shadow root).
 
 import { autocompletion, closeCompletion, completionKeymap, type Completion, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap, indentLess, indentMore } from '@codemirror/commands';
@@ -165,6 +161,13 @@ function catalogCompletions(catalog: () => CatalogForCompletion | undefined) {
   };
 }
 
+/**
+ * The view is created once per mount; the callbacks and catalog data live in refs so a re-render
+ * never rebuilds the editor (that would drop its history). It lives in a shadow root: CodeMirror
+ * styles itself at run time, and in a document it does so with a <style> element, which the
+ * app's CSP (style-src 'self') blocks; in a shadow root it uses a constructed stylesheet instead.
+ * The hint lives there too, so the editor's aria-describedby can reach it.
+ */
 export function CodeEditor({ label, value, onChange, onRun, marks = [], catalog }: CodeEditorProps) {
   const id = useId();
   const host = useRef<HTMLDivElement>(null);
