@@ -8,6 +8,7 @@
 import type { HostCallResult, KernelRunRequest, RunResult } from '../../shared/protocol/run.ts';
 import { KernelHostCore, type KernelWorker, type KernelWorkerHooks } from '../../shared/sandbox/kernel-host-core.ts';
 import type { ToKernelWorker } from '../../shared/sandbox/kernel-worker-messages.ts';
+import { fifoScheduler } from '../../shared/sandbox/scheduler.ts';
 import type { WorkerLike } from './worker-messages.ts';
 
 export interface KernelHostPorts {
@@ -36,6 +37,8 @@ export class KernelHost {
   constructor(options: KernelHostOptions) {
     this.#core = new KernelHostCore<KernelHostPorts>({
       size: 1,
+      // A page's one worker takes its runs in order: nothing is held, nested or started beside it.
+      scheduler: fifoScheduler,
       graceMs: options.graceMs ?? 1000,
       startWorker: (hooks) => startWebWorker(options, hooks),
       runMessage: (runId, request, _ports, sources): ToKernelWorker => ({ type: 'run', runId, request, ...(sources ? { sources } : {}) }),

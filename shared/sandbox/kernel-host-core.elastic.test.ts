@@ -7,6 +7,7 @@
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { NO_GRANTS, type KernelRunRequest } from '../protocol/run.ts';
+import { fairScheduler } from './fair-scheduler.ts';
 import { KernelHostCore, type KernelWorker, type KernelWorkerHooks } from './kernel-host-core.ts';
 
 interface ScriptedWorker extends KernelWorker {
@@ -33,10 +34,7 @@ function setup(options: { size: number; maxWorkers: number; hold?: boolean; idle
   const pressures: boolean[] = [];
   const core = new KernelHostCore<undefined>({
     size: options.size,
-    maxWorkers: options.maxWorkers,
-    longRunMs: 30,
-    holdAfterPolls: 50,
-    idleRetireMs: options.idleRetireMs ?? 1000,
+    scheduler: fairScheduler({ maxWorkers: options.maxWorkers, longRunMs: 30, holdAfterPolls: 50, idleRetireMs: options.idleRetireMs ?? 1000 }),
     graceMs: 0,
     startWorker: (hooks) => {
       const worker: ScriptedWorker = {
