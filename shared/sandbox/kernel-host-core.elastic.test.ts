@@ -1,9 +1,11 @@
-// The kernel host core under long runs (issue 17), through scripted workers and fake timers so
-// each rule is reached on purpose: an extra worker starts in place of a long run, never past
-// `maxWorkers`, and retires once idle; a long run that keeps running guest code is held while a
-// shorter one runs and released when it ends, one that makes no interrupt polls is not; held runs
-// take turns on the free cores, least-run first, once short work has been quiet for a moment; the watchdog adds back the time a run was held. Real threads holding real runs are tested through the Node pool
-// (electron/runtime/sandbox/sandbox-pool.fairness.test.ts).
+// The kernel host core applying the fair scheduler's decisions under long runs (issue 17), through
+// scripted workers and fake timers so each rule is reached on purpose, the core's timers
+// included: an extra worker starts in place of a long run, never past `maxWorkers`, and retires once
+// idle; a long run that keeps running guest code is held while a shorter one runs and released
+// when it ends, one that makes no interrupt polls is not; held runs take turns on the free cores,
+// least-run first, once short work has been quiet for a moment; the watchdog adds back the time a
+// run was held. The rules alone are tables in fair-scheduler.test.ts; real threads holding real
+// runs are tested through the Node pool (electron/runtime/sandbox/sandbox-pool.fairness.test.ts).
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { NO_GRANTS, type KernelRunRequest } from '../protocol/run.ts';
