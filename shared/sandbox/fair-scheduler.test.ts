@@ -5,27 +5,12 @@
 import { describe, expect, it } from 'vitest';
 import { decideFair, type FairSettings } from './fair-scheduler.ts';
 import { HOLD_BUDGET_MS } from './hold-budget.ts';
+import { schedulerSnapshot, slotView } from '../testing/scheduler-views.ts';
 import { fifoScheduler, type Decision, type QueuedRun, type SchedulerSnapshot, type SlotView } from './scheduler.ts';
 
 const NOW = 1000;
 
-const free = (view: Partial<SlotView> = {}): SlotView => ({
-  ready: true,
-  canHold: true,
-  running: false,
-  long: false,
-  dispatchedAt: 0,
-  polls: 0,
-  heldMs: 0,
-  sincePollMs: Number.POSITIVE_INFINITY,
-  calls: 0,
-  nested: false,
-  refusedNest: false,
-  nestAfterPolls: -1,
-  idleTimer: false,
-  idleDue: false,
-  ...view,
-});
+const free = (view: Partial<SlotView> = {}): SlotView => slotView({ canHold: true, ...view });
 const starting = (): SlotView => free({ ready: false });
 const running = (view: Partial<SlotView> = {}): SlotView => free({ running: true, dispatchedAt: 0, sincePollMs: 0, ...view });
 /** A long run polling guest code right now: holdable, and a run may be nested in it. */
@@ -33,19 +18,7 @@ const spinning = (view: Partial<SlotView> = {}): SlotView => running({ long: tru
 const nestable = (started = NOW): QueuedRun => ({ nestable: true, started });
 const own = (started = NOW): QueuedRun => ({ nestable: false, started });
 
-function snapshot(view: Partial<SchedulerSnapshot>): SchedulerSnapshot {
-  return {
-    size: 1,
-    slots: [],
-    queue: [],
-    nesting: true,
-    reportsPressure: true,
-    startsBlocked: false,
-    shortSeenAt: Number.NEGATIVE_INFINITY,
-    pressure: false,
-    ...view,
-  };
-}
+const snapshot = (view: Partial<SchedulerSnapshot>): SchedulerSnapshot => schedulerSnapshot({ nesting: true, reportsPressure: true, ...view });
 
 interface Row {
   readonly rule: string;

@@ -2,29 +2,11 @@
 // workers in order, `size` workers are kept, and nothing is held, nested or retired.
 
 import { describe, expect, it } from 'vitest';
-import { fifoScheduler, type Decision, type SchedulerSnapshot, type SlotView } from './scheduler.ts';
+import { schedulerSnapshot, slotView } from '../testing/scheduler-views.ts';
+import { fifoScheduler, type Decision, type SchedulerSnapshot } from './scheduler.ts';
 
-const slot = (view: Partial<SlotView> = {}): SlotView => ({
-  ready: true,
-  canHold: false,
-  running: false,
-  long: false,
-  dispatchedAt: 0,
-  polls: 0,
-  heldMs: 0,
-  sincePollMs: Number.POSITIVE_INFINITY,
-  calls: 0,
-  nested: false,
-  refusedNest: false,
-  nestAfterPolls: -1,
-  idleTimer: false,
-  idleDue: false,
-  ...view,
-});
-
-function snapshot(view: Partial<SchedulerSnapshot>): SchedulerSnapshot {
-  return { size: 1, slots: [], queue: [], nesting: false, reportsPressure: false, startsBlocked: false, shortSeenAt: 7, pressure: false, ...view };
-}
+const slot = slotView;
+const snapshot = (view: Partial<SchedulerSnapshot>): SchedulerSnapshot => schedulerSnapshot({ shortSeenAt: 7, ...view });
 
 const queued = (n: number) => Array.from({ length: n }, () => ({ nestable: true, started: 0 }));
 
