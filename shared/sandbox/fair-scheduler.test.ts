@@ -215,6 +215,12 @@ const rows: Row[] = [
     expected: { spawn: 0, shortSeenAt: NOW, lookAgainInMs: 20 },
   },
   {
+    rule: 'the look again for a waiting run stands alone where no other rule asks for one',
+    snapshot: snapshot({ reportsPressure: false, slots: [running({ dispatchedAt: 990 })], queue: [own(600)] }),
+    settings: { maxWorkers: 3 },
+    expected: { spawn: 0, holds: [], lookAgainInMs: 20 },
+  },
+  {
     rule: 'a run that cannot run nested gets a worker once it has waited 500 ms',
     snapshot: snapshot({ slots: [spinning({ nested: true })], queue: [own(500)] }),
     settings: { maxWorkers: 3 },
@@ -243,6 +249,12 @@ const rows: Row[] = [
     snapshot: snapshot({ slots: [running({ long: true, calls: 1 })], queue: [nestable(980)] }),
     settings: { maxWorkers: 3 },
     expected: { spawn: 0, lookAgainInMs: 5 },
+  },
+  {
+    rule: 'a nestable run about to be stranded is looked at again when it is, sooner than the nest recheck',
+    snapshot: snapshot({ slots: [running({ long: true, calls: 1 })], queue: [nestable(952)] }),
+    settings: { maxWorkers: 3 },
+    expected: { spawn: 0, lookAgainInMs: 2 },
   },
   {
     rule: 'a nestable run is not stranded while a worker runs a nested run (it takes the next)',
@@ -286,6 +298,12 @@ const rows: Row[] = [
     snapshot: snapshot({ nesting: false, slots: [free({ idleDue: true }), free()] }),
     settings: { maxWorkers: 2 },
     expected: { retire: [0], retireIdle: [], spawn: 0 },
+  },
+  {
+    rule: 'a short run does not make an idle worker whose timer fired needed',
+    snapshot: snapshot({ nesting: false, slots: [free({ idleDue: true }), running({ canHold: false, dispatchedAt: 990 })] }),
+    settings: { maxWorkers: 2 },
+    expected: { retire: [0] },
   },
   {
     rule: 'an idle worker whose timer fired stays once a long run makes it needed',

@@ -67,19 +67,60 @@ export function decideFair(snapshot: SchedulerSnapshot, now: number, settings: F
     holdAfterPolls: settings.holdAfterPolls ?? HOLD_AFTER_POLLS,
     idleRetireMs: settings.idleRetireMs ?? IDLE_RETIRE_MS,
   };
-  let slots: Slot[] = snapshot.slots.map((slot, index) => ({ ...slot, index }));
-  const queue: Queued[] = snapshot.queue.map((run, index) => ({ ...run, index }));
+  // Working copies, marked as runs are placed. Written out, with no closure made per decision: the
+  // core decides after every event, and under tsx (keepNames) each closure and spread costs µs.
+  let slots: Slot[] = snapshot.slots.map(workingSlot);
+  const queue: Queued[] = [];
+  for (let index = 0; index < snapshot.queue.length; index++) {
+    const run = snapshot.queue[index]!;
+    queue.push({ index, nestable: run.nestable, started: run.started });
+  }
   const retire = retireDue(slots, snapshot.size, rules);
-  if (retire.length > 0) slots = slots.filter((slot) => !retire.includes(slot.index));
+  if (retire.length > 0) slots = slots.filter(stays(retire));
   const starts = dispatch(slots, queue, snapshot, now, rules);
   const nests = snapshot.nesting && queue.length > 0 ? nest(slots, queue, rules) : [];
-  return { retire, starts, nests, ...balance(slots, queue, snapshot, now, rules) };
+  const { spawn, holds, retireIdle, shortSeenAt, pressure, lookAgainInMs } = balance(slots, queue, snapshot, now, rules);
+  return { retire, starts, nests, spawn, holds, retireIdle, shortSeenAt, pressure, lookAgainInMs };
+}
+
+const isNestable = (run: QueuedRun): boolean => run.nestable;
+const isOwn = (run: QueuedRun): boolean => !run.nestable;
+const stays =
+  (retire: readonly number[]) =>
+  (slot: Slot): boolean =>
+    !retire.includes(slot.index);
+
+function workingSlot(view: SlotView, index: number): Slot {
+  return {
+    index,
+    ready: view.ready,
+    canHold: view.canHold,
+    running: view.running,
+    long: view.long,
+    dispatchedAt: view.dispatchedAt,
+    polls: view.polls,
+    heldMs: view.heldMs,
+    sincePollMs: view.sincePollMs,
+    calls: view.calls,
+    nested: view.nested,
+    refusedNest: view.refusedNest,
+    nestAfterPolls: view.nestAfterPolls,
+    idleTimer: view.idleTimer,
+    idleDue: view.idleDue,
+  };
 }
 
 /** Idle workers whose retire timer fired, while workers beyond what `balance` keeps are live. */
 function retireDue(slots: readonly Slot[], size: number, rules: Rules): number[] {
   const retire: number[] = [];
-  const keep = Math.min(rules.maxWorkers, size + slots.filter((slot) => slot.running && slot.long).length);
+  let due = false;
+  let long = 0;
+  for (const slot of slots) {
+    if (slot.idleDue) due = true;
+    if (slot.running && slot.long) long++;
+  }
+  if (!due) return retire;
+  const keep = Math.min(rules.maxWorkers, size + long);
   let live = slots.length;
   for (const slot of slots) {
     if (!slot.idleDue || slot.running || live <= keep) continue;
@@ -100,28 +141,26 @@ function dispatch(slots: Slot[], queue: Queued[], snapshot: SchedulerSnapshot, n
   const starts: Placement[] = [];
   // Fresh: started less than FRESH_MS ago and not polling enough to be held. (One that makes no
   // polls past that, inside one native call or waiting on a WASM lane, must not keep others from starting.)
-  let fresh = snapshot.nesting
-    ? slots.filter((slot) => slot.running && slot.dispatchedAt > now - FRESH_MS && slot.polls < rules.holdAfterPolls).length
-    : Number.NEGATIVE_INFINITY;
+  let fresh = snapshot.nesting ? 0 : Number.NEGATIVE_INFINITY;
+  if (snapshot.nesting) for (const slot of slots) if (slot.running && slot.dispatchedAt > now - FRESH_MS && slot.polls < rules.holdAfterPolls) fresh++;
   for (const slot of slots) {
     if (queue.length === 0) break;
     if (!slot.ready || slot.running) continue;
-    const at = fresh < snapshot.size ? 0 : queue.findIndex((queued) => !queued.nestable);
+    const at = fresh < snapshot.size ? 0 : queue.findIndex(isOwn);
     if (at < 0) break;
     const [run] = queue.splice(at, 1);
     fresh++;
     starts.push({ slot: slot.index, run: run!.index });
-    Object.assign(slot, {
-      running: true,
-      long: false,
-      dispatchedAt: now,
-      polls: 0,
-      heldMs: 0,
-      calls: 0,
-      refusedNest: false,
-      nestAfterPolls: -1,
-      idleTimer: false,
-    });
+    // As the core starts it: a new run, its hold switch reset, its idle timer cleared.
+    slot.running = true;
+    slot.long = false;
+    slot.dispatchedAt = now;
+    slot.polls = 0;
+    slot.heldMs = 0;
+    slot.calls = 0;
+    slot.refusedNest = false;
+    slot.nestAfterPolls = -1;
+    slot.idleTimer = false;
   }
   return starts;
 }
@@ -135,7 +174,7 @@ function nest(slots: Slot[], queue: Queued[], rules: Rules): Placement[] {
   const nests: Placement[] = [];
   for (const slot of slots) {
     if (!canNestIn(slot, rules)) continue;
-    const at = queue.findIndex((queued) => queued.nestable);
+    const at = queue.findIndex(isNestable);
     if (at < 0) break;
     const [run] = queue.splice(at, 1);
     nests.push({ slot: slot.index, run: run!.index });
@@ -173,7 +212,7 @@ function balance(slots: readonly Slot[], queue: readonly Queued[], snapshot: Sch
   let idle = 0;
   // Long runs that use a core: those running guest code (holdable) and those computing where they
   // cannot be held (allocating, in one engine call, a WASM call on a lane); not those waiting on the host.
-  const ranked: { slot: Slot; holdable: boolean }[] = [];
+  const ranked: Ranked[] = [];
   for (const slot of slots) {
     if (slot.ready && !slot.running) idle++;
     // A nested run uses its worker's core (its long run waits meanwhile).
@@ -181,27 +220,29 @@ function balance(slots: readonly Slot[], queue: readonly Queued[], snapshot: Sch
     if (!slot.ready) starting++;
     else if (slot.running && !slot.long) {
       // Not long yet, but running guest code poll after poll: it may be held like a long one.
-      if (slot.canHold && slot.polls >= rules.holdAfterPolls) ranked.push({ slot, holdable: true });
+      if (slot.canHold && slot.polls >= rules.holdAfterPolls) ranked.push({ slot, holdable: true, ran: now - slot.dispatchedAt - slot.heldMs });
       else short++;
     } else if (slot.running) {
       long++;
       if (!slot.canHold) continue;
       const holdable = slot.polls >= rules.holdAfterPolls;
       if (!holdable) undecided++;
-      if (holdable || slot.calls === 0) ranked.push({ slot, holdable });
+      if (holdable || slot.calls === 0) ranked.push({ slot, holdable, ran: now - slot.dispatchedAt - slot.heldMs });
     }
   }
-  let lookAgainInMs = Number.POSITIVE_INFINITY;
-  const lookAgainIn = (ms: number) => (lookAgainInMs = Math.min(lookAgainInMs, ms));
   // Short work: short and nested runs, starting workers, and queued runs that can run at once or
   // nested. Not queued runs that wait for a worker to come free: holding long runs back only keeps
   // their workers longer.
-  const shortSeenAt = short > 0 || starting > 0 || queue.some((run) => run.nestable || idle > 0) ? now : snapshot.shortSeenAt;
+  const nestableQueued = queue.some(isNestable);
+  const shortSeenAt = short > 0 || starting > 0 || nestableQueued || (idle > 0 && queue.length > 0) ? now : snapshot.shortSeenAt;
   const quietIn = shortSeenAt + QUIET_MS - now;
   const pressure = quietIn > 0;
   // Workers kept: `size` free of long runs, up to the cap.
   const keep = Math.min(rules.maxWorkers, size + long);
-  const want = snapshot.nesting ? wanted(slots, queue, { live, starting, idle, keep, quietIn, now }, rules, lookAgainIn) : keep;
+  const { want, dueIn } = snapshot.nesting
+    ? wanted(slots, queue, { live, starting, idle, keep, quietIn, now }, rules)
+    : { want: keep, dueIn: Number.POSITIVE_INFINITY };
+  let lookAgainInMs = dueIn;
   // Not while workers fail to start: replacements already retry, and a broken install must not multiply.
   const spawn = snapshot.startsBlocked ? 0 : Math.max(0, want - live);
   live += spawn;
@@ -210,15 +251,18 @@ function balance(slots: readonly Slot[], queue: readonly Queued[], snapshot: Sch
   // the long runs that have run least; the holdable ones past them are held (the others cannot
   // be, and run on regardless).
   const free = quietIn > 0 ? 0 : Math.max(0, size - short - starting);
-  const ran = (slot: Slot) => now - slot.dispatchedAt - slot.heldMs;
-  ranked.sort((a, b) => ran(a.slot) - ran(b.slot));
-  const holds = ranked.map(({ slot, holdable }, i) => ({ slot: slot.index, held: holdable && i >= free }));
+  ranked.sort(leastRunFirst);
+  const holds: { slot: number; held: boolean }[] = [];
+  for (let i = 0; i < ranked.length; i++) holds.push({ slot: ranked[i]!.slot.index, held: ranked[i]!.holdable && i >= free });
   // Queued runs may find a worker to nest in once a run there polls.
-  if (snapshot.nesting && queue.some((run) => run.nestable)) lookAgainIn(NEST_RECHECK_MS);
-  if (ranked.length > free || (undecided > 0 && free < size)) lookAgainIn(quietIn > 0 && ranked.length > 0 ? quietIn : ROTATE_MS);
+  if (snapshot.nesting && nestableQueued) lookAgainInMs = Math.min(lookAgainInMs, NEST_RECHECK_MS);
+  if (ranked.length > free || (undecided > 0 && free < size)) {
+    lookAgainInMs = Math.min(lookAgainInMs, quietIn > 0 && ranked.length > 0 ? quietIn : ROTATE_MS);
+  }
   // The pressure word goes off once short work is quiet, even with no long run to let go.
-  else if (pressure && snapshot.reportsPressure) lookAgainIn(quietIn);
-  let surplus = live - keep - slots.filter((slot) => slot.idleTimer).length;
+  else if (pressure && snapshot.reportsPressure) lookAgainInMs = Math.min(lookAgainInMs, quietIn);
+  let surplus = live - keep;
+  for (const slot of slots) if (slot.idleTimer) surplus--;
   const retireIdle: { slot: number; afterMs: number }[] = [];
   for (const slot of slots) {
     if (surplus <= 0) break;
@@ -228,6 +272,15 @@ function balance(slots: readonly Slot[], queue: readonly Queued[], snapshot: Sch
   }
   return { spawn, holds, retireIdle, shortSeenAt, pressure, lookAgainInMs };
 }
+
+interface Ranked {
+  readonly slot: Slot;
+  readonly holdable: boolean;
+  /** Time run since dispatch, held time not counted. */
+  readonly ran: number;
+}
+
+const leastRunFirst = (a: Ranked, b: Ranked): number => a.ran - b.ran;
 
 interface Counts {
   readonly live: number;
@@ -246,14 +299,15 @@ interface Counts {
  * the oldest of them has waited SPAWN_AFTER_MS — and for runs that could run nested but have
  * waited STRANDED_AFTER_MS while no worker's run polls.
  */
-function wanted(slots: readonly Slot[], queue: readonly Queued[], counts: Counts, rules: Rules, lookAgainIn: (ms: number) => void): number {
+function wanted(slots: readonly Slot[], queue: readonly Queued[], counts: Counts, rules: Rules): { want: number; dueIn: number } {
   const { live, starting, idle, keep, quietIn, now } = counts;
   let waiting = 0;
   let oldest = now;
   let stranded = 0;
   let strandedDueIn = Number.POSITIVE_INFINITY;
   // A worker running a nested run now will take the next one when it ends.
-  const nowhereToNest = !slots.some((slot) => slot.nested || canNestIn(slot, rules));
+  let nowhereToNest = true;
+  for (const slot of slots) if (slot.nested || canNestIn(slot, rules)) nowhereToNest = false;
   for (const run of queue) {
     if (!run.nestable) {
       waiting++;
@@ -264,11 +318,11 @@ function wanted(slots: readonly Slot[], queue: readonly Queued[], counts: Counts
       else strandedDueIn = Math.min(strandedDueIn, dueIn);
     }
   }
-  if (strandedDueIn < Number.POSITIVE_INFINITY) lookAgainIn(strandedDueIn);
-  if (waiting === 0 && stranded === 0) return live;
-  const dueIn = waiting === 0 ? Number.POSITIVE_INFINITY : Math.min(quietIn, oldest + SPAWN_AFTER_MS - now);
-  const due = stranded + (dueIn <= 0 ? waiting : 0);
-  if (dueIn > 0 && dueIn < Number.POSITIVE_INFINITY) lookAgainIn(dueIn);
-  if (due === 0) return live;
-  return Math.max(live, Math.min(keep, live + due - idle - starting));
+  // When to look again: once a stranded run is due, or the waiting ones' start is.
+  if (waiting === 0 && stranded === 0) return { want: live, dueIn: strandedDueIn };
+  const spawnIn = waiting === 0 ? Number.POSITIVE_INFINITY : Math.min(quietIn, oldest + SPAWN_AFTER_MS - now);
+  const due = stranded + (spawnIn <= 0 ? waiting : 0);
+  const dueIn = spawnIn > 0 ? Math.min(strandedDueIn, spawnIn) : strandedDueIn;
+  if (due === 0) return { want: live, dueIn };
+  return { want: Math.max(live, Math.min(keep, live + due - idle - starting)), dueIn };
 }

@@ -356,7 +356,7 @@ export class KernelHostCore<P> {
   #snapshot(slots: readonly Slot<P>[], queue: readonly Job<P>[]): SchedulerSnapshot {
     return {
       size: this.#options.size,
-      slots: slots.map((slot) => slotView(slot)),
+      slots: slots.map(slotView),
       queue,
       nesting: this.#options.nestedRunMessage !== undefined,
       reportsPressure: this.#options.pressure !== undefined,
