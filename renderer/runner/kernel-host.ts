@@ -1,13 +1,15 @@
 // The page side of the browser kernel worker: one Web Worker over the shared kernel host core
 // (shared/sandbox/kernel-host-core.ts: queue, watchdog, retire and replace, host-call routing,
-// log streaming, cancel, close — the same rules as the app's Node pool). This adapter says how the
-// worker starts (a module Web Worker told where the engine's WASM is), how its events reach the
-// core, and how the page's ports answer a run's capability and WASM calls. A worker that keeps
-// failing to start (three tries) leaves the window answering why, instead of respawning forever.
+// log streaming, cancel, close — the same supervisor as the app's Node pool; runs are taken first
+// in, first out, scheduler.ts). This adapter says how the worker starts (a module Web Worker told
+// where the engine's WASM is), how its events reach the core, and how the page's ports answer a
+// run's capability and WASM calls. A worker that keeps failing to start (three tries) leaves the
+// window answering why, instead of respawning forever.
 
 import type { HostCallResult, KernelRunRequest, RunResult } from '../../shared/protocol/run.ts';
 import { KernelHostCore, type KernelWorker, type KernelWorkerHooks } from '../../shared/sandbox/kernel-host-core.ts';
 import type { ToKernelWorker } from '../../shared/sandbox/kernel-worker-messages.ts';
+import { fifoScheduler } from '../../shared/sandbox/scheduler.ts';
 import type { WorkerLike } from './worker-messages.ts';
 
 export interface KernelHostPorts {
@@ -36,6 +38,8 @@ export class KernelHost {
   constructor(options: KernelHostOptions) {
     this.#core = new KernelHostCore<KernelHostPorts>({
       size: 1,
+      // A page's one worker takes its runs in order: nothing is held, nested or started beside it.
+      scheduler: fifoScheduler,
       graceMs: options.graceMs ?? 1000,
       startWorker: (hooks) => startWebWorker(options, hooks),
       runMessage: (runId, request, _ports, sources): ToKernelWorker => ({ type: 'run', runId, request, ...(sources ? { sources } : {}) }),

@@ -5,6 +5,7 @@
 
 import type { ErrorCode } from '../protocol/codes.ts';
 import type { HostCallResult, KernelRunRequest } from '../protocol/run.ts';
+import type { Scheduler } from './scheduler.ts';
 import type { RunSources } from './source-cache.ts';
 
 /** The part of a worker the core uses; the adapter wires the worker's events to `KernelWorkerHooks`. */
@@ -13,7 +14,7 @@ export interface KernelWorker {
   postMessage(message: unknown): void;
   /** May return a promise that settles once the worker has exited; `close()` waits for it. */
   terminate(): unknown;
-  /** Present when the worker can hold its current run back (see the header). */
+  /** Present when the worker can hold its current run back and take nested runs (fair-scheduler.ts). */
   readonly hold?: RunHoldSwitch;
 }
 
@@ -65,21 +66,15 @@ export interface KernelHostWording {
 export interface KernelHostCoreOptions<P> {
   /** Workers kept, and started at once. */
   readonly size: number;
-  /** Most workers at once, extra ones included (default `size`: no extra workers). */
-  readonly maxWorkers?: number;
-  /** A run that has run this long is long: an extra worker starts in its place (default 30 ms). */
-  readonly longRunMs?: number;
-  /** A run that has made this many interrupt polls (run guest code, ~7 per ms in a tight loop) may be held while shorter ones run (default HOLD_AFTER_POLLS, hold-budget.ts). */
-  readonly holdAfterPolls?: number;
-  /** An extra worker idle this long retires (default 30 s). */
-  readonly idleRetireMs?: number;
+  /** Who runs where: `fifoScheduler` (scheduler.ts), or `fairScheduler` (fair-scheduler.ts) with its settings. */
+  readonly scheduler: Scheduler;
   /** Extra time past a run's deadline before its worker is terminated. */
   readonly graceMs: number;
   readonly startWorker: (hooks: KernelWorkerHooks) => KernelWorker;
   /**
    * The message that sends a run to a worker busy with a long run, to run nested at that run's
-   * polls (kernel-host-core.ts `#nest`). Only for workers that can (a Node sandbox worker, whose
-   * `hold` rings it); without it, runs wait for a free worker.
+   * polls, when the scheduler nests it (fair-scheduler.ts). Only for workers that can (a Node
+   * sandbox worker, whose `hold` rings it); without it, runs wait for a free worker.
    */
   readonly nestedRunMessage?: (runId: number, request: KernelRunRequest, sources: RunSources | undefined) => unknown;
   /**

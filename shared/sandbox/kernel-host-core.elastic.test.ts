@@ -1,12 +1,15 @@
-// The kernel host core under long runs (issue 17), through scripted workers and fake timers so
-// each rule is reached on purpose: an extra worker starts in place of a long run, never past
-// `maxWorkers`, and retires once idle; a long run that keeps running guest code is held while a
-// shorter one runs and released when it ends, one that makes no interrupt polls is not; held runs
-// take turns on the free cores, least-run first, once short work has been quiet for a moment; the watchdog adds back the time a run was held. Real threads holding real runs are tested through the Node pool
-// (electron/runtime/sandbox/sandbox-pool.fairness.test.ts).
+// The kernel host core applying the fair scheduler's decisions under long runs (issue 17), through
+// scripted workers and fake timers so each rule is reached on purpose, the core's timers
+// included: an extra worker starts in place of a long run, never past `maxWorkers`, and retires once
+// idle; a long run that keeps running guest code is held while a shorter one runs and released
+// when it ends, one that makes no interrupt polls is not; held runs take turns on the free cores,
+// least-run first, once short work has been quiet for a moment; the watchdog adds back the time a
+// run was held. The rules alone are tables in fair-scheduler.test.ts; real threads holding real
+// runs are tested through the Node pool (electron/runtime/sandbox/sandbox-pool.fairness.test.ts).
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { NO_GRANTS, type KernelRunRequest } from '../protocol/run.ts';
+import { fairScheduler } from './fair-scheduler.ts';
 import { KernelHostCore, type KernelWorker, type KernelWorkerHooks } from './kernel-host-core.ts';
 
 interface ScriptedWorker extends KernelWorker {
@@ -33,10 +36,7 @@ function setup(options: { size: number; maxWorkers: number; hold?: boolean; idle
   const pressures: boolean[] = [];
   const core = new KernelHostCore<undefined>({
     size: options.size,
-    maxWorkers: options.maxWorkers,
-    longRunMs: 30,
-    holdAfterPolls: 50,
-    idleRetireMs: options.idleRetireMs ?? 1000,
+    scheduler: fairScheduler({ maxWorkers: options.maxWorkers, longRunMs: 30, holdAfterPolls: 50, idleRetireMs: options.idleRetireMs ?? 1000 }),
     graceMs: 0,
     startWorker: (hooks) => {
       const worker: ScriptedWorker = {

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { NO_GRANTS, type HostCallResult, type KernelRunRequest } from '../protocol/run.ts';
 import { KernelHostCore, type KernelHostCall, type KernelWorker, type KernelWorkerHooks } from './kernel-host-core.ts';
+import { fifoScheduler } from './scheduler.ts';
 
 interface ScriptedWorker extends KernelWorker {
   readonly hooks: KernelWorkerHooks;
@@ -26,6 +27,7 @@ function setup(size = 1) {
   const workers: ScriptedWorker[] = [];
   const core = new KernelHostCore<Ports>({
     size,
+    scheduler: fifoScheduler,
     graceMs: 0,
     startWorker: (hooks) => {
       const worker: ScriptedWorker = {

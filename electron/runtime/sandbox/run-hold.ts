@@ -136,7 +136,7 @@ export function runClock(view: Int32Array | undefined, options: RunClockOptions 
   const checkpoint = () => {
     Atomics.store(view, POLLS, ++polls);
     Atomics.store(view, POLLED_AT, Date.now() % WRAP);
-    // The pool holds such a run while short work is under way (kernel-host-core.ts `#balance`);
+    // The pool holds such a run while short work is under way (fair-scheduler.ts);
     // holding it here already spares the cores the wait for the pool's thread to say so.
     if (pressure && polls >= HOLD_AFTER_POLLS && held < budget && Atomics.load(pressure, 0) === 1) Atomics.store(view, FLAG, 1);
     if (Atomics.load(view, MAIL) === seen && (Atomics.load(view, FLAG) === 0 || held >= budget)) return;

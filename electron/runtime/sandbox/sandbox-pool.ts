@@ -8,13 +8,14 @@
 // deep recursion on the main thread overflows the host stack (measured); a worker that runs out of
 // heap ends its run as `memory-limit`, and the process never goes down with a guest.
 //
-// Under hostile load (issue 17) the pool may grow: with `maxWorkers` above `size`, a run that has
-// gone long gets an extra worker started in its place, so `size` workers stay free for ordinary
-// runs, and each worker's long run is held (run-hold.ts) while short runs use the cores.
+// Under hostile load (issue 17) the pool's scheduler is the fair one (fair-scheduler.ts): short
+// runs run nested in long runs' workers, long runs are held (run-hold.ts) while short runs use the
+// cores, and with `maxWorkers` above `size` extra workers start for runs that cannot run nested.
 
 import { Worker } from 'node:worker_threads';
 import { LIMITS } from '../../../shared/protocol/limits.ts';
 import type { HostCallResult, KernelRunRequest, RunResult } from '../../../shared/protocol/run.ts';
+import { fairScheduler } from '../../../shared/sandbox/fair-scheduler.ts';
 import { KernelHostCore, type KernelHostCall, type KernelWorker, type KernelWorkerHooks } from '../../../shared/sandbox/kernel-host-core.ts';
 import type { RunSources } from '../../../shared/sandbox/source-cache.ts';
 import type { SandboxWorkerData, ToWorker } from './messages.ts';
@@ -25,7 +26,7 @@ import { createHoldBuffer, createPressureBuffer, holdSwitch, pressureSwitch } fr
 /**
  * The most sandbox workers the app's pool runs at once (its `maxWorkers`): the two it keeps and
  * up to six more for long runs. Short runs need none of the extra ones (they run nested in the
- * long runs' workers, kernel-host-core.ts); they serve runs that cannot run nested (a host call,
+ * long runs' workers, fair-scheduler.ts); they serve runs that cannot run nested (a host call,
  * WASM) while long runs hold the others. More cost the short runs: in bench load (12 hostile runs
  * among 90 ordinary ones over HTTP, 2 cores), rounds that started with 11 workers left by the
  * round before had an ordinary median of 94–122 ms under a cap of 16, 81–84 ms under 8 (65–69 ms
@@ -99,12 +100,14 @@ export class SandboxPool {
     const pressure = hold ? createPressureBuffer() : undefined;
     this.#core = new KernelHostCore<SandboxHostPorts>({
       size: options.size ?? 2,
-      ...(options.maxWorkers !== undefined ? { maxWorkers: options.maxWorkers } : {}),
-      ...(options.idleRetireMs !== undefined ? { idleRetireMs: options.idleRetireMs } : {}),
+      scheduler: fairScheduler({
+        ...(options.maxWorkers !== undefined ? { maxWorkers: options.maxWorkers } : {}),
+        ...(options.idleRetireMs !== undefined ? { idleRetireMs: options.idleRetireMs } : {}),
+      }),
       graceMs: options.graceMs ?? 1000,
       startWorker: (hooks) => startThread(entry, pressure ? { wasmLanes, hold: createHoldBuffer(), pressure } : { wasmLanes }, hooks),
       ...(pressure ? { pressure: pressureSwitch(pressure) } : {}),
-      // A held worker runs short runs nested at its long run's polls (see kernel-host-core.ts `#nest`).
+      // A held worker runs short runs nested at its long run's polls (see fair-scheduler.ts).
       ...(hold
         ? {
             nestedRunMessage: (runId: number, request: KernelRunRequest, sources: RunSources | undefined): ToWorker => ({
