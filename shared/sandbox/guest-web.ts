@@ -2,15 +2,15 @@
 // Common API that quickjs-ng lacks (TextEncoder/TextDecoder, atob/btoa, URL/URLSearchParams,
 // structuredClone, crypto.getRandomValues/randomUUID). quickjs-ng's own queueMicrotask and
 // DOMException are kept as they are. Intl, timers, crypto.subtle, streams, Blob, EventTarget and
-// the fetch classes are not offered.
+// the fetch classes are not offered. Their code is guest source in guest/web/ (one piece per idea,
+// built into parts by scripts/build-guest.mjs); this file hands the parts to the host.
 //
-// Why lazy: guest source costs compile time in every run that evaluates it (about 0.5 ms per KB),
-// and most runs use none of these. So the core prelude defines each global as an accessor; the
-// first touch asks the host to compile that global's part (HOST_WEB_GLOBAL) and turns the global
-// into the plain writable, configurable data property the platform has (enumerable as WebIDL
-// says, see WEB_GLOBALS). A part compiled in a run is gone with the run: the sandbox goes back to
-// its image afterwards. The price is paid by a run that uses one, each time (measured on a busy
-// 2-core machine: URL, the largest part at 26 KB, about 15 ms; TextDecoder 4 ms; the others 1-2 ms).
+// Why lazy: guest source costs compile time in every run that evaluates it, and most runs use none
+// of these. So the core prelude defines each global as an accessor; the first touch asks the host
+// to compile that global's part (HOST_WEB_GLOBAL) and turns the global into the plain writable,
+// configurable data property the platform has (enumerable as WebIDL says, see WEB_GLOBALS). A part
+// compiled in a run is gone with the run: the sandbox goes back to its image afterwards (the price
+// per part: docs/performance.md).
 //
 // Invariants (the prelude's captured-intrinsics rule): a part runs after packs may have patched
 // any prototype or global, so it uses only what the core captured before any pack ran (W, which
@@ -22,14 +22,7 @@
 // before the node uses it. Randomness comes from the host (HOST_RANDOM_GLOBAL), never from the
 // guest's Math.random, and only while a run is bound.
 
-import {
-  WEB_BASE64_PART,
-  WEB_CLONE_PART,
-  WEB_CRYPTO_PART,
-  WEB_IDNA_PART,
-  WEB_TEXT_PART,
-  WEB_URL_PART,
-} from './guest/guest-sources.generated.ts';
+import { WEB_BASE64_PART, WEB_CLONE_PART, WEB_CRYPTO_PART, WEB_IDNA_PART, WEB_TEXT_PART, WEB_URL_PART } from './guest/guest-sources.generated.ts';
 
 /** Compiles one part: `(part, W, need)` → the part's exports (the host evaluates its source). */
 export const HOST_WEB_GLOBAL = '__sandboxHostWeb';

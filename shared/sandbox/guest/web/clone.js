@@ -1,11 +1,22 @@
+// structuredClone (a web part, rules in guest-web.ts) for what the HTML standard serializes and a
+// sandbox has: primitives but symbols, their wrapper objects, Date, RegExp (lastIndex not kept),
+// ArrayBuffer (resizable kept), typed arrays and DataView (shared buffers stay shared), Map, Set,
+// Error (name, message, stack), arrays (holes kept) and plain objects (own enumerable string keys),
+// with cycles; the transfer option detaches the listed ArrayBuffers. Functions, symbols, WeakMap,
+// WeakSet, WeakRef, FinalizationRegistry, promises, Symbol wrappers, iterators and generators throw
+// a DataCloneError. What it cannot see: a Proxy is cloned through its traps as a plain object (the
+// standard refuses it), and a built-in whose prototype was swapped is recognised by its prototype,
+// checked against its internal slots; the refused kinds are told by prototype alone, so an ordinary
+// object made from one (Object.create(Promise.prototype)) is refused too.
+/* global W, I, DOMEx, A, define, U8, domString, push, needs, TypeErr */
 'use strict';
-const C = W.C;
-const M = W.M;
-const St = W.St;
-const R = W.R;
-const OP = I.getProto({});
-const ABP = I.AB.prototype;
-const cannot = (what) => new DOMEx(what + ' could not be cloned.', 'DataCloneError');
+const CONSTRUCTORS = W.C;
+const mapMethods = W.M;
+const setMethods = W.St;
+const regExpMethods = W.R;
+const OBJECT_PROTO = I.getProto({});
+const BUFFER_PROTO = I.AB.prototype;
+const uncloneable = (what) => new DOMEx(what + ' could not be cloned.', 'DataCloneError');
 const ERROR_NAMES = { __proto__: null, Error: 1, EvalError: 1, RangeError: 1, ReferenceError: 1, SyntaxError: 1, TypeError: 1, URIError: 1 };
 const FLAGS = [
   ['hasIndices', 'd'],
@@ -30,7 +41,7 @@ function errorName(v) {
   }
   return 'Error';
 }
-const works = (f, v) => {
+const hasSlots = (f, v) => {
   try {
     A(f, v, []);
     return true;
@@ -41,51 +52,51 @@ const works = (f, v) => {
 // What a non-plain object is, from its prototype chain, confirmed by its internal slots.
 function kind(v) {
   let p = I.getProto(v);
-  for (let depth = 0; p !== null && p !== OP && depth < 64; depth++) {
-    if (p === C.Map.prototype) return works(M.size, v) ? 'Map' : '';
-    if (p === C.Set.prototype) return works(St.size, v) ? 'Set' : '';
-    if (p === C.Date.prototype) return works(W.D.getTime, v) ? 'Date' : '';
-    if (p === C.RegExp.prototype) return works(R.source, v) ? 'RegExp' : '';
-    if (p === ABP) return works(I.ABG[0], v) ? 'ArrayBuffer' : '';
-    if (p === C.DataView.prototype) return works(I.DV[0], v) ? 'DataView' : '';
-    for (let i = 0; i < 4; i++) if (p === W.V[i][0]) return works(W.V[i][1], v) ? 'wrapper' + i : '';
-    for (let i = 0; i < 6; i++) if (p === W.NC[i][0]) throw cannot('A ' + W.NC[i][1]);
-    if (p === W.IP) throw cannot('An iterator or generator');
+  for (let depth = 0; p !== null && p !== OBJECT_PROTO && depth < 64; depth++) {
+    if (p === CONSTRUCTORS.Map.prototype) return hasSlots(mapMethods.size, v) ? 'Map' : '';
+    if (p === CONSTRUCTORS.Set.prototype) return hasSlots(setMethods.size, v) ? 'Set' : '';
+    if (p === CONSTRUCTORS.Date.prototype) return hasSlots(W.D.getTime, v) ? 'Date' : '';
+    if (p === CONSTRUCTORS.RegExp.prototype) return hasSlots(regExpMethods.source, v) ? 'RegExp' : '';
+    if (p === BUFFER_PROTO) return hasSlots(I.ABG[0], v) ? 'ArrayBuffer' : '';
+    if (p === CONSTRUCTORS.DataView.prototype) return hasSlots(I.DV[0], v) ? 'DataView' : '';
+    for (let i = 0; i < 4; i++) if (p === W.V[i][0]) return hasSlots(W.V[i][1], v) ? 'wrapper' + i : '';
+    for (let i = 0; i < 6; i++) if (p === W.NC[i][0]) throw uncloneable('A ' + W.NC[i][1]);
+    if (p === W.IP) throw uncloneable('An iterator or generator');
     p = I.getProto(p);
   }
   return '';
 }
-function props(v, out, memory) {
+function copyProps(v, out, memory) {
   const keys = I.keys(v);
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i];
-    if (I.hasOwn(v, k)) dp(out, k, clone(v[k], memory));
+    if (I.hasOwn(v, k)) define(out, k, clone(v[k], memory));
   }
   return out;
 }
 const remember = (memory, v, out) => {
-  A(M.set, memory, [v, out]);
+  A(mapMethods.set, memory, [v, out]);
   return out;
 };
-function buffer(v) {
-  if (A(W.AB.detached, v, [])) throw cannot('A detached ArrayBuffer');
+function copyBuffer(v) {
+  if (A(W.AB.detached, v, [])) throw uncloneable('A detached ArrayBuffer');
   const n = A(I.ABG[0], v, []);
   const out = A(W.AB.resizable, v, []) ? new I.AB(n, { maxByteLength: A(W.AB.maxByteLength, v, []) }) : new I.AB(n);
   A(I.taSet, new U8(out), [new U8(v)]);
   return out;
 }
 function clone(v, memory) {
-  if (typeof v === 'symbol') throw cannot('A symbol');
+  if (typeof v === 'symbol') throw uncloneable('A symbol');
   if (v === null || (typeof v !== 'object' && typeof v !== 'function')) return v;
-  const seen = A(M.get, memory, [v]);
+  const seen = A(mapMethods.get, memory, [v]);
   if (seen !== undefined) return seen;
-  if (typeof v === 'function') throw cannot('A function');
-  if (I.isArray(v)) return props(v, remember(memory, v, new W.Arr(v.length)), memory);
+  if (typeof v === 'function') throw uncloneable('A function');
+  if (I.isArray(v)) return copyProps(v, remember(memory, v, new W.Arr(v.length)), memory);
   if (W.isErr(v)) {
     const name = errorName(v);
     const message = ownData(v, 'message');
     const stack = ownData(v, 'stack');
-    const out = remember(memory, v, message === undefined ? new C[name]() : new C[name](str(message)));
+    const out = remember(memory, v, message === undefined ? new CONSTRUCTORS[name]() : new CONSTRUCTORS[name](domString(message)));
     if (typeof stack === 'string') I.dp(out, 'stack', { __proto__: null, value: stack, writable: true, enumerable: false, configurable: true });
     else delete out.stack;
     return out;
@@ -93,17 +104,17 @@ function clone(v, memory) {
   const t = A(W.TAG, v, []);
   if (t !== undefined) {
     const b = clone(A(I.TA[0], v, []), memory);
-    return remember(memory, v, new C[t](b, A(I.TA[1], v, []), A(W.TL, v, [])));
+    return remember(memory, v, new CONSTRUCTORS[t](b, A(I.TA[1], v, []), A(W.TL, v, [])));
   }
   const p = I.getProto(v);
-  const k = p === OP || p === null ? '' : kind(v);
-  if (k === '') return props(v, remember(memory, v, {}), memory);
+  const k = p === OBJECT_PROTO || p === null ? '' : kind(v);
+  if (k === '') return copyProps(v, remember(memory, v, {}), memory);
   if (k === 'Map' || k === 'Set') {
     const keys = [];
     const values = [];
     const isMap = k === 'Map';
-    const out = remember(memory, v, isMap ? new C.Map() : new C.Set());
-    A(isMap ? M.forEach : St.forEach, v, [
+    const out = remember(memory, v, isMap ? new CONSTRUCTORS.Map() : new CONSTRUCTORS.Set());
+    A(isMap ? mapMethods.forEach : setMethods.forEach, v, [
       (value, key) => {
         push(keys, key);
         push(values, value);
@@ -112,27 +123,27 @@ function clone(v, memory) {
     for (let i = 0; i < keys.length; i++) {
       if (isMap) {
         const ck = clone(keys[i], memory);
-        A(M.set, out, [ck, clone(values[i], memory)]);
-      } else A(St.add, out, [clone(keys[i], memory)]);
+        A(mapMethods.set, out, [ck, clone(values[i], memory)]);
+      } else A(setMethods.add, out, [clone(keys[i], memory)]);
     }
     return out;
   }
-  if (k === 'Date') return remember(memory, v, new C.Date(A(W.D.getTime, v, [])));
+  if (k === 'Date') return remember(memory, v, new CONSTRUCTORS.Date(A(W.D.getTime, v, [])));
   if (k === 'RegExp') {
     let flags = '';
-    for (let i = 0; i < 8; i++) if (R[FLAGS[i][0]] !== undefined && A(R[FLAGS[i][0]], v, [])) flags += FLAGS[i][1];
-    return remember(memory, v, new C.RegExp(A(R.source, v, []), flags));
+    for (let i = 0; i < 8; i++) if (regExpMethods[FLAGS[i][0]] !== undefined && A(regExpMethods[FLAGS[i][0]], v, [])) flags += FLAGS[i][1];
+    return remember(memory, v, new CONSTRUCTORS.RegExp(A(regExpMethods.source, v, []), flags));
   }
-  if (k === 'ArrayBuffer') return remember(memory, v, buffer(v));
+  if (k === 'ArrayBuffer') return remember(memory, v, copyBuffer(v));
   if (k === 'DataView') {
     const b = clone(A(I.DV[0], v, []), memory);
-    return remember(memory, v, new C.DataView(b, A(I.DV[1], v, []), A(I.DV[2], v, [])));
+    return remember(memory, v, new CONSTRUCTORS.DataView(b, A(I.DV[1], v, []), A(I.DV[2], v, [])));
   }
   return remember(memory, v, W.O(A(W.V[k === 'wrapper0' ? 0 : k === 'wrapper1' ? 1 : k === 'wrapper2' ? 2 : 3][1], v, [])));
 }
 function structuredClone(value, options = undefined) {
   needs(1, arguments.length, 'structuredClone');
-  const memory = new C.Map();
+  const memory = new CONSTRUCTORS.Map();
   const moved = [];
   if (options !== undefined && options !== null) {
     if (typeof options !== 'object' && typeof options !== 'function') throw new TypeErr('structuredClone: the options must be an object.');
@@ -141,9 +152,9 @@ function structuredClone(value, options = undefined) {
       if (!I.isArray(list)) throw new TypeErr('structuredClone: transfer must be an array of ArrayBuffers.');
       for (let i = 0; i < list.length; i++) {
         const b = I.hasOwn(list, i) ? list[i] : undefined;
-        if (b === null || typeof b !== 'object' || !works(I.ABG[0], b)) throw cannot('Only ArrayBuffers can be transferred; this value');
-        if (A(M.has, memory, [b])) throw cannot('An ArrayBuffer listed twice in transfer');
-        A(M.set, memory, [b, buffer(b)]);
+        if (b === null || typeof b !== 'object' || !hasSlots(I.ABG[0], b)) throw uncloneable('Only ArrayBuffers can be transferred; this value');
+        if (A(mapMethods.has, memory, [b])) throw uncloneable('An ArrayBuffer listed twice in transfer');
+        A(mapMethods.set, memory, [b, copyBuffer(b)]);
         push(moved, b);
       }
     }

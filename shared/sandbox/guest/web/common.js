@@ -1,20 +1,29 @@
+// The helpers every web part starts with (guest-web.ts says what a part is and the rules each keeps):
+// own-data definitions, WebIDL string conversions, the toStringTag of an interface, and bytes to a
+// binary string in native calls (a view with an own length, so the engine never asks a shared
+// getter for it). Compiled with each part, so it stays a few lines. The part's scope: W is the
+// core's WEB (what guest/prelude-core.js captured before any pack ran), need(name) loads another
+// part; I is the core's captured intrinsics and A their Reflect.apply, the one way a part calls.
+/* global W */
+/* exported I, A, U8, toStringTag, TypeErr, DOMEx, define, push, domString, usvString, named, needs,
+  bytesOf, latin1 */
 'use strict';
 const I = W.I;
 const A = I.apply;
 const U8 = I.U8;
-const ST = W.ST;
+const toStringTag = W.ST;
 const TypeErr = I.TypeErr;
 const DOMEx = W.DOMEx;
-const own = (v) => ({ __proto__: null, value: v, writable: true, enumerable: true, configurable: true });
-const dp = (o, k, v) => I.dp(o, k, own(v));
-const push = (list, v) => I.dp(list, list.length, own(v));
-const str = (v) => {
+const dataProperty = (v) => ({ __proto__: null, value: v, writable: true, enumerable: true, configurable: true });
+const define = (o, k, v) => I.dp(o, k, dataProperty(v));
+const push = (list, v) => I.dp(list, list.length, dataProperty(v));
+const domString = (v) => {
   if (typeof v === 'symbol') throw new TypeErr('Cannot convert a Symbol value to a string.');
   return I.Str(v);
 };
-const usv = (v) => A(W.S.toWellFormed, str(v), []);
+const usvString = (v) => A(W.S.toWellFormed, domString(v), []);
 const named = (C, name) => {
-  I.dp(C.prototype, ST, { __proto__: null, value: name, configurable: true });
+  I.dp(C.prototype, toStringTag, { __proto__: null, value: name, configurable: true });
   return C;
 };
 const needs = (n, got, what) => {

@@ -1,5 +1,10 @@
+// crypto.getRandomValues and crypto.randomUUID (a web part, rules in guest-web.ts):
+// getRandomValues takes integer typed arrays, at most 65536 bytes a call, else the spec's
+// TypeMismatchError / QuotaExceededError; randomUUID is version 4. The bytes come from the host's
+// CSPRNG (W.hostRandom), never from Math.random, which is seeded per run but predictable.
+/* global W, A, I, DOMEx, U8, TypeErr, needs, toStringTag */
 'use strict';
-const INT = {
+const INTEGER_ARRAYS = {
   __proto__: null,
   Int8Array: 1,
   Uint8Array: 1,
@@ -22,15 +27,14 @@ function random(n) {
     throw new DOMEx('crypto: random values are only available while a run executes, not while modules are prepared ahead of one.', 'NotSupportedError');
   return new U8(b);
 }
-let crypto;
-const illegal = (what) => new TypeErr('Illegal invocation: call ' + what + ' on the crypto object.');
-const P = {
+const illegalInvocation = (what) => new TypeErr('Illegal invocation: call ' + what + ' on the crypto object.');
+const cryptoPrototype = {
   getRandomValues(array) {
-    if (this !== crypto) throw illegal('getRandomValues');
+    if (this !== crypto) throw illegalInvocation('getRandomValues');
     needs(1, arguments.length, 'crypto.getRandomValues');
     if (!I.isView(array)) throw new TypeErr('crypto.getRandomValues: the argument must be an integer typed array.');
     const t = A(W.TAG, array, []);
-    if (t === undefined || INT[t] !== 1)
+    if (t === undefined || INTEGER_ARRAYS[t] !== 1)
       throw new DOMEx(
         'crypto.getRandomValues: the argument must be an integer typed array, not ' + (t === undefined ? 'a DataView' : 'a ' + t) + '.',
         'TypeMismatchError',
@@ -42,7 +46,7 @@ const P = {
     return array;
   },
   randomUUID() {
-    if (this !== crypto) throw illegal('randomUUID');
+    if (this !== crypto) throw illegalInvocation('randomUUID');
     const b = random(16);
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
@@ -54,6 +58,7 @@ const P = {
     return s;
   },
 };
-I.dp(P, ST, { __proto__: null, value: 'Crypto', configurable: true });
-crypto = I.create(P);
+I.dp(cryptoPrototype, toStringTag, { __proto__: null, value: 'Crypto', configurable: true });
+// The methods compare `this` with it: a call on any other object is an illegal invocation.
+const crypto = I.create(cryptoPrototype);
 return I.freeze({ __proto__: null, crypto });

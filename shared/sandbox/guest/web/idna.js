@@ -1,16 +1,26 @@
+// The IDNA part: domain to ASCII for a domain that is not plain ASCII or carries an "xn--" label,
+// loaded by the URL part when it meets one (url-host.js). In place of the full UTS #46 table: ASCII
+// is lowercased; other text has the ideographic and fullwidth full stops mapped to ".", the code
+// points UTS #46 ignores (soft hyphen, zero-width space, variation selectors…) removed, NFKC,
+// lowercase and NFC applied, and each label that is not ASCII Punycode-encoded as "xn--…"; an
+// "xn--" label must decode to something that is not plain ASCII and that this mapping leaves as it
+// is, and U+FFFD, a C1 control, a noncharacter or a zero-width joiner or non-joiner fails (the
+// joiner rule's exceptions after a virama are not made). Not applied: the rest of the table's
+// mappings and its bidi and hyphen checks.
+/* global floorDiv, I, chars, I32, fromCodePoint, A, W, codePoints, lowerChar, splitDots, slice */
 'use strict';
 function adapt(delta, count, first) {
-  delta = first ? fl(delta, 700) : fl(delta, 2);
-  delta += fl(delta, count);
+  delta = first ? floorDiv(delta, 700) : floorDiv(delta, 2);
+  delta += floorDiv(delta, count);
   let k = 0;
   while (delta > 455) {
-    delta = fl(delta, 35);
+    delta = floorDiv(delta, 35);
     k += 36;
   }
-  return k + fl(36 * delta, delta + 38);
+  return k + floorDiv(36 * delta, delta + 38);
 }
-const tOf = (k, bias) => (k <= bias ? 1 : k >= bias + 26 ? 26 : k - bias);
-const pdigit = (d) => I.fromCharCode(d < 26 ? 97 + d : 22 + d);
+const threshold = (k, bias) => (k <= bias ? 1 : k >= bias + 26 ? 26 : k - bias);
+const punyDigit = (d) => I.fromCharCode(d < 26 ? 97 + d : 22 + d);
 function punyEncode(q) {
   let out = '';
   let b = 0;
@@ -34,12 +44,12 @@ function punyEncode(q) {
       if (q.p[i] !== n) continue;
       let v = delta;
       for (let k = 36; ; k += 36) {
-        const t = tOf(k, bias);
+        const t = threshold(k, bias);
         if (v < t) break;
-        out += pdigit(t + ((v - t) % (36 - t)));
-        v = fl(v - t, 36 - t);
+        out += punyDigit(t + ((v - t) % (36 - t)));
+        v = floorDiv(v - t, 36 - t);
       }
-      out += pdigit(v);
+      out += punyDigit(v);
       bias = adapt(delta, h + 1, h === b);
       delta = 0;
       h++;
@@ -71,13 +81,13 @@ function punyDecode(s) {
       const d = x >= 48 && x <= 57 ? x - 22 : x >= 65 && x <= 90 ? x - 65 : x >= 97 && x <= 122 ? x - 97 : 36;
       if (d >= 36) return null;
       i += d * w;
-      const t = tOf(k, bias);
+      const t = threshold(k, bias);
       if (d < t) break;
       w *= 36 - t;
       if (i > 0x7fffffff || w > 0x7fffffff) return null;
     }
     bias = adapt(i - old, m + 1, old === 0);
-    n += fl(i, m + 1);
+    n += floorDiv(i, m + 1);
     i %= m + 1;
     if (n > 0x10ffff) return null;
     for (let j = m; j > i; j--) out[j] = out[j - 1];
@@ -95,22 +105,22 @@ function mapped(q) {
   for (let i = 0; i < q.n; i++) {
     const x = q.p[i];
     if (x === 0x3002 || x === 0xff0e || x === 0xff61) s += '.';
-    else if (!ignored(x)) s += ch(x);
+    else if (!ignored(x)) s += fromCodePoint(x);
   }
   return A(W.S.normalize, A(I.lower, A(W.S.normalize, s, ['NFKC']), []), ['NFC']);
 }
 function toAscii(d) {
-  const q = points(d);
+  const q = codePoints(d);
   let ascii = true;
   let s = '';
   let out = '';
   for (let i = 0; i < q.n; i++) if (q.p[i] >= 0x80) ascii = false;
-  if (ascii) for (let i = 0; i < q.n; i++) s += lowc(q.p[i]);
+  if (ascii) for (let i = 0; i < q.n; i++) s += lowerChar(q.p[i]);
   else s = mapped(q);
-  const labels = split(s);
+  const labels = splitDots(s);
   for (let i = 0; i < labels.length; i++) {
     const label = labels[i];
-    const lq = points(label);
+    const lq = codePoints(label);
     const lc = chars(label);
     let plain = true;
     for (let j = 0; j < lq.n; j++) {
@@ -123,14 +133,14 @@ function toAscii(d) {
     let a = label;
     if (!plain) a = 'xn--' + punyEncode(lq);
     else if (label.length >= 4 && lc(0) === 120 && lc(1) === 110 && lc(2) === 45 && lc(3) === 45) {
-      const dq = punyDecode(cut(label, 4));
+      const dq = punyDecode(slice(label, 4));
       let wide = false;
       let text = '';
       if (dq !== null)
         for (let j = 0; j < dq.n; j++) {
           if (refused(dq.p[j])) return null;
           if (dq.p[j] >= 0x80) wide = true;
-          text += ch(dq.p[j]);
+          text += fromCodePoint(dq.p[j]);
         }
       if (!wide || mapped(dq) !== text) return null;
     }

@@ -1,3 +1,9 @@
+// The last piece of the URL part: the application/x-www-form-urlencoded parser and serializer, and
+// the URLSearchParams and URL classes over the basic URL parser (url-parser.js), linked both ways
+// (a URL's query and its searchParams' list change together).
+/* global chars, I, percentDecode, push, codePoints, percentEncode, FORM, TypeErr, usvString, W, A,
+  slice, needs, named, basicParse, serialize, originOf, cannotHaveCredentials, percentEncodeAll,
+  USERINFO, serializePath */
 'use strict';
 // application/x-www-form-urlencoded: a list of [name, value] arrays of our own, never handed out.
 function formParse(s) {
@@ -10,7 +16,7 @@ function formParse(s) {
       const x = c(k);
       t += x === 43 ? ' ' : I.fromCharCode(x);
     }
-    return pdecode(t);
+    return percentDecode(t);
   };
   for (let a = 0, i = 0; i <= n; i++) {
     if (i < n && c(i) !== 38) continue;
@@ -26,9 +32,9 @@ function formParse(s) {
 function formSerialize(list) {
   let out = '';
   const one = (s) => {
-    const q = points(s);
+    const q = codePoints(s);
     let t = '';
-    for (let k = 0; k < q.n; k++) t += q.p[k] === 32 ? '+' : pct(q.p[k], X);
+    for (let k = 0; k < q.n; k++) t += q.p[k] === 32 ? '+' : percentEncode(q.p[k], FORM);
     return t;
   };
   for (let i = 0; i < list.length; i++) out += (i > 0 ? '&' : '') + one(list[i][0]) + '=' + one(list[i][1]);
@@ -59,17 +65,17 @@ let listOf;
 let setList;
 let link;
 let setQuery;
-const OP = I.getProto({});
+const OBJECT_PROTO = I.getProto({});
 // An array is read by index, never through its iterator: Array.prototype's (or a getter for it) may
 // be a pack's, and would be handed the node's pairs. Only a patched prototype can tell the difference.
-const pair = (p) => {
+const toPair = (p) => {
   if (!I.isArray(p)) {
     const items = [];
     for (const x of p) push(items, x);
     p = items;
   }
   if (p.length !== 2) throw new TypeErr('URLSearchParams: each pair must have exactly two items, a name and a value.');
-  return [usv(I.hasOwn(p, 0) ? p[0] : undefined), usv(I.hasOwn(p, 1) ? p[1] : undefined)];
+  return [usvString(I.hasOwn(p, 0) ? p[0] : undefined), usvString(I.hasOwn(p, 1) ? p[1] : undefined)];
 };
 class URLSearchParams {
   #list = [];
@@ -91,22 +97,22 @@ class URLSearchParams {
         return;
       }
       if (I.isArray(init)) {
-        for (let i = 0; i < init.length; i++) push(this.#list, pair(I.hasOwn(init, i) ? init[i] : undefined));
+        for (let i = 0; i < init.length; i++) push(this.#list, toPair(I.hasOwn(init, i) ? init[i] : undefined));
         return;
       }
       // A plain object's iterator is asked of the object itself only (Object.prototype's would be a pack's).
       const proto = I.getProto(init);
-      const it = proto === null || proto === OP ? (I.hasOwn(init, W.SI) ? init[W.SI] : undefined) : init[W.SI];
+      const it = proto === null || proto === OBJECT_PROTO ? (I.hasOwn(init, W.SI) ? init[W.SI] : undefined) : init[W.SI];
       if (it !== undefined && it !== null) {
-        for (const p of init) push(this.#list, pair(p));
+        for (const p of init) push(this.#list, toPair(p));
         return;
       }
       const keys = I.keys(init);
-      for (let i = 0; i < keys.length; i++) push(this.#list, [usv(keys[i]), usv(init[keys[i]])]);
+      for (let i = 0; i < keys.length; i++) push(this.#list, [usvString(keys[i]), usvString(init[keys[i]])]);
       return;
     }
-    const s = usv(init);
-    this.#list = formParse(s.length > 0 && A(I.charCodeAt, s, [0]) === 63 ? cut(s, 1) : s);
+    const s = usvString(init);
+    this.#list = formParse(s.length > 0 && A(I.charCodeAt, s, [0]) === 63 ? slice(s, 1) : s);
   }
   #update() {
     if (this.#url !== null) {
@@ -119,13 +125,13 @@ class URLSearchParams {
   }
   append(name, value) {
     needs(2, arguments.length, 'URLSearchParams.append');
-    push(this.#list, [usv(name), usv(value)]);
+    push(this.#list, [usvString(name), usvString(value)]);
     this.#update();
   }
   delete(name, value = undefined) {
     needs(1, arguments.length, 'URLSearchParams.delete');
-    const n = usv(name);
-    const v = value === undefined ? undefined : usv(value);
+    const n = usvString(name);
+    const v = value === undefined ? undefined : usvString(value);
     const kept = [];
     const l = this.#list;
     for (let i = 0; i < l.length; i++) if (l[i][0] !== n || (v !== undefined && l[i][1] !== v)) push(kept, l[i]);
@@ -134,14 +140,14 @@ class URLSearchParams {
   }
   get(name) {
     needs(1, arguments.length, 'URLSearchParams.get');
-    const n = usv(name);
+    const n = usvString(name);
     const l = this.#list;
     for (let i = 0; i < l.length; i++) if (l[i][0] === n) return l[i][1];
     return null;
   }
   getAll(name) {
     needs(1, arguments.length, 'URLSearchParams.getAll');
-    const n = usv(name);
+    const n = usvString(name);
     const l = this.#list;
     const out = [];
     for (let i = 0; i < l.length; i++) if (l[i][0] === n) push(out, l[i][1]);
@@ -149,16 +155,16 @@ class URLSearchParams {
   }
   has(name, value = undefined) {
     needs(1, arguments.length, 'URLSearchParams.has');
-    const n = usv(name);
-    const v = value === undefined ? undefined : usv(value);
+    const n = usvString(name);
+    const v = value === undefined ? undefined : usvString(value);
     const l = this.#list;
     for (let i = 0; i < l.length; i++) if (l[i][0] === n && (v === undefined || l[i][1] === v)) return true;
     return false;
   }
   set(name, value) {
     needs(2, arguments.length, 'URLSearchParams.set');
-    const n = usv(name);
-    const v = usv(value);
+    const n = usvString(name);
+    const v = usvString(value);
     const l = this.#list;
     const kept = [];
     let found = false;
@@ -221,12 +227,12 @@ named(Iterator, 'URLSearchParams Iterator');
 function parseWith(u, b) {
   let base = null;
   if (b !== undefined) {
-    base = parse(b, null);
+    base = basicParse(b, null);
     if (base === null) return null;
   }
-  return parse(u, base);
+  return basicParse(u, base);
 }
-let given = null;
+let givenRecord = null;
 class URL {
   #r;
   #q;
@@ -236,13 +242,13 @@ class URL {
     };
   }
   constructor(url, base = undefined) {
-    let r = given;
-    given = null;
+    let r = givenRecord;
+    givenRecord = null;
     if (r === null) {
       needs(1, arguments.length, 'URL');
-      const u = usv(url);
-      const b = base === undefined ? undefined : usv(base);
-      if (b !== undefined && parse(b, null) === null) throw new TypeErr('Invalid base URL.');
+      const u = usvString(url);
+      const b = base === undefined ? undefined : usvString(base);
+      if (b !== undefined && basicParse(b, null) === null) throw new TypeErr('Invalid base URL.');
       r = parseWith(u, b);
       if (r === null) throw new TypeErr('Invalid URL.');
     }
@@ -253,80 +259,80 @@ class URL {
   }
   static parse(url, base = undefined) {
     needs(1, arguments.length, 'URL.parse');
-    const r = parseWith(usv(url), base === undefined ? undefined : usv(base));
+    const r = parseWith(usvString(url), base === undefined ? undefined : usvString(base));
     if (r === null) return null;
-    given = r;
+    givenRecord = r;
     return new URL();
   }
   static canParse(url, base = undefined) {
     needs(1, arguments.length, 'URL.canParse');
-    return parseWith(usv(url), base === undefined ? undefined : usv(base)) !== null;
+    return parseWith(usvString(url), base === undefined ? undefined : usvString(base)) !== null;
   }
   get href() {
-    return href(this.#r);
+    return serialize(this.#r);
   }
   set href(v) {
-    const r = parse(usv(v), null);
+    const r = basicParse(usvString(v), null);
     if (r === null) throw new TypeErr('Invalid URL.');
     this.#r = r;
     setList(this.#q, formParse(r.query === null ? '' : r.query));
   }
   get origin() {
-    return origin(this.#r);
+    return originOf(this.#r);
   }
   get protocol() {
     return this.#r.scheme + ':';
   }
   set protocol(v) {
-    parse(usv(v) + ':', null, this.#r, 0);
+    basicParse(usvString(v) + ':', null, this.#r, 0);
   }
   get username() {
     return this.#r.user;
   }
   set username(v) {
-    const s = usv(v);
-    if (!noCredentials(this.#r)) this.#r.user = encode(s, U);
+    const s = usvString(v);
+    if (!cannotHaveCredentials(this.#r)) this.#r.user = percentEncodeAll(s, USERINFO);
   }
   get password() {
     return this.#r.pass;
   }
   set password(v) {
-    const s = usv(v);
-    if (!noCredentials(this.#r)) this.#r.pass = encode(s, U);
+    const s = usvString(v);
+    if (!cannotHaveCredentials(this.#r)) this.#r.pass = percentEncodeAll(s, USERINFO);
   }
   get host() {
     const r = this.#r;
     return r.host === null ? '' : r.port === null ? r.host : r.host + ':' + r.port;
   }
   set host(v) {
-    const s = usv(v);
-    if (typeof this.#r.path !== 'string') parse(s, null, this.#r, 10);
+    const s = usvString(v);
+    if (typeof this.#r.path !== 'string') basicParse(s, null, this.#r, 10);
   }
   get hostname() {
     return this.#r.host === null ? '' : this.#r.host;
   }
   set hostname(v) {
-    const s = usv(v);
-    if (typeof this.#r.path !== 'string') parse(s, null, this.#r, 11);
+    const s = usvString(v);
+    if (typeof this.#r.path !== 'string') basicParse(s, null, this.#r, 11);
   }
   get port() {
     return this.#r.port === null ? '' : '' + this.#r.port;
   }
   set port(v) {
-    const s = usv(v);
-    if (noCredentials(this.#r)) return;
+    const s = usvString(v);
+    if (cannotHaveCredentials(this.#r)) return;
     if (s === '') this.#r.port = null;
-    else parse(s, null, this.#r, 12);
+    else basicParse(s, null, this.#r, 12);
   }
   get pathname() {
-    return pathname(this.#r);
+    return serializePath(this.#r);
   }
   set pathname(v) {
     const r = this.#r;
-    const s = usv(v);
+    const s = usvString(v);
     if (typeof r.path === 'string') return;
     r.path = [];
-    parse(s, null, r, 16);
+    basicParse(s, null, r, 16);
   }
   get search() {
     const q = this.#r.query;
@@ -334,15 +340,15 @@ class URL {
   }
   set search(v) {
     const r = this.#r;
-    const s = usv(v);
+    const s = usvString(v);
     if (s === '') {
       r.query = null;
       setList(this.#q, []);
       return;
     }
-    const input = A(I.charCodeAt, s, [0]) === 63 ? cut(s, 1) : s;
+    const input = A(I.charCodeAt, s, [0]) === 63 ? slice(s, 1) : s;
     r.query = '';
-    parse(input, null, r, 19);
+    basicParse(input, null, r, 19);
     setList(this.#q, formParse(r.query));
   }
   get searchParams() {
@@ -354,19 +360,19 @@ class URL {
   }
   set hash(v) {
     const r = this.#r;
-    const s = usv(v);
+    const s = usvString(v);
     if (s === '') {
       r.frag = null;
       return;
     }
     r.frag = '';
-    parse(A(I.charCodeAt, s, [0]) === 35 ? cut(s, 1) : s, null, r, 20);
+    basicParse(A(I.charCodeAt, s, [0]) === 35 ? slice(s, 1) : s, null, r, 20);
   }
   toJSON() {
-    return href(this.#r);
+    return serialize(this.#r);
   }
   toString() {
-    return href(this.#r);
+    return serialize(this.#r);
   }
 }
 return I.freeze({ __proto__: null, URL: named(URL, 'URL'), URLSearchParams: named(URLSearchParams, 'URLSearchParams') });

@@ -1,11 +1,16 @@
+// Code points and dot-separated labels: what the URL part and the IDNA part both start with (after
+// common.js). A string is read through its own charCodeAt, bound once (chars), never by index
+// methods a pack could have replaced.
+/* global A, I, W, push */
+/* exported chars, slice, fromCodePoint, I32, EOF, floorDiv, codePoints, lowerChar, splitDots */
 'use strict';
 const chars = (s) => A(I.bind, I.charCodeAt, [s]);
-const cut = (s, a, b) => A(W.S.slice, s, b === undefined ? [a] : [a, b]);
-const ch = (x) => (x < 0x10000 ? I.fromCharCode(x) : W.cp(x));
+const slice = (s, a, b) => A(W.S.slice, s, b === undefined ? [a] : [a, b]);
+const fromCodePoint = (x) => (x < 0x10000 ? I.fromCharCode(x) : W.cp(x));
 const I32 = W.C.Int32Array;
 const EOF = -1;
-const fl = (a, b) => (a - (a % b)) / b;
-function points(s) {
+const floorDiv = (a, b) => (a - (a % b)) / b;
+function codePoints(s) {
   const n = s.length;
   const c = chars(s);
   const p = new I32(n);
@@ -23,14 +28,14 @@ function points(s) {
   }
   return { __proto__: null, p, n: m };
 }
-const lowc = (x) => I.fromCharCode(x >= 65 && x <= 90 ? x + 32 : x);
-function split(s) {
+const lowerChar = (x) => I.fromCharCode(x >= 65 && x <= 90 ? x + 32 : x);
+function splitDots(s) {
   const out = [];
   const c = chars(s);
   let a = 0;
   for (let i = 0; i <= s.length; i++)
     if (i === s.length || c(i) === 46) {
-      push(out, cut(s, a, i));
+      push(out, slice(s, a, i));
       a = i + 1;
     }
   return out;

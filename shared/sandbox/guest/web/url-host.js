@@ -1,55 +1,63 @@
+// The first piece of the URL part (guest-web.ts; the parser in url-parser.js, the classes in
+// url-api.js): the percent-encode sets, percent-decoding, and the host parser of the WHATWG URL
+// Standard: IPv6, IPv4 (with its "ends in a number" rule and hex/octal parts), opaque hosts, and
+// domains with their forbidden code points. A domain that is not plain ASCII, or carries an "xn--"
+// label, goes to the IDNA part (idna.js), loaded the first time one is met.
+/* global chars, U8, I, codePoints, W, need, splitDots, push, I32, EOF, A, lowerChar */
+/* exported isAlpha, isDigit, FRAGMENT, QUERY, SPECIAL_QUERY, PATH, USERINFO, FORM, percentEncode,
+  percentEncodeAll, percentDecode, parseHost */
 'use strict';
-const has = (s, x) => {
+const hasCode = (s, x) => {
   const c = chars(s);
   for (let i = 0; i < s.length; i++) if (c(i) === x) return true;
   return false;
 };
-const hexv = (x) => (x >= 48 && x <= 57 ? x - 48 : x >= 65 && x <= 70 ? x - 55 : x >= 97 && x <= 102 ? x - 87 : -1);
-const alpha = (x) => (x >= 65 && x <= 90) || (x >= 97 && x <= 122);
-const digit = (x) => x >= 48 && x <= 57;
+const hexValue = (x) => (x >= 48 && x <= 57 ? x - 48 : x >= 65 && x <= 70 ? x - 55 : x >= 97 && x <= 102 ? x - 87 : -1);
+const isAlpha = (x) => (x >= 65 && x <= 90) || (x >= 97 && x <= 122);
+const isDigit = (x) => x >= 48 && x <= 57;
 // Percent-encode sets as bits over ASCII (the C0 control set is implied: below U+0020, above U+007E).
-const F = 1;
-const Q = 2;
-const SQ = 4;
-const P = 8;
-const U = 16;
-const CO = 32;
-const X = 64;
-const SET = new U8(128);
-const H = new U8(128);
+const FRAGMENT = 1;
+const QUERY = 2;
+const SPECIAL_QUERY = 4;
+const PATH = 8;
+const USERINFO = 16;
+const COMPONENT = 32;
+const FORM = 64;
+const ENCODE_SETS = new U8(128);
+const FORBIDDEN = new U8(128);
 const mark = (t, s, bits) => {
   const c = chars(s);
   for (let i = 0; i < s.length; i++) t[c(i)] |= bits;
 };
-mark(SET, ' "<>', F | Q | SQ | P | U | CO | X);
-mark(SET, '#', Q | SQ | P | U | CO | X);
-mark(SET, '\u0060', F | P | U | CO | X);
-mark(SET, "'", SQ | X);
-mark(SET, '?^{}', P | U | CO | X);
-mark(SET, '/:;=@[\\]|', U | CO | X);
-mark(SET, '$%&+,', CO | X);
-mark(SET, '!()~', X);
+mark(ENCODE_SETS, ' "<>', FRAGMENT | QUERY | SPECIAL_QUERY | PATH | USERINFO | COMPONENT | FORM);
+mark(ENCODE_SETS, '#', QUERY | SPECIAL_QUERY | PATH | USERINFO | COMPONENT | FORM);
+mark(ENCODE_SETS, '\u0060', FRAGMENT | PATH | USERINFO | COMPONENT | FORM);
+mark(ENCODE_SETS, "'", SPECIAL_QUERY | FORM);
+mark(ENCODE_SETS, '?^{}', PATH | USERINFO | COMPONENT | FORM);
+mark(ENCODE_SETS, '/:;=@[\\]|', USERINFO | COMPONENT | FORM);
+mark(ENCODE_SETS, '$%&+,', COMPONENT | FORM);
+mark(ENCODE_SETS, '!()~', FORM);
 // Forbidden host code points (1) and forbidden domain code points (2).
-mark(H, '\u0000\t\n\r #/:<>?@[\\]^|', 3);
-mark(H, '%\u007f', 2);
-for (let i = 0; i < 32; i++) H[i] |= 2;
+mark(FORBIDDEN, '\u0000\t\n\r #/:<>?@[\\]^|', 3);
+mark(FORBIDDEN, '%\u007f', 2);
+for (let i = 0; i < 32; i++) FORBIDDEN[i] |= 2;
 const HEX = '0123456789ABCDEF';
-const hex2 = (b) => '%' + HEX[b >> 4] + HEX[b & 15];
-function pct(x, bit) {
-  if (x < 0x80) return x >= 0x20 && x < 0x7f && (SET[x] & bit) === 0 ? I.fromCharCode(x) : hex2(x);
-  if (x < 0x800) return hex2(0xc0 | (x >> 6)) + hex2(0x80 | (x & 63));
-  if (x < 0x10000) return hex2(0xe0 | (x >> 12)) + hex2(0x80 | ((x >> 6) & 63)) + hex2(0x80 | (x & 63));
-  return hex2(0xf0 | (x >> 18)) + hex2(0x80 | ((x >> 12) & 63)) + hex2(0x80 | ((x >> 6) & 63)) + hex2(0x80 | (x & 63));
+const percentByte = (b) => '%' + HEX[b >> 4] + HEX[b & 15];
+function percentEncode(x, bit) {
+  if (x < 0x80) return x >= 0x20 && x < 0x7f && (ENCODE_SETS[x] & bit) === 0 ? I.fromCharCode(x) : percentByte(x);
+  if (x < 0x800) return percentByte(0xc0 | (x >> 6)) + percentByte(0x80 | (x & 63));
+  if (x < 0x10000) return percentByte(0xe0 | (x >> 12)) + percentByte(0x80 | ((x >> 6) & 63)) + percentByte(0x80 | (x & 63));
+  return percentByte(0xf0 | (x >> 18)) + percentByte(0x80 | ((x >> 12) & 63)) + percentByte(0x80 | ((x >> 6) & 63)) + percentByte(0x80 | (x & 63));
 }
-const encode = (s, bit) => {
-  const q = points(s);
+const percentEncodeAll = (s, bit) => {
+  const q = codePoints(s);
   let out = '';
-  for (let i = 0; i < q.n; i++) out += pct(q.p[i], bit);
+  for (let i = 0; i < q.n; i++) out += percentEncode(q.p[i], bit);
   return out;
 };
 // Percent-decode, then UTF-8 decode without BOM, with replacement.
-function pdecode(s) {
-  if (!has(s, 37)) return s;
+function percentDecode(s) {
+  if (!hasCode(s, 37)) return s;
   try {
     return W.dURI(s);
   } catch (_) {}
@@ -60,14 +68,14 @@ function pdecode(s) {
   let m = 0;
   for (let i = 0; i < n; i++) {
     const x = c(i);
-    if (x === 37 && i + 2 < n && hexv(c(i + 1)) >= 0 && hexv(c(i + 2)) >= 0) {
-      out[m++] = hexv(c(i + 1)) * 16 + hexv(c(i + 2));
+    if (x === 37 && i + 2 < n && hexValue(c(i + 1)) >= 0 && hexValue(c(i + 2)) >= 0) {
+      out[m++] = hexValue(c(i + 1)) * 16 + hexValue(c(i + 2));
       i += 2;
     } else out[m++] = x;
   }
   return need('text').utf8(out, m);
 }
-function v4num(s) {
+function ipv4Number(s) {
   const c = chars(s);
   const n = s.length;
   if (n === 0) return -1;
@@ -82,14 +90,14 @@ function v4num(s) {
     i = 1;
   }
   for (; i < n; i++) {
-    const d = hexv(c(i));
+    const d = hexValue(c(i));
     if (d < 0 || d >= r) return -1;
     v = v * r + d;
   }
   return v;
 }
 function endsInNumber(s) {
-  const parts = split(s);
+  const parts = splitDots(s);
   let last = parts.length - 1;
   if (parts[last] === '') {
     if (last === 0) return false;
@@ -98,17 +106,17 @@ function endsInNumber(s) {
   const t = parts[last];
   const c = chars(t);
   let all = t !== '';
-  for (let i = 0; i < t.length; i++) if (!digit(c(i))) all = false;
-  return all || v4num(t) >= 0;
+  for (let i = 0; i < t.length; i++) if (!isDigit(c(i))) all = false;
+  return all || ipv4Number(t) >= 0;
 }
-function ipv4(s) {
-  const parts = split(s);
+function parseIPv4(s) {
+  const parts = splitDots(s);
   const nums = [];
   let n = parts.length;
   if (parts[n - 1] === '' && n > 1) n--;
   if (n > 4) return null;
   for (let i = 0; i < n; i++) {
-    const v = v4num(parts[i]);
+    const v = ipv4Number(parts[i]);
     if (v < 0) return null;
     push(nums, v);
   }
@@ -124,7 +132,7 @@ function ipv4(s) {
   }
   return out;
 }
-function ipv6(s, from, to) {
+function parseIPv6(s, from, to) {
   const a = new I32(8);
   const cc = chars(s);
   const c = (k) => (k < to ? cc(k) : EOF);
@@ -146,8 +154,8 @@ function ipv6(s, from, to) {
     }
     let value = 0;
     let length = 0;
-    while (length < 4 && hexv(c(i)) >= 0) {
-      value = value * 16 + hexv(c(i));
+    while (length < 4 && hexValue(c(i)) >= 0) {
+      value = value * 16 + hexValue(c(i));
       i++;
       length++;
     }
@@ -161,8 +169,8 @@ function ipv6(s, from, to) {
           if (c(i) === 46 && seen < 4) i++;
           else return null;
         }
-        if (!digit(c(i))) return null;
-        while (digit(c(i))) {
+        if (!isDigit(c(i))) return null;
+        while (isDigit(c(i))) {
           const d = c(i) - 48;
           if (v4 < 0) v4 = d;
           else if (v4 === 0) return null;
@@ -228,38 +236,38 @@ function ipv6(s, from, to) {
   return '[' + out + ']';
 }
 // Domain to ASCII: ASCII without an "xn--" in it is only lowercased; the rest is the IDNA part's.
-function toAscii(d) {
-  const q = points(d);
+function domainToAscii(d) {
+  const q = codePoints(d);
   let s = '';
   for (let i = 0; i < q.n; i++) {
     if (q.p[i] >= 0x80) return need('idna').toAscii(d);
-    s += lowc(q.p[i]);
+    s += lowerChar(q.p[i]);
   }
   const c = chars(s);
   for (let i = 0; i + 3 < s.length; i++) if (c(i) === 120 && c(i + 1) === 110 && c(i + 2) === 45 && c(i + 3) === 45) return need('idna').toAscii(s);
   return s;
 }
 // The host parser: a serialized host ("[…]" for IPv6), or null for failure.
-function hostParse(s, opaque) {
+function parseHost(s, opaque) {
   const c = chars(s);
   const n = s.length;
-  if (n > 0 && c(0) === 91) return c(n - 1) === 93 ? ipv6(s, 1, n - 1) : null;
+  if (n > 0 && c(0) === 91) return c(n - 1) === 93 ? parseIPv6(s, 1, n - 1) : null;
   if (opaque) {
-    const q = points(s);
+    const q = codePoints(s);
     let out = '';
     for (let i = 0; i < q.n; i++) {
       const x = q.p[i];
-      if (x < 0x80 && (H[x] & 1) !== 0) return null;
-      out += pct(x, 0);
+      if (x < 0x80 && (FORBIDDEN[x] & 1) !== 0) return null;
+      out += percentEncode(x, 0);
     }
     return out;
   }
-  const ascii = toAscii(pdecode(s));
+  const ascii = domainToAscii(percentDecode(s));
   if (ascii === null || ascii === '') return null;
   const ac = chars(ascii);
   for (let i = 0; i < ascii.length; i++) {
     const x = ac(i);
-    if (x < 0x80 && (H[x] & 2) !== 0) return null;
+    if (x < 0x80 && (FORBIDDEN[x] & 2) !== 0) return null;
   }
-  return endsInNumber(ascii) ? ipv4(ascii) : ascii;
+  return endsInNumber(ascii) ? parseIPv4(ascii) : ascii;
 }
