@@ -69,6 +69,47 @@ const sharedLayer = (folder, forbidden, why) => ({
   },
 });
 
+// The rules every piece of guest source keeps (shared/sandbox/guest/): the ones that catch a name
+// the guest does not have or a slip the engine would only report at run time.
+const GUEST_RULES = {
+  '@typescript-eslint/no-unused-vars': 'off',
+  'no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' }],
+  'no-undef': 'error',
+  'prefer-const': 'error',
+  eqeqeq: 'error',
+  'no-shadow-restricted-names': 'error',
+  'no-var': 'error',
+  'no-eval': 'error',
+  'no-new-func': 'error',
+  'no-redeclare': 'error',
+  'no-shadow': 'error',
+  'no-use-before-define': ['error', { functions: false, variables: false }],
+};
+
+// A web piece (shared/sandbox/guest/web/) is linted with a top-level return, and ESLint then
+// ignores `/* exported … */` (its top level is a function scope, not the global one). This rule
+// gives the comment its meaning back: each name it lists is declared at the piece's top level and
+// counts as used (scripts/build-guest.mjs checks that later pieces take only what earlier ones export).
+const exportedRule = {
+  meta: { type: 'problem', schema: [], messages: { undeclared: "'{{name}}' is listed in /* exported */ but not declared at this piece's top level." } },
+  create(context) {
+    const { sourceCode } = context;
+    return {
+      Program(program) {
+        const top = sourceCode.scopeManager.globalScope.childScopes.find((scope) => scope.block === program) ?? sourceCode.scopeManager.globalScope;
+        for (const comment of sourceCode.getAllComments()) {
+          const match = comment.type === 'Block' ? /^\s*exported\s([\s\S]*)$/.exec(comment.value) : null;
+          if (match === null) continue;
+          for (const name of match[1].split(/[\s,]+/).filter((n) => n !== '')) {
+            if (top.set.has(name)) sourceCode.markVariableAsUsed(name, program);
+            else context.report({ loc: comment.loc, messageId: 'undeclared', data: { name } });
+          }
+        }
+      },
+    };
+  },
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'out/**', 'fixtures/**', 'packs/**', 'test-results/**', 'playwright-report/**', 'e2e/artifacts/**'] },
   {
@@ -152,6 +193,7 @@ export default tseslint.config(
     // imported by Node or a page. Only what the guest has is defined: the standard built-ins,
     // quickjs-ng's DOMException, and the placeholders guest-prelude.ts fills before compiling.
     files: ['shared/sandbox/guest/**/*.js'],
+    ignores: ['shared/sandbox/guest/web/**'],
     languageOptions: {
       ecmaVersion: 2023,
       sourceType: 'script',
@@ -177,21 +219,29 @@ export default tseslint.config(
         ),
       },
     },
+    rules: { ...GUEST_RULES, 'no-implicit-globals': ['error', { lexicalBindings: true }], strict: ['error', 'function'] },
+  },
+  {
+    // The web parts' pieces (shared/sandbox/guest/web/*.js): each is a stretch of one part's body,
+    // the function of (W, need) the host compiles once a run touches one of its globals, after packs
+    // ran; so a piece may return at its top level (the last one returns the part's exports), sees
+    // only the standard built-ins (a part uses what the core captured, in W), lists what it takes from
+    // the part's scope and the pieces before it in /* global … */ and what it gives later pieces in
+    // /* exported … */, and opens with 'use strict' (the build states it once for the part).
+    files: ['shared/sandbox/guest/web/**/*.js'],
+    languageOptions: {
+      ecmaVersion: 2023,
+      sourceType: 'script',
+      parserOptions: { ecmaFeatures: { globalReturn: true } },
+      globals: { ...globals.builtin },
+    },
+    plugins: { guest: { rules: { exported: exportedRule } } },
     rules: {
-      '@typescript-eslint/no-unused-vars': 'off',
-      'no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' }],
-      'no-undef': 'error',
-      'no-implicit-globals': ['error', { lexicalBindings: true }],
-      'prefer-const': 'error',
-      eqeqeq: 'error',
-      'no-shadow-restricted-names': 'error',
-      strict: ['error', 'function'],
-      'no-var': 'error',
-      'no-eval': 'error',
-      'no-new-func': 'error',
-      'no-redeclare': 'error',
-      'no-shadow': 'error',
-      'no-use-before-define': ['error', { functions: false, variables: false }],
+      ...GUEST_RULES,
+      'guest/exported': 'error',
+      strict: ['error', 'global'],
+      // A class used inside another's methods (URLSearchParams makes its Iterator) exists by the time they run.
+      'no-use-before-define': ['error', { functions: false, variables: false, classes: false }],
     },
   },
 );
