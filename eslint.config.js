@@ -60,12 +60,23 @@ const ELECTRON_RING = [
 
 // Layers inside shared/ (production files; tests may combine layers): protocol is the base every
 // part agrees on; packs (validators) and contract (the service surface) build on it alone; the
-// sandbox kernel builds on protocol and packs. shared/testing/ may use any of them.
+// sandbox kernel builds on protocol and packs; workflow validation on those and the sandbox's source
+// analysis. shared/testing/ may use any of them.
 const sharedLayer = (folder, forbidden, why) => ({
   files: [`shared/${folder}/**/*.{ts,tsx}`],
   ignores: tests,
   rules: {
-    'no-restricted-imports': ['error', { patterns: [...SHARED_RING, { group: forbidden.flatMap((f) => [`../${f}/*`, `../${f}/**`]), message: why }] }],
+    // A layer's files sit at any depth inside it (shared/sandbox/kernel/…), so its imports of a
+    // forbidden layer are ../, ../../ or ../../../ deep.
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          ...SHARED_RING,
+          { group: forbidden.flatMap((f) => [1, 2, 3].flatMap((d) => [`${'../'.repeat(d)}${f}/*`, `${'../'.repeat(d)}${f}/**`])), message: why },
+        ],
+      },
+    ],
   },
 });
 
@@ -127,10 +138,15 @@ export default tseslint.config(
     files: ['shared/**/*.{ts,tsx}'],
     rules: { 'no-restricted-imports': ['error', { patterns: SHARED_RING }] },
   },
-  sharedLayer('protocol', ['contract', 'packs', 'sandbox', 'testing'], 'shared/protocol/ is the base layer: it imports nothing else from shared/.'),
-  sharedLayer('packs', ['contract', 'sandbox', 'testing'], 'shared/packs/ imports shared/protocol/ only.'),
-  sharedLayer('contract', ['packs', 'sandbox', 'testing'], 'shared/contract/ imports shared/protocol/ only.'),
-  sharedLayer('sandbox', ['contract', 'testing'], 'shared/sandbox/ builds on shared/protocol/ and shared/packs/ only.'),
+  sharedLayer('protocol', ['contract', 'packs', 'sandbox', 'workflow', 'testing'], 'shared/protocol/ is the base layer: it imports nothing else from shared/.'),
+  sharedLayer('packs', ['contract', 'sandbox', 'workflow', 'testing'], 'shared/packs/ imports shared/protocol/ only.'),
+  sharedLayer('contract', ['packs', 'sandbox', 'workflow', 'testing'], 'shared/contract/ imports shared/protocol/ only.'),
+  sharedLayer('sandbox', ['contract', 'workflow', 'testing'], 'shared/sandbox/ builds on shared/protocol/ and shared/packs/ only.'),
+  sharedLayer(
+    'workflow',
+    ['contract', 'testing'],
+    "shared/workflow/ (offline validation, CodeAct consent) builds on shared/protocol/, shared/packs/ and the sandbox's source analysis only.",
+  ),
   {
     // The renderer is a page: it talks to main only through the contract client.
     files: ['renderer/**/*.{ts,tsx}'],

@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildWasm, f64Bytes, op } from '../shared/testing/wasm-builder.ts';
 import { validateWasmBinary } from '../shared/packs/wasm-binary.ts';
-import { encodeBase64 } from '../shared/sandbox/base64.ts';
+import { encodeBase64 } from '../shared/sandbox/kernel/base64.ts';
 import { WASM_BRIDGE_MODULE_ID, WASM_BRIDGE_SPECIFIER } from '../shared/protocol/wasm-bridge.ts';
 import { generateWasmFacade } from '../shared/packs/wasm-facade.ts';
 import { FixtureFileSchema, type FixtureCase } from '../shared/testing/kernel-fixture.ts';

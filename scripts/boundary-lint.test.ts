@@ -48,6 +48,11 @@ describe('process boundary lint', () => {
       ['shared/contract/probe.ts', '../packs/digest.ts', 'shared/contract/ imports shared/protocol/ only.'],
       ['shared/contract/probe.ts', '../sandbox/sub/x.ts', 'shared/contract/ imports shared/protocol/ only.'],
       ['shared/sandbox/probe.ts', '../contract/methods.ts', 'shared/sandbox/ builds on shared/protocol/ and shared/packs/ only.'],
+      // A layer's files in its subfolders are held as well.
+      ['shared/sandbox/kernel/probe.ts', '../../contract/methods.ts', 'shared/sandbox/ builds on shared/protocol/ and shared/packs/ only.'],
+      ['shared/sandbox/kernel/probe.ts', '../../workflow/validate-workflow.ts', 'shared/sandbox/ builds on shared/protocol/ and shared/packs/ only.'],
+      ['shared/workflow/probe.ts', '../contract/methods.ts', 'shared/workflow/ (offline validation'],
+      ['shared/protocol/probe.ts', '../workflow/codeact.ts', 'shared/protocol/ is the base layer'],
     ];
     for (const [file, spec, message] of refused) {
       const messages = await ruleIds(file, `import { x } from '${spec}';\nexport const y = x;\n`);

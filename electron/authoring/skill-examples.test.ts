@@ -3,7 +3,7 @@
 // in pack-check.test.ts.
 
 import { describe, expect, it } from 'vitest';
-import { buildEntryModule } from '../../shared/sandbox/entry-transform.ts';
+import { buildEntryModule } from '../../shared/sandbox/kernel/entry-transform.ts';
 import { codeBlocks, jsonEqual, prepareExamples, skillLineOf } from './skill-examples.ts';
 
 const SPEC = '@acme/x';

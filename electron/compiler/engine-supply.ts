@@ -3,9 +3,9 @@
 // what another pack's source or top level left in an engine's memory (a new runtime and context
 // do not clear it). An instance costs about 1–3 ms and each discarded 16 MB memory is external
 // memory V8 answers with about one garbage collection: fine for probes. The sandbox workers
-// restore one engine's memory instead (shared/sandbox/sandbox-supply.ts), at 0.2–0.5 ms a run.
+// restore one engine's memory instead (shared/sandbox/supply/sandbox-supply.ts), at 0.2–0.5 ms a run.
 
-import { instantiateQuickJsNg, type BoundedEngine } from '../../shared/sandbox/engine.ts';
+import { instantiateQuickJsNg, type BoundedEngine } from '../../shared/sandbox/supply/engine.ts';
 
 export class EngineSupply {
   readonly #compiled: Promise<WebAssembly.Module>;

@@ -9,8 +9,8 @@
 
 import { parentPort } from 'node:worker_threads';
 import { NO_GRANTS } from '../../shared/protocol/run.ts';
-import { runKernel } from '../../shared/sandbox/kernel.ts';
-import { SYSTEM_CLOCK } from '../../shared/sandbox/system-clock.ts';
+import { runKernel } from '../../shared/sandbox/kernel/kernel.ts';
+import { SYSTEM_CLOCK } from '../../shared/sandbox/kernel/system-clock.ts';
 import { compileEngineWasm } from '../runtime/sandbox/engine-wasm.ts';
 import { EngineSupply } from './engine-supply.ts';
 import { ProbeRequestSchema, type ProbeResponse } from './probe-protocol.ts';

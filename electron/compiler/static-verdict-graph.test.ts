@@ -2,7 +2,7 @@
 // the exact bytes it was made for under the same analyzer. The analyzer here is the real one.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { decideImport } from '../../shared/sandbox/loader-policy.ts';
+import { decideImport } from '../../shared/sandbox/kernel/loader-policy.ts';
 import { ok } from '../../shared/protocol/result.ts';
 import { analyzeJs, JS_ANALYZER_ID } from '../../shared/packs/js-analysis.ts';
 import { buildPackGraph, staticVerdict, type StaticVerdict } from '../../shared/packs/pack-graph.ts';

@@ -15,7 +15,7 @@ import type { ContractEvent, EventHub } from '../../shared/contract/events.ts';
 import { CONTRACT } from '../../shared/contract/methods.ts';
 import type { SandboxModuleCatalog } from '../../shared/protocol/catalog.ts';
 import { fail, type Result } from '../../shared/protocol/result.ts';
-import { packOfSpecifier } from '../../shared/sandbox/validate-workflow.ts';
+import { packOfSpecifier } from '../../shared/workflow/validate-workflow.ts';
 import type { FirstRunReport } from './first-run.ts';
 
 /** How often the current step is repeated while seeding runs. */

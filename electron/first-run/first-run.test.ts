@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkflowSchema } from '../../shared/protocol/workflow.ts';
-import { validateWorkflow } from '../../shared/sandbox/validate-workflow.ts';
+import { validateWorkflow } from '../../shared/workflow/validate-workflow.ts';
 import { emptyLedger, readLedger, writeLedger } from '../install/ledger-store.ts';
 import { SHIPPED_PACKS, type ShippedPack } from '../platform/assets.ts';
 import { createCodeRunner } from '../services/code-runner.ts';

@@ -8,7 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import { formatIssues } from '../../shared/protocol/parse.ts';
 import type { ValidationIssue } from '../../shared/protocol/workflow.ts';
-import { analyzeUserCode } from '../../shared/sandbox/entry-transform.ts';
+import { analyzeUserCode } from '../../shared/sandbox/kernel/entry-transform.ts';
 import { clip, runDetails, toolError, toolOk, valueText } from './render.ts';
 import { packAllowed, refuseNotAllowed, sessionView, type ContractCall } from './session.ts';
 import { skillText } from './skill-text.ts';

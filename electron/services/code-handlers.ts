@@ -6,7 +6,7 @@
 import type { Handler } from '../../shared/contract/dispatcher.ts';
 import type { SandboxModuleCatalog } from '../../shared/protocol/catalog.ts';
 import { ok } from '../../shared/protocol/result.ts';
-import { validateWorkflow } from '../../shared/sandbox/validate-workflow.ts';
+import { validateWorkflow } from '../../shared/workflow/validate-workflow.ts';
 import type { CodeRunner } from './code-runner.ts';
 
 export function codeHandlers(

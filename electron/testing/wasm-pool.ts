@@ -2,7 +2,7 @@
 // implementing the dispatcher's `WasmPoolPort`, so tests and the bench drive the shared pool core
 // on Node; production runs WASM through the per-run plan (electron/runtime/wasm/wasm-plan.ts). The
 // scheduling — queue, timeouts that terminate and replace a worker, aborts, the start-failure cap
-// — is shared with the browser pool in shared/sandbox/wasm-pool-core.ts; this is the Node adapter,
+// — is shared with the browser pool in shared/sandbox/wasm/wasm-pool-core.ts; this is the Node adapter,
 // posting each module compiled once per process (a structured-cloned `WebAssembly.Module`, from
 // the shared `WasmModuleCache`).
 // Invariants: each worker runs one call at a time, so a runaway export occupies one worker and
@@ -11,8 +11,8 @@
 
 import { Worker } from 'node:worker_threads';
 import { LIMITS } from '../../shared/protocol/index.ts';
-import type { WasmPoolPort, WasmPoolReply, WasmPoolRequest } from '../../shared/sandbox/wasm-dispatcher.ts';
-import { WasmPoolCore, type WasmPoolCoreStats, type WasmPoolWorkerHooks } from '../../shared/sandbox/wasm-pool-core.ts';
+import type { WasmPoolPort, WasmPoolReply, WasmPoolRequest } from '../../shared/sandbox/wasm/wasm-dispatcher.ts';
+import { WasmPoolCore, type WasmPoolCoreStats, type WasmPoolWorkerHooks } from '../../shared/sandbox/wasm/wasm-pool-core.ts';
 import { WasmModuleCache } from '../runtime/wasm/module-cache.ts';
 import { WASM_WORKER_OPTIONS, WASM_WORKER_URL, type WorkerCallMessage } from '../runtime/wasm/worker-protocol.ts';
 

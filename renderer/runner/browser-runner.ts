@@ -13,7 +13,7 @@
 import type { Sha256HexAsync } from '../../shared/packs/digest.ts';
 import { toKernelRequest } from '../../shared/protocol/kernel-request.ts';
 import { emptyReceipt, type CapabilityGrants, type HostCallResult, type RunResult } from '../../shared/protocol/run.ts';
-import { createWasmDispatcher } from '../../shared/sandbox/wasm-dispatcher.ts';
+import { createWasmDispatcher } from '../../shared/sandbox/wasm/wasm-dispatcher.ts';
 import { KernelHost, type KernelHostPorts } from './kernel-host.ts';
 import { DigestCache, loadModules, type ExpectedEntries, type ModuleSourcePowers } from './module-source.ts';
 import { BrowserWasmPool } from './wasm-pool.ts';

@@ -1,5 +1,5 @@
 // The page side of the browser kernel worker: one Web Worker over the shared kernel host core
-// (shared/sandbox/kernel-host-core.ts: queue, watchdog, retire and replace, host-call routing,
+// (shared/sandbox/hosting/kernel-host-core.ts: queue, watchdog, retire and replace, host-call routing,
 // log streaming, cancel, close — the same supervisor as the app's Node pool; runs are taken first
 // in, first out, scheduler.ts). This adapter says how the worker starts (a module Web Worker told
 // where the engine's WASM is), how its events reach the core, and how the page's ports answer a
@@ -7,9 +7,9 @@
 // window answering why, instead of respawning forever.
 
 import type { HostCallResult, KernelRunRequest, RunResult } from '../../shared/protocol/run.ts';
-import { KernelHostCore, type KernelWorker, type KernelWorkerHooks } from '../../shared/sandbox/kernel-host-core.ts';
-import type { ToKernelWorker } from '../../shared/sandbox/kernel-worker-messages.ts';
-import { fifoScheduler } from '../../shared/sandbox/scheduler.ts';
+import { KernelHostCore, type KernelWorker, type KernelWorkerHooks } from '../../shared/sandbox/hosting/kernel-host-core.ts';
+import type { ToKernelWorker } from '../../shared/sandbox/hosting/kernel-worker-messages.ts';
+import { fifoScheduler } from '../../shared/sandbox/hosting/scheduler.ts';
 import type { WorkerLike } from './worker-messages.ts';
 
 export interface KernelHostPorts {

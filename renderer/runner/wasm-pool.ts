@@ -1,6 +1,6 @@
 // The browser WASM pool on Web Workers: it implements the dispatcher's `WasmPoolPort`. The
 // scheduling — queue, timeouts that terminate and replace a worker, aborts, the start-failure
-// cap — is the Node pool's too and lives in shared/sandbox/wasm-pool-core.ts; this file is the
+// cap — is the Node pool's too and lives in shared/sandbox/wasm/wasm-pool-core.ts; this file is the
 // page's adapter: it starts workers through the injected `startWorker` and posts module bytes.
 //
 // Modules are keyed by the sha256 of their bytes (computed here with the injected hash) and
@@ -12,8 +12,8 @@ import { validateWasmBinary } from '../../shared/packs/wasm-binary.ts';
 import type { Sha256HexAsync } from '../../shared/packs/digest.ts';
 import { LIMITS } from '../../shared/protocol/limits.ts';
 import { ok, type Result } from '../../shared/protocol/result.ts';
-import type { WasmPoolPort, WasmPoolReply, WasmPoolRequest } from '../../shared/sandbox/wasm-dispatcher.ts';
-import { WasmPoolCore, type PreparedWasmModule, type WasmPoolWorker, type WasmPoolWorkerHooks } from '../../shared/sandbox/wasm-pool-core.ts';
+import type { WasmPoolPort, WasmPoolReply, WasmPoolRequest } from '../../shared/sandbox/wasm/wasm-dispatcher.ts';
+import { WasmPoolCore, type PreparedWasmModule, type WasmPoolWorker, type WasmPoolWorkerHooks } from '../../shared/sandbox/wasm/wasm-pool-core.ts';
 import type { WorkerLike } from './worker-messages.ts';
 
 export interface BrowserWasmPoolOptions {

@@ -1,8 +1,13 @@
 // The browser kernel worker speaks the kernel workers' shared protocol
-// (shared/sandbox/kernel-worker-messages.ts); what is the page's own is the part of a DOM Worker
+// (shared/sandbox/hosting/kernel-worker-messages.ts); what is the page's own is the part of a DOM Worker
 // the runner uses, so a test or another page can hand in its own.
 
-export { FromKernelWorkerSchema, ToKernelWorkerSchema, type FromKernelWorker, type ToKernelWorker } from '../../shared/sandbox/kernel-worker-messages.ts';
+export {
+  FromKernelWorkerSchema,
+  ToKernelWorkerSchema,
+  type FromKernelWorker,
+  type ToKernelWorker,
+} from '../../shared/sandbox/hosting/kernel-worker-messages.ts';
 
 /** What the page needs of a worker: the part of the DOM `Worker` the runner uses. */
 export interface WorkerLike {

@@ -6,7 +6,7 @@
 
 import { parentPort, workerData } from 'node:worker_threads';
 import type { KernelRunRequest } from '../../shared/protocol/run.ts';
-import { instantiateQuickJsNg } from '../../shared/sandbox/engine.ts';
+import { instantiateQuickJsNg } from '../../shared/sandbox/supply/engine.ts';
 import { compileEngineWasm } from '../../electron/runtime/sandbox/engine-wasm.ts';
 
 interface FloorJob {

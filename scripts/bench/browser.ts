@@ -14,7 +14,7 @@ import { tempDir } from '../../electron/testing/test-support.ts';
 import { loadFixtureDir } from '../../electron/testing/fixture-dir.ts';
 import { WasmPool } from '../../electron/testing/wasm-pool.ts';
 import { portedSandboxPool, withWasmPort } from '../../electron/testing/wasm-port.ts';
-import { createWasmDispatcher } from '../../shared/sandbox/wasm-dispatcher.ts';
+import { createWasmDispatcher } from '../../shared/sandbox/wasm/wasm-dispatcher.ts';
 import { fixtureAnswer, fixtureExecutableModules, fixtureRequest, scriptsWasm } from '../../shared/testing/kernel-fixture.ts';
 import { fixtureDelivery } from '../../e2e/parity-catalog.ts';
 import { CHROMIUM, launchChromium, REPO_ROOT } from '../../e2e/support.ts';

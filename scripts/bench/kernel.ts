@@ -10,14 +10,14 @@
 import variant from '@jitl/quickjs-ng-wasmfile-release-sync';
 import { loadQuickJs } from '@sebastianwessel/quickjs';
 import { NO_GRANTS, type GuestModule, type KernelRunRequest } from '../../shared/protocol/run.ts';
-import { instantiateQuickJsNg } from '../../shared/sandbox/engine.ts';
-import { zeroedForReuse } from '../../shared/sandbox/memory-snapshot.ts';
+import { instantiateQuickJsNg } from '../../shared/sandbox/supply/engine.ts';
+import { zeroedForReuse } from '../../shared/sandbox/supply/memory-snapshot.ts';
 import { loadQuickJsNg } from '../../shared/testing/quickjs-engine.ts';
-import { SandboxSupply } from '../../shared/sandbox/sandbox-supply.ts';
-import { runKernel, runPrepared } from '../../shared/sandbox/kernel.ts';
-import { prepareSandbox } from '../../shared/sandbox/sandbox.ts';
-import { WEB_PART_NAMES } from '../../shared/sandbox/guest-web.ts';
-import { SYSTEM_CLOCK } from '../../shared/sandbox/system-clock.ts';
+import { SandboxSupply } from '../../shared/sandbox/supply/sandbox-supply.ts';
+import { runKernel, runPrepared } from '../../shared/sandbox/kernel/kernel.ts';
+import { prepareSandbox } from '../../shared/sandbox/kernel/sandbox.ts';
+import { WEB_PART_NAMES } from '../../shared/sandbox/kernel/guest-web.ts';
+import { SYSTEM_CLOCK } from '../../shared/sandbox/kernel/system-clock.ts';
 import { compileEngineWasm } from '../../electron/runtime/sandbox/engine-wasm.ts';
 import { SandboxPool } from '../../electron/runtime/sandbox/sandbox-pool.ts';
 import { Worker } from 'node:worker_threads';
@@ -137,7 +137,7 @@ export const kernelBench: BenchSection = {
       if (!warm.ok) throw new Error(`kernel bench: pool run failed: ${JSON.stringify(warm)}`);
       // Every run gets a sandbox in the state no run has touched: engine instance, runtime and
       // context, hardened by the prelude (sandbox.ts `prepareSandbox`), restored after each run to
-      // its snapshot from before any run (shared/sandbox/sandbox-supply.ts), off the run's critical
+      // its snapshot from before any run (shared/sandbox/supply/sandbox-supply.ts), off the run's critical
       // path. Pool rows run back to back (as the anchor does) and with the worker idle between
       // runs; after idle both threads must wake, which costs a bare worker echo too, so the echo is
       // measured beside them.

@@ -16,7 +16,7 @@ import { openCatalog } from '../../electron/catalog/catalog.ts';
 import type { ExecutableModule } from '../../shared/protocol/index.ts';
 import { buildWasm, op } from '../../shared/testing/wasm-builder.ts';
 import { validateWasmBinary } from '../../shared/packs/wasm-binary.ts';
-import { createWasmDispatcher, type WasmDispatcher } from '../../shared/sandbox/wasm-dispatcher.ts';
+import { createWasmDispatcher, type WasmDispatcher } from '../../shared/sandbox/wasm/wasm-dispatcher.ts';
 import { WasmPool } from '../../electron/testing/wasm-pool.ts';
 import { portedSandboxPool, withWasmPort } from '../../electron/testing/wasm-port.ts';
 import { WasmModuleCache } from '../../electron/runtime/wasm/module-cache.ts';

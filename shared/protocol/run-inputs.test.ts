@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loadQuickJsNg } from '../testing/quickjs-engine.ts';
-import { runKernel } from '../sandbox/kernel.ts';
-import { SYSTEM_CLOCK } from '../sandbox/system-clock.ts';
+import { runKernel } from '../sandbox/kernel/kernel.ts';
+import { SYSTEM_CLOCK } from '../sandbox/kernel/system-clock.ts';
 import { deeperThan, jsonTextDeeperThan } from './json-depth.ts';
 import { LIMITS } from './limits.ts';
 import { NO_GRANTS, type KernelRunRequest, type RunResult } from './run.ts';

@@ -47,7 +47,7 @@ export const KernelRunRequestSchema = z
     timeoutMs: z.number().int().min(1).max(LIMITS.guestTimeoutMs),
     /**
      * Who asked for the run (a face and its session, see CallContext.caller). State a caller's
-     * runs leave warm for its next runs (module sets evaluated into images, shared/sandbox/module-image.ts) is
+     * runs leave warm for its next runs (module sets evaluated into images, shared/sandbox/supply/module-image.ts) is
      * kept for that caller and used only by its runs, so a run's cost never tells what another
      * caller imported. Absent: one caller, the host's own.
      */

@@ -3,7 +3,7 @@
 // out fresh memory for its bytes and looks for that secret. The invariant under test is that no run
 // can observe a byte another run left behind; the runners meet it by restoring each sandbox's
 // engine memory to its snapshot from before any run, zeroing everything the run could have written
-// (shared/sandbox/sandbox-supply.ts), so this probe must come back clean however the engine's
+// (shared/sandbox/supply/sandbox-supply.ts), so this probe must come back clean however the engine's
 // allocator behaves.
 //
 // The scan never holds the secret as text or bytes (that would plant it in its own heap): it gets

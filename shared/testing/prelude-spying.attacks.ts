@@ -1,4 +1,4 @@
-// Test support: the attacks of shared/sandbox/prelude-spying.test.ts as data, shared with the fixture case
+// Test support: the attacks of shared/sandbox/kernel/prelude-spying.test.ts as data, shared with the fixture case
 // "pack-cannot-spy-on-capability-calls" in fixtures/kernel/hardening.json (which the worker pool and
 // Chromium also run); that test checks the fixture still holds exactly this pack, program and answers.
 

@@ -1,11 +1,11 @@
 // Test support: engine instances for tests and benches, which have no compiled module at hand (the
-// workers compile the registered asset once and instantiate it, shared/sandbox/engine.ts). One
+// workers compile the registered asset once and instantiate it, shared/sandbox/supply/engine.ts). One
 // engine shared by a whole test file is fine there and never in production: a reused engine lets
 // a run read what earlier runs left in its memory, so workers restore theirs (sandbox-supply.ts).
 
 import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core';
 import variant from '@jitl/quickjs-ng-wasmfile-release-sync';
-import { boundedMemory, type BoundedEngine } from '../sandbox/engine.ts';
+import { boundedMemory, type BoundedEngine } from '../sandbox/supply/engine.ts';
 
 /** A new engine instance with bounded memory, which the variant's own glue loads and compiles from its .wasm file. */
 export async function newBoundedQuickJsNg(): Promise<BoundedEngine> {

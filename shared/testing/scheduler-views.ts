@@ -2,7 +2,7 @@
 // row names only what its rule reads, and everything else is an idle ready worker that cannot
 // hold, on a host that neither nests runs nor listens for pressure.
 
-import type { SchedulerSnapshot, SlotView } from '../sandbox/scheduler.ts';
+import type { SchedulerSnapshot, SlotView } from '../sandbox/hosting/scheduler.ts';
 
 export function slotView(view: Partial<SlotView> = {}): SlotView {
   return {

@@ -13,7 +13,7 @@ import { LIMITS } from '../../../shared/protocol/limits.ts';
 import { SandboxModuleDeclarationSchema, type SandboxModuleDeclaration } from '../../../shared/protocol/declaration.ts';
 import { emptyReceipt, IDENTIFIER_PATTERN, type RunResult } from '../../../shared/protocol/run.ts';
 import { formatIssues } from '../../../shared/protocol/parse.ts';
-import { codeActDeclarations } from '../../../shared/sandbox/codeact.ts';
+import { codeActDeclarations } from '../../../shared/workflow/codeact.ts';
 import type { FaceGrants } from '../../../shared/contract/dispatcher.ts';
 import { effectiveAllowlist } from '../../../shared/contract/session-allowlist.ts';
 import { EXIT, UsageError, type CliCommand, type CliIo } from '../command.ts';

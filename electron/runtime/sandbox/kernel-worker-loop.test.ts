@@ -1,4 +1,4 @@
-// The shared kernel-worker loop (shared/sandbox/kernel-worker-loop.ts) driven in this thread, as
+// The shared kernel-worker loop (shared/sandbox/hosting/kernel-worker-loop.ts) driven in this thread, as
 // the browser worker wires it (no holds, no nesting, calls to the "page"), through a fake port: what
 // the thread tests (sandbox-worker.protocol.test.ts) and the Chromium e2e cannot reach — messages
 // that cannot be posted, runs before boot, a failed boot. It lives here, not beside the loop,
@@ -6,9 +6,9 @@
 
 import { describe, expect, it } from 'vitest';
 import { NO_GRANTS, type KernelRunRequest } from '../../../shared/protocol/run.ts';
-import { KernelWorkerLoop, type KernelRunMessage } from '../../../shared/sandbox/kernel-worker-loop.ts';
-import type { FromKernelWorker } from '../../../shared/sandbox/kernel-worker-messages.ts';
-import { SYSTEM_CLOCK } from '../../../shared/sandbox/system-clock.ts';
+import { KernelWorkerLoop, type KernelRunMessage } from '../../../shared/sandbox/hosting/kernel-worker-loop.ts';
+import type { FromKernelWorker } from '../../../shared/sandbox/hosting/kernel-worker-messages.ts';
+import { SYSTEM_CLOCK } from '../../../shared/sandbox/kernel/system-clock.ts';
 import { compileEngineWasm } from './engine-wasm.ts';
 
 const request = (code: string, grants = NO_GRANTS): KernelRunRequest => ({ code, entries: {}, modules: {}, inputs: {}, grants, timeoutMs: 10_000 });

@@ -5,7 +5,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { FromWorkerSchema, ToWorkerSchema, parseFromWorker, parseToWorker } from './messages.ts';
-import { WasmWorkerReplySchema, parseWasmWorkerReply } from '../../../shared/sandbox/wasm-worker-reply.ts';
+import { WasmWorkerReplySchema, parseWasmWorkerReply } from '../../../shared/sandbox/wasm/wasm-worker-reply.ts';
 
 const VALUES: unknown[] = [0, 1, -1, 1.5, Number.NaN, Infinity, -0, 2 ** 53, '1', null, undefined, true, [], {}];
 

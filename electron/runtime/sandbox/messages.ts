@@ -1,5 +1,5 @@
 // The sandbox worker thread's message protocol: the kernel workers' shared protocol
-// (shared/sandbox/kernel-worker-messages.ts), whose run message here also carries the run's WASM
+// (shared/sandbox/hosting/kernel-worker-messages.ts), whose run message here also carries the run's WASM
 // plan (answered in the worker, see wasm-plan.ts), plus what a worker thread is started with.
 
 import { z } from 'zod';
@@ -11,7 +11,7 @@ import {
   RunMessageSchema,
   toKernelWorkerSchema,
   type FromKernelWorker,
-} from '../../../shared/sandbox/kernel-worker-messages.ts';
+} from '../../../shared/sandbox/hosting/kernel-worker-messages.ts';
 import { WasmPlanSchema } from '../wasm/wasm-plan.ts';
 import { isHoldBuffer, isPressureBuffer } from './run-hold.ts';
 

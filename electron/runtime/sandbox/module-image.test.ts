@@ -1,4 +1,4 @@
-// Module sets evaluated into images (shared/sandbox/module-image.ts), on the real engine: a run on
+// Module sets evaluated into images (shared/sandbox/supply/module-image.ts), on the real engine: a run on
 // its set's image answers exactly as a run that evaluates the set itself — value, logs, receipt
 // order, errors with their positions —; no module's initialisation sees a run's inputs either way;
 // a set whose initialisation needs a capability, throws or is denied an import is never imaged and
@@ -11,10 +11,10 @@
 
 import { describe, expect, it } from 'vitest';
 import { NO_GRANTS, type GuestModule, type KernelRunRequest, type RunResult } from '../../../shared/protocol/run.ts';
-import { SandboxSupply } from '../../../shared/sandbox/sandbox-supply.ts';
-import { runPrepared, type RunPowers } from '../../../shared/sandbox/kernel.ts';
-import { imagePlan } from '../../../shared/sandbox/module-image.ts';
-import { SYSTEM_CLOCK } from '../../../shared/sandbox/system-clock.ts';
+import { SandboxSupply } from '../../../shared/sandbox/supply/sandbox-supply.ts';
+import { runPrepared, type RunPowers } from '../../../shared/sandbox/kernel/kernel.ts';
+import { imagePlan } from '../../../shared/sandbox/supply/module-image.ts';
+import { SYSTEM_CLOCK } from '../../../shared/sandbox/kernel/system-clock.ts';
 import { isolationSecret, mayBeDirty, SCAN_CODE, scanInputs, type ScanEntry } from '../../../shared/testing/isolation-probe.ts';
 import { compileEngineWasm } from './engine-wasm.ts';
 

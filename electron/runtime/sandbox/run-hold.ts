@@ -12,9 +12,9 @@
 // much short work keeps arriving. The worker writes the time held so far into the buffer; the
 // pool's watchdog adds it back.
 
-import { HOLD_AFTER_POLLS, HOLD_BUDGET_MS } from '../../../shared/sandbox/hold-budget.ts';
-import type { RunHoldSwitch } from '../../../shared/sandbox/kernel-host-contract.ts';
-import type { Timer } from '../../../shared/sandbox/job-loop.ts';
+import { HOLD_AFTER_POLLS, HOLD_BUDGET_MS } from '../../../shared/sandbox/hosting/hold-budget.ts';
+import type { RunHoldSwitch } from '../../../shared/sandbox/hosting/kernel-host-contract.ts';
+import type { Timer } from '../../../shared/sandbox/kernel/job-loop.ts';
 
 /** Int32 slots of the buffer: 1 while the pool holds the worker's current run … */
 const FLAG = 0;

@@ -3,7 +3,7 @@
 // engine's heap; run B asks every guest primitive that hands out fresh memory for its bytes. With
 // one engine reused across runs, a growable SharedArrayBuffer handed run B run A's secret byte for
 // byte (quickjs-ng does not zero its growth); each sandbox's engine memory is now restored to its
-// snapshot from before any run (shared/sandbox/sandbox-supply.ts).
+// snapshot from before any run (shared/sandbox/supply/sandbox-supply.ts).
 // Also: many runs through one worker keep its memory bounded (each discarded engine is collected),
 // and each run has a time origin of its own (a restored image kept its context's creation time).
 import { afterAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 // The app's sandbox pool: kernel workers as Node worker threads, over the shared kernel host core
-// (shared/sandbox/kernel-host-core.ts: slots, queue, watchdog, retire and replace, host-call
+// (shared/sandbox/hosting/kernel-host-core.ts: slots, queue, watchdog, retire and replace, host-call
 // routing, log streaming, cancel, close). This adapter says how a worker thread starts and dies,
 // and how a run's calls are answered: capability calls by the host ports the caller passes with
 // each run, with the run's abort signal; a run's WASM as a plan, answered in the worker by its own
@@ -15,9 +15,9 @@
 import { Worker } from 'node:worker_threads';
 import { LIMITS } from '../../../shared/protocol/limits.ts';
 import type { HostCallResult, KernelRunRequest, RunResult } from '../../../shared/protocol/run.ts';
-import { fairScheduler } from '../../../shared/sandbox/fair-scheduler.ts';
-import { KernelHostCore, type KernelHostCall, type KernelWorker, type KernelWorkerHooks } from '../../../shared/sandbox/kernel-host-core.ts';
-import type { RunSources } from '../../../shared/sandbox/source-cache.ts';
+import { fairScheduler } from '../../../shared/sandbox/hosting/fair-scheduler.ts';
+import { KernelHostCore, type KernelHostCall, type KernelWorker, type KernelWorkerHooks } from '../../../shared/sandbox/hosting/kernel-host-core.ts';
+import type { RunSources } from '../../../shared/sandbox/supply/source-cache.ts';
 import type { SandboxWorkerData, ToWorker } from './messages.ts';
 import type { WasmPlan } from '../wasm/wasm-plan.ts';
 import { assetUrl } from '../../platform/assets.ts';

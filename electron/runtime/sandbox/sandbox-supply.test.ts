@@ -1,19 +1,19 @@
 // The sandbox supply hands every run a sandbox whose engine memory holds nothing of any earlier
 // run: checked on the engine's linear memory itself, not only through what a guest can reach
 // (run-isolation.test.ts). A run leaves its inputs all over its engine's memory, and after
-// `retire` none of it remains. It tests shared/sandbox/sandbox-supply.ts from here, not beside it,
+// `retire` none of it remains. It tests shared/sandbox/supply/sandbox-supply.ts from here, not beside it,
 // because it compiles the registered engine asset as the packaged app does (engine-wasm.ts reads
 // it with node:fs) and one case runs through the worker pool (worker_threads).
 import { describe, expect, it } from 'vitest';
 import { NO_GRANTS, type KernelRunRequest } from '../../../shared/protocol/run.ts';
-import { ENGINE_BASE_PAGES } from '../../../shared/sandbox/engine.ts';
-import { EngineStateNotFound, SandboxAlreadyUsed, SandboxNeedsWasm } from '../../../shared/sandbox/errors.ts';
-import { findRandomState, findHeapEnd, type RandomStateFinder } from '../../../shared/sandbox/memory-snapshot.ts';
-import { imagePlan } from '../../../shared/sandbox/module-image.ts';
-import { SandboxSupply } from '../../../shared/sandbox/sandbox-supply.ts';
+import { ENGINE_BASE_PAGES } from '../../../shared/sandbox/supply/engine.ts';
+import { EngineStateNotFound, SandboxAlreadyUsed, SandboxNeedsWasm } from '../../../shared/sandbox/kernel/errors.ts';
+import { findRandomState, findHeapEnd, type RandomStateFinder } from '../../../shared/sandbox/supply/memory-snapshot.ts';
+import { imagePlan } from '../../../shared/sandbox/supply/module-image.ts';
+import { SandboxSupply } from '../../../shared/sandbox/supply/sandbox-supply.ts';
 import { isolationSecret } from '../../../shared/testing/isolation-probe.ts';
-import { runPrepared } from '../../../shared/sandbox/kernel.ts';
-import { SYSTEM_CLOCK } from '../../../shared/sandbox/system-clock.ts';
+import { runPrepared } from '../../../shared/sandbox/kernel/kernel.ts';
+import { SYSTEM_CLOCK } from '../../../shared/sandbox/kernel/system-clock.ts';
 import { compileEngineWasm } from './engine-wasm.ts';
 import { occurrences } from '../../testing/memory-occurrences.ts';
 import { SandboxPool } from './sandbox-pool.ts';

@@ -1,4 +1,4 @@
-// Entry of one sandbox worker thread: the shared worker loop (shared/sandbox/kernel-worker-loop.ts)
+// Entry of one sandbox worker thread: the shared worker loop (shared/sandbox/hosting/kernel-worker-loop.ts)
 // wired to worker_threads. What only a thread has is added here: the engine compiled from the
 // registered asset, WASM calls of a run that comes with a plan answered by its dispatcher over
 // this worker's own WASM lanes (wasm-plan.ts), and the pool's hold buffer (run-hold.ts), through
@@ -10,7 +10,7 @@
 // a bundler must emit it as its own entry and the pool's `workerEntry` option points at it.
 
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
-import { KernelWorkerLoop, type KernelWorkerMessage } from '../../../shared/sandbox/kernel-worker-loop.ts';
+import { KernelWorkerLoop, type KernelWorkerMessage } from '../../../shared/sandbox/hosting/kernel-worker-loop.ts';
 import { parseToWorker, SandboxWorkerDataSchema, type ToWorker } from './messages.ts';
 
 type RunMessage = Extract<ToWorker, { type: 'run' }>;

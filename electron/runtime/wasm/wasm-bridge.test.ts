@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ExecutableModule } from '../../../shared/protocol/index.ts';
 import { buildWasm, op } from '../../../shared/testing/wasm-builder.ts';
 import { validateWasmBinary } from '../../../shared/packs/wasm-binary.ts';
-import { createWasmDispatcher } from '../../../shared/sandbox/wasm-dispatcher.ts';
+import { createWasmDispatcher } from '../../../shared/sandbox/wasm/wasm-dispatcher.ts';
 import { WasmPool } from '../../testing/wasm-pool.ts';
 
 const pool = new WasmPool({ size: 2 });

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxModuleResolutionOk } from '../../../shared/protocol/catalog.ts';
 import type { KernelRunRequest } from '../../../shared/protocol/run.ts';
-import { createWasmDispatcher } from '../../../shared/sandbox/wasm-dispatcher.ts';
+import { createWasmDispatcher } from '../../../shared/sandbox/wasm/wasm-dispatcher.ts';
 import { WASM_BRIDGE_MODULE_ID } from '../../../shared/protocol/wasm-bridge.ts';
 import { openCatalog, type DiscoveryCatalog } from '../../catalog/catalog.ts';
 import { toKernelRequest } from '../../../shared/protocol/kernel-request.ts';

@@ -1,6 +1,6 @@
 // A run's WASM, as it travels to the sandbox worker that runs it. A guest's WASM call is answered
 // inside that worker: the per-run dispatcher (the same engine-neutral checks and budgets as
-// everywhere, shared/sandbox/wasm-dispatcher.ts) runs next to the kernel, and calls go straight
+// everywhere, shared/sandbox/wasm/wasm-dispatcher.ts) runs next to the kernel, and calls go straight
 // to the worker's own WASM lanes (WasmLanes) — no hop through the main thread.
 //
 // Invariants: the dispatcher is built only from this plan, which the main thread builds only from
@@ -16,8 +16,8 @@ import { ErrorCodeSchema } from '../../../shared/protocol/codes.ts';
 import { LIMITS } from '../../../shared/protocol/limits.ts';
 import { WASM_VALUE_TYPES, WasmBudgetsSchema } from '../../../shared/protocol/manifest.ts';
 import { fail, ok, type Result } from '../../../shared/protocol/result.ts';
-import { createWasmDispatcher, type DispatcherModules, type WasmDispatcher } from '../../../shared/sandbox/wasm-dispatcher.ts';
-import { WasmPoolCore, type WasmPoolWorker, type WasmPoolWorkerHooks } from '../../../shared/sandbox/wasm-pool-core.ts';
+import { createWasmDispatcher, type DispatcherModules, type WasmDispatcher } from '../../../shared/sandbox/wasm/wasm-dispatcher.ts';
+import { WasmPoolCore, type WasmPoolWorker, type WasmPoolWorkerHooks } from '../../../shared/sandbox/wasm/wasm-pool-core.ts';
 import type { CompiledModule, WasmModuleCache } from './module-cache.ts';
 import { WASM_WORKER_OPTIONS, WASM_WORKER_URL } from './worker-protocol.ts';
 

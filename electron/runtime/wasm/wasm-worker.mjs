@@ -2,7 +2,7 @@
 // the same under vitest, `node --import tsx`, plain node and a bundled app without a loader, and a
 // replacement after a timeout is ready in tens of milliseconds (importing zod here alone would
 // triple that). Its inbound messages come from our own pool and are checked by hand below; its
-// replies are parsed with zod on the host side (shared/sandbox/wasm-worker-reply.ts), which is the
+// replies are parsed with zod on the host side (shared/sandbox/wasm/wasm-worker-reply.ts), which is the
 // boundary that matters: a worker runs pack code.
 //
 // Instance per call: every call instantiates the cached module with an empty import object,

@@ -1,7 +1,7 @@
 // The messages from the Node WASM pool to its workers: calls are typed here and checked by hand
 // in the worker (which stays dependency-free, see wasm-worker.mjs). Replies come from a thread
 // that runs pack code; the pool core parses each from `unknown` with the schema it shares with
-// the browser pool (shared/sandbox/wasm-worker-reply.ts).
+// the browser pool (shared/sandbox/wasm/wasm-worker-reply.ts).
 
 import type { WorkerOptions } from 'node:worker_threads';
 import { assetUrl } from '../../platform/assets.ts';

@@ -1,5 +1,5 @@
 // A Code node's validation, from the validator `sandbox-packs validate` runs (code.validate over
-// the contract: shared/sandbox/validate-workflow.ts against the installed catalog), so the editor
+// the contract: shared/workflow/validate-workflow.ts against the installed catalog), so the editor
 // and the CLI never disagree. Asked a moment after typing stops; the last answer stays on screen
 // while the next is on its way, and a catalog change refreshes it like every other read.
 

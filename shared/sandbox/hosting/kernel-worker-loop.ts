@@ -1,0 +1,235 @@
+// The worker side of a kernel host, one loop for both: the Node pool's worker threads
+// (electron/runtime/sandbox/sandbox-worker.ts) and the browser's Web Worker
+// (renderer/runner/kernel-worker.ts) wire their port, engine and extras into it; the host side is
+// kernel-host-core.ts. Invariant: a worker runs one run at a time, each in a sandbox no run has
+// touched (sandbox-supply.ts), except a run sent nested, which runs to its end at the current run's
+// interrupt poll in a sandbox of its own; a nested run that arrives through the event loop (its run
+// awaits a host call or a WASM lane) is given back untouched. Host calls wait per run, so nothing
+// another run does can lose them, and every message that cannot be posted becomes a tagged failure.
+
+import { SandboxSupply, type SuppliedSandbox } from '../supply/sandbox-supply.ts';
+import { runNeedsWasm, runPrepared, runPreparedNow, type KernelOutcome, type RunPowers } from '../kernel/kernel.ts';
+import { emptyReceipt, type HostCallResult, type KernelRunRequest } from '../../protocol/run.ts';
+import type { FromKernelWorker, ToKernelWorker } from './kernel-worker-messages.ts';
+import type { WasmDispatcher } from '../wasm/wasm-dispatcher.ts';
+import { KeptSources } from '../supply/source-cache.ts';
+
+/** A run message as every host sends it; a host may extend it (the Node pool's carries a WASM plan). */
+export type KernelRunMessage = Extract<ToKernelWorker, { type: 'run' }>;
+/** What a worker takes from its host, with the host's own run message `R`. */
+export type KernelWorkerMessage<R extends KernelRunMessage> = Exclude<ToKernelWorker, KernelRunMessage> | R;
+
+/** What a worker's environment gives the loop. `R`: the run message its host sends. */
+export interface KernelWorkerEnvironment<R extends KernelRunMessage> {
+  /** Posts to the host; throws when the message cannot be cloned (the loop turns that into a tagged failure). */
+  readonly post: (message: FromKernelWorker) => void;
+  /** Who answers host calls, as a call whose arguments cannot be posted says it ("host", "page"). */
+  readonly peer: string;
+  /** One run's clock and timer, and its interrupt-poll checkpoint where the host holds runs. */
+  readonly clock: () => Pick<RunPowers, 'now' | 'timer' | 'checkpoint'>;
+  /** The run's WASM dispatcher where WASM calls are answered in the worker; none: they go to the host like the rest. */
+  readonly dispatcherFor?: (message: R) => WasmDispatcher | undefined;
+  /** Waits on a futex for a WASM lane's reply (KernelPowers' `block`); used only while no host call is waiting. */
+  readonly block?: (ms: number) => boolean;
+  /** Whether the host may send runs nested (it holds runs and rings the worker): they get a second sandbox. */
+  readonly nesting?: boolean;
+}
+
+/**
+ * A nested run's budget: past either, it is given back (to run as usual, not nested). About 1.5 ms
+ * of guest code: a short run makes hardly any polls, and one that spins wastes little before it is
+ * given back.
+ */
+const NESTED_POLLS = 10;
+const NESTED_MS = 20;
+
+const never = () => new Promise<HostCallResult>(() => undefined);
+const noTimer = () => () => undefined;
+const now = () => performance.now();
+
+export class KernelWorkerLoop<R extends KernelRunMessage> {
+  readonly #env: KernelWorkerEnvironment<R>;
+  #sandboxes: SandboxSupply | undefined;
+  #nestedSandboxes: SandboxSupply | undefined;
+  /** Module sources this worker keeps, so runs need not carry them again (source-cache.ts). */
+  readonly #kept = new KeptSources();
+  /** Host calls waiting for the host's answer, by call id, with the run that made them. */
+  readonly #waiting = new Map<number, { readonly runId: number; readonly resolve: (result: HostCallResult) => void }>();
+  #nextCallId = 1;
+  /** The run in progress, from its start until its answer is posted: none other starts meanwhile (nested runs run at its polls). */
+  #current: number | undefined;
+  /** Set once the first sandbox is ready: a run that arrives before is dropped (hosts send runs only to a worker that said `ready`). */
+  #ready = false;
+  readonly #block: ((ms: number) => boolean) | undefined;
+
+  constructor(env: KernelWorkerEnvironment<R>) {
+    this.#env = env;
+    const block = env.block;
+    // Nothing but WASM in flight: wait for a lane's reply on a futex rather than an event-loop turn.
+    this.#block = block ? (ms) => this.#waiting.size === 0 && block(ms) : undefined;
+  }
+
+  /** Whether `boot` was called (the browser worker boots on its first `init`). */
+  get booted(): boolean {
+    return this.#sandboxes !== undefined;
+  }
+
+  /**
+   * Compiles the engine once and prepares the first sandbox, then posts `ready`. Rejects when the
+   * engine cannot load, before `ready`: the environment reports that as its worker's failed start.
+   */
+  async boot(compile: () => Promise<WebAssembly.Module>): Promise<void> {
+    const compiled = compile();
+    const sandboxes = new SandboxSupply(() => compiled);
+    this.#sandboxes = sandboxes;
+    await sandboxes.prepare();
+    this.#ready = true;
+    this.#post({ type: 'ready' });
+    if (!this.#env.nesting) return;
+    // Made once the worker is ready, while it waits for its first run (a nested run arriving before finds none and is given back).
+    this.#nestedSandboxes = new SandboxSupply(() => compiled);
+    void this.#nestedSandboxes.prepare(false).catch(() => undefined);
+  }
+
+  /** A message the event loop delivered, parsed by the environment (undefined: malformed, dropped). `init` is the environment's. */
+  receive(message: KernelWorkerMessage<R> | undefined): void {
+    if (!message || message.type === 'init') return;
+    if (message.type === 'host-result') return this.#answerCall(message.runId, message.callId, message.result as HostCallResult);
+    if (!this.#ready) return;
+    const run = message;
+    if (!this.#kept.fill(run.request, run.sources)) return this.#post({ type: 'resend', runId: run.runId });
+    if (this.#current !== undefined) {
+      // Only a run sent nested can arrive while a run is in progress (the host sends a run of its
+      // own only to an idle worker), and here it arrived outside a poll: the run in progress awaits
+      // a host call or a WASM lane. It is given back untouched, to run elsewhere or nested later.
+      if (!run.nested) throw new Error(`kernel worker: run ${run.runId} arrived while run ${this.#current} was in progress`);
+      return this.#post({ type: 'requeue', runId: run.runId, nestable: true, notAtPoll: true });
+    }
+    // A run sent nested that arrives here, with no run in progress, found this worker idle: it runs
+    // as usual (the host made it this worker's next run when the run before answered).
+    void this.#runToAnswer(run.runId, run.request, this.#env.dispatcherFor?.(run));
+  }
+
+  /**
+   * A message taken at the current run's interrupt poll (the host rang, see run-hold.ts): a run sent
+   * nested runs now, to its end; a host answer is delivered (its run sees it once the event loop
+   * turns). False for anything else: the environment hands it to `receive` from the event loop.
+   */
+  receiveAtPoll(message: KernelWorkerMessage<R> | undefined): boolean {
+    if (message?.type === 'run' && message.nested) {
+      const run = message;
+      if (this.#kept.fill(run.request, run.sources)) this.#runNested(run.runId, run.request);
+      else this.#post({ type: 'resend', runId: run.runId });
+      return true;
+    }
+    if (message?.type !== 'host-result') return false;
+    this.#answerCall(message.runId, message.callId, message.result as HostCallResult);
+    return true;
+  }
+
+  /** Hand a waiting call its answer (the call must be the run's own). */
+  #answerCall(runId: number, callId: number, result: HostCallResult): void {
+    const call = this.#waiting.get(callId);
+    if (!call || call.runId !== runId) return;
+    this.#waiting.delete(callId);
+    call.resolve(result);
+  }
+
+  /** Post to the host. A message that cannot be cloned becomes a tagged failure at once, never silence. */
+  #post(message: FromKernelWorker): void {
+    try {
+      this.#env.post(message);
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      if (message.type === 'done') {
+        const { logs, receipt } = message.result;
+        this.#env.post({
+          ...message,
+          result: { ok: false, code: 'result-invalid', message: `The code's result could not be passed out of the sandbox (${why}).`, logs, receipt },
+        });
+      } else if (message.type === 'host-call') {
+        this.#answerCall(message.runId, message.callId, {
+          ok: false,
+          code: 'invalid-data',
+          message: `The arguments of ${message.name} could not be passed to the ${this.#env.peer} (${why}).`,
+        });
+      } else throw error;
+    }
+  }
+
+  /**
+   * Runs a run sent nested, to its end, inside the current run's interrupt poll, in a sandbox of its
+   * own (restored like the other after it; no run sees another's). It may make no host call: at its
+   * first it gives up, as it does past its budget, and the host runs it again as usual — nothing of
+   * the try has left the sandbox (its console entries are kept, not streamed). An outcome that
+   * depends on this thread's stack (a stack overflow, with the long run's frames below it) is given
+   * back too, so running nested never changes a result.
+   */
+  #runNested(runId: number, request: KernelRunRequest): void {
+    const supplied = runNeedsWasm(request) ? undefined : this.#nestedSandboxes?.takeNow(false);
+    if (!supplied) return this.#post({ type: 'requeue', runId, nestable: !runNeedsWasm(request) });
+    let givenUp = false;
+    let polls = 0;
+    const start = performance.now();
+    let outcome: KernelOutcome | undefined;
+    try {
+      outcome = runPreparedNow(supplied.sandbox, request, {
+        now,
+        timer: noTimer,
+        hostCall: () => {
+          givenUp = true;
+          return never();
+        },
+        checkpoint: () => (givenUp ||= ++polls > NESTED_POLLS || now() - start > NESTED_MS),
+      });
+    } catch {
+      outcome = undefined;
+    }
+    const overflowed = !outcome?.healthy || (!outcome.result.ok && outcome.result.code === 'stack-overflow');
+    if (!outcome || givenUp || overflowed) this.#post({ type: 'requeue', runId, nestable: false });
+    else this.#post({ type: 'done', runId, result: outcome.result, healthy: true });
+    this.#nestedSandboxes!.retire(supplied);
+  }
+
+  /** Runs one run on a supplied sandbox and posts its answer, then restores the sandbox. */
+  async #runToAnswer(runId: number, request: KernelRunRequest, dispatcher: WasmDispatcher | undefined): Promise<void> {
+    this.#current = runId;
+    let supplied: SuppliedSandbox;
+    try {
+      supplied = await this.#sandboxes!.take(runNeedsWasm(request), request);
+    } catch (error) {
+      dispatcher?.close();
+      const message = `The sandbox engine could not start: ${error instanceof Error ? error.message : String(error)}`;
+      this.#current = undefined;
+      // Unhealthy: the host replaces this worker, whose next engine may fail the same way.
+      this.#post({ type: 'done', runId, result: { ok: false, code: 'sandbox-crashed', message, logs: [], receipt: emptyReceipt() }, healthy: false });
+      return;
+    }
+    const outcome = await runPrepared(supplied.sandbox, request, {
+      // A host that holds runs keeps held time, and nested runs' time, out of this clock, so
+      // neither ever changes the run's result.
+      ...this.#env.clock(),
+      // Streamed as kept: if the host's watchdog must terminate this worker, the host has the logs so far.
+      onLog: (entry) => this.#post({ type: 'log', runId, entry }),
+      hostCall: (kind, name, args) => {
+        if (kind === 'wasm' && dispatcher) return dispatcher.bridge(name, args[0], args[1]);
+        return new Promise<HostCallResult>((resolve) => {
+          const callId = this.#nextCallId++;
+          this.#waiting.set(callId, { runId, resolve });
+          this.#post({ type: 'host-call', runId, callId, kind, name, args: [...args] });
+        });
+      },
+      block: this.#block,
+    });
+    // Calls still running on a lane are stopped (their lane is replaced) before the next run, and
+    // this run's calls still unanswered are forgotten (their answers would find no run).
+    dispatcher?.close();
+    for (const [callId, call] of this.#waiting) if (call.runId === runId) this.#waiting.delete(callId);
+    this.#current = undefined;
+    // Once the answer is on its way, the sandbox goes back to its image from before any run, or,
+    // if its run left it unfit (`outcome.healthy` false, a grown memory), is freed and replaced
+    // (sandbox-supply.ts). The worker itself is sound either way, so it is not replaced for that.
+    this.#post({ type: 'done', runId, result: outcome.result, healthy: true });
+    this.#sandboxes!.retire(supplied);
+  }
+}

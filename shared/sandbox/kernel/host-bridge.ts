@@ -1,0 +1,364 @@
+// The host side of the guest's bridge: the functions the prelude captures and deletes before any
+// module runs (console, general host calls, the WASM fast path, the lazily compiled library), the
+// grant check every capability call passes before it reaches the host, and the receipt entries
+// each call leaves. It is the only place guest values cross into host calls, so argument reading,
+// caller attribution and answer delivery live together here.
+
+import { Lifetime, type QuickJSContext, type QuickJSHandle, type Scope } from 'quickjs-emscripten-core';
+import type { HostCallResult, KernelRunRequest, RunLog } from '../../protocol/run.ts';
+import { bytesReplacer, reviveNumber } from './base64.ts';
+import { ENTRY_MODULE_NAME } from './entry-transform.ts';
+import {
+  HOST_CALL_GLOBAL,
+  HOST_CLOCK_GLOBAL,
+  HOST_LIBRARY_GLOBAL,
+  HOST_LOG_GLOBAL,
+  HOST_WASM_GLOBAL,
+  LIBRARY_SCRIPT_NAME,
+  guestLibrarySource,
+} from './guest-prelude.ts';
+import { HOST_RANDOM_GLOBAL, HOST_WEB_GLOBAL, RANDOM_BYTES_MAX, WEB_SCRIPT_NAME, webPartSource } from './guest-web.ts';
+import type { LoaderGraph } from './loader-policy.ts';
+import { HOST_INPUTS_GLOBAL } from './inputs-module.ts';
+import type { RunState } from './run-state.ts';
+
+/** The host side of capability and WASM calls (see KernelPowers.hostCall). */
+export type HostCall = (kind: 'capability' | 'wasm', name: string, args: readonly unknown[]) => Promise<HostCallResult>;
+
+/** Capability names the guest prelude calls, with the grant each needs. */
+const CAPABILITIES: Readonly<Record<string, 'fetch' | 'workspace' | 'secret'>> = {
+  fetch: 'fetch',
+  'workspace.read': 'workspace',
+  'workspace.write': 'workspace',
+  'workspace.list': 'workspace',
+  getSecret: 'secret',
+};
+
+/** A denial's `from` when the sandbox cannot tell which code asked (see `callerOf`). */
+export const UNKNOWN_CALLER = 'unknown';
+
+/** The one run a prepared context serves, bound to its bridge when the run starts. */
+export interface BridgeRun {
+  readonly request: KernelRunRequest;
+  readonly graph: LoaderGraph;
+  readonly state: RunState;
+  readonly hostCall: HostCall;
+  /** The run's clock (KernelPowers.now): the guest's performance.now() counts from its reading at bind. */
+  readonly now: () => number;
+  /** Binds the run's inputs as globals; the entry calls it after every import has evaluated (inputs-module.ts). */
+  readonly bindInputs?: () => void;
+  /**
+   * Set when what is bound is a module set's evaluation into an image (kernel.ts
+   * `evaluateImageInto`), not a run: crypto's random bytes are refused (they would be every later
+   * run's), and `drewRandom` says the set asked.
+   */
+  readonly imaging?: { drewRandom: boolean };
+}
+
+export interface HostBridge {
+  /** Hand over the prelude's `deliver` (WASM answers) and `caller` (attribution) once it has run. */
+  attach(helpers: { readonly deliver: QuickJSHandle; readonly caller: QuickJSHandle }): void;
+  /**
+   * Bind the run this context serves (the context is prepared before its run is known).
+   * Unanswered host calls are then held in `runScope`, the run's own, freed before the context.
+   */
+  bind(run: BridgeRun, runScope: Scope): void;
+  /** Forget the run (its scope is freed): the functions answer as unbound again. */
+  unbind(): void;
+}
+
+/** Every host function answers this until a run is bound: nothing of the guest's runs before then. */
+const UNBOUND: HostCallResult = { ok: false, code: 'internal', message: 'The sandbox received a call before its run started.' };
+
+/**
+ * Who made a host call, from the file name of its innermost frame that is not the prelude's, the
+ * bridge library's or a built-in's (the prelude reads it from the engine's own frames, see
+ * `caller` in guest-prelude.ts). Never parsed from stack text: function names in it are the
+ * guest's to write. No such frame (a promise job calling a capability directly) or a file that
+ * is not this run's is `UNKNOWN_CALLER`, never a guess.
+ */
+function callerOf(file: string, graph: LoaderGraph): string {
+  if (file === ENTRY_MODULE_NAME) return "the node's code";
+  const module = Object.hasOwn(graph.modules, file) ? graph.modules[file] : undefined;
+  return module ? module.displayName : UNKNOWN_CALLER;
+}
+
+function readArgs(ctx: QuickJSContext, jsonHandle: QuickJSHandle | undefined, buffersHandle: QuickJSHandle | undefined): unknown[] | undefined {
+  if (!jsonHandle || ctx.typeof(jsonHandle) !== 'string') return undefined;
+  const buffers: Uint8Array[] = [];
+  if (buffersHandle && ctx.typeof(buffersHandle) === 'object') {
+    const lengthHandle = ctx.getProp(buffersHandle, 'length');
+    const length = ctx.typeof(lengthHandle) === 'number' ? ctx.getNumber(lengthHandle) : 0;
+    lengthHandle.dispose();
+    for (let i = 0; i < Math.min(length, 64); i++) {
+      const item = ctx.getProp(buffersHandle, i);
+      try {
+        const view = ctx.getArrayBuffer(item);
+        buffers.push(view.value.slice());
+        view.dispose();
+      } catch {
+        return undefined;
+      } finally {
+        item.dispose();
+      }
+    }
+  }
+  try {
+    const text = ctx.getString(jsonHandle);
+    // The reviver only acts on `__sandbox…` tags; text without that name (and without escapes
+    // that could spell it) parses the same without one, and a reviver is the slower path.
+    if (!text.includes('__sandbox') && !text.includes('\\')) {
+      const plain: unknown = JSON.parse(text);
+      return Array.isArray(plain) ? plain : undefined;
+    }
+    const parsed: unknown = JSON.parse(text, (_key, value: unknown) => {
+      if (value !== null && typeof value === 'object' && typeof (value as { __sandboxBuffer?: unknown }).__sandboxBuffer === 'number') {
+        return buffers[(value as { __sandboxBuffer: number }).__sandboxBuffer];
+      }
+      const number = reviveNumber(value);
+      if (number !== undefined) return number;
+      return value;
+    });
+    return Array.isArray(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Define the bridge's host functions on the context's global object, for the prelude to capture.
+ * They are defined before the context's run is known (a worker prepares the context while idle);
+ * `bind` gives them the run, and until then they do nothing.
+ */
+export function installHostBridge(ctx: QuickJSContext, withWasm: boolean): HostBridge {
+  let run: BridgeRun | undefined;
+  let deliver: QuickJSHandle | undefined;
+  let callerHelper: QuickJSHandle | undefined;
+
+  const define = (name: string, fn: Parameters<QuickJSContext['newFunction']>[1]): void => {
+    const handle = ctx.newFunction(name, fn);
+    ctx.setProp(ctx.global, name, handle);
+    handle.dispose();
+  };
+
+  // The guest's performance (see HOST_CLOCK_GLOBAL): the bound run's clock, from the run's start.
+  let startedAt = 0;
+  let timeOrigin = 0;
+  define(HOST_CLOCK_GLOBAL, (whichHandle) => {
+    if (!run) return ctx.newNumber(0);
+    const origin = whichHandle !== undefined && ctx.typeof(whichHandle) === 'number' && ctx.getNumber(whichHandle) === 1;
+    return ctx.newNumber(origin ? timeOrigin : run.now() - startedAt);
+  });
+
+  // Taken by the kernel's inputs module before any pack evaluates (inputs-module.ts).
+  define(HOST_INPUTS_GLOBAL, () => {
+    run?.bindInputs?.();
+  });
+
+  define(HOST_LOG_GLOBAL, (levelHandle, textHandle) => {
+    const level = levelHandle && ctx.typeof(levelHandle) === 'string' ? ctx.getString(levelHandle) : 'log';
+    const text = textHandle && ctx.typeof(textHandle) === 'string' ? ctx.getString(textHandle) : '';
+    run?.state.log((['log', 'info', 'warn', 'error', 'debug'].includes(level) ? level : 'log') as RunLog['level'], text);
+  });
+
+  /** Keep a host call's answer in flight until it has been handed to the guest; wake the job loop then. */
+  const track = (state: RunState, answer: Promise<HostCallResult>, settle: (result: HostCallResult) => void): void => {
+    const tracked: Promise<void> = answer
+      .then(settle, (error: unknown) =>
+        settle({ ok: false, code: 'internal', message: `The host failed: ${error instanceof Error ? error.message : String(error)}` }),
+      )
+      .finally(() => {
+        state.inflight.delete(tracked);
+        state.wake(false);
+      });
+    state.inflight.add(tracked);
+  };
+
+  const asTaggedJson = (result: HostCallResult): QuickJSHandle => ctx.newString(JSON.stringify(result, bytesReplacer));
+
+  /** Answer one general host call: a promise handle now, resolved with the tagged result as JSON later. */
+  const answerWith = (state: RunState, answer: Promise<HostCallResult>): QuickJSHandle => {
+    const deferred = ctx.newPromise();
+    state.deferreds.add(deferred);
+    track(state, answer, (result) => {
+      if (state.closed || !ctx.alive) return;
+      const value = asTaggedJson(result);
+      deferred.resolve(value);
+      value.dispose();
+      deferred.dispose();
+      state.deferreds.delete(deferred);
+    });
+    return deferred.handle;
+  };
+
+  define(HOST_CALL_GLOBAL, (kindHandle, nameHandle, jsonHandle, buffersHandle) => {
+    const kind = kindHandle && ctx.typeof(kindHandle) === 'string' ? ctx.getString(kindHandle) : '';
+    const name = nameHandle && ctx.typeof(nameHandle) === 'string' ? ctx.getString(nameHandle) : '';
+    if (!run) return asTaggedJson(UNBOUND);
+    const args = readArgs(ctx, jsonHandle, buffersHandle);
+    return answerWith(run.state, dispatch(run, kind, name, args));
+  });
+
+  // The WASM fast path (see HOST_WASM_GLOBAL): numbers in, a call id back at once, and later a
+  // number or `undefined` delivered through the core's `deliver`. The same dispatch and checks as
+  // the general bridge; only the marshaling differs. `deliver` is attached once the core has run.
+  let nextWasmCall = 1;
+  if (withWasm) {
+    define(HOST_WASM_GLOBAL, (moduleHandle, exportHandle, ...argHandles) => {
+      const moduleId = moduleHandle && ctx.typeof(moduleHandle) === 'string' ? ctx.getString(moduleHandle) : undefined;
+      const exportName = exportHandle && ctx.typeof(exportHandle) === 'string' ? ctx.getString(exportHandle) : undefined;
+      const numbers: number[] = [];
+      for (const handle of argHandles) {
+        if (ctx.typeof(handle) !== 'number') {
+          numbers.length = 0;
+          break;
+        }
+        numbers.push(ctx.getNumber(handle));
+      }
+      const args = numbers.length === argHandles.length ? [moduleId, exportName, numbers] : undefined;
+      if (!run) return asTaggedJson(UNBOUND);
+      const { state } = run;
+      const id = nextWasmCall++;
+      const settle = (result: HostCallResult) => {
+        if (state.closed || !ctx.alive || !deliver) return;
+        const idHandle = ctx.newNumber(id);
+        const value =
+          result.ok && typeof result.value === 'number'
+            ? ctx.newNumber(result.value)
+            : result.ok && result.value === undefined
+              ? ctx.undefined
+              : asTaggedJson(result);
+        const delivered = ctx.callFunction(deliver, ctx.undefined, idHandle, value);
+        idHandle.dispose();
+        if (value !== ctx.undefined) value.dispose();
+        if (delivered.error) delivered.error.dispose();
+        else delivered.value.dispose();
+      };
+      track(state, dispatch(run, 'wasm', 'call', args), settle);
+      return ctx.newNumber(id);
+    });
+  }
+
+  // The bridge library is compiled on first use only (see guest-prelude.ts); the core calls this
+  // once with the intrinsics it captured before any guest code ran.
+  define(HOST_LIBRARY_GLOBAL, (intrinsics) => {
+    const compiled = ctx.evalCode(guestLibrarySource(), LIBRARY_SCRIPT_NAME, { type: 'global', strict: true });
+    if (compiled.error) return compiled;
+    const library = ctx.callFunction(compiled.value, ctx.undefined, intrinsics ?? ctx.undefined);
+    compiled.value.dispose();
+    return library;
+  });
+
+  // A web-standard global's part, compiled on its first use in a run (guest-web.ts); the core
+  // passes the intrinsics it captured and its own loader (a part may need another).
+  define(HOST_WEB_GLOBAL, (partHandle, intrinsics, need) => {
+    const source = partHandle && ctx.typeof(partHandle) === 'string' ? webPartSource(ctx.getString(partHandle)) : undefined;
+    if (source === undefined) throw new Error('the guest asked for a web part that does not exist');
+    const compiled = ctx.evalCode(source, WEB_SCRIPT_NAME, { type: 'global', strict: true });
+    if (compiled.error) return compiled;
+    const part = ctx.callFunction(compiled.value, ctx.undefined, intrinsics ?? ctx.undefined, need ?? ctx.undefined);
+    compiled.value.dispose();
+    return part;
+  });
+
+  // crypto.getRandomValues / randomUUID: bytes from the host's CSPRNG (Web Crypto, in Node and
+  // browsers alike), only while a run is bound: a module set evaluated ahead of any run (an image)
+  // must not carry random values every later run would share. Undefined tells the guest no.
+  define(HOST_RANDOM_GLOBAL, (countHandle) => {
+    const count = countHandle && ctx.typeof(countHandle) === 'number' ? ctx.getNumber(countHandle) : -1;
+    if (run?.imaging) run.imaging.drewRandom = true;
+    if (!run || run.imaging || !Number.isInteger(count) || count < 0 || count > RANDOM_BYTES_MAX) return ctx.undefined;
+    const bytes = new Uint8Array(count);
+    globalThis.crypto.getRandomValues(bytes);
+    return ctx.newArrayBuffer(bytes.buffer);
+  });
+
+  /** The caller's file (see `callerOf`): valid only synchronously inside a host call, which is where dispatch runs. */
+  const callerFile = (): string => {
+    if (!callerHelper) return '';
+    const found = ctx.callFunction(callerHelper, ctx.undefined);
+    if (found.error) {
+      found.error.dispose();
+      return '';
+    }
+    const file = ctx.typeof(found.value) === 'string' ? ctx.getString(found.value) : '';
+    found.value.dispose();
+    return file;
+  };
+
+  function dispatch(run: BridgeRun, kind: string, name: string, args: unknown[] | undefined): Promise<HostCallResult> {
+    const { request, graph, state } = run;
+    if (args === undefined) return Promise.resolve({ ok: false, code: 'invalid-data', message: 'The bridge received arguments it cannot read.' });
+    if (kind === 'capability') {
+      const grant = Object.hasOwn(CAPABILITIES, name) ? CAPABILITIES[name] : undefined;
+      const secretName = grant === 'secret' && typeof args[0] === 'string' ? args[0] : undefined;
+      const granted =
+        grant === 'fetch'
+          ? request.grants.fetch
+          : grant === 'workspace'
+            ? request.grants.workspace
+            : grant === 'secret'
+              ? secretName !== undefined && request.grants.secrets.includes(secretName)
+              : false;
+      if (!granted) {
+        // Finding the caller costs a stack capture: only a denial names it.
+        const from = callerOf(callerFile(), graph);
+        const what = grant === 'secret' ? `getSecret(${JSON.stringify(secretName ?? '')})` : name;
+        const who = from === UNKNOWN_CALLER ? `${what} was denied (the sandbox could not tell which code called it)` : `${what} called by ${from} was denied`;
+        const reason =
+          grant === 'secret' ? `${who}: this node was not granted that secret.` : `${who}: this node was not granted the ${grant ?? name} capability.`;
+        state.deny({ kind: 'capability', request: what, from, code: 'capability-denied', reason });
+        state.calls.push({ kind: 'capability', name, ok: false, code: 'capability-denied' });
+        return Promise.resolve({ ok: false, code: 'capability-denied', message: reason });
+      }
+      return record(state, 'capability', name, run.hostCall('capability', name, args));
+    }
+    if (kind === 'wasm') {
+      const [moduleId, exportName, wasmArgs] = args;
+      const module = typeof moduleId === 'string' && Object.hasOwn(graph.modules, moduleId) ? graph.modules[moduleId] : undefined;
+      if (!module || module.kind !== 'wasm') {
+        state.calls.push({ kind: 'wasm', name: String(moduleId), ok: false, code: 'wasm-not-declared' });
+        return Promise.resolve({
+          ok: false,
+          code: 'wasm-not-declared',
+          message: `WASM module ${JSON.stringify(String(moduleId))} is not part of this run's declared packages.`,
+        });
+      }
+      // The export and the arguments are the dispatcher's to check (it names what is wrong).
+      const label = typeof exportName === 'string' && exportName.length <= 128 ? exportName : '?';
+      return record(state, 'wasm', `${module.displayName}#${label}`, run.hostCall('wasm', moduleId as string, [exportName, wasmArgs]));
+    }
+    return Promise.resolve({ ok: false, code: 'invalid-data', message: `Unknown bridge call ${JSON.stringify(kind)}.` });
+  }
+
+  function record(state: RunState, kind: 'capability' | 'wasm', name: string, answer: Promise<HostCallResult>): Promise<HostCallResult> {
+    return answer.then((result) => {
+      state.calls.push(result.ok ? { kind, name, ok: true } : { kind, name, ok: false, code: result.code });
+      return result;
+    });
+  }
+
+  return {
+    attach(helpers) {
+      deliver = helpers.deliver;
+      callerHelper = helpers.caller;
+    },
+    bind(bound, runScope) {
+      if (run) throw new Error('a prepared sandbox serves one run at a time');
+      run = bound;
+      nextWasmCall = 1;
+      startedAt = bound.now();
+      timeOrigin = Date.now();
+      // Whatever is still unanswered when the run ends goes with the run's scope, before the context.
+      runScope.manage(
+        new Lifetime(bound.state.deferreds, undefined, (deferreds) => {
+          for (const deferred of deferreds) deferred.dispose();
+          deferreds.clear();
+        }),
+      );
+    },
+    unbind() {
+      run = undefined;
+    },
+  };
+}

@@ -1,0 +1,94 @@
+// The quickjs-ng engine as the kernel receives it: one WebAssembly instance with its own bounded
+// linear memory, made from a `WebAssembly.Module` that each thread compiles once. A sandbox worker
+// keeps one instance per sandbox and restores its memory to a snapshot after each run
+// (sandbox-supply.ts); the admission probe takes a new one per probe. Compiling is the expensive
+// step (tens of ms), instantiating a compiled module is not (about a millisecond).
+//
+// The engine gets its own bounded WebAssembly.Memory. Measured here: this quickjs-ng build
+// enforces `setMemoryLimit` per allocation only — 30 × 4 MB typed arrays or strings under a
+// 64 MB limit all succeed, and a loop of them grows the engine's linear memory to its 2 GB
+// maximum before failing. Capping the linear memory at the guest limit plus the engine's own
+// baseline makes the 64 MB bound real (an over-limit guest gets "out of memory" within
+// milliseconds), and the cap holds because one engine runs one guest.
+
+import { QuickJSWASMModule, type QuickJSSyncVariant } from 'quickjs-emscripten-core';
+import variant from '@jitl/quickjs-ng-wasmfile-release-sync';
+import { LIMITS } from '../../protocol/limits.ts';
+
+export const PAGE = 64 * 1024;
+/** The engine's own baseline (its initial memory), before any guest allocates. */
+export const ENGINE_BASE_PAGES = 256;
+/** Slack for the runtime's own structures around the guest's heap. */
+const SLACK_PAGES = 256;
+export const ENGINE_MAX_PAGES = ENGINE_BASE_PAGES + LIMITS.guestMemoryBytes / PAGE + SLACK_PAGES;
+
+/** One engine instance and its linear memory (whose size is the engine's footprint). */
+export interface BoundedEngine {
+  readonly engine: QuickJSWASMModule;
+  readonly memory: WebAssembly.Memory;
+}
+
+/** A new memory for one engine instance: its baseline, growing at most to the guest limit's bound. */
+export function boundedMemory(): WebAssembly.Memory {
+  return new WebAssembly.Memory({ initial: ENGINE_BASE_PAGES, maximum: ENGINE_MAX_PAGES });
+}
+
+/** Compiles the engine's binary (the bytes of `emscripten-module.wasm`); once per thread. */
+export function compileQuickJsNg(bytes: BufferSource): Promise<WebAssembly.Module> {
+  return WebAssembly.compile(bytes);
+}
+
+type FfiClass = Awaited<ReturnType<QuickJSSyncVariant['importFFI']>>;
+type EmscriptenModule = ConstructorParameters<FfiClass>[0];
+/** The emscripten glue's factory, as the variant exports it. */
+type EmscriptenFactory = (options: Record<string, unknown>) => Promise<EmscriptenModule>;
+
+let loaded: Promise<{ readonly factory: EmscriptenFactory; readonly ffiClass: FfiClass }> | undefined;
+
+/**
+ * The variant's glue and FFI, imported once per thread. The stock path
+ * (`newQuickJSWASMModuleFromVariant`) imports both and a module of its own on every
+ * instantiation; each dynamic import is a loader round trip (under tsx, a hop to its hooks
+ * thread), paid once here instead.
+ */
+function loadedVariant(): Promise<{ readonly factory: EmscriptenFactory; readonly ffiClass: FfiClass }> {
+  loaded ??= Promise.all([variant.importModuleLoader(), variant.importFFI()]).then(([loader, ffiClass]) => {
+    const unwrapped = (loader as unknown as { default?: unknown }).default ?? loader;
+    return { factory: unwrapped as unknown as EmscriptenFactory, ffiClass };
+  });
+  return loaded;
+}
+
+/**
+ * A new engine instance of a compiled module, with bounded memory: new, or `recycled` — a memory
+ * an earlier instance used, which the caller has zeroed whole and which is still at its initial
+ * size (see memory-snapshot.ts `zeroedForReuse`), so the instance cannot tell it from a new one. Nothing outside the
+ * returned object refers to it (quickjs-emscripten keeps no registry of modules), so dropping it
+ * lets the instance be collected. Built as `newQuickJSWASMModuleFromVariant` builds one, minus
+ * its per-call imports, and instantiated synchronously from the compiled module.
+ */
+export async function instantiateQuickJsNg(wasmModule: WebAssembly.Module, recycled?: WebAssembly.Memory): Promise<BoundedEngine> {
+  const memory = recycled ?? boundedMemory();
+  const { factory, ffiClass } = await loadedVariant();
+  // The glue is given its compiled module and its memory, so it needs nothing from Node. Told it
+  // is not in Node (the check reads `process.type` once, synchronously, at the factory's start;
+  // Electron's renderer sets the same), it skips a per-instance `import("node:module")` (a loader
+  // round trip, measured 0.6 ms under tsx) and its fs/argv setup, and an engine `exit` throws
+  // instead of setting the process's exit code.
+  const proc = globalThis.process as { type?: unknown } | undefined;
+  const pretend = proc !== undefined && !Object.hasOwn(proc, 'type');
+  if (pretend) proc.type = 'renderer';
+  const pending = factory({
+    wasmMemory: memory,
+    instantiateWasm: (imports: WebAssembly.Imports, onSuccess: (instance: WebAssembly.Instance, module: WebAssembly.Module) => unknown) => {
+      const instance = new WebAssembly.Instance(wasmModule, imports);
+      onSuccess(instance, wasmModule);
+      return instance.exports;
+    },
+  });
+  if (pretend) delete proc.type;
+  const emscripten = await pending;
+  emscripten.type = 'sync';
+  const engine = new QuickJSWASMModule(emscripten, new ffiClass(emscripten));
+  return { engine, memory };
+}

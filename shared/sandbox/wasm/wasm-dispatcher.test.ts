@@ -1,0 +1,224 @@
+// The dispatcher's checks and budgets, driven through a small in-process pool port that runs the
+// real engine (instance per call, like the worker pool) so calls really execute. The worker pool
+// itself, with timeouts, is tested with the dispatcher in electron/runtime/wasm/.
+
+import { describe, expect, it } from 'vitest';
+import type { ExecutableModule, SandboxModuleResolutionOk, WasmExportSignature } from '../../protocol/catalog.ts';
+import type { WasmBudgets } from '../../protocol/manifest.ts';
+import { buildWasm, op } from '../../testing/wasm-builder.ts';
+import { validateWasmBinary } from '../../packs/wasm-binary.ts';
+import { createWasmDispatcher, effectiveBudgets, type WasmPoolPort, type WasmPoolRequest } from './wasm-dispatcher.ts';
+
+const bytes = buildWasm({
+  funcs: [
+    { type: { params: ['i32', 'i32'], results: ['i32'] }, body: [op.local_get, 0, op.local_get, 1, op.i32_add] },
+    { type: { params: ['f64'], results: [] }, body: [] },
+    // burn(n): count down from n — real work whose time the budget sees.
+    {
+      type: { params: ['i32'], results: ['i32'] },
+      body: [op.loop, op.blocktype_empty, op.local_get, 0, op.i32_const, 1, op.i32_sub, op.local_tee, 0, op.br_if, 0, op.end, op.local_get, 0],
+    },
+    { type: { params: [], results: [] }, body: [op.unreachable] },
+  ],
+  exports: [
+    { name: 'add', kind: 'func', index: 0 },
+    { name: 'sink-f64', kind: 'func', index: 1 },
+    { name: 'burn', kind: 'func', index: 2 },
+    { name: 'crash', kind: 'func', index: 3 },
+    { name: 'hidden', kind: 'func', index: 0 },
+  ],
+});
+
+function signatures(declared: Parameters<typeof validateWasmBinary>[1]['exports']): WasmExportSignature[] {
+  const result = validateWasmBinary(bytes, { memoryPagesMax: 0, exports: declared });
+  if (!result.ok) throw new Error(result.message);
+  return result.value.exports;
+}
+
+function wasmModule(moduleId: string, budgets: WasmBudgets = {}): ExecutableModule {
+  return {
+    moduleId,
+    kind: 'wasm',
+    packName: '@acme/math',
+    packVersion: '1.0.0',
+    specifier: `@acme/math/${moduleId}`,
+    displayName: `@acme/math/${moduleId}`,
+    source: '',
+    imports: {},
+    digest: '0'.repeat(64),
+    wasm: { bytes, exports: signatures(['add', { wasm: 'sink-f64', as: 'sink' }, 'burn', 'crash']), memoryPagesMax: 0, budgets },
+  };
+}
+
+function resolution(...mods: ExecutableModule[]): Pick<SandboxModuleResolutionOk, 'modules'> {
+  const jsModule: ExecutableModule = { ...wasmModule('js'), kind: 'js', wasm: undefined };
+  return { modules: Object.fromEntries([...mods, jsModule].map((m) => [m.moduleId, m])) };
+}
+
+/** In-process pool port: a fresh instance per call on the real engine, after a macrotask. */
+class InlinePort implements WasmPoolPort {
+  requests: WasmPoolRequest[] = [];
+  async call(request: WasmPoolRequest) {
+    this.requests.push(request);
+    await new Promise((r) => setTimeout(r, 1));
+    const start = performance.now();
+    try {
+      const instance = new WebAssembly.Instance(new WebAssembly.Module(request.bytes.slice()), {});
+      const value = (instance.exports[request.exportName] as (...a: number[]) => number | undefined)(...request.args);
+      return { ok: true as const, value, runMs: performance.now() - start };
+    } catch (error) {
+      return { ok: false as const, code: 'wasm-trap' as const, message: (error as Error).message, runMs: performance.now() - start };
+    }
+  }
+}
+
+describe('createWasmDispatcher', () => {
+  it('calls a declared export by its `as` name with checked arguments', async () => {
+    const port = new InlinePort();
+    const d = createWasmDispatcher(resolution(wasmModule('m')), port);
+    expect(await d.bridge('m', 'add', [2, 3])).toEqual({ ok: true, value: 5 });
+    expect(await d.bridge('m', 'sink', [Number.NaN])).toEqual({ ok: true, value: undefined });
+    expect(port.requests.map((r) => [r.exportName, r.args, r.timeoutMs])).toEqual([
+      ['add', [2, 3], 5000],
+      ['sink-f64', [Number.NaN], 5000],
+    ]);
+    expect(d.usage()).toMatchObject({ calls: 2, inFlight: 0 });
+  });
+
+  it('serves only the run’s WASM modules and their declared exports', async () => {
+    const port = new InlinePort();
+    const d = createWasmDispatcher(resolution(wasmModule('m')), port);
+    const notDeclared = (message: string) => ({ ok: false, code: 'wasm-not-declared', message });
+    expect(await d.bridge('other', 'add', [1, 2])).toEqual(notDeclared('that WASM module is not declared for this run'));
+    expect(await d.bridge('js', 'add', [1, 2])).toEqual(notDeclared('that WASM module is not declared for this run'));
+    expect(await d.bridge({ toString: () => 'm' }, 'add', [1, 2])).toEqual(notDeclared('that WASM module is not declared for this run'));
+    expect(await d.bridge('m', 'hidden', [1, 2])).toEqual(notDeclared('`hidden` is not an export of `@acme/math/m`'));
+    expect(await d.bridge('m', 'sink-f64', [1])).toEqual(notDeclared('`sink-f64` is not an export of `@acme/math/m`'));
+    expect(await d.bridge('m', '__proto__', [])).toEqual(notDeclared('`__proto__` is not an export of `@acme/math/m`'));
+    expect(await d.bridge('m', 'constructor', [])).toEqual(notDeclared('`constructor` is not an export of `@acme/math/m`'));
+    expect(await d.bridge('m', 'x'.repeat(500), [])).toEqual(notDeclared('that export is not an export of `@acme/math/m`'));
+    expect(port.requests).toEqual([]);
+  });
+
+  it('checks arguments before the pool sees the call, and such calls cost no budget', async () => {
+    const port = new InlinePort();
+    const d = createWasmDispatcher(resolution(wasmModule('m', { calls: 1 })), port);
+    expect(await d.bridge('m', 'add', [2 ** 31, 1])).toEqual({
+      ok: false,
+      code: 'wasm-argument',
+      message: '`add` argument 1 expects an i32 between -2147483648 and 2147483647, got 2147483648',
+    });
+    expect(await d.bridge('m', 'add', [1])).toEqual({ ok: false, code: 'wasm-argument', message: '`add` takes 2 arguments (i32, i32), got 1' });
+    expect(port.requests).toEqual([]);
+    expect(await d.bridge('m', 'add', [1, 1])).toEqual({ ok: true, value: 2 });
+  });
+
+  it('passes traps through as tagged results', async () => {
+    const d = createWasmDispatcher(resolution(wasmModule('m')), new InlinePort());
+    expect(await d.bridge('m', 'crash', [])).toEqual({ ok: false, code: 'wasm-trap', message: '`crash` trapped: unreachable' });
+  });
+
+  it('enforces the run-wide call budget (256 by default)', async () => {
+    const d = createWasmDispatcher(resolution(wasmModule('m'), wasmModule('n')), new InlinePort());
+    for (let i = 0; i < 256; i++) {
+      const r = await d.bridge(i % 2 ? 'm' : 'n', 'add', [i, 1]);
+      expect(r.ok).toBe(true);
+    }
+    expect(await d.bridge('m', 'add', [1, 1])).toEqual({
+      ok: false,
+      code: 'wasm-budget-calls',
+      message: 'this run may make at most 256 WASM calls per run (budget: calls)',
+    });
+  });
+
+  it('enforces a module’s lowered call budget without touching other modules', async () => {
+    const d = createWasmDispatcher(resolution(wasmModule('m', { calls: 2 }), wasmModule('n')), new InlinePort());
+    await d.bridge('m', 'add', [1, 1]);
+    await d.bridge('m', 'add', [1, 1]);
+    expect(await d.bridge('m', 'add', [1, 1])).toEqual({
+      ok: false,
+      code: 'wasm-budget-calls',
+      message: '`@acme/math/m` may make at most 2 WASM calls per run (budget: calls)',
+    });
+    expect(await d.bridge('n', 'add', [1, 1])).toEqual({ ok: true, value: 2 });
+  });
+
+  it('enforces concurrency: the third call in flight is refused, and slots free up', async () => {
+    const d = createWasmDispatcher(resolution(wasmModule('m')), new InlinePort());
+    const [a, b, c] = [d.bridge('m', 'add', [1, 1]), d.bridge('m', 'add', [2, 2]), d.bridge('m', 'add', [3, 3])];
+    expect(await c).toEqual({
+      ok: false,
+      code: 'wasm-budget-concurrency',
+      message: 'this run may have at most 2 WASM calls in flight at once (budget: concurrency)',
+    });
+    expect([await a, await b]).toEqual([
+      { ok: true, value: 2 },
+      { ok: true, value: 4 },
+    ]);
+    expect(await d.bridge('m', 'add', [4, 4])).toEqual({ ok: true, value: 8 });
+    const single = createWasmDispatcher(resolution(wasmModule('m', { concurrency: 1 })), new InlinePort());
+    const first = single.bridge('m', 'add', [1, 1]);
+    expect(await single.bridge('m', 'add', [1, 1])).toMatchObject({ ok: false, code: 'wasm-budget-concurrency' });
+    await first;
+  });
+
+  it('charges WASM time and refuses calls once the aggregate budget is spent', async () => {
+    const d = createWasmDispatcher(resolution(wasmModule('m', { aggregateMs: 20 })), new InlinePort());
+    let calls = 0;
+    let last;
+    do {
+      last = await d.bridge('m', 'burn', [2_000_000]);
+      calls++;
+    } while (last.ok && calls < 1000);
+    expect(last).toEqual({ ok: false, code: 'wasm-budget-time', message: '`@acme/math/m` has used its 20 ms of WASM time for this run (budget: time)' });
+    expect(d.usage().wasmMs).toBeGreaterThanOrEqual(20);
+  });
+
+  it('caps each call’s timeout by the time left in the budget', async () => {
+    const port = new InlinePort();
+    const d = createWasmDispatcher(resolution(wasmModule('m', { aggregateMs: 3000, callTimeoutMs: 2000 })), port);
+    await d.bridge('m', 'add', [1, 1]);
+    expect(port.requests[0]?.timeoutMs).toBe(2000);
+    // Two calls in flight reserve their timeouts: the second gets only what the first left.
+    const a = d.bridge('m', 'add', [1, 1]);
+    const b = d.bridge('m', 'add', [1, 1]);
+    await Promise.all([a, b]);
+    const [, second, third] = port.requests.map((r) => r.timeoutMs);
+    expect(second).toBe(2000);
+    expect(third).toBeLessThanOrEqual(1000);
+    expect(third).toBeGreaterThan(500); // 1000 minus the first call's run time, which load can stretch
+  });
+
+  it('never raises budgets above the host defaults', () => {
+    expect(effectiveBudgets({ calls: 10_000, concurrency: 50, aggregateMs: 10 ** 9, callTimeoutMs: 10 ** 9 })).toEqual({
+      callTimeoutMs: 5000,
+      concurrency: 2,
+      calls: 256,
+      aggregateMs: 30_000,
+    });
+    expect(effectiveBudgets({ calls: 3, callTimeoutMs: 50 })).toEqual({ callTimeoutMs: 50, concurrency: 2, calls: 3, aggregateMs: 30_000 });
+    expect(effectiveBudgets({ calls: 0, concurrency: Number.NaN })).toEqual({ callTimeoutMs: 5000, concurrency: 2, calls: 256, aggregateMs: 30_000 });
+  });
+
+  it('refuses every call after close and aborts the ones in flight', async () => {
+    const port = new InlinePort();
+    const d = createWasmDispatcher(resolution(wasmModule('m')), port);
+    const inFlight = d.bridge('m', 'add', [1, 1]);
+    d.close();
+    expect(port.requests[0]?.signal?.aborted).toBe(true);
+    await inFlight;
+    expect(await d.bridge('m', 'add', [1, 1])).toEqual({
+      ok: false,
+      code: 'wasm-not-declared',
+      message: 'the run has ended; its WASM modules can no longer be called',
+    });
+  });
+
+  it('turns a rejecting port into a tagged result', async () => {
+    const d = createWasmDispatcher(resolution(wasmModule('m')), {
+      call: () => Promise.reject(new Error('port bug')),
+    });
+    expect(await d.bridge('m', 'add', [1, 1])).toEqual({ ok: false, code: 'internal', message: 'the WASM pool failed: port bug' });
+    expect(d.usage().inFlight).toBe(0);
+  });
+});

@@ -1,0 +1,221 @@
+// The per-run WASM dispatcher: the one function a run's facades can reach, and the actual
+// security boundary of the WASM bridge (hiding the binding is only defence in depth). It is built
+// from the run's resolution, so it knows exactly the WASM modules the node declared and nothing
+// else; every call is checked for module identity, export allowlist (by the manifest's `as`
+// name), argument count and scalar types, and the invocation's budgets, before the pool port
+// runs anything. Engine-neutral: the Node worker pool and a browser Web Worker pool both sit
+// behind `WasmPoolPort`, and the kernel binds `dispatcher.bridge` as WASM_BRIDGE_GLOBAL.
+//
+// Budgets are layered. Run-wide: the host defaults (concurrency 2, 256 calls, 30 s of WASM
+// time). Per module: the same counters against that module's manifest `budgets`, which can only
+// lower the defaults (the manifest schema caps them and `effectiveBudgets` takes the minimum).
+// "WASM time" is the sum of the calls' run times as the pool reports them (instantiate + call in
+// the worker; queueing behind other runs is not charged). To keep the aggregate hard rather than
+// best-effort, each call's timeout is capped by what is left of it after the time reserved by
+// calls already in flight; a call stopped by that cap fails as `wasm-budget-time`.
+
+import type { ExecutableModule, ExecutableWasm, WasmExportSignature } from '../../protocol/catalog.ts';
+import type { ErrorCode } from '../../protocol/codes.ts';
+import { LIMITS } from '../../protocol/limits.ts';
+import type { WasmBudgets } from '../../protocol/manifest.ts';
+import { fail, ok, type Failure, type Result } from '../../protocol/result.ts';
+import { checkWasmArguments, convertWasmResult } from './wasm-scalars.ts';
+
+/** What a pool reports for one call: the result, and how long the worker spent on it. */
+export type WasmPoolReply = Result<number | undefined> & { readonly runMs: number };
+
+/**
+ * The pool as the dispatcher sees it. `bytes` identify the module by content (the pool hashes and
+ * caches compiled modules); `exportName` is the name inside the binary; `args` are already
+ * checked. A call must settle (never reject) and honour `signal` by stopping the call.
+ */
+export interface WasmPoolPort {
+  call(request: WasmPoolRequest): Promise<WasmPoolReply>;
+}
+
+export interface WasmPoolRequest {
+  readonly bytes: Uint8Array;
+  readonly exportName: string;
+  readonly args: readonly number[];
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
+}
+
+/** The guest-visible reply, exactly what `wasmBridgeModuleSource()` expects. */
+export type WasmBridgeReply =
+  { readonly ok: true; readonly value: number | undefined } | { readonly ok: false; readonly code: ErrorCode; readonly message: string };
+
+/** The function bound as the bridge global: `(moduleId, exportName, args)`; never rejects. */
+export type WasmBridgeFunction = (moduleId: unknown, exportName: unknown, args: unknown) => Promise<WasmBridgeReply>;
+
+export interface EffectiveBudgets {
+  readonly callTimeoutMs: number;
+  readonly concurrency: number;
+  readonly calls: number;
+  readonly aggregateMs: number;
+}
+
+export const DEFAULT_WASM_BUDGETS: EffectiveBudgets = {
+  callTimeoutMs: LIMITS.wasmCallTimeoutMs,
+  concurrency: LIMITS.wasmConcurrency,
+  calls: LIMITS.wasmCallsPerInvocation,
+  aggregateMs: LIMITS.wasmAggregateMs,
+};
+
+/** A manifest's budgets over the defaults: each value can only go down. */
+export function effectiveBudgets(declared: WasmBudgets | undefined, base: EffectiveBudgets = DEFAULT_WASM_BUDGETS): EffectiveBudgets {
+  const lower = (value: number | undefined, cap: number) => (value === undefined || !(value >= 1) ? cap : Math.min(Math.floor(value), cap));
+  return {
+    callTimeoutMs: lower(declared?.callTimeoutMs, base.callTimeoutMs),
+    concurrency: lower(declared?.concurrency, base.concurrency),
+    calls: lower(declared?.calls, base.calls),
+    aggregateMs: lower(declared?.aggregateMs, base.aggregateMs),
+  };
+}
+
+/** Counters of one budget scope (the run, or one module within it). */
+class BudgetMeter {
+  calls = 0;
+  inFlight = 0;
+  usedMs = 0;
+  reservedMs = 0;
+  constructor(
+    readonly budgets: EffectiveBudgets,
+    readonly label: string,
+  ) {}
+
+  /** Why a new call may not start, if it may not. */
+  refuse(): Failure | undefined {
+    const b = this.budgets;
+    if (this.calls >= b.calls)
+      return fail('wasm-budget-calls', `${this.label} may make at most ${b.calls} WASM call${b.calls === 1 ? '' : 's'} per run (budget: calls)`);
+    if (this.inFlight >= b.concurrency) {
+      return fail(
+        'wasm-budget-concurrency',
+        `${this.label} may have at most ${b.concurrency} WASM call${b.concurrency === 1 ? '' : 's'} in flight at once (budget: concurrency)`,
+      );
+    }
+    if (this.remainingMs() <= 0) return fail('wasm-budget-time', `${this.label} has used its ${b.aggregateMs} ms of WASM time for this run (budget: time)`);
+    return undefined;
+  }
+
+  remainingMs(): number {
+    return this.budgets.aggregateMs - this.usedMs - this.reservedMs;
+  }
+
+  timeFailure(): Failure {
+    return fail('wasm-budget-time', `${this.label} ran out of its ${this.budgets.aggregateMs} ms of WASM time for this run (budget: time)`);
+  }
+}
+
+interface DeclaredModule {
+  readonly moduleId: string;
+  readonly displayName: string;
+  readonly wasm: ExecutableWasm;
+  readonly exports: ReadonlyMap<string, WasmExportSignature>;
+  readonly meter: BudgetMeter;
+}
+
+export interface WasmUsage {
+  readonly calls: number;
+  readonly inFlight: number;
+  readonly wasmMs: number;
+}
+
+export interface WasmDispatcherOptions {
+  /** Run-wide budgets; defaults to the host's. Values above the host's are capped. */
+  readonly budgets?: WasmBudgets;
+}
+
+export interface WasmDispatcher {
+  /** Bind this as the bridge global for the run. Never rejects. */
+  readonly bridge: WasmBridgeFunction;
+  /** Counters for the run's receipt. */
+  usage(): WasmUsage;
+  /** The run is over: calls in flight are stopped and later calls are refused. Idempotent. */
+  close(): void;
+}
+
+/** Build the dispatcher for one run from its resolution; only its WASM modules are served. */
+/** What the dispatcher reads of a resolution's modules. */
+export type DispatcherModules = Readonly<Record<string, Pick<ExecutableModule, 'moduleId' | 'kind' | 'displayName' | 'wasm'>>>;
+
+export function createWasmDispatcher(
+  resolution: { readonly modules: DispatcherModules },
+  pool: WasmPoolPort,
+  options: WasmDispatcherOptions = {},
+): WasmDispatcher {
+  const run = new BudgetMeter(effectiveBudgets(options.budgets), 'this run');
+  const modules = new Map<string, DeclaredModule>();
+  for (const mod of Object.values(resolution.modules)) {
+    if (mod.kind !== 'wasm' || !mod.wasm) continue;
+    const exports = new Map<string, WasmExportSignature>();
+    for (const sig of mod.wasm.exports) exports.set(sig.as, sig);
+    const budgets = effectiveBudgets(mod.wasm.budgets, run.budgets);
+    modules.set(mod.moduleId, {
+      moduleId: mod.moduleId,
+      displayName: mod.displayName,
+      wasm: mod.wasm,
+      exports,
+      meter: new BudgetMeter(budgets, `\`${mod.displayName}\``),
+    });
+  }
+  const abort = new AbortController();
+
+  async function call(moduleId: unknown, exportName: unknown, args: unknown): Promise<WasmBridgeReply> {
+    if (abort.signal.aborted) return fail('wasm-not-declared', 'the run has ended; its WASM modules can no longer be called');
+    const mod = typeof moduleId === 'string' ? modules.get(moduleId) : undefined;
+    if (!mod) return fail('wasm-not-declared', 'that WASM module is not declared for this run');
+    const sig = typeof exportName === 'string' ? mod.exports.get(exportName) : undefined;
+    if (!sig) {
+      const name = typeof exportName === 'string' && exportName.length <= 128 ? `\`${exportName}\`` : 'that export';
+      return fail('wasm-not-declared', `${name} is not an export of \`${mod.displayName}\``);
+    }
+    const checked = checkWasmArguments(sig, args);
+    if (!checked.ok) return checked;
+
+    const refused = run.refuse() ?? mod.meter.refuse();
+    if (refused) return refused;
+    // The timeout is the per-call limit, capped by what is left of both time budgets.
+    const timeBound = Math.min(run.remainingMs(), mod.meter.remainingMs());
+    const timeoutMs = Math.max(1, Math.min(mod.meter.budgets.callTimeoutMs, Math.floor(timeBound)));
+    const cappedByBudget = timeoutMs < mod.meter.budgets.callTimeoutMs;
+    for (const m of [run, mod.meter]) {
+      m.calls++;
+      m.inFlight++;
+      m.reservedMs += timeoutMs;
+    }
+    let reply: WasmPoolReply;
+    try {
+      reply = await pool.call({ bytes: mod.wasm.bytes, exportName: sig.wasm, args: checked.value, timeoutMs, signal: abort.signal });
+    } catch (error) {
+      // A port that rejects is a bug in the port; the guest still gets a tagged answer.
+      reply = { ...fail('internal', `the WASM pool failed: ${error instanceof Error ? error.message : String(error)}`), runMs: timeoutMs };
+    } finally {
+      for (const m of [run, mod.meter]) {
+        m.inFlight--;
+        m.reservedMs -= timeoutMs;
+      }
+    }
+    const spent = Number.isFinite(reply.runMs) && reply.runMs >= 0 ? Math.min(reply.runMs, timeoutMs) : timeoutMs;
+    run.usedMs += spent;
+    mod.meter.usedMs += spent;
+    if (!reply.ok) {
+      if (reply.code === 'wasm-timeout') {
+        if (cappedByBudget) return (run.remainingMs() <= mod.meter.remainingMs() ? run : mod.meter).timeFailure();
+        // The pool names the binary's export; the guest knows it by its `as` name.
+        return fail('wasm-timeout', `\`${sig.as}\` ran longer than its ${timeoutMs} ms limit and was stopped`);
+      }
+      if (reply.code === 'wasm-trap') return fail('wasm-trap', `\`${sig.as}\` trapped: ${reply.message}`);
+      return fail(reply.code, reply.message);
+    }
+    const value = convertWasmResult(sig, reply.value);
+    return value.ok ? ok(value.value) : value;
+  }
+
+  return {
+    bridge: call,
+    usage: () => ({ calls: run.calls, inFlight: run.inFlight, wasmMs: run.usedMs }),
+    close: () => abort.abort(),
+  };
+}

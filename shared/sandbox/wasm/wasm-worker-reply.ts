@@ -1,0 +1,35 @@
+// What a WASM pool worker may say back to its pool, on Node and in the browser alike. A worker runs
+// pack code, so the pool parses every reply from `unknown` with this schema before acting on it;
+// one schema for both hosts keeps their failures reading the same.
+
+import { z } from 'zod';
+import { compiled } from '../../protocol/compiled.ts';
+
+const runMs = z.number().min(0);
+/** Any JS number: zod's z.number() refuses NaN and ±Infinity, which f32/f64 results may be. */
+const anyNumber = z.custom<number>((v) => typeof v === 'number', 'expected a number');
+
+export const WasmWorkerReplySchema = z.union([
+  z.object({ type: z.literal('ready') }).strict(),
+  z.object({ type: z.literal('missing'), id: z.number().int() }).strict(),
+  z.object({ type: z.literal('result'), id: z.number().int(), ok: z.literal(true), value: anyNumber.optional(), runMs }).strict(),
+  z
+    .object({
+      type: z.literal('result'),
+      id: z.number().int(),
+      ok: z.literal(false),
+      code: z.enum(['wasm-trap', 'internal']),
+      message: z.string().max(10_000),
+      runMs,
+    })
+    .strict(),
+]);
+export type WasmWorkerReply = z.infer<typeof WasmWorkerReplySchema>;
+
+const parseReply = compiled(WasmWorkerReplySchema);
+
+/** Parse a worker's reply; undefined when it is malformed (zod's compiled parser: shared/protocol/compiled.ts). */
+export function parseWasmWorkerReply(raw: unknown): WasmWorkerReply | undefined {
+  const parsed = parseReply(raw);
+  return parsed.success ? parsed.data : undefined;
+}
