@@ -143,7 +143,7 @@ describe('first run in the background', () => {
       expect(last).toEqual({
         type: 'first-run-progress',
         state: 'failed',
-        message: `The packs that come with the app could not be set up (install-failed): First run could not install the shipped packs: The bundled tarball for ${YAML.name} holds ${GEO.name}. The app works without them; the next start tries again.`,
+        message: `The packs that come with the app could not be set up (install-failed): First run could not install the shipped packs: The tarball for ${YAML.name} holds ${GEO.name}. The app works without them; the next start tries again.`,
       });
       // No longer "being set up": the usual answer for a pack that is not installed.
       const result = await seeding.dispatcher.handle('code.run', { code: 'return 1;', packages: [{ specifier: YAML.name }] }, { face: 'test' });

@@ -39,7 +39,7 @@ function looksLikeGit(spec: string): boolean {
 
 export function parseSpec(raw: string, cwd: string): Result<ParsedSpec> {
   const spec = raw.trim();
-  if (spec === '') return fail('usage', 'Give a package to install, for example `sandbox-packs install sandbox-csv`.');
+  if (spec === '') return fail('spec-unsupported', 'No package was given to install; name a package from the registry, or a .tgz file.');
   if (spec.startsWith('-')) return fail('spec-unsupported', `"${spec}" looks like an option, not a package; package specs never start with "-".`);
   if (/[\s\u0000-\u001f\u007f]/.test(spec)) return fail('spec-unsupported', 'A package spec cannot contain spaces or control characters.');
 
