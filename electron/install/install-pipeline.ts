@@ -9,13 +9,14 @@
 
 import path from 'node:path';
 import { SOURCE_LABELS, trustCovers, type Ledger, type PackInstallStatus, type PackRecord } from '../../shared/protocol/ledger.ts';
-import { fail, ok, type Result } from '../../shared/protocol/result.ts';
+import { fail, ok } from '../../shared/protocol/result.ts';
 import { isDiskFull } from '../platform/durable-file.ts';
 import { classify, inspectClosure, readInstalledPackageJson } from './inspect.ts';
 import { writeLedger } from './ledger-store.ts';
 import { readLockfile, readRootPackageJson, type Lockfile } from './npm-root.ts';
 import { npmFailure, npmInstall, npmUninstall, syncScriptPolicy, type OpContext } from './root-ops.ts';
 import type { ParsedSpec } from './spec.ts';
+import type { InstallResult } from './install-codes.ts';
 
 export interface InstallTarget {
   readonly parsed: ParsedSpec;
@@ -50,7 +51,7 @@ function savedAs(deps: Deps, root: string, parsed: ParsedSpec): string | undefin
  * The admission of one installed package: what the ledger records for it, or why it may not be
  * recorded. Every install — a single one, an update, the first run's seeding — passes here.
  */
-export async function admitPack(root: string, lock: Lockfile, target: InstallTarget, name: string, installedAt: string): Promise<Result<PackRecord>> {
+export async function admitPack(root: string, lock: Lockfile, target: InstallTarget, name: string, installedAt: string): Promise<InstallResult<PackRecord>> {
   const pkg = await readInstalledPackageJson(root, `node_modules/${name}`);
   if (!pkg.ok) return pkg;
   if (pkg.value.name !== name) {
@@ -92,7 +93,7 @@ export async function installMany(
   ledger: Ledger,
   targets: readonly InstallTarget[],
   options: InstallManyOptions = {},
-): Promise<Result<PackRecord[]>> {
+): Promise<InstallResult<PackRecord[]>> {
   if (targets.length === 0) return ok([]);
   const single = targets.length === 1 ? targets[0] : undefined;
   for (const { parsed, previous } of targets) {
@@ -120,7 +121,11 @@ export async function installMany(
     const added = Object.keys(afterDeps).filter((dep) => !(dep in beforeDeps));
     const changed = Object.keys(afterDeps).filter((dep) => dep in beforeDeps && (beforeDeps[dep] !== afterDeps[dep] || updated.has(dep)));
     if (added.length > 0) await npmUninstall(ctx, added);
-    if (changed.length > 0) await npmInstall(ctx, changed.map((dep) => `${dep}@${updated.get(dep)?.version ?? (beforeDeps[dep] as string)}`));
+    if (changed.length > 0)
+      await npmInstall(
+        ctx,
+        changed.map((dep) => `${dep}@${updated.get(dep)?.version ?? (beforeDeps[dep] as string)}`),
+      );
   };
 
   // A tarball names its package only inside: if it carries the name of a pack already here, npm
@@ -170,7 +175,7 @@ export async function installMany(
 }
 
 /** Names each target's installed package and admits it; the first refusal (in target order) answers for the call. */
-async function admitAll(ctx: OpContext, targets: readonly InstallTarget[], beforeDeps: Deps, afterDeps: Deps): Promise<Result<PackRecord[]>> {
+async function admitAll(ctx: OpContext, targets: readonly InstallTarget[], beforeDeps: Deps, afterDeps: Deps): Promise<InstallResult<PackRecord[]>> {
   const added = Object.keys(afterDeps).filter((dep) => !(dep in beforeDeps));
   const names: string[] = [];
   for (const target of targets) {

@@ -9,7 +9,7 @@
 
 import { existsSync } from 'node:fs';
 import type { InstallMode, LifecycleScript, Ledger, PackRecord } from '../../shared/protocol/ledger.ts';
-import { fail, ok, type Result } from '../../shared/protocol/result.ts';
+import { fail, ok } from '../../shared/protocol/result.ts';
 import { defaultDataDir } from '../platform/data-dir.ts';
 import { installMany } from './install-pipeline.ts';
 import { ledgerPath, readLedger, writeLedger } from './ledger-store.ts';
@@ -19,6 +19,7 @@ import { reconcileLocked, type ReconcileReport } from './reconcile.ts';
 import { npmFailure, npmUninstall, syncScriptPolicy, type OpContext, type ProgressListener } from './root-ops.ts';
 import { parseSpec, type ParsedSpec } from './spec.ts';
 import { rebuildLocked, type RebuildOutcome } from './trust.ts';
+import type { InstallResult } from './install-codes.ts';
 
 export interface InstallerOptions {
   /** The managed install root; defaults to the app data directory. */
@@ -41,7 +42,7 @@ export interface ReviewedArtifact {
   readonly integrity: string;
 }
 
-function changedSinceReview(record: PackRecord, reviewed: ReviewedArtifact | undefined): Result<never> | undefined {
+function changedSinceReview(record: PackRecord, reviewed: ReviewedArtifact | undefined): InstallResult<never> | undefined {
   if (reviewed === undefined || (reviewed.version === record.version && reviewed.integrity === record.integrity)) return undefined;
   const what =
     reviewed.version === record.version ? `${record.name}@${record.version} is now a different artifact` : `${record.name} is now at ${record.version}`;
@@ -60,9 +61,26 @@ export interface TrustDryRun {
   readonly scripts: readonly LifecycleScript[];
 }
 
+/** The installer's API over one install root; every call answers a tagged result whose code is an InstallCode (install-codes.ts). */
+export interface Installer {
+  readonly root: string;
+  install(spec: string, opts?: OpOptions): Promise<InstallResult<InstallOutcome>>;
+  update(name: string, opts?: OpOptions & { to?: string }): Promise<InstallResult<InstallOutcome>>;
+  uninstall(name: string, opts?: OpOptions): Promise<InstallResult<{ name: string; version: string }>>;
+  /** Dry run: the literal scripts that consent would allow. */
+  trustDryRun(name: string): Promise<InstallResult<TrustDryRun>>;
+  /** Record consent for the exact installed artifact, then run its scripts (rebuild). */
+  trust(name: string, opts?: OpOptions & { reviewed?: ReviewedArtifact }): Promise<InstallResult<RebuildOutcome>>;
+  /** Run the trusted pack's scripts again against the artifact on disk. */
+  rebuild(name: string, opts?: OpOptions & { reviewed?: ReviewedArtifact }): Promise<InstallResult<RebuildOutcome>>;
+  list(): Promise<InstallResult<{ registry: string | undefined; packs: PackRecord[] }>>;
+  /** Bring tree and ledger back in line (run at app start); reports what it fixed. */
+  reconcile(opts?: OpOptions): Promise<InstallResult<ReconcileReport>>;
+}
+
 const quiet: ProgressListener = () => {};
 
-export function createInstaller(options: InstallerOptions = {}) {
+export function createInstaller(options: InstallerOptions = {}): Installer {
   const root = options.root ?? defaultDataDir();
 
   /** Run `body` under the root lock, after repairs, with its journal written (locked-run.ts). */
@@ -70,8 +88,8 @@ export function createInstaller(options: InstallerOptions = {}) {
     operation: LockedOperation['operation'],
     target: string,
     onProgress: ProgressListener,
-    body: (ctx: OpContext, ledger: Ledger, notes: readonly string[]) => Promise<Result<T>>,
-  ): Promise<Result<T>> {
+    body: (ctx: OpContext, ledger: Ledger, notes: readonly string[]) => Promise<InstallResult<T>>,
+  ): Promise<InstallResult<T>> {
     return runLocked(
       { root, ...(options.registry ? { registry: options.registry } : {}), lockWaitMs: options.lockWaitMs ?? 0 },
       { operation, target, progress: onProgress },
@@ -80,7 +98,7 @@ export function createInstaller(options: InstallerOptions = {}) {
   }
 
   /** npm-install one spec and record it through the one pipeline (install-pipeline.ts). */
-  async function installOne(ctx: OpContext, ledger: Ledger, parsed: ParsedSpec, previous?: PackRecord): Promise<Result<PackRecord>> {
+  async function installOne(ctx: OpContext, ledger: Ledger, parsed: ParsedSpec, previous?: PackRecord): Promise<InstallResult<PackRecord>> {
     const installed = await installMany(ctx, ledger, [{ parsed, ...(previous ? { previous } : {}) }], options.compile ? { compile: options.compile } : {});
     if (!installed.ok) return installed;
     const [record] = installed.value;
@@ -91,7 +109,7 @@ export function createInstaller(options: InstallerOptions = {}) {
   return {
     root,
 
-    async install(spec: string, opts: OpOptions = {}): Promise<Result<InstallOutcome>> {
+    async install(spec: string, opts: OpOptions = {}): Promise<InstallResult<InstallOutcome>> {
       const parsed = parseSpec(spec, process.cwd());
       if (!parsed.ok) return parsed;
       const progress = opts.onProgress ?? quiet;
@@ -104,12 +122,16 @@ export function createInstaller(options: InstallerOptions = {}) {
       });
     },
 
-    async update(name: string, opts: OpOptions & { to?: string } = {}): Promise<Result<InstallOutcome>> {
+    async update(name: string, opts: OpOptions & { to?: string } = {}): Promise<InstallResult<InstallOutcome>> {
       const progress = opts.onProgress ?? quiet;
       return locked('update', name, progress, async (ctx, ledger) => {
         const previous = ledger.packs[name];
         if (!previous) return fail('not-installed', `No pack named ${name} is installed.`);
-        if (previous.source !== 'registry') return fail('not-updatable', `${name} was installed from a tarball, so it has no newer version to update to; uninstall it, then install the new tarball.`);
+        if (previous.source !== 'registry')
+          return fail(
+            'not-updatable',
+            `${name} was installed from a tarball, so it has no newer version to update to; uninstall it, then install the new tarball.`,
+          );
         const parsed = parseSpec(`${name}@${opts.to ?? 'latest'}`, ctx.root);
         if (!parsed.ok) return parsed;
         ctx.progress({ stage: 'resolving', message: `resolving ${parsed.value.spec} against ${ctx.registry}` });
@@ -120,7 +142,7 @@ export function createInstaller(options: InstallerOptions = {}) {
       });
     },
 
-    async uninstall(name: string, opts: OpOptions = {}): Promise<Result<{ name: string; version: string }>> {
+    async uninstall(name: string, opts: OpOptions = {}): Promise<InstallResult<{ name: string; version: string }>> {
       return locked('uninstall', name, opts.onProgress ?? quiet, async (ctx, ledger) => {
         const record = ledger.packs[name];
         if (!record) return fail('not-installed', `No pack named ${name} is installed.`);
@@ -140,7 +162,7 @@ export function createInstaller(options: InstallerOptions = {}) {
     },
 
     /** Dry run: the literal scripts that consent would allow. Read-only, so no lock. */
-    async trustDryRun(name: string): Promise<Result<TrustDryRun>> {
+    async trustDryRun(name: string): Promise<InstallResult<TrustDryRun>> {
       const read = await readLedger(root);
       if (!read.ok) return read;
       const record = read.value?.packs[name];
@@ -150,7 +172,7 @@ export function createInstaller(options: InstallerOptions = {}) {
     },
 
     /** Record consent for the exact installed artifact, then run its scripts (rebuild). */
-    async trust(name: string, opts: OpOptions & { reviewed?: ReviewedArtifact } = {}): Promise<Result<RebuildOutcome>> {
+    async trust(name: string, opts: OpOptions & { reviewed?: ReviewedArtifact } = {}): Promise<InstallResult<RebuildOutcome>> {
       return locked('trust', name, opts.onProgress ?? quiet, async (ctx, ledger) => {
         const record = ledger.packs[name];
         if (!record) return fail('not-installed', `No pack named ${name} is installed.`);
@@ -176,7 +198,7 @@ export function createInstaller(options: InstallerOptions = {}) {
     },
 
     /** Run the trusted pack's scripts again against the artifact on disk. */
-    async rebuild(name: string, opts: OpOptions & { reviewed?: ReviewedArtifact } = {}): Promise<Result<RebuildOutcome>> {
+    async rebuild(name: string, opts: OpOptions & { reviewed?: ReviewedArtifact } = {}): Promise<InstallResult<RebuildOutcome>> {
       return locked('rebuild', name, opts.onProgress ?? quiet, async (ctx, ledger) => {
         const record = ledger.packs[name];
         const stale = record ? changedSinceReview(record, opts.reviewed) : undefined;
@@ -184,7 +206,7 @@ export function createInstaller(options: InstallerOptions = {}) {
       });
     },
 
-    async list(): Promise<Result<{ registry: string | undefined; packs: PackRecord[] }>> {
+    async list(): Promise<InstallResult<{ registry: string | undefined; packs: PackRecord[] }>> {
       const read = await readLedger(root);
       if (!read.ok) return read;
       const packs = Object.values(read.value?.packs ?? {}).sort((a, b) => a.name.localeCompare(b.name));
@@ -192,7 +214,7 @@ export function createInstaller(options: InstallerOptions = {}) {
     },
 
     /** Bring tree and ledger back in line (run at app start); reports what it fixed, a damaged ledger and an interrupted operation included. */
-    async reconcile(opts: OpOptions = {}): Promise<Result<ReconcileReport>> {
+    async reconcile(opts: OpOptions = {}): Promise<InstallResult<ReconcileReport>> {
       // A root without a ledger is a plain tree (a checkout, a fixture): never "fix" it. A damaged
       // ledger still marks a managed root; the lock holder repairs it.
       if (!existsSync(ledgerPath(root))) return ok({ fixed: [], removedFromTree: [], forgotten: [], missing: [] });
@@ -200,5 +222,3 @@ export function createInstaller(options: InstallerOptions = {}) {
     },
   };
 }
-
-export type Installer = ReturnType<typeof createInstaller>;
