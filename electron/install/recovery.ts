@@ -183,7 +183,7 @@ async function recover(ctx: OpContext, ledger: Ledger, journal: Journal): Promis
       if (trustCovers(record)) {
         return ok([
           ...repaired,
-          `The ${operation} of ${at(record, target)} was interrupted before its install scripts finished; it is trusted but stays inactive until \`sandbox-packs rebuild ${target}\` runs them again.`,
+          `The ${operation} of ${at(record, target)} was interrupted before its install scripts finished; it is trusted but stays inactive until it is rebuilt, which runs them again.`,
         ]);
       }
       return ok([...repaired, `The trust of ${at(record, target)} was interrupted before it was recorded; nothing ran, and it still needs your trust.`]);
