@@ -3,11 +3,8 @@
 // opens it — the root created and repaired at start, the catalog discovered at once, repairs kept
 // for Diagnostics. dispose() releases what it owns; nothing here is a module-level singleton.
 
-import type { Dispatcher } from '../../shared/contract/dispatcher.ts';
-import type { EventHub } from '../../shared/contract/events.ts';
 import { ok, type Failure, type Result } from '../../shared/protocol/result.ts';
-import type { DiscoveryCatalog } from '../catalog/catalog.ts';
-import { composeServices } from './compose-services.ts';
+import { composeServices, type ComposedServices } from './compose-services.ts';
 
 /** How long an operation from a window waits for another one on the same root before answering `busy`. */
 export const APP_LOCK_WAIT_MS = 60_000;
@@ -23,13 +20,8 @@ export interface AppServicesOptions {
   readonly onReconcileFailure?: (failure: Failure) => void;
 }
 
-export interface AppServices {
-  readonly dataDir: string;
-  readonly catalog: DiscoveryCatalog;
-  readonly events: EventHub;
-  readonly dispatcher: Dispatcher;
-  dispose(): Promise<void>;
-}
+/** The composed services of the app (its catalog is discovered at start, so it needs no openCatalog). */
+export type AppServices = Omit<ComposedServices, 'openCatalog'>;
 
 export async function createAppServices(options: AppServicesOptions): Promise<Result<AppServices>> {
   const onBug = options.onBug ?? ((where, error) => console.error(`[sandbox-packs] bug in ${where}:`, error));
