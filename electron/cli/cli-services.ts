@@ -47,6 +47,12 @@ export async function openCliServices(root: string, io: Pick<CliIo, 'err'>, opti
     runner: { sandboxWorkers: 1, wasmLanes: 1 },
     // A settings or workflow file found damaged is repaired as it is read; the user is told here.
     onRepaired: (sentence) => io.err(`[repair] ${sentence}`),
+    // Not redacted: the CLI prints to the person who named the root (--root, or their own data
+    // directory) on their own terminal, and the path is what they act on ("the disk holding the
+    // install root /mnt/x is full", "…/package.json could not be read"). What other clients see —
+    // a window, a browser tab, an agent over MCP (`serve`, `mcp`) — goes through the app services,
+    // which redact.
+    redactPaths: false,
     dispatcher: {
       onBug: (_method, error) => bugs.push(error),
       onRowsRepaired: (_method, violation) => io.err(`${violation.message}. This is a bug in sandbox-packs; please report it with the command you ran.`),

@@ -35,6 +35,7 @@ export async function createAppServices(options: AppServicesOptions): Promise<Re
     lockWaitMs: APP_LOCK_WAIT_MS,
     ...(options.onReconcileFailure ? { onReconcileFailure: options.onReconcileFailure } : {}),
     dispatcher: { onBug },
+    redactPaths: true,
   });
   if (!composed.ok) return composed;
   const { dataDir, catalog, events, dispatcher, dispose } = composed.value;

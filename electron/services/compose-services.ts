@@ -54,6 +54,12 @@ export interface ComposeOptions {
   /** Start-up reconcile could not run (e.g. a damaged ledger); the services still open. */
   readonly onReconcileFailure?: (failure: Failure) => void;
   readonly dispatcher?: DispatcherOptions;
+  /**
+   * Replace the data directory's absolute path in every failure and every packs.* / catalog.*
+   * answer (redact.ts). On for the app: its answers go to a page, a browser tab, an agent over
+   * MCP — clients that must not learn the user's paths. Off only for the CLI, see cli-services.ts.
+   */
+  readonly redactPaths: boolean;
 }
 
 export interface ComposedServices {
@@ -146,9 +152,8 @@ export async function composeServices(options: ComposeOptions): Promise<Result<C
     ...workflowHandlers(workflows),
   };
 
-  // A root that does not exist yet (a CLI command on a new root) has no other spelling to redact.
-  const redact = createRedactor([dataDir, await realpath(dataDir).catch(() => dataDir)]);
-  const dispatcher = createDispatcher(redactAll(handlers, redact), options.dispatcher ?? {});
+  const redact = options.redactPaths ? createRedactor([dataDir, await realpath(dataDir)]) : undefined;
+  const dispatcher = createDispatcher(redact ? redactAll(handlers, redact) : handlers, options.dispatcher ?? {});
   return ok({
     dataDir,
     catalog: view,
