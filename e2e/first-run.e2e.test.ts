@@ -51,7 +51,7 @@ test.beforeAll(async ({ browser: sharedBrowser }) => {
         onProgress,
       }),
   });
-  host = await startWebHost({ dispatcher: seeding.dispatcher, events: services.events, catalog: services.catalog, staticDir: BUILD, port: 0 });
+  host = await startWebHost({ dispatcher: services.dispatcher, events: services.events, catalog: services.catalog, staticDir: BUILD, port: 0 });
   browser = sharedBrowser;
 });
 

@@ -226,3 +226,24 @@ describe('reload', () => {
     expect(result.value.diagnostics().map((p) => p.name)).toEqual(['bad-skill', 'wasm-rules']);
   });
 });
+
+describe('holdForSetup', () => {
+  it('answers busy for a held pack the snapshot does not know, until released; other answers stay as they are', async () => {
+    const catalog = await open(path.join(fixtures, 'good'));
+    const sentence = (pack: string) => `${pack} is still being set up.`;
+    const release = catalog.holdForSetup(['@acme/seeding', '@acme/geo'], sentence);
+    expect(catalog.resolveForExecution([{ specifier: '@acme/geo' }, { specifier: '@acme/seeding/part' }])).toEqual({
+      ok: false,
+      code: 'busy',
+      message: '@acme/seeding is still being set up.',
+      specifier: '@acme/seeding/part',
+      packName: '@acme/seeding',
+    });
+    // A held pack that is installed resolves as usual; a pack nobody installs is still unknown.
+    expect(resolved(catalog, ['@acme/geo']).declarations.map((d) => d.packName)).toEqual(['@acme/geo']);
+    expect(catalog.resolveForExecution([{ specifier: '@acme/elsewhere' }])).toMatchObject({ ok: false, code: 'unknown-specifier' });
+    release();
+    release();
+    expect(catalog.resolveForExecution([{ specifier: '@acme/seeding' }])).toMatchObject({ ok: false, code: 'unknown-specifier' });
+  });
+});

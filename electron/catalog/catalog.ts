@@ -20,6 +20,7 @@ import type {
 import type { SandboxModuleDeclaration } from '../../shared/protocol/declaration.ts';
 import { ok, type Result } from '../../shared/protocol/result.ts';
 import { CatalogSnapshot } from '../../shared/packs/catalog-snapshot.ts';
+import { packOfSpecifier } from '../../shared/workflow/validate-workflow.ts';
 import type { LoadedPack } from '../../shared/packs/pack-loader.ts';
 import type { SkillDoc } from '../../shared/packs/skill.ts';
 import { discover } from './discover.ts';
@@ -62,6 +63,12 @@ export interface DiscoveryCatalog extends SandboxModuleCatalog {
    * half-recorded; the compile cache it fills makes the reload after the install cheap.
    */
   examine(packName: string): Promise<Result<LoadedPack | undefined, 'root-unreadable'>>;
+  /**
+   * Packs being installed behind the open app (the first run's seeding). Until the returned
+   * release is called, a module of one of them that does not resolve is answered `busy` with
+   * `sentence(packName)` — "install the pack" would be wrong advice — by every caller alike.
+   */
+  holdForSetup(packNames: readonly string[], sentence: (packName: string) => string): () => void;
 }
 
 export async function openCatalog(options: CatalogOptions): Promise<Result<DiscoveryCatalog, 'root-unreadable'>> {
@@ -79,12 +86,14 @@ export async function openCatalog(options: CatalogOptions): Promise<Result<Disco
   const resolutions = new ResolutionCache();
   // Reloads run one after another so the last one started is the one that stays.
   let queue: Promise<unknown> = Promise.resolve();
+  const settingUp = setupHolds();
 
   const catalog: DiscoveryCatalog = {
     root: options.root,
     summaries: (): readonly SandboxModuleSummary[] => current.summaries(),
     diagnostics: (): readonly SandboxPackStatus[] => current.diagnostics(),
-    resolveForExecution: (declarations: readonly SandboxModuleDeclaration[]): SandboxModuleResolution => resolutions.resolve(current, declarations),
+    resolveForExecution: (declarations: readonly SandboxModuleDeclaration[]): SandboxModuleResolution =>
+      settingUp.answer(declarations, resolutions.resolve(current, declarations), (one) => resolutions.resolve(current, [one])),
     // Delivery entitlement: a pack whose package.json has `"private": true` is served to `main`
     // principals only; `browser` principals get `forbidden`. Unknown ids get `not-found`. See
     // shared/packs/catalog-snapshot.ts.
@@ -92,6 +101,7 @@ export async function openCatalog(options: CatalogOptions): Promise<Result<Disco
       current.deliver(moduleId, principal, part),
     skillDoc: (packName: string) => current.skill(packName),
     snapshot: () => current,
+    holdForSetup: (packNames, sentence) => settingUp.hold(packNames, sentence),
     async examine(packName: string) {
       const found = await discover(options.root, { onlyPacks: new Set([packName]), ...(options.compiler ? { compiler: options.compiler } : {}) });
       return found.ok ? ok(found.value.packs[0]) : found;
@@ -110,6 +120,44 @@ export async function openCatalog(options: CatalogOptions): Promise<Result<Disco
     },
   };
   return ok(catalog);
+}
+
+/** The packs held for setup (holdForSetup), and the `busy` answer for a resolution that needs one. */
+function setupHolds() {
+  const held = new Map<string, { sentence: (packName: string) => string; count: number }>();
+  return {
+    hold(packNames: readonly string[], sentence: (packName: string) => string): () => void {
+      for (const name of packNames) held.set(name, { sentence, count: (held.get(name)?.count ?? 0) + 1 });
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        for (const name of packNames) {
+          const entry = held.get(name);
+          if (entry && entry.count > 1) held.set(name, { ...entry, count: entry.count - 1 });
+          else held.delete(name);
+        }
+      };
+    },
+    /** A declaration of a held pack that the snapshot does not know makes the answer `busy`, whatever else failed. */
+    answer(
+      declarations: readonly SandboxModuleDeclaration[],
+      resolution: SandboxModuleResolution,
+      resolveOne: (declaration: SandboxModuleDeclaration) => SandboxModuleResolution,
+    ): SandboxModuleResolution {
+      // A declaration list that did not parse is answered as it is: it names no pack to wait for.
+      if (resolution.ok || resolution.code === 'declaration-invalid' || held.size === 0) return resolution;
+      for (const declaration of declarations) {
+        const pack = packOfSpecifier(declaration.specifier);
+        const entry = held.get(pack);
+        if (!entry) continue;
+        const alone = resolveOne(declaration);
+        if (!alone.ok && alone.code === 'unknown-specifier')
+          return { ok: false, code: 'busy', message: entry.sentence(pack), specifier: declaration.specifier, packName: pack };
+      }
+      return resolution;
+    },
+  };
 }
 
 function compare(before: CatalogSnapshot, after: CatalogSnapshot, durationMs: number): ReloadReport {

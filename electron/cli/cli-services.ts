@@ -1,31 +1,16 @@
-// The CLI as a third face of the service contract: one install root's handlers — the same
-// packHandlers, catalogHandlers, codeHandlers, settings and workflow handlers the app composes in
-// services/app-services.ts — behind the same dispatcher (shared/contract/dispatcher.ts), called
-// with `face: 'cli'`. A command builds a contract request from argv, calls it here, and prints the
-// tagged result; the request schemas check CLI input exactly as they check the window's.
-//
-// What differs from the app is what a one-shot command on any root needs: nothing is created or
-// reconciled on open (an install of a bad spec leaves a missing root missing), the catalog is
-// discovered only when a call needs it, progress events become stderr lines, and the grants the
-// contract does not carry (a workspace folder, secrets) travel in the call context.
+// The CLI as a third face of the service contract: one install root's services composed exactly as
+// the app's are (services/compose-services.ts), called with `face: 'cli'`. A command builds a
+// contract request from argv, calls it here, and prints the tagged result; the request schemas
+// check CLI input exactly as they check the window's. What differs is what a one-shot command on
+// any root needs, and it is said in the options below: nothing created or reconciled on open, the
+// catalog discovered only when a call needs it, progress events as stderr lines, and the grants
+// the contract does not carry (a workspace folder, secrets) travelling in the call context.
 
-import { createDispatcher, type FaceGrants, type Handlers } from '../../shared/contract/dispatcher.ts';
-import { createEventHub } from '../../shared/contract/events.ts';
+import type { FaceGrants } from '../../shared/contract/dispatcher.ts';
 import type { MethodName, RequestOf, ValueOf } from '../../shared/contract/methods.ts';
-import { trustCovers } from '../../shared/protocol/ledger.ts';
 import type { Result } from '../../shared/protocol/result.ts';
-import { WorkflowSchema } from '../../shared/protocol/workflow.ts';
 import type { DiscoveryCatalog } from '../catalog/catalog.ts';
-import { readLedger } from '../install/ledger-store.ts';
-import { catalogHandlers } from '../services/catalog-handlers.ts';
-import { codeHandlers } from '../services/code-handlers.ts';
-import { createCodeRunner } from '../services/code-runner.ts';
-import { packHandlers } from '../services/pack-handlers.ts';
-import { settingsHandlers } from '../services/settings-handlers.ts';
-import { createSettingsStore } from '../services/settings-store.ts';
-import { workflowHandlers } from '../services/workflow-handlers.ts';
-import { createWorkflowStore } from '../services/workflow-store.ts';
-import { openRootCatalog } from '../validation/root-catalog.ts';
+import { composeServices } from '../services/compose-services.ts';
 import type { CliIo } from './command.ts';
 
 export interface CliServicesOptions {
@@ -46,104 +31,53 @@ export interface CliServices {
   close(): Promise<void>;
 }
 
-export function openCliServices(root: string, io: Pick<CliIo, 'err'>, options: CliServicesOptions = {}): CliServices {
-  const catalog = onDemandCatalog(root);
-  const events = createEventHub();
-  // The stage lines a person watches; a failure is printed once, by the command, from the result.
-  events.subscribe((event) => {
-    if (event.type === 'install-progress' && event.stage !== 'failed') io.err(`[${event.stage}] ${event.message}`);
-  });
-  // A settings or workflow file found damaged is repaired as it is read; the user is told here.
-  const onRepaired = (sentence: string): void => io.err(`[repair] ${sentence}`);
-  const runner = createCodeRunner(catalog.view, { sandboxWorkers: 1, wasmLanes: 1 });
-  const isTrusted = async (packName: string): Promise<boolean> => {
-    const read = await readLedger(root);
-    const record = read.ok ? read.value?.packs[packName] : undefined;
-    return record !== undefined && trustCovers(record);
-  };
-  const handlers: Handlers = {
-    ...packHandlers({
-      root,
-      catalog: catalog.view,
-      events,
-      registry: async () => options.registry,
-      ...(options.registryIndex ? { registryIndex: options.registryIndex } : {}),
-      ...(options.lockWaitMs !== undefined ? { lockWaitMs: options.lockWaitMs } : {}),
-    }),
-    ...catalogHandlers({ catalog: catalog.view, isTrusted, reconcile: () => null }),
-    ...settingsHandlers(createSettingsStore(root, {}, { onRepaired })),
-    ...codeHandlers(runner, catalog.view),
-    ...workflowHandlers(createWorkflowStore(root, WorkflowSchema, { onRepaired })),
-  };
+export async function openCliServices(root: string, io: Pick<CliIo, 'err'>, options: CliServicesOptions = {}): Promise<CliServices> {
   // A bug in a handler is a bug in sandbox-packs: the command reports it as one (main.ts). A list
   // answered without the rows that broke the contract is one too, but the command still has its
   // answer to print, so it is said on stderr and the command goes on.
   const bugs: unknown[] = [];
-  const dispatcher = createDispatcher(handlers, {
-    onBug: (_method, error) => bugs.push(error),
-    onRowsRepaired: (_method, violation) => io.err(`${violation.message}. This is a bug in sandbox-packs; please report it with the command you ran.`),
+  const composed = await composeServices({
+    dataDir: root,
+    open: 'as-is',
+    catalog: 'lazy',
+    registry: { ...(options.registry ? { given: options.registry } : {}) },
+    ...(options.registryIndex ? { registryIndex: options.registryIndex } : {}),
+    ...(options.lockWaitMs !== undefined ? { lockWaitMs: options.lockWaitMs } : {}),
+    // One command runs at a time: one sandbox worker and one WASM lane are enough.
+    runner: { sandboxWorkers: 1, wasmLanes: 1 },
+    // A settings or workflow file found damaged is repaired as it is read; the user is told here.
+    onRepaired: (sentence) => io.err(`[repair] ${sentence}`),
+    // Not redacted: the CLI prints to the person who named the root (--root, or their own data
+    // directory) on their own terminal, and the path is what they act on ("the disk holding the
+    // install root /mnt/x is full", "…/package.json could not be read"). What other clients see —
+    // a window, a browser tab, an agent over MCP (`serve`, `mcp`) — goes through the app services,
+    // which redact.
+    redactPaths: false,
+    dispatcher: {
+      onBug: (_method, error) => bugs.push(error),
+      onRowsRepaired: (_method, violation) => io.err(`${violation.message}. This is a bug in sandbox-packs; please report it with the command you ran.`),
+    },
+  });
+  // 'lazy' discovers nothing on open, so composing cannot fail on an unreadable root.
+  if (!composed.ok) throw new Error(`the CLI's services could not be composed: ${composed.code}: ${composed.message}`);
+  const services = composed.value;
+  // The stage lines a person watches; a failure is printed once, by the command, from the result.
+  services.events.subscribe((event) => {
+    if (event.type === 'install-progress' && event.stage !== 'failed') io.err(`[${event.stage}] ${event.message}`);
   });
 
   return {
     root,
     async call(method, request, grants) {
-      const result = await dispatcher.handle(method, request, { face: 'cli', ...(grants ? { grants } : {}) });
+      const result = await services.dispatcher.handle(method, request, { face: 'cli', ...(grants ? { grants } : {}) });
       const bug = bugs.shift();
       if (bug !== undefined) throw bug;
       // The dispatcher has parsed the answer against this method's contract already.
       return result as Result<ValueOf<typeof method>>;
     },
-    openCatalog: () => catalog.open(),
-    close: () => runner.close(),
+    openCatalog: () => services.openCatalog(),
+    close: () => services.dispose(),
   };
-}
-
-/**
- * A DiscoveryCatalog that discovers the root on first need: `reload` and `examine` (an install,
- * an update) open it themselves; the synchronous reads need `open()` first — reading before is a
- * bug in the command, not a user's mistake.
- */
-function onDemandCatalog(root: string): { view: DiscoveryCatalog; open(): Promise<Result<DiscoveryCatalog, 'root-unreadable'>> } {
-  let opened: Promise<Result<DiscoveryCatalog, 'root-unreadable'>> | undefined;
-  let current: DiscoveryCatalog | undefined;
-  const open = (): Promise<Result<DiscoveryCatalog, 'root-unreadable'>> => {
-    opened ??= openRootCatalog(root).then((result) => {
-      if (result.ok) current = result.value;
-      else opened = undefined;
-      return result;
-    });
-    return opened;
-  };
-  const ready = (): DiscoveryCatalog => {
-    if (!current) throw new Error('the catalog was read before the command opened it');
-    return current;
-  };
-  const view: DiscoveryCatalog = {
-    root,
-    summaries: () => ready().summaries(),
-    diagnostics: () => ready().diagnostics(),
-    resolveForExecution: (declarations) => ready().resolveForExecution(declarations),
-    authorizeDelivery: (moduleId, principal, part) => ready().authorizeDelivery(moduleId, principal, part),
-    skillDoc: (packName) => ready().skillDoc(packName),
-    snapshot: () => ready().snapshot(),
-    async reload() {
-      if (!current) {
-        const first = await open();
-        if (!first.ok) return first;
-      }
-      return ready().reload();
-    },
-    async examine(packName) {
-      const first = await open();
-      return first.ok ? first.value.examine(packName) : first;
-    },
-  };
-  return { view, open };
-}
-
-/** A failure of the request itself (argv made into a request the contract refuses) is bad usage. */
-export function isUsageFailure(result: Result<unknown>): boolean {
-  return !result.ok && (result.code === 'usage' || result.code === 'invalid-request');
 }
 
 /** Open the services for one command, and close them (the worker pools a run started) however it ends. */
@@ -153,7 +87,7 @@ export async function withCliServices<T>(
   options: CliServicesOptions,
   use: (services: CliServices) => Promise<T>,
 ): Promise<T> {
-  const services = openCliServices(root, io, options);
+  const services = await openCliServices(root, io, options);
   try {
     return await use(services);
   } finally {

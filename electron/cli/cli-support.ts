@@ -10,6 +10,7 @@ import { createInstaller } from '../install/installer.ts';
 import { journalPath } from '../install/journal.ts';
 import { readLedger } from '../install/ledger-store.ts';
 import { LOCK_DIR } from '../install/root-lock.ts';
+import type { ErrorCode } from '../../shared/protocol/codes.ts';
 import type { Result } from '../../shared/protocol/result.ts';
 import { DEFAULT_LOCK_WAIT_SECONDS } from './args.ts';
 
@@ -18,11 +19,24 @@ export const COMMON_USAGE =
 /** For the commands that change the root. */
 export const WAIT_USAGE = `  --wait SECONDS  how long to wait for another operation on the same root to finish (default ${DEFAULT_LOCK_WAIT_SECONDS}; 0: refuse at once)`;
 
+/**
+ * The command that does what a failure's sentence names. The services' sentences fit every face
+ * (window, HTTP, MCP), so they name the action, not a command line; the CLI adds its own here.
+ */
+const CLI_HINTS: Partial<Record<ErrorCode, string>> = {
+  'already-installed': 'To change its version: sandbox-packs update NAME [--to VERSION].',
+  conflict: 'To replace it: sandbox-packs uninstall NAME, then install the tarball again.',
+  'not-updatable': 'sandbox-packs uninstall NAME, then sandbox-packs install FILE.tgz.',
+};
+
 /** Print a result (JSON on stdout, or `text(value)`), failures on stderr; return the exit code. */
 export function finish<T>(io: CliIo, json: boolean, result: Result<T>, text: (value: T) => string, toJson?: (value: T) => unknown): ExitCode {
   if (!result.ok) {
     if (json) io.out(JSON.stringify({ ok: false, code: result.code, message: result.message }));
-    else io.err(`${result.code}: ${result.message}`);
+    else {
+      const hint = CLI_HINTS[result.code];
+      io.err(`${result.code}: ${result.message}${hint ? `\n${hint}` : ''}`);
+    }
     // A request the contract refuses was made from argv: bad usage, like an unknown option.
     return result.code === 'usage' || result.code === 'invalid-request' ? EXIT.usage : EXIT.failed;
   }

@@ -57,7 +57,7 @@ describe('first run in the background', () => {
           onProgress,
         }),
     });
-    const host = await startWebHost({ dispatcher: seeding.dispatcher, events: services.events, catalog: services.catalog, staticDir: statics.path, port: 0 });
+    const host = await startWebHost({ dispatcher: services.dispatcher, events: services.events, catalog: services.catalog, staticDir: statics.path, port: 0 });
     const call = async (method: string, body: unknown): Promise<unknown> => {
       const response = await fetch(`${host.origin}/api/rpc/${method}`, {
         method: 'POST',
@@ -143,10 +143,10 @@ describe('first run in the background', () => {
       expect(last).toEqual({
         type: 'first-run-progress',
         state: 'failed',
-        message: `The packs that come with the app could not be set up (install-failed): First run could not install the shipped packs: The bundled tarball for ${YAML.name} holds ${GEO.name}. The app works without them; the next start tries again.`,
+        message: `The packs that come with the app could not be set up (install-failed): First run could not install the shipped packs: The tarball for ${YAML.name} holds ${GEO.name}. The app works without them; the next start tries again.`,
       });
       // No longer "being set up": the usual answer for a pack that is not installed.
-      const result = await seeding.dispatcher.handle('code.run', { code: 'return 1;', packages: [{ specifier: YAML.name }] }, { face: 'test' });
+      const result = await services.dispatcher.handle('code.run', { code: 'return 1;', packages: [{ specifier: YAML.name }] }, { face: 'test' });
       expect(result).toMatchObject({ ok: false, code: 'unknown-specifier' });
     } finally {
       seeding.close();

@@ -6,16 +6,13 @@
 // which refreshes every open screen.
 //
 // Until then a Code node that imports a pack still being seeded would fail with
-// `unknown-specifier` ("install the pack"), which is wrong advice. The dispatcher handed back
-// answers such a run with `busy` and a sentence saying the pack is still being set up; every
-// other call goes through untouched.
+// `unknown-specifier` ("install the pack"), which is wrong advice: the catalog holds the seeded
+// packs for setup (catalog.ts holdForSetup), so every caller — a run, a validation — is answered
+// `busy` with a sentence saying the pack is still being set up.
 
-import type { CallContext, Dispatcher } from '../../shared/contract/dispatcher.ts';
 import type { ContractEvent, EventHub } from '../../shared/contract/events.ts';
-import { CONTRACT } from '../../shared/contract/methods.ts';
-import type { SandboxModuleCatalog } from '../../shared/protocol/catalog.ts';
 import { fail, type Result } from '../../shared/protocol/result.ts';
-import { packOfSpecifier } from '../../shared/workflow/validate-workflow.ts';
+import type { DiscoveryCatalog } from '../catalog/catalog.ts';
 import type { FirstRunReport } from './first-run.ts';
 
 /** How often the current step is repeated while seeding runs. */
@@ -36,26 +33,21 @@ export const FIRST_RUN_MESSAGES = {
 } as const;
 
 export interface SeedingServices {
-  readonly catalog: Pick<SandboxModuleCatalog, 'resolveForExecution'> & {
-    reload(): Promise<Result<{ packs: number; readyModules: number; skippedModules: number }>>;
-  };
+  readonly catalog: Pick<DiscoveryCatalog, 'reload' | 'holdForSetup'>;
   readonly events: EventHub;
-  readonly dispatcher: Dispatcher;
 }
 
 export interface BackgroundSeedingOptions {
   readonly services: SeedingServices;
   /** The seeding itself (seedDataDir, or a test's runFirstRun), reporting each step. */
   readonly seed: (onProgress: (message: string) => void) => Promise<Result<FirstRunReport>>;
-  /** The package names being seeded: runs that import them wait for the seeding. */
+  /** The package names being seeded: the catalog answers `busy` for them until the seeding is over. */
   readonly packNames: readonly string[];
   /** Each step as a line of text (serve prints them, the Electron main process logs them). */
   readonly onMessage?: (text: string, state: 'running' | 'done' | 'failed') => void;
 }
 
 export interface BackgroundSeeding {
-  /** The services' dispatcher, answering runs that need a pack still being seeded with `busy`. */
-  readonly dispatcher: Dispatcher;
   /** Settles once seeding and the catalog reload after it have finished; never rejects. */
   readonly done: Promise<Result<FirstRunReport>>;
   isRunning(): boolean;
@@ -65,7 +57,7 @@ export interface BackgroundSeeding {
 
 export function seedInBackground(options: BackgroundSeedingOptions): BackgroundSeeding {
   const { services, packNames } = options;
-  const seeded = new Set(packNames);
+  const release = services.catalog.holdForSetup(packNames, stillSettingUp);
   let running = true;
   let current: ContractEvent = { type: 'first-run-progress', state: 'running', message: FIRST_RUN_MESSAGES.started };
   const announce = (event: ContractEvent): void => {
@@ -80,6 +72,7 @@ export function seedInBackground(options: BackgroundSeedingOptions): BackgroundS
   heartbeat.unref();
   const finish = (event: ContractEvent): void => {
     running = false;
+    release();
     clearInterval(heartbeat);
     announce(event);
   };
@@ -111,25 +104,7 @@ export function seedInBackground(options: BackgroundSeedingOptions): BackgroundS
     }
   })();
 
-  const dispatcher: Dispatcher = {
-    async handle(method: unknown, payload: unknown, context: CallContext) {
-      if (running && method === 'code.run') {
-        const request = CONTRACT['code.run'].request.safeParse(payload);
-        if (request.success) {
-          for (const declaration of request.data.packages) {
-            const pack = packOfSpecifier(declaration.specifier);
-            if (!seeded.has(pack)) continue;
-            const resolution = services.catalog.resolveForExecution([declaration]);
-            if (!resolution.ok && resolution.code === 'unknown-specifier') return fail('busy', stillSettingUp(pack));
-          }
-        }
-      }
-      return services.dispatcher.handle(method, payload, context);
-    },
-  };
-
   return {
-    dispatcher,
     done,
     isRunning: () => running,
     close() {

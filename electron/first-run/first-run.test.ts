@@ -146,7 +146,7 @@ describe('first run', () => {
     expect(result).toEqual({
       ok: false,
       code: 'install-failed',
-      message: `First run could not install the shipped packs: The bundled tarball for ${YAML.name} holds ${GEO.name}.`,
+      message: `First run could not install the shipped packs: The tarball for ${YAML.name} holds ${GEO.name}.`,
     });
     const marker = JSON.parse(await readFile(path.join(dataDir, FIRST_RUN_FILE), 'utf8')) as { state: string };
     expect(marker.state).toBe('incomplete');

@@ -22,7 +22,8 @@ export function seedDataDir(dataDir: string, options: { registry?: string; onPro
 
 /**
  * Starts seeding `dataDir` behind already running app services, when it needs it (undefined when
- * it does not: the check is one small file read). Serve the returned dispatcher, not the services'.
+ * it does not: the check is one small file read). Until it is over the services' catalog answers
+ * `busy` for the packs being seeded.
  */
 export async function seedDataDirInBackground(
   dataDir: string,

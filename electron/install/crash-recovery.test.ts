@@ -120,7 +120,7 @@ const SCENARIOS: readonly Scenario[] = [
     command: ['install', WITH_DEP],
     stages: ['resolving', 'fetching', 'classifying', 'compiling', 'done'],
     pack: WITH_DEP,
-    nextOk: (exit) => done(exit) || (exit.code === 2 && exit.stderr.includes(`${WITH_DEP}@1.0.0 is already installed`)),
+    nextOk: (exit) => done(exit) || (exit.code === 1 && exit.stderr.includes(`already-installed: ${WITH_DEP}@1.0.0 is already installed`)),
     end: (ledger) => ledger.packs[WITH_DEP]?.status === 'active' && ledger.packs[EVOLVING]?.version === '1.0.0',
   },
   {

@@ -10,13 +10,14 @@ import path from 'node:path';
 import { INSTALL_LIFECYCLE_SCRIPTS, NodetoolManifestSchema, PackageJsonSchema, type PackageJson } from '../../shared/protocol/manifest.ts';
 import type { ClosureEntry, InstallMode, LifecycleScript } from '../../shared/protocol/ledger.ts';
 import { formatIssues, parseWith } from '../../shared/protocol/parse.ts';
-import { fail, ok, type Result } from '../../shared/protocol/result.ts';
+import { fail, ok } from '../../shared/protocol/result.ts';
 import type { Lockfile } from './npm-root.ts';
+import type { InstallResult } from './install-codes.ts';
 
 /** Scripts npm runs for an installed registry package (prepare runs only for git/folder sources, which we refuse, but is listed when present). */
 const EVENTS: readonly string[] = INSTALL_LIFECYCLE_SCRIPTS;
 
-export async function readInstalledPackageJson(root: string, relPath: string): Promise<Result<PackageJson>> {
+export async function readInstalledPackageJson(root: string, relPath: string): Promise<InstallResult<PackageJson>> {
   const file = path.join(root, relPath, 'package.json');
   let json: unknown;
   try {
@@ -32,7 +33,7 @@ export interface Classification {
 }
 
 /** sandbox-only, register or hybrid from the installed package.json; not-a-pack without a nodetool field. */
-export function classify(pkg: PackageJson, file: string): Result<Classification> {
+export function classify(pkg: PackageJson, file: string): InstallResult<Classification> {
   if (pkg.nodetool === undefined) {
     return fail('not-a-pack', `${pkg.name}@${pkg.version} is not a Sandbox Pack: its package.json has no "nodetool" field, so it was removed again.`);
   }
@@ -136,7 +137,7 @@ function scriptsOf(pkg: PackageJson, relPath: string, dir: string, own: boolean,
   return found;
 }
 
-export async function inspectClosure(root: string, lock: Lockfile, packName: string): Promise<Result<InspectedClosure>> {
+export async function inspectClosure(root: string, lock: Lockfile, packName: string): Promise<InstallResult<InspectedClosure>> {
   const paths = closurePaths(lock, packName);
   if (paths.length === 0) return fail('install-failed', `npm finished but ${packName} is not in the root's lockfile.`);
   const closure: ClosureEntry[] = [];

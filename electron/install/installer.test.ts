@@ -443,7 +443,7 @@ describe('update and uninstall', () => {
       const tgz = path.join(packDir, 'sp-fixture-evolving-1.0.0.tgz');
       expect(await installer.install(tgz)).toEqual({
         ok: false,
-        code: 'usage',
+        code: 'conflict',
         message: `${tgz} contains @sp-fixture/evolving, which is already installed; uninstall it first if you mean to replace it.`,
       });
     } finally {

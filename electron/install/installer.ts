@@ -2,33 +2,24 @@
 // behind every face, app start (reconcile) and `pack check`. Every operation returns a tagged
 // result; every mutating one runs through locked-run.ts: under the root lock, after what an
 // interrupted operation left is repaired, with a journal of its own so that it can be repaired.
-// Installing never runs pack code: npm runs with scripts off, the installed artifact is classified,
-// and only sandbox-only packs become active at once. Host code and scripts wait for consent
-// (trust.ts), which is keyed to the exact artifact. The ledger is written only after the artifact
-// is fully inspected, so an install that is killed or fails never leaves an active half pack.
+// Installing never runs pack code: npm runs with scripts off, and what the ledger may record is
+// decided in one place, install-pipeline.ts (which the first run's seeding uses too): only
+// sandbox-only packs become active at once; host code and scripts wait for consent (trust.ts),
+// keyed to the exact artifact; an install that is killed or fails never leaves a half pack.
 
 import { existsSync } from 'node:fs';
-import {
-  SOURCE_LABELS,
-  trustCovers,
-  type InstallMode,
-  type LifecycleScript,
-  type Ledger,
-  type PackInstallStatus,
-  type PackRecord,
-} from '../../shared/protocol/ledger.ts';
-import { fail, ok, type Result } from '../../shared/protocol/result.ts';
+import type { InstallMode, LifecycleScript, Ledger, PackRecord } from '../../shared/protocol/ledger.ts';
+import { fail, ok } from '../../shared/protocol/result.ts';
 import { defaultDataDir } from '../platform/data-dir.ts';
-import { isDiskFull } from '../platform/durable-file.ts';
-import { classify, inspectClosure, readInstalledPackageJson } from './inspect.ts';
+import { installMany } from './install-pipeline.ts';
 import { ledgerPath, readLedger, writeLedger } from './ledger-store.ts';
 import { runLocked, type LockedOperation } from './locked-run.ts';
-import { readLockfile, readRootPackageJson } from './npm-root.ts';
 import { outcomeOf, type InstallOutcome } from './outcome.ts';
 import { reconcileLocked, type ReconcileReport } from './reconcile.ts';
-import { npmFailure, npmInstall, npmUninstall, syncScriptPolicy, type OpContext, type ProgressListener } from './root-ops.ts';
+import { npmFailure, npmUninstall, syncScriptPolicy, type OpContext, type ProgressListener } from './root-ops.ts';
 import { parseSpec, type ParsedSpec } from './spec.ts';
 import { rebuildLocked, type RebuildOutcome } from './trust.ts';
+import type { InstallResult } from './install-codes.ts';
 
 export interface InstallerOptions {
   /** The managed install root; defaults to the app data directory. */
@@ -51,7 +42,7 @@ export interface ReviewedArtifact {
   readonly integrity: string;
 }
 
-function changedSinceReview(record: PackRecord, reviewed: ReviewedArtifact | undefined): Result<never> | undefined {
+function changedSinceReview(record: PackRecord, reviewed: ReviewedArtifact | undefined): InstallResult<never> | undefined {
   if (reviewed === undefined || (reviewed.version === record.version && reviewed.integrity === record.integrity)) return undefined;
   const what =
     reviewed.version === record.version ? `${record.name}@${record.version} is now a different artifact` : `${record.name} is now at ${record.version}`;
@@ -70,14 +61,26 @@ export interface TrustDryRun {
   readonly scripts: readonly LifecycleScript[];
 }
 
-const quiet: ProgressListener = () => {};
-
-/** Set while the tree holds an unrecorded install: how to put it back if anything throws. */
-interface UndoGuard {
-  undo?: () => Promise<void>;
+/** The installer's API over one install root; every call answers a tagged result whose code is an InstallCode (install-codes.ts). */
+export interface Installer {
+  readonly root: string;
+  install(spec: string, opts?: OpOptions): Promise<InstallResult<InstallOutcome>>;
+  update(name: string, opts?: OpOptions & { to?: string }): Promise<InstallResult<InstallOutcome>>;
+  uninstall(name: string, opts?: OpOptions): Promise<InstallResult<{ name: string; version: string }>>;
+  /** Dry run: the literal scripts that consent would allow. */
+  trustDryRun(name: string): Promise<InstallResult<TrustDryRun>>;
+  /** Record consent for the exact installed artifact, then run its scripts (rebuild). */
+  trust(name: string, opts?: OpOptions & { reviewed?: ReviewedArtifact }): Promise<InstallResult<RebuildOutcome>>;
+  /** Run the trusted pack's scripts again against the artifact on disk. */
+  rebuild(name: string, opts?: OpOptions & { reviewed?: ReviewedArtifact }): Promise<InstallResult<RebuildOutcome>>;
+  list(): Promise<InstallResult<{ registry: string | undefined; packs: PackRecord[] }>>;
+  /** Bring tree and ledger back in line (run at app start); reports what it fixed. */
+  reconcile(opts?: OpOptions): Promise<InstallResult<ReconcileReport>>;
 }
 
-export function createInstaller(options: InstallerOptions = {}) {
+const quiet: ProgressListener = () => {};
+
+export function createInstaller(options: InstallerOptions = {}): Installer {
   const root = options.root ?? defaultDataDir();
 
   /** Run `body` under the root lock, after repairs, with its journal written (locked-run.ts). */
@@ -85,8 +88,8 @@ export function createInstaller(options: InstallerOptions = {}) {
     operation: LockedOperation['operation'],
     target: string,
     onProgress: ProgressListener,
-    body: (ctx: OpContext, ledger: Ledger, notes: readonly string[]) => Promise<Result<T>>,
-  ): Promise<Result<T>> {
+    body: (ctx: OpContext, ledger: Ledger, notes: readonly string[]) => Promise<InstallResult<T>>,
+  ): Promise<InstallResult<T>> {
     return runLocked(
       { root, ...(options.registry ? { registry: options.registry } : {}), lockWaitMs: options.lockWaitMs ?? 0 },
       { operation, target, progress: onProgress },
@@ -94,157 +97,52 @@ export function createInstaller(options: InstallerOptions = {}) {
     );
   }
 
-  /**
-   * npm-install `spec`, then classify and record it. On any failure the tree is put back and the
-   * ledger is untouched — also when something throws after npm ran (the compile hook, a bug):
-   * a pack in the tree but not in the ledger, or recorded but never examined, is a half install.
-   */
-  async function installParsed(ctx: OpContext, ledger: Ledger, parsed: ParsedSpec, previous?: PackRecord): Promise<Result<PackRecord>> {
-    const guard: UndoGuard = {};
-    try {
-      return await installParsedUnguarded(ctx, ledger, parsed, guard, previous);
-    } catch (error) {
-      if (!guard.undo) throw error;
-      await guard.undo();
-      const putBack = previous ? `${previous.name}@${previous.version} was put back` : 'the pack was removed again';
-      // A full disk is the user's to fix, not a bug: the lock holder then rolls back from the journal what the undo could not.
-      if (isDiskFull(error))
-        return fail(
-          'disk-full',
-          `The disk is full: ${parsed.spec} could not be recorded after npm installed it (${(error as Error).message}). Free some space, then try again.`,
-        );
-      return fail('install-failed', `Installing ${parsed.spec} failed after npm ran (${String(error)}); ${putBack} and nothing was recorded.`);
-    }
-  }
-
-  async function installParsedUnguarded(
-    ctx: OpContext,
-    ledger: Ledger,
-    parsed: ParsedSpec,
-    guard: UndoGuard,
-    previous?: PackRecord,
-  ): Promise<Result<PackRecord>> {
-    const before = await readRootPackageJson(ctx.root);
-    if (!before.ok) return before;
-    ctx.progress({ stage: 'fetching', message: `npm install ${parsed.npmArg} (scripts off)` });
-    const run = await npmInstall(ctx, [parsed.npmArg]);
-    if (run.code !== 0) return npmFailure(run, `installing ${parsed.spec}`, { registry: ctx.registry, spec: parsed.spec });
-
-    ctx.progress({ stage: 'classifying', message: 'reading the installed package.json' });
-    const after = await readRootPackageJson(ctx.root);
-    if (!after.ok) return after;
-    const beforeDeps = before.value.dependencies ?? {};
-    const afterDeps = after.value.dependencies ?? {};
-    // A tarball names its package only inside: if it carries the name of a pack already here,
-    // npm has just replaced that pack's files. Put the recorded artifact back and refuse.
-    const replaced = Object.keys(afterDeps).find((dep) => dep in beforeDeps && beforeDeps[dep] !== afterDeps[dep] && dep !== previous?.name);
-    if (replaced) {
-      await npmInstall(ctx, [`${replaced}@${beforeDeps[replaced] as string}`]);
-      return fail('usage', `${parsed.spec} contains ${replaced}, which is already installed; uninstall it first if you mean to replace it.`);
-    }
-    const name = parsed.name ?? Object.keys(afterDeps).find((dep) => !(dep in beforeDeps));
-    if (!name) return fail('install-failed', `npm finished, but no new package appeared in the install root for ${parsed.spec}.`);
-    const undo = async (): Promise<void> => {
-      if (previous) await npmInstall(ctx, [`${previous.name}@${previous.version}`]);
-      else await npmUninstall(ctx, [name]);
-    };
-    guard.undo = undo;
-    const pkg = await readInstalledPackageJson(ctx.root, `node_modules/${name}`);
-    if (!pkg.ok) {
-      await undo();
-      return pkg;
-    }
-    if (pkg.value.name !== name) {
-      // A registry tarball may carry any name inside; a pack that claims another pack's name could
-      // pose as it to discovery, so the installed name must be the requested one.
-      await undo();
-      return fail('install-failed', `The package installed as ${name} calls itself ${pkg.value.name} in its package.json; it was removed again.`);
-    }
-    const kind = classify(pkg.value, `node_modules/${name}/package.json`);
-    if (!kind.ok) {
-      await undo();
-      return kind;
-    }
-    const lock = await readLockfile(ctx.root);
-    if (!lock.ok || !lock.value) {
-      await undo();
-      return lock.ok ? fail('install-failed', 'npm finished but wrote no lockfile.') : lock;
-    }
-    const inspected = await inspectClosure(ctx.root, lock.value, name);
-    if (!inspected.ok) {
-      await undo();
-      return inspected;
-    }
-    const self = inspected.value.closure[0];
-    if (!self?.integrity || !self.resolved) {
-      await undo();
-      return fail('install-failed', `The lockfile has no resolved URL and integrity for ${name}, so the artifact cannot be pinned; it was removed again.`);
-    }
-    const base = {
-      name,
-      version: pkg.value.version,
-      spec: parsed.spec,
-      resolved: self.resolved,
-      integrity: self.integrity,
-      installMode: kind.value.mode,
-      installedAt: new Date().toISOString(),
-      source: parsed.source,
-      sourceLabel: SOURCE_LABELS[parsed.source],
-      scripts: inspected.value.scripts,
-      closure: inspected.value.closure,
-    } as const;
-    // Consent carries over only to the identical artifact (same name, version and integrity).
-    const keptTrust = previous?.trust && trustCovers({ ...base, trust: previous.trust }) ? previous.trust : null;
-    const status: PackInstallStatus = kind.value.mode === 'sandbox-only' ? 'active' : keptTrust && previous?.status === 'active' ? 'active' : 'needs-trust';
-    const record: PackRecord = { ...base, trust: keptTrust, status };
-    if (options.compile && record.installMode !== 'register') {
-      ctx.progress({ stage: 'compiling', message: 'preparing sandbox modules' });
-      await options.compile(ctx.root, record);
-    }
-    const next: Ledger = { ...ledger, packs: { ...ledger.packs, [name]: record } };
-    await writeLedger(ctx.root, next);
-    // Recorded: from here the ledger and the tree agree, so a later throw must not undo the tree.
-    guard.undo = undefined;
-    const policy = await syncScriptPolicy(ctx.root, next);
-    if (!policy.ok) return policy;
+  /** npm-install one spec and record it through the one pipeline (install-pipeline.ts). */
+  async function installOne(ctx: OpContext, ledger: Ledger, parsed: ParsedSpec, previous?: PackRecord): Promise<InstallResult<PackRecord>> {
+    const installed = await installMany(ctx, ledger, [{ parsed, ...(previous ? { previous } : {}) }], options.compile ? { compile: options.compile } : {});
+    if (!installed.ok) return installed;
+    const [record] = installed.value;
+    if (!record) throw new Error('installMany answered no record for one target');
     return ok(record);
   }
 
   return {
     root,
 
-    async install(spec: string, opts: OpOptions = {}): Promise<Result<InstallOutcome>> {
+    async install(spec: string, opts: OpOptions = {}): Promise<InstallResult<InstallOutcome>> {
       const parsed = parseSpec(spec, process.cwd());
       if (!parsed.ok) return parsed;
       const progress = opts.onProgress ?? quiet;
       return locked('install', parsed.value.spec, progress, async (ctx, ledger) => {
         ctx.progress({ stage: 'resolving', message: `resolving ${parsed.value.spec} against ${ctx.registry}` });
-        const known = parsed.value.name && ledger.packs[parsed.value.name];
-        if (known) return fail('usage', `${known.name}@${known.version} is already installed; use \`update ${known.name}\` to change its version.`);
-        const result = await installParsed(ctx, ledger, parsed.value);
+        const result = await installOne(ctx, ledger, parsed.value);
         if (!result.ok) return result;
         ctx.progress({ stage: 'done', message: `${result.value.name}@${result.value.version} ${result.value.status}` });
         return ok(outcomeOf(result.value));
       });
     },
 
-    async update(name: string, opts: OpOptions & { to?: string } = {}): Promise<Result<InstallOutcome>> {
+    async update(name: string, opts: OpOptions & { to?: string } = {}): Promise<InstallResult<InstallOutcome>> {
       const progress = opts.onProgress ?? quiet;
       return locked('update', name, progress, async (ctx, ledger) => {
         const previous = ledger.packs[name];
         if (!previous) return fail('not-installed', `No pack named ${name} is installed.`);
-        if (previous.source !== 'registry') return fail('usage', `${name} was installed from a tarball; install the new tarball after uninstalling it.`);
+        if (previous.source !== 'registry')
+          return fail(
+            'not-updatable',
+            `${name} was installed from a tarball, so it has no newer version to update to; uninstall it, then install the new tarball.`,
+          );
         const parsed = parseSpec(`${name}@${opts.to ?? 'latest'}`, ctx.root);
         if (!parsed.ok) return parsed;
         ctx.progress({ stage: 'resolving', message: `resolving ${parsed.value.spec} against ${ctx.registry}` });
-        const result = await installParsed(ctx, ledger, parsed.value, previous);
+        const result = await installOne(ctx, ledger, parsed.value, previous);
         if (!result.ok) return result;
         ctx.progress({ stage: 'done', message: `${name} ${previous.version} → ${result.value.version} ${result.value.status}` });
         return ok(outcomeOf(result.value, previous.version));
       });
     },
 
-    async uninstall(name: string, opts: OpOptions = {}): Promise<Result<{ name: string; version: string }>> {
+    async uninstall(name: string, opts: OpOptions = {}): Promise<InstallResult<{ name: string; version: string }>> {
       return locked('uninstall', name, opts.onProgress ?? quiet, async (ctx, ledger) => {
         const record = ledger.packs[name];
         if (!record) return fail('not-installed', `No pack named ${name} is installed.`);
@@ -264,7 +162,7 @@ export function createInstaller(options: InstallerOptions = {}) {
     },
 
     /** Dry run: the literal scripts that consent would allow. Read-only, so no lock. */
-    async trustDryRun(name: string): Promise<Result<TrustDryRun>> {
+    async trustDryRun(name: string): Promise<InstallResult<TrustDryRun>> {
       const read = await readLedger(root);
       if (!read.ok) return read;
       const record = read.value?.packs[name];
@@ -274,7 +172,7 @@ export function createInstaller(options: InstallerOptions = {}) {
     },
 
     /** Record consent for the exact installed artifact, then run its scripts (rebuild). */
-    async trust(name: string, opts: OpOptions & { reviewed?: ReviewedArtifact } = {}): Promise<Result<RebuildOutcome>> {
+    async trust(name: string, opts: OpOptions & { reviewed?: ReviewedArtifact } = {}): Promise<InstallResult<RebuildOutcome>> {
       return locked('trust', name, opts.onProgress ?? quiet, async (ctx, ledger) => {
         const record = ledger.packs[name];
         if (!record) return fail('not-installed', `No pack named ${name} is installed.`);
@@ -300,7 +198,7 @@ export function createInstaller(options: InstallerOptions = {}) {
     },
 
     /** Run the trusted pack's scripts again against the artifact on disk. */
-    async rebuild(name: string, opts: OpOptions & { reviewed?: ReviewedArtifact } = {}): Promise<Result<RebuildOutcome>> {
+    async rebuild(name: string, opts: OpOptions & { reviewed?: ReviewedArtifact } = {}): Promise<InstallResult<RebuildOutcome>> {
       return locked('rebuild', name, opts.onProgress ?? quiet, async (ctx, ledger) => {
         const record = ledger.packs[name];
         const stale = record ? changedSinceReview(record, opts.reviewed) : undefined;
@@ -308,7 +206,7 @@ export function createInstaller(options: InstallerOptions = {}) {
       });
     },
 
-    async list(): Promise<Result<{ registry: string | undefined; packs: PackRecord[] }>> {
+    async list(): Promise<InstallResult<{ registry: string | undefined; packs: PackRecord[] }>> {
       const read = await readLedger(root);
       if (!read.ok) return read;
       const packs = Object.values(read.value?.packs ?? {}).sort((a, b) => a.name.localeCompare(b.name));
@@ -316,7 +214,7 @@ export function createInstaller(options: InstallerOptions = {}) {
     },
 
     /** Bring tree and ledger back in line (run at app start); reports what it fixed, a damaged ledger and an interrupted operation included. */
-    async reconcile(opts: OpOptions = {}): Promise<Result<ReconcileReport>> {
+    async reconcile(opts: OpOptions = {}): Promise<InstallResult<ReconcileReport>> {
       // A root without a ledger is a plain tree (a checkout, a fixture): never "fix" it. A damaged
       // ledger still marks a managed root; the lock holder repairs it.
       if (!existsSync(ledgerPath(root))) return ok({ fixed: [], removedFromTree: [], forgotten: [], missing: [] });
@@ -324,5 +222,3 @@ export function createInstaller(options: InstallerOptions = {}) {
     },
   };
 }
-
-export type Installer = ReturnType<typeof createInstaller>;

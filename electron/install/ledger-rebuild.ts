@@ -8,10 +8,11 @@
 // The same inspection records again a pack a restored backup (one generation old) does not know.
 
 import { SOURCE_LABELS, type InstallSource, type Ledger, type PackRecord } from '../../shared/protocol/ledger.ts';
-import { fail, ok, type Result } from '../../shared/protocol/result.ts';
+import { fail, ok } from '../../shared/protocol/result.ts';
 import { classify, inspectClosure, readInstalledPackageJson } from './inspect.ts';
 import { emptyLedger } from './ledger-store.ts';
 import { readLockfile, readRootPackageJson, type Lockfile } from './npm-root.ts';
+import type { InstallResult } from './install-codes.ts';
 
 function sourceOf(saved: string): InstallSource {
   if (saved.startsWith('file:')) return 'tarball-file';
@@ -54,7 +55,7 @@ async function recordFromTree(root: string, lockfile: Lockfile, name: string, sa
 
 const statusText = (record: PackRecord): string => (record.status === 'active' ? 'active' : 'needs your trust again: consent is not recoverable');
 
-async function treeFiles(root: string): Promise<Result<{ deps: [string, string][]; lockfile: Lockfile | undefined }>> {
+async function treeFiles(root: string): Promise<InstallResult<{ deps: [string, string][]; lockfile: Lockfile | undefined }>> {
   const rootPkg = await readRootPackageJson(root);
   if (!rootPkg.ok) return rootPkg;
   const lock = await readLockfile(root);
@@ -63,7 +64,7 @@ async function treeFiles(root: string): Promise<Result<{ deps: [string, string][
   return ok({ deps, lockfile: lock.value });
 }
 
-export async function rebuildLedgerFromTree(root: string, fallbackRegistry: string): Promise<Result<{ ledger: Ledger; summary: string }>> {
+export async function rebuildLedgerFromTree(root: string, fallbackRegistry: string): Promise<InstallResult<{ ledger: Ledger; summary: string }>> {
   const files = await treeFiles(root);
   if (!files.ok) return files;
   const { deps, lockfile } = files.value;
@@ -92,7 +93,7 @@ export async function rebuildLedgerFromTree(root: string, fallbackRegistry: stri
  * made the newest generation — except `skip` (what an interrupted operation added, which its
  * journal rolls back). Answers the ledger and one sentence per pack recorded.
  */
-export async function adoptUnrecorded(root: string, ledger: Ledger, skip: ReadonlySet<string>): Promise<Result<{ ledger: Ledger; adopted: string[] }>> {
+export async function adoptUnrecorded(root: string, ledger: Ledger, skip: ReadonlySet<string>): Promise<InstallResult<{ ledger: Ledger; adopted: string[] }>> {
   const files = await treeFiles(root);
   if (!files.ok) return files;
   const { deps, lockfile } = files.value;

@@ -7,11 +7,12 @@
 
 import { LedgerSchema, LEDGER_FORMAT, type Ledger } from '../../shared/protocol/ledger.ts';
 import { formatIssues } from '../../shared/protocol/parse.ts';
-import { fail, ok, type Result } from '../../shared/protocol/result.ts';
+import { fail, ok } from '../../shared/protocol/result.ts';
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { keepDamagedCopy, writeFileDurably } from '../platform/durable-file.ts';
 import { parseJsonText, readRecovering, type TextParse } from '../platform/recovering-read.ts';
+import type { InstallResult } from './install-codes.ts';
 
 export const LEDGER_FILE = 'sandbox-packs-ledger.json';
 
@@ -31,7 +32,7 @@ function parseLedgerText(text: string): TextParse<Ledger> {
 }
 
 /** The ledger, `undefined` when the root has none (a plain tree), or a failure when it is damaged. */
-export async function readLedger(root: string): Promise<Result<Ledger | undefined>> {
+export async function readLedger(root: string): Promise<InstallResult<Ledger | undefined>> {
   const file = ledgerPath(root);
   let text: string;
   try {
@@ -66,7 +67,10 @@ export interface LedgerRepair {
  * no usable backup, by `rebuild` (what node_modules and the lockfile hold; see ledger-rebuild.ts).
  * The damaged file is always kept as a copy; the sentences say where.
  */
-export async function repairLedger(root: string, rebuild: () => Promise<Result<{ ledger: Ledger; summary: string }>>): Promise<Result<LedgerRepair>> {
+export async function repairLedger(
+  root: string,
+  rebuild: () => Promise<InstallResult<{ ledger: Ledger; summary: string }>>,
+): Promise<InstallResult<LedgerRepair>> {
   const file = ledgerPath(root);
   let read;
   try {

@@ -9,7 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import { defaultDataDir } from '../platform/data-dir.ts';
 import { isDiskFull } from '../platform/durable-file.ts';
 import type { Ledger } from '../../shared/protocol/ledger.ts';
-import { fail, type Failure, type Result } from '../../shared/protocol/result.ts';
+import { fail } from '../../shared/protocol/result.ts';
 import { beginJournal, clearJournal, readJournal, type JournalOperation } from './journal.ts';
 import { adoptUnrecorded, rebuildLedgerFromTree } from './ledger-rebuild.ts';
 import { emptyLedger, readLedger, repairLedger, writeLedger } from './ledger-store.ts';
@@ -18,6 +18,7 @@ import { reconcileLocked } from './reconcile.ts';
 import { recoverPending } from './recovery.ts';
 import { acquireRootLock, ownerText, waitText, type RootLock } from './root-lock.ts';
 import type { OpContext, ProgressListener } from './root-ops.ts';
+import type { InstallFailure, InstallResult } from './install-codes.ts';
 
 export interface LockedRunOptions {
   readonly root?: string;
@@ -44,7 +45,7 @@ const VERB: Record<LockedOperation['operation'], string> = {
   'first-run': 'installing',
 };
 
-function diskFull(root: string, op: Pick<LockedOperation, 'operation' | 'target'>): Failure {
+function diskFull(root: string, op: Pick<LockedOperation, 'operation' | 'target'>): InstallFailure {
   return fail(
     'disk-full',
     `The disk holding the install root ${root} is full, so ${VERB[op.operation]} ${op.target} could not finish. Free some space, then try again.`,
@@ -66,8 +67,8 @@ function tookOverSentence(lock: RootLock): string[] {
 export async function runLocked<T>(
   options: LockedRunOptions,
   op: LockedOperation,
-  body: (ctx: OpContext, ledger: Ledger, notes: readonly string[]) => Promise<Result<T>>,
-): Promise<Result<T>> {
+  body: (ctx: OpContext, ledger: Ledger, notes: readonly string[]) => Promise<InstallResult<T>>,
+): Promise<InstallResult<T>> {
   const root = options.root ?? defaultDataDir();
   const waitMs = options.lockWaitMs ?? 0;
   try {
@@ -126,7 +127,7 @@ export async function runLocked<T>(
     }
 
     await beginJournal(root, op.operation, op.target, ledger);
-    let result: Result<T>;
+    let result: InstallResult<T>;
     try {
       result = await body(ctx, ledger, op.operation === 'reconcile' ? notes : []);
     } catch (error) {
@@ -163,7 +164,7 @@ async function addedByPending(root: string): Promise<ReadonlySet<string>> {
 }
 
 /** A full disk stopped the operation: undo what it had changed, from its own journal, now. */
-async function rollBackAfterDiskFull(ctx: OpContext, failure: Failure): Promise<Failure> {
+async function rollBackAfterDiskFull(ctx: OpContext, failure: InstallFailure): Promise<InstallFailure> {
   const current = await readLedger(ctx.root);
   let undone = false;
   if (current.ok && current.value) {

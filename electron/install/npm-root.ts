@@ -8,8 +8,9 @@ import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseWith } from '../../shared/protocol/parse.ts';
-import { fail, ok, type Result } from '../../shared/protocol/result.ts';
+import { fail, ok } from '../../shared/protocol/result.ts';
 import { createFileDurably, writeFileDurably } from '../platform/durable-file.ts';
+import type { InstallResult } from './install-codes.ts';
 
 export const ROOT_PACKAGE_NAME = 'sandbox-packs-install-root';
 export const DEFAULT_REGISTRY = 'https://registry.npmjs.org/';
@@ -81,7 +82,7 @@ export async function ensureRoot(root: string): Promise<void> {
   if (current !== USERCONFIG_TEXT) await writeFileDurably(p.userconfig, USERCONFIG_TEXT);
 }
 
-export async function readRootPackageJson(root: string): Promise<Result<RootPackageJson>> {
+export async function readRootPackageJson(root: string): Promise<InstallResult<RootPackageJson>> {
   const file = rootPaths(root).packageJson;
   try {
     return parseWith(RootPackageJsonSchema, JSON.parse(await readFile(file, 'utf8')), file);
@@ -97,7 +98,7 @@ export async function readRootPackageJson(root: string): Promise<Result<RootPack
  * (unreviewed → hard error) and names its targets; the explicit denials keep the other packs'
  * scripts silently skipped rather than failing the strict check.
  */
-export async function writeAllowScripts(root: string, allowed: readonly string[], denied: readonly string[]): Promise<Result<void>> {
+export async function writeAllowScripts(root: string, allowed: readonly string[], denied: readonly string[]): Promise<InstallResult<void>> {
   const read = await readRootPackageJson(root);
   if (!read.ok) return read;
   const policy: Record<string, boolean> = {};
@@ -122,7 +123,7 @@ export type LockEntry = z.infer<typeof LockEntrySchema>;
 const LockfileSchema = z.looseObject({ lockfileVersion: z.number(), packages: z.record(z.string(), LockEntrySchema) });
 export type Lockfile = z.infer<typeof LockfileSchema>;
 
-export async function readLockfile(root: string): Promise<Result<Lockfile | undefined>> {
+export async function readLockfile(root: string): Promise<InstallResult<Lockfile | undefined>> {
   const file = rootPaths(root).lockfile;
   let text: string;
   try {

@@ -14,9 +14,10 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { fail, type Failure } from '../../shared/protocol/result.ts';
+import { fail } from '../../shared/protocol/result.ts';
 import { appRuntime, npmCliPath, type AppRuntime } from '../platform/app-runtime.ts';
 import { createNodeShim, withFirstOnPath, type NodeShim } from './node-shim.ts';
+import type { InstallFailure } from './install-codes.ts';
 
 export interface NpmRun {
   readonly code: number | null;
@@ -24,7 +25,7 @@ export interface NpmRun {
   readonly stdout: string;
   readonly stderr: string;
   /** Set when npm could not be started at all (code and signal are then null). */
-  readonly failure?: Failure;
+  readonly failure?: InstallFailure;
 }
 
 export interface NpmRunOptions {

@@ -12,7 +12,7 @@ import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type Ledger } from '../../shared/protocol/ledger.ts';
 import { PackageNameSchema } from '../../shared/protocol/manifest.ts';
-import { ok, type Result } from '../../shared/protocol/result.ts';
+import { ok } from '../../shared/protocol/result.ts';
 import { isTempOf } from '../platform/durable-file.ts';
 import { readInstalledPackageJson } from './inspect.ts';
 import { JOURNAL_FILE } from './journal.ts';
@@ -20,6 +20,7 @@ import { LEDGER_FILE, writeLedger } from './ledger-store.ts';
 import { readRootPackageJson } from './npm-root.ts';
 import { removeExtraneous } from './recovery.ts';
 import { npmFailure, npmUninstall, syncScriptPolicy, type OpContext } from './root-ops.ts';
+import type { InstallResult } from './install-codes.ts';
 
 /** Files written through writeFileDurably in the root (and their backups): their temp files are leftovers. */
 const DURABLE_FILES = [LEDGER_FILE, JOURNAL_FILE, 'package.json', '.sandbox-packs-npmrc'];
@@ -34,7 +35,7 @@ export interface ReconcileReport {
 }
 
 /** `notes`: what the lock holder already repaired (a stale lock, the ledger, an interrupted operation), reported first. */
-export async function reconcileLocked(ctx: OpContext, ledger: Ledger, notes: readonly string[] = []): Promise<Result<ReconcileReport>> {
+export async function reconcileLocked(ctx: OpContext, ledger: Ledger, notes: readonly string[] = []): Promise<InstallResult<ReconcileReport>> {
   const fixed: string[] = [...notes];
   const forgotten: string[] = [];
   const packs = { ...ledger.packs };

@@ -14,11 +14,12 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { trustCovers, type Ledger, type PackRecord } from '../../shared/protocol/ledger.ts';
-import { fail, ok, type Result } from '../../shared/protocol/result.ts';
+import { fail, ok } from '../../shared/protocol/result.ts';
 import { keepDamagedCopy, writeFileDurably } from '../platform/durable-file.ts';
 import { clearJournal, journalPath, readJournal, type Journal } from './journal.ts';
 import { NO_SCRIPTS, readLockfile, rootPaths } from './npm-root.ts';
 import { npm, npmFailure, npmInstall, npmUninstall, type OpContext } from './root-ops.ts';
+import type { InstallResult } from './install-codes.ts';
 
 export interface Recovery {
   /** The ledger after recovery (unchanged: recovery rolls the tree back to it or forward to it). */
@@ -93,7 +94,7 @@ async function topLevelPackages(root: string): Promise<string[]> {
  * or a rolled-back install: `npm install` restores what the lockfile pins but leaves extras).
  * Answers the paths deleted.
  */
-export async function removeExtraneous(ctx: OpContext): Promise<Result<string[]>> {
+export async function removeExtraneous(ctx: OpContext): Promise<InstallResult<string[]>> {
   const lock = await readLockfile(ctx.root);
   if (!lock.ok) return lock;
   const extraneous = (await topLevelPackages(ctx.root)).filter((rel) => !lock.value?.packages[rel]);
@@ -125,7 +126,7 @@ async function treeMatchesLockfile(ctx: OpContext): Promise<boolean> {
 }
 
 /** Put the files back and make node_modules match them: the operation had recorded nothing. Answers whether anything had changed. */
-async function rollBack(ctx: OpContext, journal: Journal): Promise<Result<boolean>> {
+async function rollBack(ctx: OpContext, journal: Journal): Promise<InstallResult<boolean>> {
   const p = rootPaths(ctx.root);
   const packageJsonChanged = await restoreText(p.packageJson, journal.packageJson);
   const lockfileChanged = await restoreText(p.lockfile, journal.lockfile);
@@ -139,7 +140,7 @@ async function rollBack(ctx: OpContext, journal: Journal): Promise<Result<boolea
   return extra.ok ? ok(treeChanged || extra.value.length > 0) : extra;
 }
 
-async function recover(ctx: OpContext, ledger: Ledger, journal: Journal): Promise<Result<string[]>> {
+async function recover(ctx: OpContext, ledger: Ledger, journal: Journal): Promise<InstallResult<string[]>> {
   const { operation, target } = journal;
   const changed = changedRecords(journal.packs, ledger.packs);
   switch (operation) {
@@ -182,7 +183,7 @@ async function recover(ctx: OpContext, ledger: Ledger, journal: Journal): Promis
       if (trustCovers(record)) {
         return ok([
           ...repaired,
-          `The ${operation} of ${at(record, target)} was interrupted before its install scripts finished; it is trusted but stays inactive until \`sandbox-packs rebuild ${target}\` runs them again.`,
+          `The ${operation} of ${at(record, target)} was interrupted before its install scripts finished; it is trusted but stays inactive until it is rebuilt, which runs them again.`,
         ]);
       }
       return ok([...repaired, `The trust of ${at(record, target)} was interrupted before it was recorded; nothing ran, and it still needs your trust.`]);
@@ -193,7 +194,7 @@ async function recover(ctx: OpContext, ledger: Ledger, journal: Journal): Promis
 }
 
 /** Under the root lock: repair what an interrupted operation's journal describes, then remove the journal. */
-export async function recoverPending(ctx: OpContext, ledger: Ledger): Promise<Result<Recovery>> {
+export async function recoverPending(ctx: OpContext, ledger: Ledger): Promise<InstallResult<Recovery>> {
   const pending = await readJournal(ctx.root);
   if (pending.state === 'none') return ok({ ledger, fixed: [] });
   if (pending.state === 'unreadable') {

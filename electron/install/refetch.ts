@@ -9,8 +9,9 @@ import { createHash, type Hash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ClosureEntry } from '../../shared/protocol/ledger.ts';
-import { fail, ok, type Result } from '../../shared/protocol/result.ts';
+import { fail, ok } from '../../shared/protocol/result.ts';
 import { failurePhrase, streamCapped } from './registry-fetch.ts';
+import type { InstallResult } from './install-codes.ts';
 
 export function sriOf(bytes: Uint8Array, algorithm: 'sha512' | 'sha384' | 'sha256' = 'sha512'): string {
   return `${algorithm}-${createHash(algorithm).update(bytes).digest('base64')}`;
@@ -63,7 +64,12 @@ export interface RefetchLimits {
 }
 
 /** The tarball's integrity check, hashed as it is read; a failure when it cannot be read in full. */
-async function checkTarball(resolved: string, root: string, expected: string, limits: RefetchLimits): Promise<Result<{ matches: boolean; sri: string }>> {
+async function checkTarball(
+  resolved: string,
+  root: string,
+  expected: string,
+  limits: RefetchLimits,
+): Promise<InstallResult<{ matches: boolean; sri: string }>> {
   const hasher = integrityHasher(expected);
   if (resolved.startsWith('file:')) {
     try {
@@ -91,7 +97,7 @@ export async function verifyRefetch(
   root: string,
   entries: readonly ClosureEntry[],
   limits: RefetchLimits = { maxBytes: REFETCH_MAX_BYTES, timeoutMs: REFETCH_TIMEOUT_MS },
-): Promise<Result<{ verified: string[] }>> {
+): Promise<InstallResult<{ verified: string[] }>> {
   const verified: string[] = [];
   for (const entry of entries) {
     if (!entry.resolved || !entry.integrity) {

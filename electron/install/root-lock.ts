@@ -12,7 +12,8 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { fail, ok, type Result } from '../../shared/protocol/result.ts';
+import { fail, ok } from '../../shared/protocol/result.ts';
+import type { InstallResult } from './install-codes.ts';
 
 export const LOCK_DIR = '.sandbox-packs.lock';
 
@@ -99,7 +100,7 @@ async function writeOwner(lockDir: string, owner: LockOwner): Promise<void> {
   await rename(temp, path.join(lockDir, 'owner.json'));
 }
 
-export async function acquireRootLock(root: string, operation: string, waitMs = 0, wait: LockWait = {}): Promise<Result<RootLock>> {
+export async function acquireRootLock(root: string, operation: string, waitMs = 0, wait: LockWait = {}): Promise<InstallResult<RootLock>> {
   const lockDir = path.join(root, LOCK_DIR);
   const deadline = Date.now() + waitMs;
   let tookOverStale = false;

@@ -4,9 +4,10 @@
 
 import type { ChildProcess } from 'node:child_process';
 import type { InstallStage } from '../../shared/contract/events.ts';
-import { fail, type Failure } from '../../shared/protocol/result.ts';
+import { fail } from '../../shared/protocol/result.ts';
 import { NO_SCRIPTS, npmBaseArgs } from './npm-root.ts';
 import { npmErrorSummary, runNpm, type NpmRun } from './npm-runner.ts';
+import type { InstallFailure } from './install-codes.ts';
 
 /** Every stage but `failed`, which the handlers report when the call itself fails. */
 export type ProgressStage = Exclude<InstallStage, 'failed'>;
@@ -56,7 +57,7 @@ export function npmErrorLines(run: NpmRun, maxLines = 40, maxChars = 3000): stri
 }
 
 /** Map a failed npm run to a code a user can act on. `registry` lets a 404 name the registry it came from. */
-export function npmFailure(run: NpmRun, what: string, lookup?: { registry: string; spec: string }): Failure {
+export function npmFailure(run: NpmRun, what: string, lookup?: { registry: string; spec: string }): InstallFailure {
   if (run.failure) return run.failure;
   const text = `${run.stderr}\n${run.stdout}`;
   const summary = npmErrorSummary(run);

@@ -13,8 +13,8 @@
 import path from 'node:path';
 import type { Ledger, PackRecord } from '../../shared/protocol/ledger.ts';
 import { trustCovers } from '../../shared/protocol/ledger.ts';
-import type { Result } from '../../shared/protocol/result.ts';
 import { readLockfile, readRootPackageJson, writeAllowScripts } from './npm-root.ts';
+import type { InstallResult } from './install-codes.ts';
 
 export interface PolicySubject {
   readonly name: string;
@@ -60,7 +60,7 @@ export function scriptPolicyKey(root: string, registry: string, subject: PolicyS
  * key of each closure package (with scripts) of a trusted pack, a denial for the key of every other
  * package with scripts, so the strict check sees every package reviewed and skips the denied ones.
  */
-export async function syncScriptPolicy(root: string, ledger: Ledger, extraAllowed: readonly PackRecord[] = []): Promise<Result<void>> {
+export async function syncScriptPolicy(root: string, ledger: Ledger, extraAllowed: readonly PackRecord[] = []): Promise<InstallResult<void>> {
   const rootPkg = await readRootPackageJson(root);
   if (!rootPkg.ok) return rootPkg;
   const declared = rootPkg.value.dependencies ?? {};

@@ -97,6 +97,6 @@ describe('parseSpec', () => {
       message: 'A package spec cannot contain spaces or control characters.',
     });
     expect(parseSpec('pkg@a:b', dir)).toMatchObject({ ok: false, code: 'spec-unsupported' });
-    expect(parseSpec('', dir)).toMatchObject({ ok: false, code: 'usage' });
+    expect(parseSpec('', dir)).toMatchObject({ ok: false, code: 'spec-unsupported' });
   });
 });

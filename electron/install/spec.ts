@@ -7,8 +7,9 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { PackageNameSchema } from '../../shared/protocol/manifest.ts';
-import { fail, ok, type Result } from '../../shared/protocol/result.ts';
+import { fail, ok } from '../../shared/protocol/result.ts';
 import type { InstallSource } from '../../shared/protocol/ledger.ts';
+import type { InstallResult } from './install-codes.ts';
 
 export interface ParsedSpec {
   readonly source: InstallSource;
@@ -37,9 +38,9 @@ function looksLikeGit(spec: string): boolean {
   );
 }
 
-export function parseSpec(raw: string, cwd: string): Result<ParsedSpec> {
+export function parseSpec(raw: string, cwd: string): InstallResult<ParsedSpec> {
   const spec = raw.trim();
-  if (spec === '') return fail('usage', 'Give a package to install, for example `sandbox-packs install sandbox-csv`.');
+  if (spec === '') return fail('spec-unsupported', 'No package was given to install; name a package from the registry, or a .tgz file.');
   if (spec.startsWith('-')) return fail('spec-unsupported', `"${spec}" looks like an option, not a package; package specs never start with "-".`);
   if (/[\s\u0000-\u001f\u007f]/.test(spec)) return fail('spec-unsupported', 'A package spec cannot contain spaces or control characters.');
 

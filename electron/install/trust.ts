@@ -10,13 +10,14 @@ import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { trustCovers, type ClosureEntry, type Ledger, type PackRecord } from '../../shared/protocol/ledger.ts';
-import { fail, ok, type Failure, type Result } from '../../shared/protocol/result.ts';
+import { fail, ok } from '../../shared/protocol/result.ts';
 import { readInstalledPackageJson, treeDigest } from './inspect.ts';
 import { writeLedger } from './ledger-store.ts';
 import { readLockfile } from './npm-root.ts';
 import { verifyRefetch } from './refetch.ts';
 import { npm, npmErrorLines, npmFailure, npmInstall, syncScriptPolicy, type OpContext } from './root-ops.ts';
 import { outcomeOf, type InstallOutcome } from './outcome.ts';
+import type { InstallFailure, InstallResult } from './install-codes.ts';
 
 export interface RebuildOutcome extends InstallOutcome {
   /** name@version of each package whose scripts ran. */
@@ -46,7 +47,7 @@ async function save(ctx: OpContext, ledger: Ledger, record: PackRecord): Promise
   return next;
 }
 
-export async function rebuildLocked(ctx: OpContext, ledger: Ledger, name: string): Promise<Result<RebuildOutcome>> {
+export async function rebuildLocked(ctx: OpContext, ledger: Ledger, name: string): Promise<InstallResult<RebuildOutcome>> {
   const record = ledger.packs[name];
   if (!record) return fail('not-installed', `No pack named ${name} is installed.`);
   if (record.installMode === 'sandbox-only') {
@@ -60,7 +61,7 @@ export async function rebuildLocked(ctx: OpContext, ledger: Ledger, name: string
   }
   const inactive = { ...record, status: 'needs-rebuild' as const };
   /** Leave the pack trusted but inactive, with the reason recorded so every view shows why. */
-  const stopped = async (failure: Failure): Promise<Failure> => {
+  const stopped = async (failure: InstallFailure): Promise<InstallFailure> => {
     await save(ctx, ledger, { ...inactive, setupFailure: { code: failure.code, message: failure.message.slice(0, 4000), at: new Date().toISOString() } });
     return failure;
   };

@@ -30,7 +30,7 @@ async function start(): Promise<void> {
   services = created.value;
   seeding = await seedDataDirInBackground(dataDir, services, (text, state) => (state === 'failed' ? console.error(text) : console.log(text)));
   const win = await createAppWindow();
-  unbind = bindContractToIpc(win, seeding?.dispatcher ?? services.dispatcher, services.events);
+  unbind = bindContractToIpc(win, services.dispatcher, services.events);
   win.on('closed', () => {
     unbind?.();
     unbind = undefined;

@@ -480,7 +480,7 @@ describe('no absolute paths cross', () => {
           headers: { Authorization: `Bearer ${own.token}`, 'Content-Type': 'application/json' },
           body: '{}',
         });
-        expect(res.json()).toEqual({ ok: true, value: { packs: [] } });
+        expect(res.json()).toEqual({ ok: true, value: { registry: 'https://registry.npmjs.org/', packs: [] } });
         expect(res.text).not.toContain(dir.path);
         expect(failures).toEqual([]);
         // Diagnostics carry what start-up reconcile repaired, in sentences that name no path.

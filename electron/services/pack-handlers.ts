@@ -166,7 +166,9 @@ export function packHandlers(deps: PackHandlerDeps): {
   return {
     'packs.list': async () => {
       const listed = await (await installer()).list();
-      return listed.ok ? ok({ packs: await Promise.all(listed.value.packs.map(fullView)) }) : listed;
+      if (!listed.ok) return listed;
+      const packs = await Promise.all(listed.value.packs.map(fullView));
+      return ok({ ...(listed.value.registry ? { registry: listed.value.registry } : {}), packs });
     },
     'packs.updates': async () => {
       const listed = await (await installer()).list();

@@ -7,7 +7,7 @@ import { openCatalog, type DiscoveryCatalog } from '../catalog/catalog.ts';
 import { createNpmCompiler } from '../compiler/npm-compiler.ts';
 import { activePackNames } from '../install/active-packs.ts';
 
-export async function openRootCatalog(root: string): Promise<Result<DiscoveryCatalog, 'root-unreadable'>> {
-  const onlyPacks = await activePackNames(root);
-  return openCatalog({ root, ...(onlyPacks ? { onlyPacks } : {}), compiler: createNpmCompiler({ root }) });
+export function openRootCatalog(root: string): Promise<Result<DiscoveryCatalog, 'root-unreadable'>> {
+  // Read at each reload: an install, uninstall or trust changes which packs are active.
+  return openCatalog({ root, onlyPacks: () => activePackNames(root), compiler: createNpmCompiler({ root }) });
 }

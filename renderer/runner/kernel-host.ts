@@ -8,6 +8,7 @@
 
 import type { HostCallResult, KernelRunRequest, RunResult } from '../../shared/protocol/run.ts';
 import { KernelHostCore, type KernelWorker, type KernelWorkerHooks } from '../../shared/sandbox/hosting/kernel-host-core.ts';
+import { KernelHostClosedError } from '../../shared/sandbox/hosting/kernel-host-closed.ts';
 import type { ToKernelWorker } from '../../shared/sandbox/hosting/kernel-worker-messages.ts';
 import { fifoScheduler } from '../../shared/sandbox/hosting/scheduler.ts';
 import type { WorkerLike } from './worker-messages.ts';
@@ -25,11 +26,6 @@ export interface KernelHostOptions {
   readonly engineWasmUrl: string;
   /** Extra time past a run's deadline before the worker is terminated (default 1000 ms). */
   readonly graceMs?: number;
-}
-
-/** A host used after close(): a bug in its owner. */
-export class KernelHostClosedError extends Error {
-  override readonly name = 'KernelHostClosedError';
 }
 
 export class KernelHost {
@@ -61,7 +57,7 @@ export class KernelHost {
 
   /** `cancel` ends the run with `cancelled` when it fires (a running one costs the worker, which is replaced). */
   run(request: KernelRunRequest, ports: KernelHostPorts, cancel?: AbortSignal): Promise<RunResult> {
-    if (this.#core.closed) throw new KernelHostClosedError('the browser kernel host is closed');
+    if (this.#core.closed) return Promise.reject(new KernelHostClosedError('the browser kernel host'));
     return this.#core.run(request, ports, cancel);
   }
 

@@ -35,7 +35,12 @@ const PackNameRequest = z.object({ name: PackageNameSchema, operationId: Operati
 const ReviewedRequest = z.object({ name: PackageNameSchema, operationId: OperationIdSchema.optional(), reviewed: ReviewedArtifactSchema.optional() }).strict();
 
 export const CONTRACT = {
-  'packs.list': method(EmptyRequestSchema, z.object({ packs: z.array(InstalledPackSchema) }), 'Packs installed in the managed root, from the ledger.'),
+  'packs.list': method(
+    EmptyRequestSchema,
+    // The registry the root remembers (set by its first install); absent in a root nothing was installed in.
+    z.object({ registry: z.string().max(2048).optional(), packs: z.array(InstalledPackSchema) }),
+    'Packs installed in the managed root, from the ledger, and the registry the root remembers.',
+  ),
   'packs.search': method(
     z.object({ term: z.string().max(200) }).strict(),
     PackSearchResultSchema,

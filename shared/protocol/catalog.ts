@@ -125,7 +125,8 @@ export interface SandboxModuleResolutionOk {
   readonly modules: Readonly<Record<string, ExecutableModule>>;
 }
 
-export type SandboxModuleResolutionError = Failure<'unknown-specifier' | 'internal-specifier' | 'module-skipped' | 'declaration-invalid'> & {
+/** `busy`: the specifier's pack is being installed right now (the first run's seeding); ask again in a moment. */
+export type SandboxModuleResolutionError = Failure<'unknown-specifier' | 'internal-specifier' | 'module-skipped' | 'declaration-invalid' | 'busy'> & {
   readonly specifier: string;
   /** When the specifier belongs to a known pack that is not installed or was skipped. */
   readonly packName?: string;

@@ -1,9 +1,9 @@
-// `sandbox-packs list`: packs.list — the packs the root's ledger records, with mode, status and source.
+// `sandbox-packs list`: packs.list — the packs the root's ledger records, with mode, status and
+// source, and (in --json) the registry the root remembers.
 import type { CliCommand } from '../command.ts';
 import { parseCliArgs, ROOT_OPTIONS, rootOf } from '../args.ts';
 import { withCliServices } from '../cli-services.ts';
 import { COMMON_USAGE, finish, repairIfNeeded } from '../cli-support.ts';
-import { readLedger } from '../../install/ledger-store.ts';
 
 export const list: CliCommand = {
   name: 'list',
@@ -14,9 +14,6 @@ export const list: CliCommand = {
     const root = rootOf(values.root, io);
     await repairIfNeeded(root, io);
     const result = await withCliServices(root, io, {}, (services) => services.call('packs.list', {}));
-    // The registry the root remembers is part of the JSON scripts read; packs.list answers packs only.
-    const ledger = values.json && result.ok ? await readLedger(root) : undefined;
-    const registry = ledger?.ok ? ledger.value?.registry : undefined;
     return finish(
       io,
       values.json,
@@ -28,7 +25,7 @@ export const list: CliCommand = {
               .join('\n')
           : 'No packs installed.',
       (o) => ({
-        registry,
+        registry: o.registry,
         packs: o.packs.map((p) => ({
           name: p.name,
           version: p.version,

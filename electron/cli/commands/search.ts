@@ -6,7 +6,6 @@ import type { CliCommand } from '../command.ts';
 import { parseCliArgs, REGISTRY_OPTIONS, registryOf, rootOf } from '../args.ts';
 import { withCliServices } from '../cli-services.ts';
 import { finish } from '../cli-support.ts';
-import { readLedger } from '../../install/ledger-store.ts';
 import { displayText } from '../../../shared/protocol/display-text.ts';
 import type { PackSearchResult } from '../../../shared/contract/search-schemas.ts';
 
@@ -36,11 +35,8 @@ export const search: CliCommand = {
   async run(argv, io) {
     const { values, positionals } = parseCliArgs(argv, { ...REGISTRY_OPTIONS, index: 'string' });
     const root = rootOf(values.root, io);
-    let registry = registryOf(values.registry);
-    if (!registry) {
-      const ledger = await readLedger(root);
-      registry = ledger.ok ? ledger.value?.registry : undefined;
-    }
+    // Without --registry, the services use the one the root remembers (compose-services.ts).
+    const registry = registryOf(values.registry);
     // A file index is named relative to where the command was run; a URL is left as it is.
     const index = values.index === undefined || /^[a-z][a-z0-9+.-]*:\/\//i.test(values.index) ? values.index : path.resolve(io.cwd, values.index);
     const result = await withCliServices(root, io, { ...(registry ? { registry } : {}), ...(index ? { registryIndex: index } : {}) }, (services) =>

@@ -70,7 +70,7 @@ export const serve: CliCommand = {
     let host;
     try {
       host = await startWebHost({
-        dispatcher: seeding?.dispatcher ?? services.value.dispatcher,
+        dispatcher: services.value.dispatcher,
         events: services.value.events,
         catalog: services.value.catalog,
         port: parsed.port,

@@ -17,6 +17,7 @@ import { LIMITS } from '../../../shared/protocol/limits.ts';
 import type { HostCallResult, KernelRunRequest, RunResult } from '../../../shared/protocol/run.ts';
 import { fairScheduler } from '../../../shared/sandbox/hosting/fair-scheduler.ts';
 import { KernelHostCore, type KernelHostCall, type KernelWorker, type KernelWorkerHooks } from '../../../shared/sandbox/hosting/kernel-host-core.ts';
+import { KernelHostClosedError } from '../../../shared/sandbox/hosting/kernel-host-closed.ts';
 import type { RunSources } from '../../../shared/sandbox/supply/source-cache.ts';
 import type { SandboxWorkerData, ToWorker } from './messages.ts';
 import type { WasmPlan } from '../wasm/wasm-plan.ts';
@@ -85,10 +86,6 @@ function tsBootstrap(entry: URL): string {
 /** A run ended on this side reads its reason as is: "the sandbox worker failed: …" → "The sandbox worker failed: …". */
 const capitalized = (why: string): string => `${why.charAt(0).toUpperCase()}${why.slice(1)}`;
 
-export class SandboxPoolClosedError extends Error {
-  override readonly name = 'SandboxPoolClosedError';
-}
-
 export class SandboxPool {
   readonly #core: KernelHostCore<SandboxHostPorts>;
 
@@ -153,7 +150,7 @@ export class SandboxPool {
    * only be stopped for certain by ending its thread.
    */
   run(request: KernelRunRequest, ports: SandboxHostPorts = {}, cancel?: AbortSignal): Promise<RunResult> {
-    if (this.#core.closed) return Promise.reject(new SandboxPoolClosedError('the sandbox pool is closed'));
+    if (this.#core.closed) return Promise.reject(new KernelHostClosedError('the sandbox pool'));
     return this.#core.run(request, ports, cancel);
   }
 
