@@ -50,7 +50,7 @@ export function validateCodeNode(node: CodeNode, catalog: Pick<SandboxModuleCata
     const resolution = catalog.resolveForExecution([declaration]);
     if (!resolution.ok) {
       const pack = resolution.packName ?? packOfSpecifier(declaration.specifier);
-      const hint = resolution.code === 'unknown-specifier' ? ` Install the pack that provides it: sandbox-packs install ${pack}` : '';
+      const hint = resolution.code === 'unknown-specifier' ? ` Install the pack that provides it (${pack}).` : '';
       issue('error', resolution.code, `${resolution.message}${hint}`, declaration.specifier);
       continue;
     }

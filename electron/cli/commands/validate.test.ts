@@ -16,6 +16,11 @@ function cli(args: string[]) {
 }
 
 describe('sandbox-packs validate', () => {
+  it('prints the command that installs a missing pack beside the sentence every face shows', () => {
+    const run = cli(['fixtures/kernel/workflows/mixed.json']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('Install the pack that provides it (@acme/nope). (sandbox-packs install @acme/nope) [unknown-specifier]');
+  });
   it('reports errors and warnings per node, and exits 1', () => {
     const run = cli(['fixtures/kernel/workflows/mixed.json', '--json']);
     expect(run.code).toBe(1);
@@ -29,7 +34,7 @@ describe('sandbox-packs validate', () => {
         severity: 'error',
         code: 'unknown-specifier',
         specifier: '@acme/nope',
-        message: expect.stringMatching(/ Install the pack that provides it: sandbox-packs install @acme\/nope$/),
+        message: expect.stringMatching(/ Install the pack that provides it \(@acme\/nope\)\.$/),
       },
       {
         nodeId: 'undeclared',

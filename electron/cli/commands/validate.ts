@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RequestOf } from '../../../shared/contract/methods.ts';
 import type { Workflow } from '../../../shared/protocol/workflow.ts';
+import { packOfSpecifier } from '../../../shared/workflow/validate-workflow.ts';
 import { EXIT, type CliCommand } from '../command.ts';
 import { onlyPositional, parseCliArgs, ROOT_OPTIONS, rootOf } from '../args.ts';
 import { withCliServices } from '../cli-services.ts';
@@ -55,7 +56,11 @@ export const validate: CliCommand = {
       const errors = issues.filter((i) => i.severity === 'error').length;
       if (values.json) io.out(JSON.stringify({ ok: errors === 0, issues }, null, 2));
       else {
-        for (const i of issues) io.out(`${i.severity === 'error' ? 'error  ' : 'warning'} ${i.nodeId}: ${i.message} [${i.code}]`);
+        for (const i of issues) {
+          // The issue's sentence fits every face; here the command that acts on it is added.
+          const hint = i.code === 'unknown-specifier' && i.specifier ? ` (sandbox-packs install ${packOfSpecifier(i.specifier)})` : '';
+          io.out(`${i.severity === 'error' ? 'error  ' : 'warning'} ${i.nodeId}: ${i.message}${hint} [${i.code}]`);
+        }
         io.out(`${(raw as Workflow).nodes.length} node(s): ${errors} error(s), ${issues.length - errors} warning(s).`);
       }
       return errors ? EXIT.failed : EXIT.ok;
