@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parseSpec } from './run.ts';
+import { parsePackageOption } from './run.ts';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const ROOT = ['--root', 'fixtures/discovery/good'];
@@ -151,12 +151,12 @@ describe('sandbox-packs run', () => {
   });
 });
 
-describe('parseSpec', () => {
+describe('parsePackageOption', () => {
   it('splits specifier, version and digest', () => {
     const digest = 'a'.repeat(64);
-    expect(parseSpec(`@acme/geo/extra@1.2.0#${digest}`)).toEqual({ specifier: '@acme/geo/extra', resolvedPackVersion: '1.2.0', contentDigest: digest });
-    expect(parseSpec('@acme/geo')).toEqual({ specifier: '@acme/geo' });
-    expect(parseSpec('left-pad@2.0.0')).toEqual({ specifier: 'left-pad', resolvedPackVersion: '2.0.0' });
-    expect(() => parseSpec('@acme/geo#nothex')).toThrow('--package "@acme/geo#nothex": contentDigest: a digest is 64 lower-case hex characters (sha256)');
+    expect(parsePackageOption(`@acme/geo/extra@1.2.0#${digest}`)).toEqual({ specifier: '@acme/geo/extra', resolvedPackVersion: '1.2.0', contentDigest: digest });
+    expect(parsePackageOption('@acme/geo')).toEqual({ specifier: '@acme/geo' });
+    expect(parsePackageOption('left-pad@2.0.0')).toEqual({ specifier: 'left-pad', resolvedPackVersion: '2.0.0' });
+    expect(() => parsePackageOption('@acme/geo#nothex')).toThrow('--package "@acme/geo#nothex": contentDigest: a digest is 64 lower-case hex characters (sha256)');
   });
 });

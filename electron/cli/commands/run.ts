@@ -43,7 +43,7 @@ const USAGE = [
 ].join('\n');
 
 /** `specifier[@version][#digest]`; the version `@` is the last one after the first character. */
-export function parseSpec(spec: string): SandboxModuleDeclaration {
+export function parsePackageOption(spec: string): SandboxModuleDeclaration {
   let rest = spec;
   let contentDigest: string | undefined;
   const hash = rest.lastIndexOf('#');
@@ -120,7 +120,7 @@ function parseRunArgs(args: readonly string[]): RunArgs {
   return {
     file: positionals[0] as string,
     root: values.root,
-    packages: values.package.map(parseSpec),
+    packages: values.package.map(parsePackageOption),
     inputs,
     hosts: values['allow-fetch'].map((host) => host.toLowerCase()),
     workspace: values.workspace,
@@ -128,7 +128,7 @@ function parseRunArgs(args: readonly string[]): RunArgs {
     timeoutMs,
     json: values.json,
     codeact: values.codeact,
-    sessionAllow: values['session-allow'].map((spec) => parseSpec(spec).specifier),
+    sessionAllow: values['session-allow'].map((spec) => parsePackageOption(spec).specifier),
   };
 }
 
