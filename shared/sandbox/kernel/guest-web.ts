@@ -3,24 +3,11 @@
 // structuredClone, crypto.getRandomValues/randomUUID). quickjs-ng's own queueMicrotask and
 // DOMException are kept as they are. Intl, timers, crypto.subtle, streams, Blob, EventTarget and
 // the fetch classes are not offered. Their code is guest source in guest/web/ (one piece per idea,
-// built into parts by scripts/build-guest.mjs); this file hands the parts to the host.
+// built into parts by scripts/build-guest.mjs); this file hands the parts to the host, each
+// compiled on the first touch of one of its globals (WEB_GLOBALS).
 //
-// Why lazy: guest source costs compile time in every run that evaluates it, and most runs use none
-// of these. So the core prelude defines each global as an accessor; the first touch asks the host
-// to compile that global's part (HOST_WEB_GLOBAL) and turns the global into the plain writable,
-// configurable data property the platform has (enumerable as WebIDL says, see WEB_GLOBALS). A part
-// compiled in a run is gone with the run: the sandbox goes back to its image afterwards (the price
-// per part: docs/performance.md).
-//
-// Invariants (the prelude's captured-intrinsics rule): a part runs after packs may have patched
-// any prototype or global, so it uses only what the core captured before any pack ran (W, which
-// is WEB in guest/prelude-core.js, and the core's I): no global is read at call time, no method is looked up on a shared
-// prototype, no for-of, spread or destructuring (but over an iterable the caller passed, which
-// the standard iterates: URLSearchParams of a Map), no assignment that could reach a setter
-// (internal lists are filled through I.dp), no read past a string's or an array's end. What a pack
-// can still do is what it can do to any built-in: replace the global or a method of its prototype
-// before the node uses it. Randomness comes from the host (HOST_RANDOM_GLOBAL), never from the
-// guest's Math.random, and only while a run is bound.
+// Invariants: a part uses only what the core captured before any pack ran (the rules: PARTS);
+// randomness comes from the host (HOST_RANDOM_GLOBAL), never from the guest's Math.random.
 
 import { WEB_BASE64_PART, WEB_CLONE_PART, WEB_CRYPTO_PART, WEB_IDNA_PART, WEB_TEXT_PART, WEB_URL_PART } from '../guest/guest-sources.generated.ts';
 
@@ -36,6 +23,13 @@ export const RANDOM_BYTES_MAX = 65536;
 /**
  * Each offered global and the part that defines it. Property shape as WebIDL gives it on the web
  * and in Node: interfaces are not enumerable, operations and attributes (atob, crypto) are.
+ *
+ * Why lazy: guest source costs compile time in every run that evaluates it, and most runs use none
+ * of these. So the core prelude defines each global as an accessor; the first touch asks the host
+ * to compile that global's part (HOST_WEB_GLOBAL) and turns the global into the plain writable,
+ * configurable data property the platform has (enumerable as above). A part compiled in a run is
+ * gone with the run: the sandbox goes back to its image afterwards (the price per part:
+ * docs/performance.md).
  */
 export const WEB_GLOBALS = {
   TextEncoder: 'text',
@@ -52,6 +46,16 @@ export const WEB_GLOBALS = {
  * The parts by name: one per group of globals, and idna, which the URL part loads for a domain that
  * needs it. Each text is the function of (W, need) the engine compiles, built from the pieces in
  * guest/web/ by scripts/build-guest.mjs (which part takes which pieces: its WEB_PARTS).
+ *
+ * The rules every part keeps (the prelude's captured-intrinsics rule): a part runs after packs may
+ * have patched any prototype or global, so it uses only what the core captured before any pack ran
+ * (W, which is WEB in guest/prelude-core.js, and the core's I): no global is read at call time, no
+ * method is looked up on a shared prototype, no for-of, spread or destructuring (but over an
+ * iterable the caller passed, which the standard iterates: URLSearchParams of a Map), no assignment
+ * that could reach a setter (internal lists are filled through I.dp), no read past a string's or an
+ * array's end. What a pack can still do is what it can do to any built-in: replace the global or a
+ * method of its prototype before the node uses it. Randomness comes from the host
+ * (HOST_RANDOM_GLOBAL), never from the guest's Math.random, and only while a run is bound.
  */
 const PARTS: ReadonlyMap<string, string> = new Map([
   ['text', WEB_TEXT_PART],

@@ -1,27 +1,10 @@
 // The sandbox kernel: one invocation of a Code node's code in a quickjs-ng runtime and context no
 // run has touched (sandbox.ts). It is environment-neutral — the engine, the clock, the timer and
 // the host side of capability and WASM calls are injected as powers — so the same kernel runs in a
-// Node worker thread and in a browser Web Worker. This file holds the order of events; the parts
-// live in sandbox.ts (the sandbox and its lifecycle), host-bridge.ts (host functions and grants),
-// module-loader.ts (the import boundary), job-loop.ts (promises, deadline, result) and
-// run-state.ts (what the run records).
-//
-// Order of events, which is the security argument:
-//   1. a runtime (64 MB, 512 KB stack) and context on an engine instance whose memory holds
-//      nothing of any run: a new instance, or one restored to its snapshot (sandbox-supply.ts);
-//   2. the guest prelude hardens the global object and captures the bridge (before any module),
-//      and the kernel's own modules take their one-shot bindings (inputs, the WASM bridge);
-//      steps 1–2 know nothing of the run, so a worker does them while idle (`prepareSandbox`);
-//      a module set may then be evaluated into the sandbox, with no run bound, for an image of
-//      it (`evaluateImageInto`, module-image.ts);
-//   3. the run is bound to the bridge, the deadline interrupt set, its inputs made, and the loader
-//      installed over the run's resolution only;
-//   4. the entry module evaluates: declared modules first (they see the hardened world and no
-//      inputs; in an image they were evaluated already), then the entry body, which binds the
-//      inputs and deletes the WASM bridge binding before the user's IIFE starts;
-//   5. the pending-job loop drives promises, waiting on host calls when the guest is idle;
-//   6. the run's scope frees its handles (`Sandbox.endRun`, after the answer is sent), and the
-//      supply restores the engine's memory to its snapshot, or frees the whole sandbox.
+// Node worker thread and in a browser Web Worker. This file holds the order of events, which is
+// the security argument (spelled out on `runKernel`); the parts live in sandbox.ts (the sandbox and
+// its lifecycle), host-bridge.ts (host functions and grants), module-loader.ts (the import
+// boundary), job-loop.ts (promises, deadline, result) and run-state.ts (what the run records).
 
 import type { QuickJSHandle, QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { LIMITS } from '../../protocol/limits.ts';
@@ -77,7 +60,7 @@ export interface KernelPowers {
    * instructions). A host that schedules runs may block here to hold a long run back while
    * shorter ones use the cores; it then keeps the held time out of `now`, so holding a run never
    * changes its result. Returning true stops the run as its deadline would (a host that gives
-   * the run up — a nested run past its budget, sandbox-worker.ts — discards its outcome).
+   * the run up — a nested run past its budget, hosting/kernel-worker-loop.ts — discards its outcome).
    */
   readonly checkpoint?: () => boolean | void;
 }
@@ -186,7 +169,27 @@ export function evaluateImageInto(
   }
 }
 
-/** Run one invocation on a fresh engine's new sandbox, then free it. Never throws for guest behaviour. */
+/**
+ * Run one invocation on a fresh engine's new sandbox, then free it. Never throws for guest behaviour.
+ *
+ * Every run follows this order of events, which is the security argument (a worker takes the same
+ * steps apart: `prepareSandbox` while idle, `runPrepared`, then `Sandbox.endRun`):
+ *   1. a runtime (64 MB, 512 KB stack) and context on an engine instance whose memory holds
+ *      nothing of any run: a new instance, or one restored to its snapshot (sandbox-supply.ts);
+ *   2. the guest prelude hardens the global object and captures the bridge (before any module),
+ *      and the kernel's own modules take their one-shot bindings (inputs, the WASM bridge);
+ *      steps 1–2 know nothing of the run, so a worker does them while idle (`prepareSandbox`);
+ *      a module set may then be evaluated into the sandbox, with no run bound, for an image of
+ *      it (`evaluateImageInto`, module-image.ts);
+ *   3. the run is bound to the bridge, the deadline interrupt set, its inputs made, and the loader
+ *      installed over the run's resolution only;
+ *   4. the entry module evaluates: declared modules first (they see the hardened world and no
+ *      inputs; in an image they were evaluated already), then the entry body, which binds the
+ *      inputs and deletes the WASM bridge binding before the user's IIFE starts;
+ *   5. the pending-job loop drives promises, waiting on host calls when the guest is idle;
+ *   6. the run's scope frees its handles (`Sandbox.endRun`, after the answer is sent), and the
+ *      supply restores the engine's memory to its snapshot, or frees the whole sandbox.
+ */
 export async function runKernel(request: KernelRunRequest, powers: KernelPowers): Promise<KernelOutcome> {
   let sandbox: Sandbox;
   try {
@@ -201,9 +204,10 @@ export async function runKernel(request: KernelRunRequest, powers: KernelPowers)
 }
 
 /**
- * Steps 3–5 on a fresh or compiled sandbox (a misuse throws errors.ts's errors). Afterwards the
- * caller ends the run (`Sandbox.endRun`, then the supply restores it) or frees the sandbox
- * (`Sandbox.dispose`); a worker does either after posting the result, off the run's critical path.
+ * Steps 3–5 of the order (`runKernel`) on a fresh or compiled sandbox (a misuse throws
+ * errors.ts's errors). Afterwards the caller ends the run (`Sandbox.endRun`, then the supply
+ * restores it) or frees the sandbox (`Sandbox.dispose`); a worker does either after posting the
+ * result, off the run's critical path.
  */
 export async function runPrepared(sandbox: Sandbox, request: KernelRunRequest, powers: RunPowers): Promise<KernelOutcome> {
   const run = beginRun(sandbox, request, powers, runJobLoop);
@@ -219,7 +223,7 @@ export async function runPrepared(sandbox: Sandbox, request: KernelRunRequest, p
 
 /**
  * `runPrepared` for a run that never waits, to its end before this returns: a nested run
- * (sandbox-worker.ts), which may make no host call. Its `hostCall` power gives the run up (its
+ * (hosting/kernel-worker-loop.ts), which may make no host call. Its `hostCall` power gives the run up (its
  * `checkpoint` then returns true); where the run would still wait, it ends with an outcome its
  * host discards.
  */

@@ -1,23 +1,12 @@
 // Images of evaluated module sets. Compiling and evaluating a library's module graph is nearly all
-// of what a run importing it costs (quickjs-ng in WASM compiles about 5 bytes a microsecond and
-// offers no bytecode to cache; zod's 450 KB bundle: ~100 ms a run). So a sandbox supply keeps, per
+// of what a run importing it costs (figures: docs/performance.md). So a sandbox supply keeps, per
 // module set, a sandbox in which that set was evaluated once — with no capabilities and no inputs —
 // and an image of its engine's memory taken then; a run importing exactly that set gets the
 // sandbox at that image, and its imports find their modules evaluated (sandbox-supply.ts).
 //
-// What an image may hold is what module initialisation produces with nothing of any run: the
-// build binds no run to the bridge (a capability, WASM or host call refuses, and the set is then
-// never imaged: it is evaluated in each run, as before), sets no inputs (runs bind theirs after
-// every import has evaluated, so per-run evaluation sees none either), and its console entries are
-// kept to be replayed into each run that uses it, where per-run evaluation would have logged them.
-// A module set whose initialisation throws, is denied an import, or does not settle without a host
-// call is evaluated in each run too, so its error reaches the run exactly as it always did.
-//
-// A plan names the set by the run's own imports, in the order its entry evaluates them (the
-// evaluation order is part of the state), every module of their closure with its digest, the kind
-// of sandbox and the caller (KernelRunRequest.partition): no caller's run ever uses an image another
-// caller's runs made. A run may use an image only if every module in it is the run's own,
-// identical (`fits`): a catalog that changed a source under the same id never meets a stale image.
+// Invariants: an image holds only what module initialisation produces with nothing of any run
+// (ImageRecord); no caller's run ever uses an image another caller's runs made (ImagePlan's key);
+// a run uses an image only if every module in it is the run's own, identical (`fits`).
 
 import type { GuestModule, KernelRunRequest, RunLog } from '../../protocol/run.ts';
 import { WASM_BRIDGE_MODULE_ID } from '../../protocol/wasm-bridge.ts';
@@ -25,9 +14,16 @@ import { WASM_BRIDGE_MODULE_ID } from '../../protocol/wasm-bridge.ts';
 /** The module name an image's build entry is evaluated under ("sandbox:" ids are reserved). */
 export const IMAGE_ENTRY_NAME = 'sandbox:image';
 
-/** A module set to evaluate into an image. */
+/**
+ * A module set to evaluate into an image. A plan names the set by the run's own imports, in the
+ * order its entry evaluates them (the evaluation order is part of the state), every module of their
+ * closure with its digest, the kind of sandbox and the caller (KernelRunRequest.partition): no
+ * caller's run ever uses an image another caller's runs made. A run may use an image only if every
+ * module in it is the run's own, identical (`fits`): a catalog that changed a source under the same
+ * id never meets a stale image.
+ */
 export interface ImagePlan {
-  /** Names everything that decides the image's content (see the file comment). */
+  /** Names everything that decides the image's content: partition, kind, imports in order, closure with digests. */
   readonly key: string;
   /** The module ids the run's entry imports, in its order (each once). */
   readonly top: readonly string[];
@@ -35,7 +31,19 @@ export interface ImagePlan {
   readonly modules: Readonly<Record<string, GuestModule>>;
 }
 
-/** What an image holds: each module as evaluated, what each one's imports named, and the console entries of the evaluation. */
+/**
+ * What an image holds: each module as evaluated, what each one's imports named, and the console
+ * entries of the evaluation.
+ *
+ * What an image may hold is what module initialisation produces with nothing of any run: the
+ * build binds no run to the bridge (a capability, WASM or host call refuses, and the set is then
+ * never imaged: it is evaluated in each run, as before), sets no inputs (runs bind theirs after
+ * every import has evaluated, so per-run evaluation sees none either), and its console entries are
+ * kept to be replayed into each run that uses it, where per-run evaluation would have logged them.
+ * A module set whose initialisation throws, is denied an import, or does not settle without a host
+ * call is evaluated in each run too, so its error reaches the run exactly as it always did
+ * (kernel.ts `evaluateImageInto`).
+ */
 export interface ImageRecord {
   readonly key: string;
   readonly modules: ReadonlyMap<string, GuestModule>;

@@ -6,13 +6,7 @@
 // runs anything. Engine-neutral: the Node worker pool and a browser Web Worker pool both sit
 // behind `WasmPoolPort`, and the kernel binds `dispatcher.bridge` as WASM_BRIDGE_GLOBAL.
 //
-// Budgets are layered. Run-wide: the host defaults (concurrency 2, 256 calls, 30 s of WASM
-// time). Per module: the same counters against that module's manifest `budgets`, which can only
-// lower the defaults (the manifest schema caps them and `effectiveBudgets` takes the minimum).
-// "WASM time" is the sum of the calls' run times as the pool reports them (instantiate + call in
-// the worker; queueing behind other runs is not charged). To keep the aggregate hard rather than
-// best-effort, each call's timeout is capped by what is left of it after the time reserved by
-// calls already in flight; a call stopped by that cap fails as `wasm-budget-time`.
+// Invariant: the budgets, run-wide and per module, are hard limits, not best effort (BudgetMeter).
 
 import type { ExecutableModule, ExecutableWasm, WasmExportSignature } from '../../protocol/catalog.ts';
 import type { ErrorCode } from '../../protocol/codes.ts';
@@ -73,7 +67,16 @@ export function effectiveBudgets(declared: WasmBudgets | undefined, base: Effect
   };
 }
 
-/** Counters of one budget scope (the run, or one module within it). */
+/**
+ * Counters of one budget scope (the run, or one module within it). Budgets are layered. Run-wide:
+ * the host defaults (concurrency 2, 256 calls, 30 s of WASM time). Per module: the same counters
+ * against that module's manifest `budgets`, which can only lower the defaults (the manifest schema
+ * caps them and `effectiveBudgets` takes the minimum). "WASM time" is the sum of the calls' run
+ * times as the pool reports them (instantiate + call in the worker; queueing behind other runs is
+ * not charged). To keep the aggregate hard rather than best-effort, each call's timeout is capped
+ * by what is left of it after the time reserved by calls already in flight; a call stopped by that
+ * cap fails as `wasm-budget-time`.
+ */
 class BudgetMeter {
   calls = 0;
   inFlight = 0;

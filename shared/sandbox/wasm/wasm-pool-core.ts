@@ -1,14 +1,7 @@
 // The WASM pool's scheduling, written once for Node (worker_threads) and the browser (Web Workers).
 // Each host keeps a thin adapter that says how to start a worker, how to prepare a module (hash,
 // check, maybe compile) and how a module travels in a call; everything else lives here so budgets
-// and failures read the same in both places.
-//
-// Each worker runs one call at a time; calls queue FIFO. A call's timer starts when a ready worker
-// receives it; when it fires the call answers `wasm-timeout`, the worker is terminated (the only way
-// to stop running WASM) and a replacement starts at once. A worker that dies fails its call with
-// `internal` and is replaced; if workers keep dying before they are ready (a broken install) the
-// pool stops respawning and fails calls instead of looping. An aborted call that is running costs
-// its worker the same way.
+// and failures read the same in both places (the rules: WasmPoolCore).
 //
 // Ownership: the core owns its workers and timers; `dispose()` fails what is pending and resolves
 // once every worker — including ones terminated for timeouts — has finished terminating.
@@ -104,6 +97,14 @@ const globalTimers: WasmPoolTimers = {
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
 
+/**
+ * Each worker runs one call at a time; calls queue FIFO. A call's timer starts when a ready worker
+ * receives it; when it fires the call answers `wasm-timeout`, the worker is terminated (the only way
+ * to stop running WASM) and a replacement starts at once. A worker that dies fails its call with
+ * `internal` and is replaced; if workers keep dying before they are ready (a broken install) the
+ * pool stops respawning and fails calls instead of looping. An aborted call that is running costs
+ * its worker the same way.
+ */
 export class WasmPoolCore<M, W extends WasmPoolWorker> {
   readonly size: number;
   readonly #options: WasmPoolCoreOptions<M, W>;

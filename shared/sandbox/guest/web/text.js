@@ -1,13 +1,8 @@
-// TextEncoder and TextDecoder (WHATWG Encoding), a web part (rules in guest-web.ts). TextDecoder
-// speaks utf-8, utf-16le, utf-16be and windows-1252 (with every WHATWG label of each, so "latin1"
-// and "ascii" are windows-1252 as on the web), with fatal, ignoreBOM and streaming; any other label
-// is a RangeError.
-//
-// Speed: the engine interprets this code, about a microsecond a byte on a shared core, so valid
-// UTF-8 is decoded by the engine's own decodeURIComponent over escape() of a binary string, 64 KB
-// at a time, cut where no sequence is split; a slice it refuses (invalid UTF-8) and the bytes a
-// stream leaves incomplete go through the WHATWG decoder written out below, which holds a stream's
-// state between calls. Encoding uses encodeURIComponent for the same reason.
+// TextEncoder and TextDecoder (WHATWG Encoding), a web part (rules in guest-web.ts, PARTS).
+// TextDecoder speaks utf-8, utf-16le, utf-16be and windows-1252 (with every WHATWG label of each,
+// so "latin1" and "ascii" are windows-1252 as on the web), with fatal, ignoreBOM and streaming;
+// any other label is a RangeError. Both lean on the engine's native URI functions for speed
+// (decodeUtf8, TextEncoder's encode).
 //
 // Exports beside the two classes: utf8(bytes, n), UTF-8 decode without BOM handling, with
 // replacement (the URL part's percent-decoding uses it).
@@ -177,6 +172,11 @@ function incompleteTail(b, from, to) {
   const need = x >= 0xf0 ? 4 : x >= 0xe0 ? 3 : x >= 0xc0 ? 2 : 1;
   return to - i < need ? i : to;
 }
+// The engine interprets this code, far slower than its native functions (docs/performance.md), so
+// valid UTF-8 is decoded by the engine's own decodeURIComponent over escape() of a binary string,
+// 64 KB at a time, cut where no sequence is split; a slice it refuses (invalid UTF-8) and the bytes
+// a stream leaves incomplete go through the WHATWG decoder above (decodeUtf8Slowly), which holds a
+// stream's state between calls.
 function decodeUtf8(st, b, n, flush, fatal, out) {
   let k = 0;
   while (k < n) {
@@ -298,6 +298,7 @@ class TextDecoder {
     return s;
   }
 }
+// Encoding uses encodeURIComponent for the same reason as decodeUtf8.
 class TextEncoder {
   get encoding() {
     return 'utf-8';
