@@ -5,10 +5,8 @@
 // mid-way shows it too), and when it is done the catalog is reloaded and `catalog-changed` sent,
 // which refreshes every open screen.
 //
-// Until then a Code node that imports a pack still being seeded would fail with
-// `unknown-specifier` ("install the pack"), which is wrong advice: the catalog holds the seeded
-// packs for setup (catalog.ts holdForSetup), so every caller — a run, a validation — is answered
-// `busy` with a sentence saying the pack is still being set up.
+// Invariant: until then every caller that needs a pack still being seeded is answered `busy`,
+// never `unknown-specifier` (`seedInBackground`).
 
 import type { ContractEvent, EventHub } from '../../shared/contract/events.ts';
 import { fail, type Result } from '../../shared/protocol/result.ts';
@@ -55,6 +53,12 @@ export interface BackgroundSeeding {
   close(): void;
 }
 
+/**
+ * Starts the seeding behind the open faces. Until it is over a Code node that imports a pack still
+ * being seeded would fail with `unknown-specifier` ("install the pack"), which is wrong advice: the
+ * catalog holds the seeded packs for setup (catalog.ts holdForSetup), so every caller — a run, a
+ * validation — is answered `busy` with a sentence saying the pack is still being set up.
+ */
 export function seedInBackground(options: BackgroundSeedingOptions): BackgroundSeeding {
   const { services, packNames } = options;
   const release = services.catalog.holdForSetup(packNames, stillSettingUp);

@@ -1,16 +1,13 @@
 // First run: a fresh data directory gets the packs the app ships and an example workflow whose
 // Code node imports two of them, so the app shows something that works at once, with no network.
-//
 // The packs are installed from the shipped tarballs (pack-tarball.ts) with one npm run for all of
-// them (seed-install.ts), recorded like any install, so the ledger stays truthful: each record
-// says it came from a local tarball ("tarball-file", shown as an unverified source like any
-// tarball), with the tarball's integrity, and npm ran with scripts off — nothing executes pack
-// code. Their npm modules come precompiled (precompiled.ts), so the first discovery does not
-// bundle them. A marker file makes this run once per data directory: a user who uninstalls a
-// seeded pack does not get it back on the next start.
+// them (seed-install.ts); their npm modules come precompiled (precompiled.ts), so the first
+// discovery does not bundle them.
 //
-// "Fresh" means no marker and no ledger: a data directory that already holds installs (from an
-// older version, or managed by hand) is left alone and only gets the marker.
+// Invariants: the ledger stays truthful — each seeded record says it came from a local tarball
+// ("tarball-file", shown as an unverified source like any tarball), with the tarball's integrity,
+// and npm ran with scripts off: nothing executes pack code. It runs once per data directory, and
+// only on a fresh one (`runFirstRun`).
 
 import type { ChildProcess } from 'node:child_process';
 import { access } from 'node:fs/promises';
@@ -112,6 +109,11 @@ export async function firstRunNeeded(dataDir: string): Promise<boolean> {
  * Seeds a fresh data directory; idempotent. An interrupted run (marker "incomplete") resumes and
  * skips the packs the ledger already holds. A pack that fails to install fails the whole call
  * with the installer's code, and the marker stays "incomplete" so the next start tries again.
+ *
+ * The marker file makes this run once per data directory: a user who uninstalls a seeded pack
+ * does not get it back on the next start. "Fresh" means no marker and no ledger: a data directory
+ * that already holds installs (from an older version, or managed by hand) is left alone and only
+ * gets the marker.
  */
 export async function runFirstRun(options: FirstRunOptions): Promise<Result<FirstRunReport>> {
   const { dataDir } = options;

@@ -4,11 +4,8 @@
 // layout on every machine (bundled dependencies sit inside each pack's folder), so the entries
 // made in a scratch root at packaging time are valid in the user's root as they are.
 //
-// Trust is checked twice. The file itself must have the sha256 recorded when it was built (the
-// staged asset-manifest.json, or dev's stamp next to it); a file that does not is ignored whole.
-// And each entry is only written into the root's cache, never used directly: the compiler reads
-// it like any cache entry, re-hashing the installed files it was built from, so an entry that does
-// not match what was installed is a miss and that module is compiled as usual.
+// Invariant: nothing from this file is trusted as given — the file must have its recorded sha256,
+// and each entry is still checked against the installed files when read (`installPrecompiled`).
 
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
@@ -56,6 +53,12 @@ function entryBelongsTo(entry: CacheEntry, packNames: readonly string[]): boolea
 /**
  * Copies the entries for `packNames` from a verified precompiled cache into `root`'s compile
  * cache. Never fails the first run: a missing, damaged or mismatched file is reported and ignored.
+ *
+ * Trust is checked twice. The file itself must have the sha256 recorded when it was built (the
+ * staged asset-manifest.json, or dev's stamp next to it); a file that does not is ignored whole.
+ * And each entry is only written into the root's cache, never used directly: the compiler reads
+ * it like any cache entry, re-hashing the installed files it was built from, so an entry that does
+ * not match what was installed is a miss and that module is compiled as usual.
  */
 export async function installPrecompiled(root: string, source: PrecompiledSource, packNames: readonly string[]): Promise<PrecompiledOutcome> {
   let bytes: Buffer;

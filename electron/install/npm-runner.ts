@@ -4,13 +4,9 @@
 // the npm a user happens to have cannot change what an install does. Trusted install scripts
 // find `node` through a shim directory first on their PATH (node-shim.ts).
 //
-// npm always runs with an environment scrubbed of npm_config_* variables (an `npm run …` parent,
-// or a hostile shell, would otherwise steer it: env config outranks every npmrc) and with a
-// userconfig we own, so the user's ~/.npmrc cannot weaken an install (on these machines it sets
-// omit-lockfile-registry-resolved=true, which would drop `resolved` from the lockfile).
-//
-// A runtime or npm that cannot be started is an expected failure (a damaged install, security
-// software): the run answers `failure` with a sentence saying what to do, and never throws.
+// Invariants: neither the parent's npm_config_* variables nor the user's ~/.npmrc reach npm
+// (`cleanNpmEnv`, and a userconfig we own), and a runtime or npm that cannot be started answers
+// `failure` with a sentence, never a throw (`runNpm`).
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -40,7 +36,13 @@ export interface NpmRunOptions {
   readonly npmCli?: string;
 }
 
-/** The parent's environment minus every variable npm would read as configuration. */
+/**
+ * The parent's environment minus every variable npm would read as configuration. npm always runs
+ * with an environment scrubbed of npm_config_* variables (an `npm run …` parent, or a hostile
+ * shell, would otherwise steer it: env config outranks every npmrc) and with a userconfig we own
+ * (npm-root.ts), so the user's ~/.npmrc cannot weaken an install (on these machines it sets
+ * omit-lockfile-registry-resolved=true, which would drop `resolved` from the lockfile).
+ */
 export function cleanNpmEnv(base: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(base)) {
@@ -69,6 +71,11 @@ function launchFailure(message: string): NpmRun {
   return { code: null, signal: null, stdout: '', stderr: '', failure: fail('npm-unavailable', message) };
 }
 
+/**
+ * Runs the shipped npm with `args`. A runtime or npm that cannot be started is an expected failure
+ * (a damaged install, security software): the run answers `failure` with a sentence saying what to
+ * do (NPM_LAUNCH_MESSAGES), and never throws.
+ */
 export async function runNpm(args: readonly string[], options: NpmRunOptions): Promise<NpmRun> {
   const runtime = options.runtime ?? appRuntime();
   const cli = options.npmCli ?? npmCliPath();

@@ -1,14 +1,9 @@
-// The root's allowScripts policy, in the key form npm 11 actually matches. npm does not match a
-// key by package name alone: it parses the key with npm-package-arg and compares by source
-// (isScriptAllowed in @npmcli/arborist/lib/script-allowed.js; the same form `npm install-scripts
-// approve` writes, versionedKeyFor in npm's lib/utils/allow-scripts-writer.js):
-//   - a registry node: `name@version`, where name and version come from its registry tarball URL
-//     and the node is a registry node only if every dependency edge into it is a registry spec;
-//   - a tarball file (`file:` in the lockfile, relative to the root): `file:<absolute path>`, the
-//     node's `resolved` as arborist loads it;
-//   - a remote tarball URL, and a git source: the lockfile's `resolved` itself.
-// A `name@version` key written for a tarball never matches, so with --strict-allow-scripts every
-// script of such a pack (allowed or denied) counted as unreviewed and the rebuild was refused.
+// The root's allowScripts policy, in the key form npm 11 actually matches: npm does not match a
+// key by package name alone but parses it with npm-package-arg and compares by source
+// (`scriptPolicyKey` gives the form for each kind of node).
+//
+// Invariant: the policy says exactly what the ledger consents to (`syncScriptPolicy`), and a node
+// whose key npm would not match fails closed: its scripts count as unreviewed and are refused.
 
 import path from 'node:path';
 import type { Ledger, PackRecord } from '../../shared/protocol/ledger.ts';
@@ -38,10 +33,21 @@ function isRegistryTarball(resolved: string, registry: string, subject: PolicySu
 }
 
 /**
- * The allowScripts key npm matches for one installed package. `declaredSpec` is the root
- * package.json's spec for a top-level package: a tarball URL there makes the node a remote one
- * even when the URL points into the registry. A nested dependency declared by a registry-shaped
- * URL gets `name@version`, which npm does not match: the strict check then refuses (fails closed).
+ * The allowScripts key npm matches for one installed package (isScriptAllowed in
+ * @npmcli/arborist/lib/script-allowed.js; the same form `npm install-scripts approve` writes,
+ * versionedKeyFor in npm's lib/utils/allow-scripts-writer.js):
+ *   - a registry node: `name@version`, where name and version come from its registry tarball URL
+ *     and the node is a registry node only if every dependency edge into it is a registry spec;
+ *   - a tarball file (`file:` in the lockfile, relative to the root): `file:<absolute path>`, the
+ *     node's `resolved` as arborist loads it;
+ *   - a remote tarball URL, and a git source: the lockfile's `resolved` itself.
+ * A `name@version` key written for a tarball never matches, so with --strict-allow-scripts every
+ * script of such a pack (allowed or denied) counted as unreviewed and the rebuild was refused.
+ *
+ * `declaredSpec` is the root package.json's spec for a top-level package: a tarball URL there
+ * makes the node a remote one even when the URL points into the registry. A nested dependency
+ * declared by a registry-shaped URL gets `name@version`, which npm does not match: the strict
+ * check then refuses (fails closed).
  */
 export function scriptPolicyKey(root: string, registry: string, subject: PolicySubject, declaredSpec?: string): string {
   const { resolved } = subject;

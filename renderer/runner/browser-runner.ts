@@ -2,13 +2,9 @@
 // It fetches the node's modules by opaque id and verifies each digest (module-source.ts), builds
 // the kernel request as the main process does (shared/protocol/kernel-request.ts), and answers
 // the guest's calls: WASM through the shared dispatcher over the browser WASM pool (same budgets
-// as Node), capabilities through the handler the caller passes. The page has no fetch, workspace
-// or secret of its own to lend, so the default handler refuses every capability call with
-// `capability-denied` and says to run in the main process; a node with no grants behaves exactly
-// as there.
-//
-// Only the adapters differ from Node: how a worker starts, how a module is fetched, how bytes are
-// hashed. They come in as powers.
+// as Node), capabilities through the handler the caller passes (by default refused:
+// `refuseCapabilityInWindow`). Only the adapters differ from Node: how a worker starts, how a
+// module is fetched, how bytes are hashed. They come in as powers.
 
 import type { Sha256HexAsync } from '../../shared/packs/digest.ts';
 import { toKernelRequest } from '../../shared/protocol/kernel-request.ts';
@@ -44,6 +40,11 @@ export interface BrowserRunInput {
   readonly wasm?: KernelHostPorts['wasm'];
 }
 
+/**
+ * The default capability handler. The page has no fetch, workspace or secret of its own to lend,
+ * so it refuses every capability call with `capability-denied` and says to run in the main
+ * process; a node with no grants behaves exactly as there.
+ */
 export async function refuseCapabilityInWindow(name: string): Promise<HostCallResult> {
   return {
     ok: false,

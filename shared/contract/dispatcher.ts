@@ -5,10 +5,6 @@
 // — never a crash and never a stack trace to the client. A list answer is the exception: one row
 // that breaks the contract is stood in for or left out (answer-lists.ts), logged, and the rest of
 // the list answers, so one bad pack can never take a list away from every face.
-//
-// Requests and answers are parsed with zod's compiled form of the contract's schemas
-// (shared/protocol/compiled.ts): the same results and issues, at a fraction of the cost on the
-// hot path (code.run).
 
 import { fail, type Failure, type Result } from '../protocol/result.ts';
 import { compiled, type SafeParse } from '../protocol/compiled.ts';
@@ -111,7 +107,11 @@ export class ContractViolation extends Error {
   override readonly name = 'ContractViolation';
 }
 
-/** A method's request parse: the contract's schema, compiled by zod (compiled.ts). */
+/**
+ * A method's request parse: the contract's schema, compiled by zod (shared/protocol/compiled.ts):
+ * the same results and issues as the schema's own parse, at a fraction of the cost on the hot
+ * path (code.run; figures: docs/performance.md).
+ */
 export const requestParser = perMethod<unknown>((method) => compiled(CONTRACT[method].request));
 
 /** A method's answer parse: the contract's answer schema, compiled by zod (compiled.ts). */

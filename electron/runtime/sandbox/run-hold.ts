@@ -1,16 +1,12 @@
 // Holding a long run back while shorter ones use the cores (issue 17), both halves. Each sandbox
-// worker is started with a small SharedArrayBuffer: the pool (through the kernel host core) turns
-// the hold on for a worker whose run has gone long while short runs are running, and off again;
-// the worker, at each of the kernel's interrupt polls (`checkpoint`, about every 10k guest
-// instructions), sleeps on a futex while the hold is on. It sleeps in bounded slices, so a switch
-// turned off, or the run's hold budget spent, lets it go within one slice even if a wake-up is
-// missed; `Worker.terminate()` ends a sleeping thread like a running one (tested).
+// worker is started with a small SharedArrayBuffer: the pool (through the kernel host core, which
+// applies the fair scheduler's holds) turns the hold on for a worker whose run has gone long while
+// short runs are running, and off again; the worker, at each of the kernel's interrupt polls
+// (`checkpoint`, about every 10k guest instructions), sleeps on a futex while the hold is on.
 //
-// Holding must never change a result: the run's clock (`now`, and the timer the job loop arms on
-// it) leaves held time out, so a held run still gets its whole time limit of running. A run is
-// held at most HOLD_BUDGET_MS in all (then it runs to the end unheld), so no run starves however
-// much short work keeps arriving. The worker writes the time held so far into the buffer; the
-// pool's watchdog adds it back.
+// Invariants: holding never changes a result — the run's clock leaves held time out (`runClock`),
+// so a held run still gets its whole time limit of running — and no run starves: a run is held at
+// most HOLD_BUDGET_MS in all, then runs to the end unheld, however much short work keeps arriving.
 
 import { HOLD_AFTER_POLLS, HOLD_BUDGET_MS } from '../../../shared/sandbox/hosting/hold-budget.ts';
 import type { RunHoldSwitch } from '../../../shared/sandbox/hosting/kernel-host-contract.ts';
@@ -18,13 +14,16 @@ import type { Timer } from '../../../shared/sandbox/kernel/job-loop.ts';
 
 /** Int32 slots of the buffer: 1 while the pool holds the worker's current run … */
 const FLAG = 0;
-/** … whole milliseconds the current run has been held (written by the worker, zeroed by the pool at dispatch) … */
+/**
+ * … whole milliseconds the current run has been held (written by the worker, zeroed by the pool at
+ * dispatch; the pool's watchdog adds it back) …
+ */
 const HELD = 1;
 /** … the interrupt polls it has made: whether it runs guest code, so holding it would tell … */
 const POLLS = 2;
 /**
  * … and a counter the pool bumps when it wants the worker's attention at its next poll: a run sent
- * to be run nested (sandbox-worker.ts), or the hold turned off. The worker sleeps on this slot.
+ * to be run nested (shared/sandbox/hosting/kernel-worker-loop.ts), or the hold turned off. The worker sleeps on this slot.
  */
 const MAIL = 3;
 /**
@@ -34,7 +33,11 @@ const MAIL = 3;
 const POLLED_AT = 4;
 const SLOTS = 5;
 const WRAP = 2 ** 31;
-/** The longest one futex sleep lasts; the hold is checked again after each. */
+/**
+ * The longest one futex sleep lasts; the hold is checked again after each, so a switch turned off,
+ * or the run's hold budget spent, lets the worker go within one slice even if a wake-up is missed.
+ * `Worker.terminate()` ends a sleeping thread like a running one (tested).
+ */
 const SLICE_MS = 50;
 
 /** The buffer one worker is started with (in its workerData). */
@@ -44,9 +47,10 @@ export function createHoldBuffer(): Int32Array<SharedArrayBuffer> {
 
 /**
  * The pool-wide word every worker reads at its polls: 1 while short work is under way or waiting
- * (the kernel host core's `pressure`). A worker whose run has polled `HOLD_AFTER_POLLS` times
- * holds it itself then, at once, without waiting for the pool's thread — which a dozen runs
- * spinning on every core would slow down before it could hold them (measured in bench load).
+ * (the fair scheduler's `pressure`, fair-scheduler.ts, which the kernel host core applies). A
+ * worker whose run has polled `HOLD_AFTER_POLLS` times holds it itself then, at once, without
+ * waiting for the pool's thread — which a dozen runs spinning on every core would slow down before
+ * it could hold them (measured in bench load).
  */
 export function createPressureBuffer(): Int32Array<SharedArrayBuffer> {
   return new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
@@ -113,7 +117,11 @@ export interface RunClockOptions {
   readonly pressure?: Int32Array;
 }
 
-/** One run's clock in a worker started with `view` (none: the plain clock, nothing is held). */
+/**
+ * One run's clock in a worker started with `view` (none: the plain clock, nothing is held). `now`,
+ * and the timer the job loop arms on it, leave held time out, so a held run still gets its whole
+ * time limit of running; the run is held at most `budget` in all.
+ */
 export function runClock(view: Int32Array | undefined, options: RunClockOptions = {}): RunClock {
   const { budget = HOLD_BUDGET_MS, onMail, pressure } = options;
   let held = 0;

@@ -1,16 +1,13 @@
 // The app's sandbox pool: kernel workers as Node worker threads, over the shared kernel host core
 // (shared/sandbox/hosting/kernel-host-core.ts: slots, queue, watchdog, retire and replace, host-call
-// routing, log streaming, cancel, close). This adapter says how a worker thread starts and dies,
-// and how a run's calls are answered: capability calls by the host ports the caller passes with
-// each run, with the run's abort signal; a run's WASM as a plan, answered in the worker by its own
-// dispatcher and WASM lanes (wasm-plan.ts). A WASM call that reaches this side is refused, unless
-// the pool was made with `answerWasm` (test support answers such calls on this thread). Workers exist because a guest's
-// deep recursion on the main thread overflows the host stack (measured); a worker that runs out of
-// heap ends its run as `memory-limit`, and the process never goes down with a guest.
+// routing, log streaming, cancel, close) and the fair scheduler (hosting/fair-scheduler.ts). This
+// adapter says how a worker thread starts and dies, and how a run's calls are answered: capability
+// calls by the host ports the caller passes with each run, with the run's abort signal; a run's
+// WASM as a plan, answered in the worker by its own dispatcher and WASM lanes (wasm-plan.ts).
 //
-// Under hostile load (issue 17) the pool's scheduler is the fair one (fair-scheduler.ts): short
-// runs run nested in long runs' workers, long runs are held (run-hold.ts) while short runs use the
-// cores, and with `maxWorkers` above `size` extra workers start for runs that cannot run nested.
+// Invariant: the process never goes down with a guest. Workers exist because a guest's deep
+// recursion on the main thread overflows the host stack (measured); a worker that runs out of
+// heap ends its run as `memory-limit`.
 
 import { Worker } from 'node:worker_threads';
 import { LIMITS } from '../../../shared/protocol/limits.ts';
@@ -86,6 +83,13 @@ function tsBootstrap(entry: URL): string {
 /** A run ended on this side reads its reason as is: "the sandbox worker failed: …" → "The sandbox worker failed: …". */
 const capitalized = (why: string): string => `${why.charAt(0).toUpperCase()}${why.slice(1)}`;
 
+/**
+ * Under hostile load (issue 17) the pool's scheduler is the fair one (fair-scheduler.ts): short
+ * runs run nested in long runs' workers, long runs are held (run-hold.ts) while short runs use the
+ * cores, and with `maxWorkers` above `size` extra workers start for runs that cannot run nested.
+ * A WASM call that reaches this side is refused, unless the pool was made with `answerWasm` (test
+ * support answers such calls on this thread).
+ */
 export class SandboxPool {
   readonly #core: KernelHostCore<SandboxHostPorts>;
 

@@ -13,7 +13,7 @@ const InitMessageSchema = z.object({ type: z.literal('init'), engineWasmUrl: z.s
  * A run as every host sends it; the Node pool's extends it with the run's WASM plan. `nested`: the
  * host sent it to a worker busy with a long run, to be run inside that run's interrupt polls while
  * it is held, without any host call (a worker that cannot, or that is idle by the time it arrives,
- * runs it as usual; see sandbox-worker.ts).
+ * runs it as usual; see kernel-worker-loop.ts).
  */
 export const RunMessageSchema = z.object({
   type: z.literal('run'),

@@ -65,8 +65,8 @@ export async function runJobLoop(run: JobLoopRun): Promise<Outcome> {
 }
 
 /**
- * The job loop of a run that never waits: a nested run (sandbox-worker.ts), which may make no
- * host call and is given back to the host when it tries. Where it would wait, it ends with
+ * The job loop of a run that never waits: a nested run (hosting/kernel-worker-loop.ts), which may
+ * make no host call and is given back to the host when it tries. Where it would wait, it ends with
  * WOULD_WAIT, which its host discards.
  */
 export function runJobLoopNow(run: JobLoopRun): Outcome {

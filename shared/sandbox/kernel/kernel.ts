@@ -175,12 +175,12 @@ export function evaluateImageInto(
  * Every run follows this order of events, which is the security argument (a worker takes the same
  * steps apart: `prepareSandbox` while idle, `runPrepared`, then `Sandbox.endRun`):
  *   1. a runtime (64 MB, 512 KB stack) and context on an engine instance whose memory holds
- *      nothing of any run: a new instance, or one restored to its snapshot (sandbox-supply.ts);
+ *      nothing of any run: a new instance, or one restored to its snapshot (supply/sandbox-supply.ts);
  *   2. the guest prelude hardens the global object and captures the bridge (before any module),
  *      and the kernel's own modules take their one-shot bindings (inputs, the WASM bridge);
  *      steps 1–2 know nothing of the run, so a worker does them while idle (`prepareSandbox`);
  *      a module set may then be evaluated into the sandbox, with no run bound, for an image of
- *      it (`evaluateImageInto`, module-image.ts);
+ *      it (`evaluateImageInto`, supply/module-image.ts);
  *   3. the run is bound to the bridge, the deadline interrupt set, its inputs made, and the loader
  *      installed over the run's resolution only;
  *   4. the entry module evaluates: declared modules first (they see the hardened world and no

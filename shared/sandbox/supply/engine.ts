@@ -1,15 +1,12 @@
 // The quickjs-ng engine as the kernel receives it: one WebAssembly instance with its own bounded
 // linear memory, made from a `WebAssembly.Module` that each thread compiles once. A sandbox worker
 // keeps one instance per sandbox and restores its memory to a snapshot after each run
-// (sandbox-supply.ts); the admission probe takes a new one per probe. Compiling is the expensive
-// step (tens of ms), instantiating a compiled module is not (about a millisecond).
+// (sandbox-supply.ts); the admission probe takes a new one per probe (EngineSupply,
+// electron/compiler/engine-supply.ts). Compiling is the expensive step, instantiating a compiled
+// module is not (figures: docs/performance.md).
 //
-// The engine gets its own bounded WebAssembly.Memory. Measured here: this quickjs-ng build
-// enforces `setMemoryLimit` per allocation only — 30 × 4 MB typed arrays or strings under a
-// 64 MB limit all succeed, and a loop of them grows the engine's linear memory to its 2 GB
-// maximum before failing. Capping the linear memory at the guest limit plus the engine's own
-// baseline makes the 64 MB bound real (an over-limit guest gets "out of memory" within
-// milliseconds), and the cap holds because one engine runs one guest.
+// Invariant: one engine runs one guest, in a linear memory capped at the guest limit plus the
+// engine's own baseline (`boundedMemory`): that cap is what makes the 64 MB guest bound real.
 
 import { QuickJSWASMModule, type QuickJSSyncVariant } from 'quickjs-emscripten-core';
 import variant from '@jitl/quickjs-ng-wasmfile-release-sync';
@@ -28,7 +25,13 @@ export interface BoundedEngine {
   readonly memory: WebAssembly.Memory;
 }
 
-/** A new memory for one engine instance: its baseline, growing at most to the guest limit's bound. */
+/**
+ * A new memory for one engine instance: its baseline, growing at most to the guest limit's bound.
+ * This quickjs-ng build enforces `setMemoryLimit` per allocation only (measured, see
+ * docs/performance.md): unbounded, a loop of allocations each under the limit grows the engine's
+ * linear memory to its 2 GB maximum before failing. Capped here, an over-limit guest gets "out of
+ * memory" within milliseconds, and the cap holds because one engine runs one guest.
+ */
 export function boundedMemory(): WebAssembly.Memory {
   return new WebAssembly.Memory({ initial: ENGINE_BASE_PAGES, maximum: ENGINE_MAX_PAGES });
 }

@@ -42,7 +42,7 @@ export interface ImagePlan {
  * kept to be replayed into each run that uses it, where per-run evaluation would have logged them.
  * A module set whose initialisation throws, is denied an import, or does not settle without a host
  * call is evaluated in each run too, so its error reaches the run exactly as it always did
- * (kernel.ts `evaluateImageInto`).
+ * (kernel/kernel.ts `evaluateImageInto`).
  */
 export interface ImageRecord {
   readonly key: string;
