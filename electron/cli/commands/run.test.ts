@@ -154,9 +154,15 @@ describe('sandbox-packs run', () => {
 describe('parsePackageOption', () => {
   it('splits specifier, version and digest', () => {
     const digest = 'a'.repeat(64);
-    expect(parsePackageOption(`@acme/geo/extra@1.2.0#${digest}`)).toEqual({ specifier: '@acme/geo/extra', resolvedPackVersion: '1.2.0', contentDigest: digest });
+    expect(parsePackageOption(`@acme/geo/extra@1.2.0#${digest}`)).toEqual({
+      specifier: '@acme/geo/extra',
+      resolvedPackVersion: '1.2.0',
+      contentDigest: digest,
+    });
     expect(parsePackageOption('@acme/geo')).toEqual({ specifier: '@acme/geo' });
     expect(parsePackageOption('left-pad@2.0.0')).toEqual({ specifier: 'left-pad', resolvedPackVersion: '2.0.0' });
-    expect(() => parsePackageOption('@acme/geo#nothex')).toThrow('--package "@acme/geo#nothex": contentDigest: a digest is 64 lower-case hex characters (sha256)');
+    expect(() => parsePackageOption('@acme/geo#nothex')).toThrow(
+      '--package "@acme/geo#nothex": contentDigest: a digest is 64 lower-case hex characters (sha256)',
+    );
   });
 });
