@@ -17,6 +17,7 @@ import { createPackSearch } from '../install/registry-search.ts';
 import { readInstalledPackageJson } from '../install/inspect.ts';
 import { compareVersions, fetchPackument, manifestSurface, removedSurface } from '../install/registry-metadata.ts';
 import { assetPath, SHIPPED_PACKS, type AssetId } from '../platform/assets.ts';
+import { packDetails } from './pack-details.ts';
 import type { UpdateCheck } from '../../shared/contract/pack-schemas.ts';
 import path from 'node:path';
 import { z } from 'zod';
@@ -84,6 +85,7 @@ export function packHandlers(deps: PackHandlerDeps): {
   'packs.trustDryRun': Handler<'packs.trustDryRun'>;
   'packs.rebuild': Handler<'packs.rebuild'>;
   'packs.updates': Handler<'packs.updates'>;
+  'packs.details': Handler<'packs.details'>;
 } {
   const { root, catalog, events } = deps;
   // Keeps the registry's answer briefly, so each keystroke in the search field is not a request.
@@ -175,6 +177,12 @@ export function packHandlers(deps: PackHandlerDeps): {
       if (!listed.ok) return listed;
       const registry = (await deps.registry()) ?? listed.value.registry ?? DEFAULT_REGISTRY;
       return ok({ registry, packs: await Promise.all(listed.value.packs.map((p) => updateCheck(registry, p))) });
+    },
+    'packs.details': async ({ name }) => {
+      const listed = await (await installer()).list();
+      if (!listed.ok) return listed;
+      const found = listed.value.packs.find((pack) => pack.name === name);
+      return found ? ok(await packDetails(root, catalog, found)) : fail('not-installed', `No pack named ${name} is installed.`);
     },
     'packs.search': async ({ term }) =>
       search({ term, registry: (await deps.registry()) ?? DEFAULT_REGISTRY, ...(deps.registryIndex ? { index: deps.registryIndex } : {}) }),

@@ -121,6 +121,7 @@ export const ANSWER_LISTS = {
     reconcileLines('missing'),
   ],
   'packs.list': [{ path: ['packs'], row: InstalledPackSchema }],
+  'packs.details': [MODULE_ROWS],
   'packs.search': [{ path: ['hits'], row: PackSearchHitSchema, max: SEARCH_HITS_MAX }],
   'packs.updates': [{ path: ['packs'], row: UpdateCheckSchema, standIn: updateStandIn, max: UPDATE_CHECKS_MAX }],
   'code.validate': [{ path: ['issues'], row: ValidationIssueSchema, standIn: issueStandIn }],

@@ -27,6 +27,7 @@ import {
   UpdateCheckSchema,
 } from './pack-schemas.ts';
 import { PackSearchResultSchema } from './search-schemas.ts';
+import { PackDetailsSchema } from './details-schemas.ts';
 import { CODE_METHODS } from './code-methods.ts';
 import { method } from './method.ts';
 
@@ -64,6 +65,11 @@ export const CONTRACT = {
     EmptyRequestSchema,
     z.object({ registry: z.string().max(2048), packs: z.array(UpdateCheckSchema).max(UPDATE_CHECKS_MAX) }),
     'Each installed pack against the latest version on the configured registry (read from its metadata; nothing is installed or run).',
+  ),
+  'packs.details': method(
+    z.object({ name: PackageNameSchema }).strict(),
+    PackDetailsSchema,
+    "One installed pack's modules, their exports and its SKILL.md, also before trust (read from its files; nothing of it runs).",
   ),
 
   'catalog.summaries': method(EmptyRequestSchema, z.object({ modules: z.array(ModuleSummarySchema) }), 'Every discovered module with its one-line summary.'),

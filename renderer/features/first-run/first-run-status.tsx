@@ -7,6 +7,7 @@
 import { useEffect, useState } from 'react';
 import type { ContractEvent } from '../../../shared/contract/events.ts';
 import { useContractClient } from '../../api/client-context.tsx';
+import { useSeedingStore } from './seeding-store.ts';
 
 type FirstRunProgress = Extract<ContractEvent, { type: 'first-run-progress' }>;
 
@@ -20,6 +21,7 @@ export function FirstRunStatus() {
     () =>
       client.onEvent((event) => {
         if (event.type !== 'first-run-progress') return;
+        useSeedingStore.getState().setRunning(event.state === 'running');
         // The repeated step is the same text: keep the state, so nothing re-renders or re-announces.
         setProgress((current) => (current && current.state === event.state && current.message === event.message ? current : event));
       }),

@@ -11,6 +11,7 @@ import { INSTALL_MODE_HELP, trustState, trustStateLabel, type TrustState } from 
 import { SetupFailure, TrustAction } from '../consent/trust-action.tsx';
 import { useUiStore } from '../../state/ui-store.ts';
 import { ModuleRows } from './module-rows.tsx';
+import { SEEDING_MODULES_TEXT, useSeedingStore } from '../first-run/seeding-store.ts';
 import { UninstallAction } from './uninstall-action.tsx';
 import { TarballUpdateNote, UpdateAction } from './update-action.tsx';
 import { displayText } from '../../../shared/protocol/display-text.ts';
@@ -26,6 +27,7 @@ export function sourceChip(pack: Pick<InstalledPack, 'sourceLabel' | 'shipped'>)
 export function PackCard({ pack, modules, update }: { pack: InstalledPack; modules: readonly ModuleSummary[]; update?: UpdateCheck | undefined }) {
   const openDetails = useUiStore((s) => s.openDetails);
   const detailsPack = useUiStore((s) => s.detailsPack);
+  const seeding = useSeedingStore((s) => s.running);
   const state = trustState(pack);
   const source = sourceChip(pack);
   return (
@@ -55,7 +57,15 @@ export function PackCard({ pack, modules, update }: { pack: InstalledPack; modul
       {state === 'trust-failed' && <SetupFailure pack={pack} />}
       <ModuleRows
         modules={modules}
-        emptyText={pack.status !== 'active' && pack.installMode !== 'register' ? 'Its sandbox modules are not loaded while the pack is inactive.' : undefined}
+        emptyText={
+          pack.installMode === 'register'
+            ? undefined
+            : pack.status !== 'active'
+              ? 'Its sandbox modules are not loaded while the pack is inactive; Details lists them.'
+              : seeding
+                ? SEEDING_MODULES_TEXT
+                : 'Its sandbox modules are not loaded; Diagnostics says why.'
+        }
       />
       <div className="actions">
         <button type="button" onClick={() => openDetails(pack.name)} aria-expanded={detailsPack === pack.name}>

@@ -1,22 +1,47 @@
-// A pack's details: its modules and its SKILL.md (sanitized, bannered when untrusted). The panel
-// may open beside the lists or below them (narrow window): either way it scrolls into view and
-// takes focus on its heading, so the person lands where the content appeared.
+// A pack's details: its modules with what they export, and its SKILL.md (sanitized, bannered when
+// untrusted), from packs.details — also for a pack that waits for trust, whose rows were read from
+// its files (nothing of it ran), since that is when the user must decide. The panel may open
+// beside the lists or below them (narrow window): either way it scrolls into view and takes focus
+// on its heading, so the person lands where the content appeared.
 
 import { useEffect, useRef } from 'react';
+import type { InstalledPack } from '../../../shared/contract/pack-schemas.ts';
+import { displayText } from '../../../shared/protocol/display-text.ts';
 import { useContractQuery } from '../../api/client-context.tsx';
 import { useUiStore } from '../../state/ui-store.ts';
-import { SkillDoc } from '../skill-docs/skill-doc.tsx';
+import { FailureText } from '../../ui/failure-text.tsx';
+import { trustState } from '../consent/consent-text.ts';
+import { SEEDING_MODULES_TEXT, useSeedingStore } from '../first-run/seeding-store.ts';
+import { SkillDocView } from '../skill-docs/skill-doc.tsx';
 import { ModuleRows } from './module-rows.tsx';
+
+/** Why the rows below were read from the pack's files rather than the catalog, in the user's terms. */
+function filesNote(name: string, pack: InstalledPack | undefined): string {
+  const state = pack ? trustState(pack) : undefined;
+  const lead = `${name} is not active, so none of its code has run: the modules and exports below were read from its files`;
+  if (state === 'needs-trust') return `${lead}, and load once you trust it.`;
+  if (state === 'trust-failed') return `${lead}, and load once its setup succeeds.`;
+  return `The app has not loaded ${name} yet: the modules and exports below were read from its files.`;
+}
+
+function emptyText(pack: InstalledPack | undefined, seeding: boolean): string {
+  if (pack?.installMode === 'register') return 'No sandbox modules (host code only).';
+  if (seeding) return SEEDING_MODULES_TEXT;
+  return 'No sandbox module could be read from its files.';
+}
 
 export function PackDetails({ packName }: { packName: string }) {
   const openDetails = useUiStore((s) => s.openDetails);
-  const summaries = useContractQuery('catalog.summaries', {});
-  const modules = (summaries.data?.modules ?? []).filter((m) => m.packName === packName);
+  const details = useContractQuery('packs.details', { name: packName });
+  const packs = useContractQuery('packs.list', {});
+  const seeding = useSeedingStore((s) => s.running);
+  const pack = packs.data?.packs.find((p) => p.name === packName);
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     heading.current?.scrollIntoView({ block: 'nearest' });
     heading.current?.focus();
   }, [packName]);
+  const data = details.data;
   return (
     <section className="panel details" aria-labelledby="details-h">
       <div className="row spread">
@@ -28,9 +53,27 @@ export function PackDetails({ packName }: { packName: string }) {
         </button>
       </div>
       <h3>Modules</h3>
-      <ModuleRows modules={modules} />
+      {details.isPending ? (
+        <p>Reading the modules of {packName}…</p>
+      ) : details.isError ? (
+        <FailureText error={details.error} />
+      ) : data ? (
+        <>
+          {data.from === 'files' && data.modules.length > 0 && (
+            <p className="banner banner-info" role="note">
+              {displayText(filesNote(packName, pack))}
+            </p>
+          )}
+          {data.rejected !== undefined && <p className="reason">{displayText(data.rejected)}</p>}
+          <ModuleRows modules={data.modules} showExports inactive={data.from === 'files'} emptyText={emptyText(pack, seeding)} />
+        </>
+      ) : null}
       <h3>Documentation (SKILL.md)</h3>
-      <SkillDoc packName={packName} />
+      {data?.skill ? (
+        <SkillDocView doc={data.skill} />
+      ) : data ? (
+        <p className="muted">No documentation to show: {displayText(data.skillProblem ?? 'the pack has no SKILL.md.')}</p>
+      ) : null}
     </section>
   );
 }

@@ -10,6 +10,7 @@ import { useContractQuery } from '../../api/client-context.tsx';
 import { FailureText } from '../../ui/failure-text.tsx';
 import { SKILL_UNTRUSTED_BANNER } from '../consent/consent-text.ts';
 import { displayText } from '../../../shared/protocol/display-text.ts';
+import type { SkillDoc as SkillDocData } from '../../../shared/contract/schemas.ts';
 
 const components: Components = {
   a: ({ href, children }) => (
@@ -28,19 +29,24 @@ export function SkillDoc({ packName }: { packName: string }) {
     const expected = code === 'not-found' || code === 'skill-missing' || code === 'skill-invalid' || code === 'skill-too-large';
     return expected ? <p className="muted">No documentation to show: {doc.error.failure.message}</p> : <FailureText error={doc.error} />;
   }
+  return <SkillDocView doc={doc.data} />;
+}
+
+/** A SKILL.md already read (packs.details reads it for a pack the catalog does not serve yet). */
+export function SkillDocView({ doc }: { doc: SkillDocData }) {
   return (
-    <article className="skill-doc" aria-label={`Documentation of ${packName}`}>
-      {!doc.data.trusted && (
+    <article className="skill-doc" aria-label={`Documentation of ${doc.packName}`}>
+      {!doc.trusted && (
         <p className="banner banner-warn" role="note">
           {SKILL_UNTRUSTED_BANNER}
         </p>
       )}
       <p className="muted">
-        {displayText(doc.data.skillName)} — {displayText(doc.data.description)}
+        {displayText(doc.skillName)} — {displayText(doc.description)}
       </p>
       <div className="markdown">
         <Markdown rehypePlugins={[rehypeSanitize]} components={components} skipHtml>
-          {displayText(doc.data.markdown, { multiline: true })}
+          {displayText(doc.markdown, { multiline: true })}
         </Markdown>
       </div>
     </article>
