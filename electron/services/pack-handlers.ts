@@ -18,6 +18,7 @@ import { readInstalledPackageJson } from '../install/inspect.ts';
 import { compareVersions, fetchPackument, manifestSurface, removedSurface } from '../install/registry-metadata.ts';
 import { assetPath, SHIPPED_PACKS, type AssetId } from '../platform/assets.ts';
 import { packDetails } from './pack-details.ts';
+import { versionCapability } from '../install/update-capability.ts';
 import type { UpdateCheck } from '../../shared/contract/pack-schemas.ts';
 import path from 'node:path';
 import { z } from 'zod';
@@ -139,7 +140,8 @@ export function packHandlers(deps: PackHandlerDeps): {
     const pkg = await readInstalledPackageJson(root, `node_modules/${found.name}`);
     const before = manifestSurface(found.name, pkg.ok ? pkg.value.nodetool : undefined);
     const after = manifestSurface(found.name, packument.value.versions[latest]?.nodetool);
-    return { ...base, source: 'registry', state: 'update', latest, ...(publishedAt ? { publishedAt } : {}), ...removedSurface(before, after) };
+    const capability = versionCapability(packument.value.versions[latest]);
+    return { ...base, source: 'registry', state: 'update', latest, ...(publishedAt ? { publishedAt } : {}), ...removedSurface(before, after), ...capability };
   }
 
   /** After a mutation: rediscover, tell every face, answer with the pack's ledger row. */

@@ -92,6 +92,13 @@ export const UpdateCheckSchema = z.object({
   removedExports: z.array(z.object({ specifier: Text(300), names: z.array(Text(128)).max(64) })).max(64),
   /** Why the check could not answer (state unavailable). */
   message: Text(2000).optional(),
+  /** What `latest` can do outside the sandbox, from its manifest: install mode, host code entry, own install scripts. */
+  latestMode: InstallModeSchema.optional(),
+  latestRegister: Text(1024).optional(),
+  latestScripts: z
+    .array(z.object({ event: Text(64), command: Text(10_000) }))
+    .max(8)
+    .optional(),
 });
 export type UpdateCheck = z.infer<typeof UpdateCheckSchema>;
 export type TrustPlan = z.infer<typeof TrustPlanSchema>;

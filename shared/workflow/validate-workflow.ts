@@ -50,7 +50,9 @@ export function validateCodeNode(node: CodeNode, catalog: Pick<SandboxModuleCata
     const resolution = catalog.resolveForExecution([declaration]);
     if (!resolution.ok) {
       const pack = resolution.packName ?? packOfSpecifier(declaration.specifier);
-      const hint = resolution.code === 'unknown-specifier' ? ` Install the pack that provides it (${pack}).` : '';
+      // The version the node was saved with: the latest may no longer provide this module.
+      const spec = declaration.resolvedPackVersion ? `${pack}@${declaration.resolvedPackVersion}, the version this node was saved with` : pack;
+      const hint = resolution.code === 'unknown-specifier' ? ` Install the pack that provides it (${spec}).` : '';
       issue('error', resolution.code, `${resolution.message}${hint}`, declaration.specifier);
       continue;
     }

@@ -14,6 +14,7 @@ import { toggleDeclaration } from './declarations.ts';
 import { GrantsEditor } from './grants-editor.tsx';
 import { RunControls, useNodeRun } from './node-run.tsx';
 import { PackagePicker } from './package-picker.tsx';
+import { InstallSavedPack, packOfSpecifier } from './install-saved-pack.tsx';
 import { useNodeValidation } from './use-node-validation.ts';
 
 export function CodeNodeEditor({ node, modules, byId }: { node: CodeNode; modules: readonly ModuleSummary[]; byId: ReadonlyMap<string, ModuleSummary> }) {
@@ -24,6 +25,18 @@ export function CodeNodeEditor({ node, modules, byId }: { node: CodeNode; module
   const issues = useMemo(() => validation.issues ?? [], [validation.issues]);
   const headingId = useId();
   const errors = issues.filter((i) => i.severity === 'error').length;
+  // One Install per missing pack, beside the first issue that names it.
+  const installOffers = useMemo(() => {
+    const offers = new Map<number, NonNullable<(typeof node.packages)[number]>>();
+    const seen = new Set<string>();
+    issues.forEach((issue, i) => {
+      const declaration = issue.code === 'unknown-specifier' ? node.packages.find((d) => d.specifier === issue.specifier) : undefined;
+      if (!declaration || seen.has(packOfSpecifier(declaration.specifier))) return;
+      seen.add(packOfSpecifier(declaration.specifier));
+      offers.set(i, declaration);
+    });
+    return offers;
+  }, [issues, node.packages]);
   const request = useMemo(
     () => ({ code: node.code, packages: node.packages, ...(node.grants?.fetch?.hosts.length ? { fetchHosts: node.grants.fetch.hosts } : {}) }),
     [node.code, node.packages, node.grants],
@@ -85,6 +98,7 @@ export function CodeNodeEditor({ node, modules, byId }: { node: CodeNode; module
                     <strong>{issue.severity}</strong> <code className="code-tag">{issue.code}</code>
                     {issue.line !== undefined ? ` line ${issue.line}: ` : ' '}
                     {issue.message}
+                    {installOffers.has(i) && <InstallSavedPack declaration={installOffers.get(i)!} />}
                     {issue.code === 'import-undeclared' && issue.specifier !== undefined && byId.get(issue.specifier)?.status === 'ready' && (
                       <>
                         {' '}

@@ -2,8 +2,10 @@
 // acting, the version change (current → the registry's latest, or a version the user names), what
 // the new manifest removes and the saved nodes that break on it, and the affected Code nodes;
 // after, the digest change of every module, since a new version re-stamps nothing by itself —
-// saved nodes will show drift until re-pinned. A pack installed from a tarball has no registry to
-// update from: its card offers "install a newer tarball" instead.
+// saved nodes will show drift until re-pinned. An update that adds host code or install scripts,
+// or leaves the pack waiting for trust, says so first (capability-change.tsx) and offers to keep
+// the installed version. A pack installed from a tarball has no registry to update from: its card
+// offers "install a newer tarball" instead.
 
 import { useId, useState } from 'react';
 import type { InstalledPack, UpdateCheck } from '../../../shared/contract/pack-schemas.ts';
@@ -13,7 +15,8 @@ import { newOperationId, useContractMutation } from '../../api/use-contract-muta
 import { Dialog } from '../../ui/dialog.tsx';
 import { FailureText } from '../../ui/failure-text.tsx';
 import { AffectedList } from './affected-list.tsx';
-import { breakingNodes } from './update-breakage.ts';
+import { breakingNodes, capabilityChange } from './update-breakage.ts';
+import { CapabilityChange } from './capability-change.tsx';
 import { useSavedWorkflows } from './use-saved-workflows.ts';
 import { displayText } from '../../../shared/protocol/display-text.ts';
 
@@ -108,6 +111,9 @@ export function UpdateAction({ pack, check }: { pack: InstalledPack; check?: Upd
   // Digests after the update only from a catalog read that arrived after it finished.
   const fresh = summaries.dataUpdatedAt > doneAt;
   const changes = update.isSuccess && fresh ? digestChanges(before, ownModules) : [];
+  // What the registry's latest can do outside the sandbox is known for that version only.
+  const capability = check && target.trim() === latest ? capabilityChange(pack, check) : undefined;
+  const changesCapability = capability !== undefined && (capability.gains.length > 0 || capability.inactiveAfter);
   return (
     <>
       {/* Mounted even without an update, so the result of one just made stays on screen. */}
@@ -150,7 +156,7 @@ export function UpdateAction({ pack, check }: { pack: InstalledPack; check?: Upd
           actions={
             <>
               <button type="button" onClick={() => setOpen(false)} data-autofocus>
-                Cancel
+                {changesCapability ? `Keep ${pack.version}` : 'Cancel'}
               </button>
               <button
                 type="button"
@@ -171,7 +177,7 @@ export function UpdateAction({ pack, check }: { pack: InstalledPack; check?: Upd
                   );
                 }}
               >
-                {update.isPending ? 'Updating…' : 'Update'}
+                {update.isPending ? 'Updating…' : changesCapability ? 'Update anyway' : 'Update'}
               </button>
             </>
           }
@@ -180,6 +186,7 @@ export function UpdateAction({ pack, check }: { pack: InstalledPack; check?: Upd
             Version: <strong>{displayText(pack.version)}</strong> → <strong>{displayText(target.trim() || 'latest in the registry')}</strong>
             {check?.publishedAt && target.trim() === latest ? ` (published ${displayText(check.publishedAt.slice(0, 10))})` : ''}
           </p>
+          {check && capability && changesCapability && <CapabilityChange pack={pack} check={check} change={capability} />}
           {check && target.trim() === latest && <Breakage check={check} />}
           <label htmlFor={targetId}>Target version or tag (empty: latest)</label>
           <input id={targetId} value={target} onChange={(e) => setTarget(e.target.value)} placeholder="latest" />
