@@ -41,6 +41,7 @@ export function ModuleRows({
               <Chip tone="bad">skipped</Chip> <span className="reason">{displayText(m.reason ?? m.code ?? 'no reason given')}</span>
             </>
           )}
+          {showExports && m.status === 'ready' && ' '}
           {showExports && m.status === 'ready' && <span className="module-exports small">exports {displayText(exportsText(m))}</span>}
         </li>
       ))}
