@@ -40,7 +40,7 @@ export function InstallSavedPack({ declaration }: { declaration: SandboxModuleDe
   return (
     <>
       {' '}
-      <button type="button" className="link" disabled={install.isPending} onClick={() => install.mutate({ spec, operationId: newOperationId('install') })}>
+      <button type="button" className="small" disabled={install.isPending} onClick={() => install.mutate({ spec, operationId: newOperationId('install') })}>
         {install.isPending ? `Installing ${spec}…` : `Install ${spec}`}
       </button>
       {!declaration.resolvedPackVersion && <span className="muted small"> (this node recorded no version: the latest is installed)</span>}

@@ -1,7 +1,7 @@
 // The modules of one pack: specifier, kind, and ready or skipped with the reason the catalog
 // gave (e.g. "export `hash` takes i64") — a skipped module is never shown without its reason.
 // With `showExports`, what each module exports (statically known names, WASM signatures). A
-// pack that is not active shows its rows as "not active": they were read from its files, not loaded.
+// pack the catalog does not serve shows its rows with `notLoaded` ("not active"): read from its files, not loaded.
 
 import type { ModuleSummary } from '../../../shared/contract/schemas.ts';
 import { Chip } from '../../ui/chip.tsx';
@@ -17,12 +17,13 @@ export function ModuleRows({
   modules,
   emptyText = 'No sandbox modules (host code only).',
   showExports = false,
-  inactive = false,
+  notLoaded,
 }: {
   modules: readonly ModuleSummary[];
   emptyText?: string | undefined;
   showExports?: boolean;
-  inactive?: boolean;
+  /** For rows read from the files of a pack the catalog does not serve: the chip saying so ("not active"). */
+  notLoaded?: string | undefined;
 }) {
   if (modules.length === 0) return <p className="muted">{emptyText}</p>;
   return (
@@ -31,8 +32,8 @@ export function ModuleRows({
         <li key={m.specifier} className={m.status === 'ready' ? 'module' : 'module module-skipped'}>
           <code className="specifier">{displayText(m.specifier)}</code> <Chip tone="info">{m.kind}</Chip>{' '}
           {m.status === 'ready' ? (
-            inactive ? (
-              <Chip tone="warn">not active</Chip>
+            notLoaded !== undefined ? (
+              <Chip tone="warn">{notLoaded}</Chip>
             ) : (
               <Chip tone="good">ready</Chip>
             )

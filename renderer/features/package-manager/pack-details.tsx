@@ -16,11 +16,12 @@ import { SkillDocView } from '../skill-docs/skill-doc.tsx';
 import { ModuleRows } from './module-rows.tsx';
 
 /** Why the rows below were read from the pack's files rather than the catalog, in the user's terms. */
-function filesNote(name: string, pack: InstalledPack | undefined): string {
+function filesNote(name: string, pack: InstalledPack | undefined, seeding: boolean): string {
   const state = pack ? trustState(pack) : undefined;
   const lead = `${name} is not active, so none of its code has run: the modules and exports below were read from its files`;
   if (state === 'needs-trust') return `${lead}, and load once you trust it.`;
   if (state === 'trust-failed') return `${lead}, and load once its setup succeeds.`;
+  if (seeding) return `The app is still setting up ${name}, one of the packs it comes with: the modules and exports below were read from its files.`;
   return `The app has not loaded ${name} yet: the modules and exports below were read from its files.`;
 }
 
@@ -61,11 +62,16 @@ export function PackDetails({ packName }: { packName: string }) {
         <>
           {data.from === 'files' && data.modules.length > 0 && (
             <p className="banner banner-info" role="note">
-              {displayText(filesNote(packName, pack))}
+              {displayText(filesNote(packName, pack, seeding))}
             </p>
           )}
           {data.rejected !== undefined && <p className="reason">{displayText(data.rejected)}</p>}
-          <ModuleRows modules={data.modules} showExports inactive={data.from === 'files'} emptyText={emptyText(pack, seeding)} />
+          <ModuleRows
+            modules={data.modules}
+            showExports
+            notLoaded={data.from === 'files' ? (pack?.status === 'active' ? 'not loaded yet' : 'not active') : undefined}
+            emptyText={emptyText(pack, seeding)}
+          />
         </>
       ) : null}
       <h3>Documentation (SKILL.md)</h3>
