@@ -1,5 +1,7 @@
 // `sandbox-packs validate` as a real process against the real catalog of a fixture install root.
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -20,6 +22,26 @@ describe('sandbox-packs validate', () => {
     const run = cli(['fixtures/kernel/workflows/mixed.json']);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('Install the pack that provides it (@acme/nope). (sandbox-packs install @acme/nope) [unknown-specifier]');
+  });
+  it('names the version a node was saved with, in the sentence and in the command (issue 29)', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sp-validate-'));
+    try {
+      const file = path.join(dir, 'saved.json');
+      const node = {
+        id: 'n1',
+        type: 'code',
+        code: 'import { a } from "@acme/gone/extra";\nreturn a;',
+        packages: [{ specifier: '@acme/gone/extra', resolvedPackVersion: '1.2.0' }],
+      };
+      writeFileSync(file, JSON.stringify({ nodes: [node] }));
+      const run = cli([file]);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain(
+        'Install the pack that provides it (@acme/gone@1.2.0, the version this node was saved with). (sandbox-packs install @acme/gone@1.2.0) [unknown-specifier]',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
   it('reports errors and warnings per node, and exits 1', () => {
     const run = cli(['fixtures/kernel/workflows/mixed.json', '--json']);
