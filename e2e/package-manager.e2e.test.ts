@@ -234,7 +234,9 @@ test.describe('the Package Manager and Code node in Chromium', () => {
     await dialog.getByLabel('Target version or tag (empty: latest)').fill('2.0.0');
     expect(await dialog.textContent()).toContain('Version: 1.0.0 → 2.0.0');
     expect(await dialog.textContent()).toContain(`No saved workflow declares ${EVOLVING}.`);
-    await dialog.getByRole('button', { name: 'Update', exact: true }).click();
+    // 2.0.0 adds host code (issue 29): the dialog says so, and the action says it goes ahead regardless.
+    await dialog.getByRole('group', { name: 'What the update changes outside the sandbox' }).waitFor();
+    await dialog.getByRole('button', { name: 'Update anyway', exact: true }).click();
     const result = page.getByRole('status').filter({ hasText: `Updated ${EVOLVING}: 1.0.0 → 2.0.0 (needs your trust).` });
     await result.waitFor({ timeout: 90_000 });
     await result.getByText(/→ not loaded$/).waitFor();
