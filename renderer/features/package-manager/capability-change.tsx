@@ -10,6 +10,12 @@ import { affectedNodes } from './affected-nodes.ts';
 import type { CapabilityChange as Change } from './update-breakage.ts';
 import { useSavedWorkflows } from './use-saved-workflows.ts';
 
+/** What stops until the new version is trusted: nothing more for a pack that is inactive already. */
+function until(pack: InstalledPack): string {
+  if (pack.status !== 'active') return '';
+  return pack.installMode === 'register' ? ': its host code stops running until then' : ': its sandbox modules stop working until then';
+}
+
 export function CapabilityChange({ pack, check, change }: { pack: InstalledPack; check: UpdateCheck; change: Change }) {
   const saved = useSavedWorkflows();
   const version = check.latest ?? 'the new version';
@@ -32,10 +38,7 @@ export function CapabilityChange({ pack, check, change }: { pack: InstalledPack;
       )}
       {change.inactiveAfter && (
         <>
-          <p>
-            After the update, {displayText(pack.name)} is inactive until you trust {displayText(version)}
-            {pack.status === 'active' ? ': its sandbox modules stop working until then' : ''}.
-          </p>
+          <p>{displayText(`After the update, ${pack.name} is inactive until you trust ${version}${until(pack)}.`)}</p>
           {saved.pending ? (
             <p>Looking for saved nodes that use it…</p>
           ) : saved.error ? (
