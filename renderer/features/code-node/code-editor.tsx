@@ -3,7 +3,8 @@
 // whose value React rewrites on Tab loses the browser's undo stack). Tab indents; Escape, then
 // Tab, leaves the editor (CodeMirror's tab-focus mode), as the hint linked to the field says.
 // Ctrl/Cmd+Enter runs the node. Inside `import { … } from "…"` the catalog completes specifiers
-// and export names; choosing a specifier the node does not declare declares it. The node's
+// and export names (export-completions.ts: members after `X.` and an unfinished `import {`);
+// choosing a specifier the node does not declare declares it. The node's
 // validation issues arrive from outside and are shown as lint marks on their lines.
 // Invariant: the view is created once per mount, so a re-render never drops its history
 // (CodeEditor says how, and why it lives in a shadow root).
@@ -17,6 +18,7 @@ import { EditorState, Prec } from '@codemirror/state';
 import { drawSelection, EditorView, highlightActiveLine, keymap, lineNumbers } from '@codemirror/view';
 import { useEffect, useId, useRef } from 'react';
 import type { ModuleSummary } from '../../../shared/contract/schemas.ts';
+import { exportCompletions, type ExportCatalog } from './export-completions.ts';
 import { importContext, wasmSignatureText } from './import-context.ts';
 
 export interface EditorMark {
@@ -31,6 +33,7 @@ export interface CatalogForCompletion {
   readonly modules: readonly ModuleSummary[];
   readonly declared: ReadonlySet<string>;
   readonly declare: (specifier: string) => void;
+  readonly members?: ExportCatalog['members'];
 }
 
 export interface CodeEditorProps {
@@ -188,7 +191,10 @@ export function CodeEditor({ label, value, onChange, onRun, marks = [], catalog 
     hint.textContent = HINT;
     shadow.append(parent, hint);
     shadow.adoptedStyleSheets = [hintSheet()];
-    const completionData = [{ autocomplete: catalogCompletions(() => latest.current.catalog) }];
+    const completionData = [
+      { autocomplete: catalogCompletions(() => latest.current.catalog) },
+      { autocomplete: exportCompletions(() => latest.current.catalog) },
+    ];
     const created = new EditorView({
       root: shadow,
       parent,
