@@ -3,7 +3,7 @@
 // after `csv.` (a CommonJS package's default export, like Papa Parse) the editor offers its
 // members, asked of the sandbox; `import { ha` offers every module's exports and finishes the
 // statement, declaring the module; a namespace import offers the export list; and the editor
-// grows with its content. Each new state is saved under e2e/artifacts/.
+// grows with its content, with a Larger view for long code. Each new state is saved under e2e/artifacts/.
 
 import { expect, test } from '@playwright/test';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -140,7 +140,7 @@ test.describe('completing exports', () => {
     expect(await text()).toBe('import * as geo from "@acme/geo";\nreturn geo.haversine');
   });
 
-  test('the editor grows with its content, up to most of the window, then scrolls', async () => {
+  test('the editor grows with its content, up to most of the window, then scrolls; Larger view shows it all', async () => {
     await editor().fill('return 1;');
     const small = await editor().evaluate((el) => (el.closest('.cm-editor') as HTMLElement).getBoundingClientRect().height);
     await editor().fill(Array.from({ length: 20 }, (_, i) => `const v${i} = ${i};`).join('\n'));
@@ -150,6 +150,17 @@ test.describe('completing exports', () => {
     const capped = await editor().evaluate((el) => (el.closest('.cm-editor') as HTMLElement).getBoundingClientRect().height);
     expect(capped).toBeLessThanOrEqual(900 * 0.65 + 1);
     expect(capped).toBeGreaterThan(grown);
+    // Larger view lifts the cap: every line is on the page, and the page scrolls instead.
+    const node = page.getByRole('article', { name: 'Code node node-1' });
+    expect(await node.getByRole('button', { name: 'Larger view' }).getAttribute('aria-pressed')).toBe('false');
+    await node.getByRole('button', { name: 'Larger view' }).click();
+    expect(await node.getByRole('button', { name: 'Smaller view' }).getAttribute('aria-pressed')).toBe('true');
+    await expect.poll(() => editor().evaluate((el) => (el.closest('.cm-editor') as HTMLElement).getBoundingClientRect().height)).toBeGreaterThan(200 * 15);
+    await snap(page, 'export-completion-04-larger-view');
+    await node.getByRole('button', { name: 'Smaller view' }).click();
+    await expect
+      .poll(() => editor().evaluate((el) => (el.closest('.cm-editor') as HTMLElement).getBoundingClientRect().height))
+      .toBeLessThanOrEqual(capped + 1);
     expect(problems).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@
 // choosing a specifier the node does not declare declares it. The node's
 // validation issues arrive from outside and are shown as lint marks on their lines.
 // Invariant: the view is created once per mount, so a re-render never drops its history
-// (CodeEditor says how, and why it lives in a shadow root).
+// (CodeEditor says how, and why it lives in a shadow root). "Larger view" lifts its height cap (editor-size.ts).
 
 import { autocompletion, closeCompletion, completionKeymap, type Completion, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap, indentLess, indentMore } from '@codemirror/commands';
@@ -16,8 +16,9 @@ import { bracketMatching, defaultHighlightStyle, indentOnInput, indentUnit, synt
 import { lintGutter, setDiagnostics, type Diagnostic } from '@codemirror/lint';
 import { EditorState, Prec } from '@codemirror/state';
 import { drawSelection, EditorView, highlightActiveLine, keymap, lineNumbers } from '@codemirror/view';
-import { useEffect, useId, useRef } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import type { ModuleSummary } from '../../../shared/contract/schemas.ts';
+import { editorSize, setExpanded } from './editor-size.ts';
 import { exportCompletions, type ExportCatalog } from './export-completions.ts';
 import { importContext, wasmSignatureText } from './import-context.ts';
 
@@ -176,6 +177,7 @@ export function CodeEditor({ label, value, onChange, onRun, marks = [], catalog 
   const host = useRef<HTMLDivElement>(null);
   const hintId = `${id}-hint`;
   const view = useRef<EditorView | undefined>(undefined);
+  const [expanded, setExpandedState] = useState(false);
   const latest = useRef({ onChange, onRun, catalog, value });
   latest.current = { onChange, onRun, catalog, value };
 
@@ -244,6 +246,7 @@ export function CodeEditor({ label, value, onChange, onRun, marks = [], catalog 
             latest.current.onChange(next);
           }),
           theme,
+          editorSize(),
         ],
       }),
     });
@@ -274,7 +277,18 @@ export function CodeEditor({ label, value, onChange, onRun, marks = [], catalog 
     <div className="code-field">
       <span className="label" aria-hidden="true">
         {label}
-      </span>
+      </span>{' '}
+      <button
+        type="button"
+        className="link small"
+        aria-pressed={expanded}
+        onClick={() => {
+          if (view.current) setExpanded(view.current, !expanded);
+          setExpandedState(!expanded);
+        }}
+      >
+        {expanded ? 'Smaller view' : 'Larger view'}
+      </button>
       <div ref={host} className="code-editor" />
     </div>
   );
