@@ -77,6 +77,11 @@ test.afterAll(async () => {
 const editor = () => page.getByLabel('Code of node-1', { exact: true });
 const text = () => editor().evaluate((el) => [...el.querySelectorAll(':scope > .cm-line')].map((line) => line.textContent ?? '').join('\n'));
 const popup = () => page.locator('.cm-tooltip-autocomplete');
+/** Enter on the open list; CodeMirror ignores an Enter within 75 ms of the list changing (its interactionDelay), so wait that out first. */
+async function accept(): Promise<void> {
+  await page.waitForTimeout(200);
+  await page.keyboard.press('Enter');
+}
 const chip = (specifier: string) => page.getByRole('list', { name: 'Selected for node-1' }).getByRole('button', { name: `Remove ${specifier}`, exact: true });
 
 test.describe('completing exports', () => {
@@ -103,7 +108,7 @@ test.describe('completing exports', () => {
       .getByRole('option', { selected: true })
       .filter({ hasText: /^unparse/ })
       .waitFor();
-    await page.keyboard.press('Enter');
+    await accept();
     expect(await text()).toBe('import csv from "@zz/csv";\nreturn csv.unparse');
   });
 
@@ -117,7 +122,7 @@ test.describe('completing exports', () => {
     expect(await option.textContent()).toContain('from @acme/geo · not declared: choosing it adds it to this node');
     expect(await popup().locator('.cm-completionLabel').first().textContent()).toBe('haversine');
     await snap(page, 'export-completion-02-open-named-import');
-    await page.keyboard.press('Enter');
+    await accept();
     expect(await text()).toBe('import { haversine } from "@acme/geo";');
     await chip('@acme/geo').waitFor();
   });
@@ -136,7 +141,7 @@ test.describe('completing exports', () => {
       .filter({ hasText: /^haversine/ })
       .waitFor();
     await snap(page, 'export-completion-03-namespace');
-    await page.keyboard.press('Enter');
+    await accept();
     expect(await text()).toBe('import * as geo from "@acme/geo";\nreturn geo.haversine');
   });
 

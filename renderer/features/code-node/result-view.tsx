@@ -58,7 +58,7 @@ function LargeResult({ shape, value, fileStem }: { shape: Exclude<ResultShape, {
       {shape.kind === 'string' && <StringHead value={shape.value} />}
       {shape.kind === 'rows' && <RowsTable rows={shape.rows} columns={shape.columns} />}
       {shape.kind === 'tree' && (
-        <ul className="result-tree" role="tree" aria-label="Result value">
+        <ul className="result-tree" aria-label="Result value">
           <TreeEntries value={shape.value} />
         </ul>
       )}
@@ -152,7 +152,7 @@ function TreeEntries({ value }: { value: object }) {
         <TreeNode key={key} name={key} value={child} />
       ))}
       {rest > 0 && (
-        <li role="none">
+        <li>
           <button type="button" className="link" onClick={() => setShown(shown + TREE_STEP)}>
             Show {count(Math.min(TREE_STEP, rest))} more of {count(rest)}
           </button>
@@ -166,19 +166,19 @@ function TreeNode({ name, value }: { name: string; value: unknown }) {
   const [open, setOpen] = useState(false);
   if (typeof value !== 'object' || value === null) {
     return (
-      <li role="treeitem" aria-selected={false}>
+      <li>
         <span className="tree-key">{displayText(name)}</span>: <code>{displayText(cellText(value))}</code>
       </li>
     );
   }
   return (
-    <li role="treeitem" aria-expanded={open} aria-selected={false}>
+    <li>
       <details open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
         <summary>
           <span className="tree-key">{displayText(name)}</span> <span className="muted">{summaryOf(value)}</span>
         </summary>
         {open && (
-          <ul role="group">
+          <ul>
             <TreeEntries value={value} />
           </ul>
         )}
