@@ -2,7 +2,8 @@
 // module's export names, but a CommonJS package's default export is an object built when the
 // module runs, so its members are asked of the sandbox — one code.run, with no capabilities and
 // only that module declared, of `Object.keys` on the default export. Answers are kept per
-// module version and digest for the page's life (a failed lookup is not kept, so it is retried).
+// module version and digest for the page's life; a failed one for RETRY_MS, so typing on after
+// `X.` does not start a run per key.
 
 import type { ContractClient } from '../../../shared/contract/client.ts';
 import type { ModuleSummary } from '../../../shared/contract/schemas.ts';
@@ -11,6 +12,7 @@ import type { MemberInfo } from './export-completions.ts';
 /** At most this many members are listed (a default export is rarely larger; the rest are not offered). */
 export const MEMBERS_MAX = 500;
 const LOOKUP_TIMEOUT_MS = 5_000;
+const RETRY_MS = 30_000;
 
 const cache = new Map<string, Promise<readonly MemberInfo[] | undefined>>();
 
@@ -44,7 +46,7 @@ export function defaultMembers(client: ContractClient, module: ModuleSummary): P
     .then((answer) => (answer.ok && answer.value.result.ok ? parseMembers(answer.value.result.value) : undefined))
     .catch(() => undefined)
     .then((members) => {
-      if (members === undefined) cache.delete(key);
+      if (members === undefined) setTimeout(() => cache.delete(key), RETRY_MS);
       return members;
     });
   cache.set(key, lookup);
