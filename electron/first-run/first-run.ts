@@ -13,6 +13,7 @@ import type { ChildProcess } from 'node:child_process';
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { EXAMPLE_WORKFLOW_NAME } from '../../shared/protocol/example-workflow.ts';
 import { fail, ok, type Result } from '../../shared/protocol/result.ts';
 import { WorkflowSchema, type Workflow } from '../../shared/protocol/workflow.ts';
 import { ledgerPath, readLedger } from '../install/ledger-store.ts';
@@ -23,7 +24,7 @@ import { installPrecompiled, type PrecompiledOutcome, type PrecompiledSource } f
 import { installShippedTarballs } from './seed-install.ts';
 
 export const FIRST_RUN_FILE = 'first-run.json';
-export const EXAMPLE_WORKFLOW = 'Example - YAML and geo';
+export const EXAMPLE_WORKFLOW = EXAMPLE_WORKFLOW_NAME;
 
 const MarkerSchema = z
   .object({

@@ -9,6 +9,8 @@ export function workflowHandlers(store: WorkflowStore<Workflow>): {
   'workflows.list': Handler<'workflows.list'>;
   'workflows.load': Handler<'workflows.load'>;
   'workflows.save': Handler<'workflows.save'>;
+  'workflows.rename': Handler<'workflows.rename'>;
+  'workflows.delete': Handler<'workflows.delete'>;
 } {
   return {
     'workflows.list': async () => {
@@ -22,6 +24,14 @@ export function workflowHandlers(store: WorkflowStore<Workflow>): {
     'workflows.save': async ({ name, workflow }) => {
       const saved = await store.save(name, workflow);
       return saved.ok ? ok({ name }) : saved;
+    },
+    'workflows.rename': async ({ from, to }) => {
+      const renamed = await store.rename(from, to);
+      return renamed.ok ? ok({ name: renamed.value }) : renamed;
+    },
+    'workflows.delete': async ({ name }) => {
+      const removed = await store.remove(name);
+      return removed.ok ? ok({ name }) : removed;
     },
   };
 }

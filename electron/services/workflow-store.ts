@@ -4,9 +4,10 @@
 // format is reported, never handed to the kernel. Saves are durable and keep the previous good
 // generation as `<name>.json.bak`; a damaged file is restored from it when loaded (a garbled one
 // without a backup is moved aside, never deleted) and `onRepaired` is told. A full disk answers
-// `disk-full` and the saved copy stays as it was.
+// `disk-full` and the saved copy stays as it was. Rename never replaces another saved workflow
+// (`name-taken`); delete removes the file and its backup (the UI asks first).
 
-import { readdir } from 'node:fs/promises';
+import { access, link, readdir, rename, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
 import { WorkflowNameSchema } from '../../shared/contract/schemas.ts';
@@ -20,6 +21,22 @@ export interface WorkflowStore<W> {
   list(): Promise<Result<string[]>>;
   load(name: string): Promise<Result<W>>;
   save(name: string, workflow: W): Promise<Result<string>>;
+  /** Moves `from` (and its backup) to `to`; refuses a `to` that is saved already. */
+  rename(from: string, to: string): Promise<Result<string>>;
+  /** Removes the saved workflow and its backup. */
+  remove(name: string): Promise<Result<string>>;
+}
+
+const errno = (error: unknown): string | undefined => (error as NodeJS.ErrnoException).code;
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await access(file);
+    return true;
+  } catch (error) {
+    if (errno(error) === 'ENOENT') return false;
+    throw error;
+  }
 }
 
 export interface WorkflowStoreOptions {
@@ -67,6 +84,45 @@ export function createWorkflowStore<S extends z.ZodType>(dataDir: string, schema
           `The disk holding the data directory is full, so the workflow "${name}" could not be saved; the saved copy is as it was. Free some space, then save again.`,
         );
       }
+      return ok(name);
+    },
+    async rename(from, to) {
+      const source = fileOf(from);
+      const target = fileOf(to);
+      if (!(await exists(source))) return fail('not-found', `There is no saved workflow named "${from}".`);
+      if (from === to) return ok(to);
+      const taken = () => fail('name-taken', `A workflow named "${to}" is saved already; choose another name, or delete that one first.`);
+      // Only a change of case (one file on a case-insensitive disk) may move onto a name that "exists".
+      if (from.toLowerCase() === to.toLowerCase()) {
+        if ((await readdir(dir)).includes(`${to}.json`)) return taken();
+        await rename(source, target);
+      } else {
+        // A hard link fails when the target exists, so no check-then-write race can replace another workflow.
+        try {
+          await link(source, target);
+        } catch (error) {
+          if (errno(error) === 'EEXIST') return taken();
+          if (errno(error) !== 'EPERM' && errno(error) !== 'ENOTSUP' && errno(error) !== 'EXDEV') throw error;
+          if (await exists(target)) return taken();
+          await rename(source, target);
+        }
+        await unlink(source).catch((error: unknown) => {
+          if (errno(error) !== 'ENOENT') throw error;
+        });
+      }
+      if (await exists(`${source}.bak`)) await rename(`${source}.bak`, `${target}.bak`);
+      return ok(to);
+    },
+    async remove(name) {
+      const file = fileOf(name);
+      try {
+        await unlink(file);
+      } catch (error) {
+        if (errno(error) === 'ENOENT') return fail('not-found', `There is no saved workflow named "${name}".`);
+        throw error;
+      }
+      // Left behind, the backup would bring the workflow back as "restored" on the next load of that name.
+      await rm(`${file}.bak`, { force: true });
       return ok(name);
     },
   };

@@ -35,6 +35,8 @@ export interface DraftState {
 
 export const STARTER_CODE = '// Import the modules you select in the package picker, then return a value.\nreturn 1 + 1;\n';
 export const DRAFT_STORAGE_KEY = 'sandbox-packs.workflow-draft';
+/** This browser kept no draft when the page loaded (read before the store can write one): a first visit. */
+export const NO_STORED_DRAFT = typeof localStorage !== 'undefined' && localStorage.getItem(DRAFT_STORAGE_KEY) === null;
 
 function nextId(workflow: Workflow): string {
   let n = workflow.nodes.length + 1;

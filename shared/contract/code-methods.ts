@@ -85,4 +85,14 @@ export const CODE_METHODS = {
     z.object({ name: WorkflowNameSchema }),
     'Save a workflow under a name (replaces one saved under the same name).',
   ),
+  'workflows.rename': method(
+    z.object({ from: WorkflowNameSchema, to: WorkflowNameSchema }).strict(),
+    z.object({ name: WorkflowNameSchema }),
+    'Rename a saved workflow; refused with name-taken when another is saved under the new name.',
+  ),
+  'workflows.delete': method(
+    z.object({ name: WorkflowNameSchema }).strict(),
+    z.object({ name: WorkflowNameSchema }),
+    'Delete a saved workflow and its backup.',
+  ),
 } as const;

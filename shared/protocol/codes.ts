@@ -126,6 +126,7 @@ export const ERROR_CODES = {
   unauthorized: "The request lacks this session's access token.",
   forbidden: 'This client is not allowed to do that.',
   'not-found': 'Nothing exists under that name.',
+  'name-taken': 'Something is saved under that name already; choose another name.',
   internal: 'Something went wrong inside the app; the details are in its log.',
   'request-too-large': 'The request is larger than the app accepts.',
   'stale-digest': 'The module changed since that digest was recorded; fetch it again without the digest.',

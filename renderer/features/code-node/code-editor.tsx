@@ -3,10 +3,11 @@
 // whose value React rewrites on Tab loses the browser's undo stack). Tab indents; Escape, then
 // Tab, leaves the editor (CodeMirror's tab-focus mode), as the hint linked to the field says.
 // Ctrl/Cmd+Enter runs the node. Inside `import { … } from "…"` the catalog completes specifiers
-// and export names; choosing a specifier the node does not declare declares it. The node's
+// and export names (export-completions.ts: members after `X.` and an unfinished `import {`);
+// choosing a specifier the node does not declare declares it. The node's
 // validation issues arrive from outside and are shown as lint marks on their lines.
 // Invariant: the view is created once per mount, so a re-render never drops its history
-// (CodeEditor says how, and why it lives in a shadow root).
+// (CodeEditor says how, and why it lives in a shadow root). "Larger view" lifts its height cap (editor-size.ts).
 
 import { autocompletion, closeCompletion, completionKeymap, type Completion, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap, indentLess, indentMore } from '@codemirror/commands';
@@ -15,8 +16,10 @@ import { bracketMatching, defaultHighlightStyle, indentOnInput, indentUnit, synt
 import { lintGutter, setDiagnostics, type Diagnostic } from '@codemirror/lint';
 import { EditorState, Prec } from '@codemirror/state';
 import { drawSelection, EditorView, highlightActiveLine, keymap, lineNumbers } from '@codemirror/view';
-import { useEffect, useId, useRef } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import type { ModuleSummary } from '../../../shared/contract/schemas.ts';
+import { editorSize, setExpanded } from './editor-size.ts';
+import { exportCompletions, type ExportCatalog } from './export-completions.ts';
 import { importContext, wasmSignatureText } from './import-context.ts';
 
 export interface EditorMark {
@@ -31,6 +34,7 @@ export interface CatalogForCompletion {
   readonly modules: readonly ModuleSummary[];
   readonly declared: ReadonlySet<string>;
   readonly declare: (specifier: string) => void;
+  readonly members?: ExportCatalog['members'];
 }
 
 export interface CodeEditorProps {
@@ -173,6 +177,7 @@ export function CodeEditor({ label, value, onChange, onRun, marks = [], catalog 
   const host = useRef<HTMLDivElement>(null);
   const hintId = `${id}-hint`;
   const view = useRef<EditorView | undefined>(undefined);
+  const [expanded, setExpandedState] = useState(false);
   const latest = useRef({ onChange, onRun, catalog, value });
   latest.current = { onChange, onRun, catalog, value };
 
@@ -188,7 +193,10 @@ export function CodeEditor({ label, value, onChange, onRun, marks = [], catalog 
     hint.textContent = HINT;
     shadow.append(parent, hint);
     shadow.adoptedStyleSheets = [hintSheet()];
-    const completionData = [{ autocomplete: catalogCompletions(() => latest.current.catalog) }];
+    const completionData = [
+      { autocomplete: catalogCompletions(() => latest.current.catalog) },
+      { autocomplete: exportCompletions(() => latest.current.catalog) },
+    ];
     const created = new EditorView({
       root: shadow,
       parent,
@@ -238,6 +246,7 @@ export function CodeEditor({ label, value, onChange, onRun, marks = [], catalog 
             latest.current.onChange(next);
           }),
           theme,
+          editorSize(),
         ],
       }),
     });
@@ -268,7 +277,18 @@ export function CodeEditor({ label, value, onChange, onRun, marks = [], catalog 
     <div className="code-field">
       <span className="label" aria-hidden="true">
         {label}
-      </span>
+      </span>{' '}
+      <button
+        type="button"
+        className="link small"
+        aria-pressed={expanded}
+        onClick={() => {
+          if (view.current) setExpanded(view.current, !expanded);
+          setExpandedState(!expanded);
+        }}
+      >
+        {expanded ? 'Smaller view' : 'Larger view'}
+      </button>
       <div ref={host} className="code-editor" />
     </div>
   );

@@ -6,11 +6,14 @@ import { useCallback, useId, useMemo } from 'react';
 import type { ModuleSummary } from '../../../shared/contract/schemas.ts';
 import type { CodeNode } from '../../../shared/protocol/workflow.ts';
 import { RunInWindow } from './run-in-window.tsx';
+import { useContractClient } from '../../api/client-context.tsx';
 import { useDraftStore } from '../../state/workflow-draft.ts';
 import { FailureText } from '../../ui/failure-text.tsx';
 import { CapabilityPreview } from './capability-preview-view.tsx';
 import { CodeEditor, type CatalogForCompletion, type EditorMark } from './code-editor.tsx';
 import { toggleDeclaration } from './declarations.ts';
+import { withImportLine } from './export-context.ts';
+import { defaultMembers } from './module-members.ts';
 import { GrantsEditor } from './grants-editor.tsx';
 import { RunControls, useNodeRun } from './node-run.tsx';
 import { PackagePicker } from './package-picker.tsx';
@@ -20,6 +23,7 @@ import { useNodeValidation } from './use-node-validation.ts';
 export function CodeNodeEditor({ node, modules, byId }: { node: CodeNode; modules: readonly ModuleSummary[]; byId: ReadonlyMap<string, ModuleSummary> }) {
   const updateNode = useDraftStore((s) => s.updateNode);
   const removeNode = useDraftStore((s) => s.removeNode);
+  const client = useContractClient();
   const run = useNodeRun();
   const validation = useNodeValidation(node);
   const issues = useMemo(() => validation.issues ?? [], [validation.issues]);
@@ -58,8 +62,8 @@ export function CodeNodeEditor({ node, modules, byId }: { node: CodeNode; module
     [updateNode, node.id, byId],
   );
   const catalog = useMemo<CatalogForCompletion>(
-    () => ({ modules, declared: new Set(node.packages.map((d) => d.specifier)), declare }),
-    [modules, node.packages, declare],
+    () => ({ modules, declared: new Set(node.packages.map((d) => d.specifier)), declare, members: (m: ModuleSummary) => defaultMembers(client, m) }),
+    [modules, node.packages, declare, client],
   );
 
   const remove = () => {
@@ -123,6 +127,7 @@ export function CodeNodeEditor({ node, modules, byId }: { node: CodeNode; module
             byId={byId}
             packages={node.packages}
             onChange={(packages) => updateNode(node.id, (n) => ({ ...n, packages }))}
+            onPicked={(m) => updateNode(node.id, (n) => ({ ...n, code: withImportLine(n.code, m) }))}
           />
           <CapabilityPreview packages={node.packages} byId={byId} grants={node.grants} />
           <GrantsEditor

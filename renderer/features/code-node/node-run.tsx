@@ -107,7 +107,7 @@ export function RunControls({ nodeId, run, current, errors }: { nodeId: string; 
             )}
           </p>
           {finished.outcome.ok ? (
-            <RunOutput run={finished.outcome.value} />
+            <RunOutput run={finished.outcome.value} nodeId={nodeId} />
           ) : (
             <p role="alert" className="failure">
               The run could not start: {finished.outcome.message} ({finished.outcome.code})

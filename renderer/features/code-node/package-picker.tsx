@@ -5,7 +5,7 @@
 // specifiers by specifier, pack and description in a listbox of bounded height, so the module a
 // user wants is a few keystrokes away, not the 61st Tab stop. Skipped modules are listed greyed
 // with their reason and cannot be picked; saved specifiers no installed pack provides are chips
-// marked unavailable, with a Remove.
+// marked unavailable, with a Remove. Adding a module also adds its import line to the code (onPicked).
 
 import { useId, useRef, useState, type KeyboardEvent } from 'react';
 import type { ModuleSummary } from '../../../shared/contract/schemas.ts';
@@ -24,6 +24,8 @@ export interface PackagePickerProps {
   readonly byId: ReadonlyMap<string, ModuleSummary>;
   readonly packages: readonly SandboxModuleDeclaration[];
   readonly onChange: (next: SandboxModuleDeclaration[]) => void;
+  /** Told of a module the user added, so the node's code can import it too. */
+  readonly onPicked?: (module: ModuleSummary) => void;
 }
 
 /**
@@ -50,7 +52,7 @@ export function matchesQuery(m: ModuleSummary, query: string): boolean {
 /** An id fragment safe in an id attribute (specifiers hold "@" and "/"). */
 const idPart = (specifier: string) => specifier.replace(/[^A-Za-z0-9_-]/g, (c) => `_${c.charCodeAt(0).toString(16)}`);
 
-export function PackagePicker({ nodeId, modules, byId, packages, onChange }: PackagePickerProps) {
+export function PackagePicker({ nodeId, modules, byId, packages, onChange, onPicked }: PackagePickerProps) {
   const [docsFor, setDocsFor] = useState<string | undefined>(undefined);
   const [query, setQuery] = useState('');
   const [open, setOpen] = useState(false);
@@ -80,6 +82,7 @@ export function PackagePicker({ nodeId, modules, byId, packages, onChange }: Pac
   const pick = (m: ModuleSummary) => {
     if (m.status !== 'ready') return;
     onChange(toggleDeclaration(packages, m.specifier, true, byId));
+    onPicked?.(m);
     setQuery('');
     setOpen(false);
     setActive(-1);

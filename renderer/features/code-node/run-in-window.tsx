@@ -56,7 +56,7 @@ export function RunInWindow({ nodeId, request }: { nodeId: string; request: Requ
               </span>
             )}
           </p>
-          <RunOutput run={outcome.value} />
+          <RunOutput run={outcome.value} nodeId={nodeId} />
         </>
       )}
     </section>

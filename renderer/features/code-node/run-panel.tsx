@@ -1,23 +1,16 @@
 // Run a Code node through code.run and show what happened: the value or the failure, the logs,
 // and the receipt — modules loaded with their digests, capability and WASM calls, and every
-// denied import or capability with its reason.
+// denied import or capability with its reason. The value is shown bounded (result-view.tsx).
 
 import type { ValueOf } from '../../../shared/contract/methods.ts';
 import { Chip } from '../../ui/chip.tsx';
 import { displayText } from '../../../shared/protocol/display-text.ts';
+import { ResultValue } from './result-view.tsx';
 
 type RunValue = ValueOf<'code.run'>;
 
-function show(value: unknown): string {
-  if (value === undefined) return 'undefined';
-  try {
-    return JSON.stringify(value, null, 2);
-  } catch {
-    return String(value);
-  }
-}
-
-export function RunOutput({ run }: { run: RunValue }) {
+/** `nodeId` names the file "Download the whole result" saves. */
+export function RunOutput({ run, nodeId = 'node' }: { run: RunValue; nodeId?: string }) {
   const { result, resolved } = run;
   const receipt = result.receipt;
   return (
@@ -27,9 +20,7 @@ export function RunOutput({ run }: { run: RunValue }) {
           <h4>
             Result <Chip tone="good">ok</Chip>
           </h4>
-          <pre className="value" aria-label="Result value">
-            {displayText(show(result.value), { multiline: true })}
-          </pre>
+          <ResultValue value={result.value} fileStem={nodeId} />
         </div>
       ) : (
         <div role="alert">

@@ -4,6 +4,7 @@
 // silently: New and Open ask first while the draft has unsaved changes, and a removed node can be
 // put back. The Saved select shows the saved workflow that is open (after Save or Open, and after a
 // reload of a draft that has one), "(unsaved)" for a new one, and the user's pick until it is opened.
+// A first visit opens the example workflow; Rename… and Delete… act on the picked saved workflow.
 
 import { useId, useMemo, useState, type FormEvent } from 'react';
 import { WorkflowNameSchema } from '../../../shared/contract/schemas.ts';
@@ -15,6 +16,8 @@ import { FailureText } from '../../ui/failure-text.tsx';
 import { CodeNodeEditor } from './code-node-editor.tsx';
 import { moduleBySpecifier, stampMissing } from './declarations.ts';
 import { DiscardGuard } from './discard-guard.tsx';
+import { useFirstVisitExample } from './use-first-visit-example.ts';
+import { WorkflowFileActions } from './workflow-file-actions.tsx';
 
 /** What the user asked for that would replace the draft, held while the guard asks. */
 type Pending = { readonly kind: 'new' } | { readonly kind: 'open'; readonly name: string };
@@ -31,6 +34,7 @@ export function WorkflowEditor() {
   const [openError, setOpenError] = useState<string | undefined>(undefined);
   const [saved, setSaved] = useState<string | undefined>(undefined);
   const [pending, setPending] = useState<Pending | undefined>(undefined);
+  const [fileDone, setFileDone] = useState<string | undefined>(undefined);
   const id = useId();
   const modules = useMemo(() => summaries.data?.modules ?? [], [summaries.data]);
   const byId = useMemo(() => moduleBySpecifier(modules), [modules]);
@@ -46,6 +50,7 @@ export function WorkflowEditor() {
           draft.markSaved(workflow);
           setCurrent(value.name);
           setChoice(undefined);
+          setFileDone(undefined);
           setSaved(`Saved "${value.name}".`);
           then?.();
         },
@@ -61,6 +66,7 @@ export function WorkflowEditor() {
   const open = async (name: string) => {
     setOpenError(undefined);
     setSaved(undefined);
+    setFileDone(undefined);
     const loaded = await client.call('workflows.load', { name });
     if (!loaded.ok) setOpenError(loaded.message);
     else {
@@ -74,6 +80,7 @@ export function WorkflowEditor() {
     setPending(undefined);
     if (action.kind === 'new') {
       setSaved(undefined);
+      setFileDone(undefined);
       draft.reset();
       setCurrent('');
       setChoice(undefined);
@@ -84,6 +91,8 @@ export function WorkflowEditor() {
     if (useDraftStore.getState().dirty) setPending(action);
     else carryOut(action);
   };
+
+  useFirstVisitExample(names.data?.names, (name) => void open(name));
 
   const savedNames = names.data?.names ?? [];
   // A draft named after nothing saved (new, or a saved file since deleted) shows the placeholder.
@@ -126,6 +135,17 @@ export function WorkflowEditor() {
             <button type="button" onClick={() => request({ kind: 'open', name: shown })} disabled={shown === ''}>
               Open
             </button>
+            <WorkflowFileActions
+              picked={shown}
+              current={current}
+              savedNames={savedNames}
+              onCurrentChanged={setCurrent}
+              onDone={(sentence) => {
+                setChoice(undefined);
+                setSaved(undefined);
+                setFileDone(sentence);
+              }}
+            />
             <button type="button" onClick={() => request({ kind: 'new' })}>
               New workflow
             </button>
@@ -135,6 +155,11 @@ export function WorkflowEditor() {
         {saved && !draft.dirty && (
           <p role="status" className="ok-text">
             {saved}
+          </p>
+        )}
+        {fileDone && (
+          <p role="status" className="ok-text">
+            {fileDone}
           </p>
         )}
         {openError && (
