@@ -66,6 +66,15 @@ describe('error positions', () => {
     );
   });
 
+  it('names a destructuring of null, and leaves a built-in given null at its call', async () => {
+    expect(await failure('console.log(1);\nconst o = null;\nconst { a } = o;')).toBe(
+      'runtime-error: TypeError: Cannot convert undefined or null to object (line 3, column 7)',
+    );
+    expect(await failure('const { a } = { a: 1 };\nconsole.log(a);\nObject.keys(null);')).toBe(
+      'runtime-error: TypeError: Cannot convert undefined or null to object (line 3, column 13)',
+    );
+  });
+
   it('names the line of a throw and of a rejected promise', async () => {
     expect(await failure('console.log("start");\nconst x = 1;\n\nthrow new Error("boom");\n')).toBe('runtime-error: Error: boom (line 4, column 11)');
     expect(await failure('const a = 1;\n\nawait Promise.reject(new Error("rejected"));\n')).toBe('runtime-error: Error: rejected (line 3, column 26)');

@@ -25,6 +25,8 @@ const OPTIONS: Record<SourceKind, Options> = {
 
 const NOT_DEFINED = /^([A-Za-z_$][\w$]*) is not defined$/;
 const NULL_PROPERTY = /^cannot (?:read|set) property '(.*)' of (?:null|undefined)$/;
+/** Destructuring null or undefined (`const { a } = null`). */
+const NULL_DESTRUCTURE = /^Cannot convert undefined or null to object$/;
 
 type AnyNode = Node & Record<string, unknown>;
 const FUNCTION_TYPES = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
@@ -54,7 +56,7 @@ function toPosition(starts: readonly number[], offset: number): SourcePosition {
 
 /** Whether the engine's position for this error may be imprecise, so that `refineErrorPosition` can help. */
 export function isImpreciseError(name: string | undefined, message: string): boolean {
-  return (name === 'ReferenceError' && NOT_DEFINED.test(message)) || (name === 'TypeError' && NULL_PROPERTY.test(message));
+  return (name === 'ReferenceError' && NOT_DEFINED.test(message)) || (name === 'TypeError' && (NULL_PROPERTY.test(message) || NULL_DESTRUCTURE.test(message)));
 }
 
 /**
@@ -71,6 +73,7 @@ export function refineErrorPosition(
   if (!isImpreciseError(error.name, error.message)) return undefined;
   const missing = NOT_DEFINED.exec(error.message)?.[1];
   const property = missing === undefined ? NULL_PROPERTY.exec(error.message)?.[1] : undefined;
+  const destructure = NULL_DESTRUCTURE.test(error.message);
   let program: Node;
   try {
     program = parse(source, OPTIONS[kind]);
@@ -94,6 +97,9 @@ export function refineErrorPosition(
       // names, non-computed keys and member names under other types).
       Identifier(node, _state, ancestors) {
         if (missing !== undefined && node.name === missing) candidates.push({ at: node.start, fn: innermost(ancestors) });
+      },
+      ObjectPattern(node, _state, ancestors) {
+        if (destructure) candidates.push({ at: node.start, fn: innermost(ancestors) });
       },
       MemberExpression(node, _state, ancestors) {
         if (property === undefined) return;

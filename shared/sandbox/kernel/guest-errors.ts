@@ -52,7 +52,11 @@ export function locate(
   let first = true;
   for (const raw of stack.split('\n')) {
     const match = FRAME.exec(raw.trim());
-    if (!match) continue;
+    if (!match) {
+      // Raised inside a built-in (`Object.keys(null)`): the caller's frame is at the call, already exact.
+      if (/\(native\)\s*$/.test(raw)) first = false;
+      continue;
+    }
     const [, name = '', line = '0', column = '0'] = match;
     if (name === ENTRY_MODULE_NAME) {
       const mapped = context.entry.mapPosition(Number(line), Number(column));
