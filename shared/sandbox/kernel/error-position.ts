@@ -1,9 +1,10 @@
 // quickjs-ng records a source position only at calls, `new` and `throw`; an error raised by any
-// other operation (reading a property of null, a name that is not defined) carries the position of
-// the last call before it in the same function — often the function's start or an earlier line.
-// For those errors the fault is found in the source itself: the reads of that property or of that
-// name, in the function the engine named, nearest after the engine's position (the fault comes
-// after it in evaluation order, or before it inside a loop). Other errors keep the engine's position.
+// other operation (reading a property of null, destructuring null, a name that is not defined)
+// carries the position of the last call before it in the same function — often the function's
+// start or an earlier line. For those errors the fault is found in the source itself: the reads of
+// that property or name (or the destructurings), in the function the engine named, nearest after
+// the engine's position (the fault comes after it in evaluation order, or before it inside a
+// loop). Other errors keep the engine's position.
 
 import { parse, type Node, type Options } from 'acorn';
 import { ancestor, base } from 'acorn-walk';
