@@ -143,6 +143,55 @@ describe('each failure class gives its code, file and line', () => {
     expect(r.examples?.map((e) => e.status)).toEqual(['failed', 'passed']);
   }, 60_000);
 
+  it('a module that throws at import is not ready: fails-at-import, the problem at its file and line, its examples not run', async () => {
+    const dir = await pack((d) => editFile(d, 'sandbox/index.js', (t) => `const config = null;\nconst mode = config.mode;\n${t}`));
+    const r = await report(dir);
+    expect(r.ok).toBe(false);
+    const because = "TypeError: cannot read property 'mode' of null";
+    expect(r.modules).toEqual([
+      expect.objectContaining({
+        specifier: NAME,
+        status: 'fails-at-import',
+        code: 'runtime-error',
+        reason: `importing it throws: ${because} (in ${NAME}, line 2, column 21)`,
+      }),
+    ]);
+    expect(r.problems).toEqual([
+      {
+        code: 'runtime-error',
+        message: `${NAME} is not ready: importing it throws, so every node that imports it fails. ${because} (in ${NAME} (sandbox/index.js), line 2, column 21)`,
+        file: 'sandbox/index.js',
+        line: 2,
+      },
+    ]);
+    expect(r.examples?.map((e) => [e.status, e.note])).toEqual([
+      ['skipped', `imports ${NAME}, which throws when imported`],
+      ['skipped', `imports ${NAME}, which throws when imported`],
+    ]);
+    expect(checkText(r)).toContain(`  ${NAME}  js    fails-at-import  runtime-error: importing it throws: ${because}`);
+    // The CLI says so and exits 1, so a pack's CI fails.
+    const cli = io(dir);
+    expect(await check.run(['--no-examples'], cli)).toBe(1);
+    expect(cli.stdout.join('\n')).toContain(`check FAILED (1 problem)`);
+  }, 60_000);
+
+  it("an example that fails inside the pack's module: the module's file and line, and the example's SKILL.md line", async () => {
+    const dir = await pack((d) =>
+      editFile(d, 'sandbox/index.js', (t) =>
+        t.replace(/export function greet\(name\) \{\n/, 'export function greet(name) {\n  if (name === "Ada") return undefined.length;\n'),
+      ),
+    );
+    const r = await report(dir);
+    expect(r.problems).toEqual([
+      {
+        code: 'runtime-error',
+        message: `SKILL.md line 16: TypeError: cannot read property 'length' of undefined (in ${NAME} (sandbox/index.js), line 6, column 40; called from SKILL.md line 16)`,
+        file: 'SKILL.md',
+        line: 16,
+      },
+    ]);
+  }, 60_000);
+
   it('a wrong `// →` value: example-mismatch with expected and actual', async () => {
     const dir = await pack((d) => editFile(d, 'SKILL.md', (t) => t.replace('// → 6.5', '// → 7')));
     const r = await report(dir);

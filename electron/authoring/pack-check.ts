@@ -20,6 +20,7 @@ import { createNpmCompiler } from '../compiler/npm-compiler.ts';
 import { createProbe } from '../compiler/probe.ts';
 import { createInstaller } from '../install/installer.ts';
 import { createCodeRunner } from '../services/code-runner.ts';
+import { importFailures, type ImportFailure } from './import-check.ts';
 import { npmPack } from './npm-pack.ts';
 import { runExamples, type ExampleOutcome } from './run-examples.ts';
 import { prepareExamples } from './skill-examples.ts';
@@ -54,7 +55,8 @@ export interface SizeRow {
 export interface CheckedModule {
   readonly specifier: string;
   readonly kind: 'js' | 'wasm';
-  readonly status: 'ready' | 'skipped';
+  /** `fails-at-import`: discovery admitted it, but importing it throws (import-check.ts). */
+  readonly status: 'ready' | 'skipped' | 'fails-at-import';
   readonly code?: ErrorCode;
   readonly reason?: string;
   readonly summary: string;
@@ -145,6 +147,21 @@ export async function checkPack(options: CheckOptions): Promise<Result<CheckRepo
       }
     }
 
+    // Import every ready JS module as a node would; one that throws is not ready.
+    runner = createCodeRunner(catalog, { sandboxWorkers: 1 });
+    const readyJs = pack.status === 'ok' ? pack.modules.filter((m) => m.status === 'ready' && m.kind === 'js').map((m) => m.specifier) : [];
+    if (readyJs.length) progress(`importing ${readyJs.length} module(s) in the sandbox`);
+    const broken = new Map<string, ImportFailure>((await importFailures(runner, readyJs)).map((f) => [f.specifier, f]));
+    for (const f of broken.values()) {
+      const file = moduleFile(manifest.data, name, f.specifier).file;
+      problems.push({
+        code: f.code,
+        message: `${f.specifier} is not ready: importing it throws, so every node that imports it fails. ${withFile(f.message, f.specifier, file)}`,
+        ...(file !== undefined ? { file } : {}),
+        ...(f.line !== undefined && file !== 'package.json' ? { line: f.line } : {}),
+      });
+    }
+
     let examples: ExampleOutcome[] | undefined;
     if (options.examples !== false && skillText !== undefined && pack.status === 'ok') {
       // An example of a skipped module cannot run; the skip is already a problem of its own.
@@ -154,12 +171,17 @@ export async function checkPack(options: CheckOptions): Promise<Result<CheckRepo
         pack.modules.map((m) => m.specifier),
       ).map((e) => {
         const dead = e.specifiers.find((s) => skipped.has(s));
-        return dead && e.kind === 'run' ? { kind: 'skip' as const, block: e.block, specifiers: e.specifiers, reason: `imports ${dead}, which was skipped` } : e;
+        if (dead && e.kind === 'run') return { kind: 'skip' as const, block: e.block, specifiers: e.specifiers, reason: `imports ${dead}, which was skipped` };
+        const throwing = e.specifiers.find((s) => broken.has(s));
+        return throwing && e.kind === 'run'
+          ? { kind: 'skip' as const, block: e.block, specifiers: e.specifiers, reason: `imports ${throwing}, which throws when imported` }
+          : e;
       });
       progress(`running ${prepared.length} SKILL.md example(s) in the sandbox`);
-      runner = createCodeRunner(catalog, { sandboxWorkers: 1 });
       examples = await runExamples(runner, prepared);
-      for (const outcome of examples) for (const f of outcome.failures) problems.push({ code: f.code, message: f.message, file: 'SKILL.md', line: f.line });
+      for (const outcome of examples)
+        for (const f of outcome.failures)
+          problems.push({ code: f.code, message: withModuleFiles(f.message, manifest.data, name), file: 'SKILL.md', line: f.line });
     }
 
     const report: CheckReport = {
@@ -171,15 +193,18 @@ export async function checkPack(options: CheckOptions): Promise<Result<CheckRepo
       status,
       scripts,
       packStatus: pack.status,
-      modules: pack.modules.map((m) => ({
-        specifier: m.specifier,
-        kind: m.kind,
-        status: m.status,
-        ...(m.code ? { code: m.code } : {}),
-        ...(m.reason !== undefined ? { reason: m.reason } : {}),
-        summary: m.summary,
-        ...(m.exports ? { exports: m.exports } : {}),
-      })),
+      modules: pack.modules.map((m) => {
+        const thrown = broken.get(m.specifier);
+        return {
+          specifier: m.specifier,
+          kind: m.kind,
+          status: thrown ? ('fails-at-import' as const) : m.status,
+          ...(thrown ? { code: thrown.code } : m.code ? { code: m.code } : {}),
+          ...(thrown ? { reason: `importing it throws: ${thrown.message}` } : m.reason !== undefined ? { reason: m.reason } : {}),
+          summary: m.summary,
+          ...(m.exports ? { exports: m.exports } : {}),
+        };
+      }),
       sizes: await sizeRows(packDir, name, manifest.success ? manifest.data : undefined, catalog, pack),
       warnings: pack.warnings.filter((w) => !SKILL_CODES.has(w.code)),
       ...(examples ? { examples } : {}),
@@ -198,6 +223,20 @@ const specifierOf = (pack: string, moduleName: string): string => (moduleName ==
 function moduleFile(manifest: NodetoolManifest | undefined, pack: string, specifier: string): { file?: string } {
   const entry = manifest?.sandboxModules?.find((e) => specifierOf(pack, e.name) === specifier);
   return entry && 'file' in entry && typeof entry.file === 'string' ? { file: entry.file } : { file: 'package.json' };
+}
+
+/** "in SPEC, line …" of an error inside an authored module, written "in SPEC (its file), line …". */
+function withFile(message: string, specifier: string, file: string | undefined): string {
+  return file === undefined || file === 'package.json' ? message : message.split(`in ${specifier}, line `).join(`in ${specifier} (${file}), line `);
+}
+
+function withModuleFiles(message: string, manifest: NodetoolManifest | undefined, pack: string): string {
+  let text = message;
+  for (const entry of manifest?.sandboxModules ?? []) {
+    const specifier = specifierOf(pack, entry.name);
+    text = withFile(text, specifier, moduleFile(manifest, pack, specifier).file);
+  }
+  return text;
 }
 
 /** The 1-based line of the first line matching `pattern`, as `{ line }`, or nothing. */

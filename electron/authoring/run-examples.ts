@@ -5,6 +5,7 @@
 
 import { z } from 'zod';
 import type { ErrorCode } from '../../shared/protocol/codes.ts';
+import { replaceCodePosition } from '../../shared/protocol/code-position.ts';
 import type { CodeRunner } from '../services/code-runner.ts';
 import { jsonEqual, skillLineOf, type PreparedExample } from './skill-examples.ts';
 
@@ -56,7 +57,7 @@ export async function runExamples(runner: CodeRunner, examples: readonly Prepare
     } else if (!ran.value.result.ok) {
       const { code, message } = ran.value.result;
       const line = skillLineOf(message, example.block) ?? example.block.fenceLine;
-      const text = message.replace(/\(line \d+, column \d+\)/, `(SKILL.md line ${line})`);
+      const text = replaceCodePosition(message, () => `SKILL.md line ${line}`);
       failures.push({ line, code: code as ErrorCode, message: `SKILL.md line ${line}: ${text}` });
     } else {
       const parsed = ChecksSchema.safeParse(ran.value.result.value);

@@ -98,6 +98,8 @@ describe('skillLineOf and jsonEqual', () => {
     expect(skillLineOf('no position', block)).toBeUndefined();
     // A position inside a pack's module is not a SKILL.md line.
     expect(skillLineOf('TypeError: x (in @acme/x, line 2, column 9)', block)).toBeUndefined();
+    // …but the block's line that called into the module is.
+    expect(skillLineOf('TypeError: x (in @acme/x (npm x), line 2, column 9; called from line 2, column 1)', block)).toBe(12);
   });
 
   it('compares JSON values deeply, ignoring key order', () => {

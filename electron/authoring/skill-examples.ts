@@ -6,6 +6,7 @@
 // "line N" of the generated code is SKILL.md line `firstLine + N - 1` (prepareBlock says how).
 
 import { parse, type Comment, type Node, type Options } from 'acorn';
+import { codePositionOf } from '../../shared/protocol/code-position.ts';
 
 const PARSE_OPTIONS: Options = {
   ecmaVersion: 'latest',
@@ -207,10 +208,10 @@ function invalid(block: CodeBlock, specifiers: readonly string[], line: number, 
 
 /** Map "line N, column C" in a sandbox message about the generated program to SKILL.md's lines. */
 export function skillLineOf(message: string, block: CodeBlock): number | undefined {
-  // "(line N, column C)" is the node's own code; "(in <module>, line N, …)" is a pack file's.
-  const match = /\(line (\d+), column (\d+)\)/.exec(message);
-  if (!match) return undefined;
-  const generated = Number(match[1]);
+  // "(line N, column C)" and "called from line N, column C)" are the node's own code; "(in <module>, line N, …" is a pack file's.
+  const at = codePositionOf(message);
+  if (!at) return undefined;
+  const generated = at.line;
   // The epilogue and hoisted imports follow the block's last line.
   const blockLines = block.code.split('\n').length;
   if (generated < 1 || generated > blockLines) return undefined;

@@ -80,7 +80,8 @@ export const ERROR_CODES = {
   'syntax-error': 'The code is not valid JavaScript.',
   'import-denied': "The import is not allowed: only the modules in this node's packages declaration can be imported.",
   'dynamic-import': 'import() is not allowed in sandbox code; use a static import of a declared package.',
-  'runtime-error': 'The code threw an error.',
+  'runtime-error':
+    'The code threw an error while it ran, or a promise it awaited was rejected. The message gives the error and where it happened: "(line L, column C)" in the node\'s code, which the editor marks, or "in MODULE, line L" inside a pack\'s module with the node\'s line that called it. Common causes: reading a property of null or undefined, calling something that is not a function, a name that is not defined (the sandbox has no setTimeout, require, process, Buffer or Intl), or a pack function given input it rejects.',
   timeout: 'The code ran longer than its time limit and was stopped.',
   'memory-limit': 'The code used more than the 64 MB sandbox memory limit and was stopped.',
   'stack-overflow': 'The code recursed too deeply and was stopped.',

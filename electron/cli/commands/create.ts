@@ -2,6 +2,7 @@
 // `sandbox-packs check` as written, and say what to do next.
 
 import path from 'node:path';
+import { cliCommandLine, shellWord } from '../cli-self.ts';
 import { displayText } from '../../../shared/protocol/display-text.ts';
 import { scaffoldPack } from '../../authoring/scaffold.ts';
 import { EXIT, UsageError, type CliCommand } from '../command.ts';
@@ -11,8 +12,8 @@ const USAGE = [
   'Usage: sandbox-packs create DIR [--name @scope/name] [--wasm] [--json]',
   '',
   'Writes a new Sandbox Pack into DIR (new or empty): package.json with the "nodetool" manifest,',
-  'sandbox/index.js, and a SKILL.md with one checked example per export. Then edit, run',
-  '`sandbox-packs check DIR`, and `npm publish`.',
+  'sandbox/index.js, and a SKILL.md with one checked example per export. Then edit, check the',
+  "folder with this CLI's `check DIR`, and `npm publish` it; the output prints each step as a command line.",
   '',
   'Options:',
   '  --name NAME  the npm package name (default: the folder name)',
@@ -42,10 +43,15 @@ export const create: CliCommand = {
       io.out(JSON.stringify({ ok: true, ...v }));
       return EXIT.ok;
     }
-    const rel = positionals[0] as string;
+    // "./" keeps npm from reading a bare folder name as a package name or a tag.
+    const given = positionals[0] as string;
+    const rel = shellWord(path.isAbsolute(given) || given.startsWith('.') ? given : `./${given}`);
     const lines = [`Created ${displayText(v.name)} in ${displayText(v.dir)}:`, ...v.files.map((f) => `  ${f}`), ''];
-    if (v.wasmBuilt === false) lines.push(`No AssemblyScript compiler here: run \`npm install && npm run build\` in ${rel} to build wasm/math.wasm first.`);
-    lines.push('Next:', `  edit sandbox/index.js and SKILL.md`, `  sandbox-packs check ${rel}`, `  npm publish ${rel}`);
+    // Every indented line below runs as printed, from the folder create ran in (create.test.ts runs them).
+    lines.push(`Next: edit ${path.join(given, 'sandbox', 'index.js')} and ${path.join(given, 'SKILL.md')}, then run:`);
+    if (v.wasmBuilt === false) lines.push(`  (cd ${rel} && npm install && npm run build)`);
+    lines.push(`  ${cliCommandLine()} check ${rel}`, `  npm publish ${rel}`);
+    lines.push('(check exits 0 when the pack works as users will get it; npm publish needs `npm login` first.)');
     io.out(displayText(lines.join('\n'), { multiline: true }));
     return EXIT.ok;
   },

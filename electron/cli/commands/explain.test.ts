@@ -23,6 +23,23 @@ describe('sandbox-packs explain', () => {
     expect((await capture(['explain'])).out.split('\n')).toHaveLength(ERROR_CODE_LIST.length);
   });
 
+  it('explains runtime-error: what it means, where the line is, common causes', async () => {
+    const run = await capture(['explain', 'runtime-error']);
+    expect(run.code).toBe(EXIT.ok);
+    expect(run.out).not.toBe('The code threw an error.');
+    for (const part of [
+      'rejected',
+      '(line L, column C)',
+      'editor marks',
+      'in MODULE, line L',
+      'null or undefined',
+      'not a function',
+      'not defined',
+      'setTimeout',
+    ])
+      expect(run.out).toContain(part);
+  });
+
   it('refuses an unknown code as bad usage', async () => {
     const run = await capture(['explain', 'made-up']);
     expect(run.code).toBe(EXIT.usage);

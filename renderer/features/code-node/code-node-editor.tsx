@@ -2,7 +2,7 @@
 // Run (or Ctrl/Cmd+Enter) with elapsed time and Stop, and its output on one side; the package
 // picker, the capability grants and the capability preview on the other.
 
-import { useCallback, useId, useMemo } from 'react';
+import { useCallback, useId, useMemo, useState } from 'react';
 import type { ModuleSummary } from '../../../shared/contract/schemas.ts';
 import type { CodeNode } from '../../../shared/protocol/workflow.ts';
 import { RunInWindow } from './run-in-window.tsx';
@@ -18,6 +18,7 @@ import { GrantsEditor } from './grants-editor.tsx';
 import { RunControls, useNodeRun } from './node-run.tsx';
 import { PackagePicker } from './package-picker.tsx';
 import { InstallSavedPack, packOfSpecifier } from './install-saved-pack.tsx';
+import { runErrorMark, type FinishedRun } from './run-error-marks.ts';
 import { useNodeValidation } from './use-node-validation.ts';
 
 export function CodeNodeEditor({ node, modules, byId }: { node: CodeNode; modules: readonly ModuleSummary[]; byId: ReadonlyMap<string, ModuleSummary> }) {
@@ -25,6 +26,7 @@ export function CodeNodeEditor({ node, modules, byId }: { node: CodeNode; module
   const removeNode = useDraftStore((s) => s.removeNode);
   const client = useContractClient();
   const run = useNodeRun();
+  const [windowRun, setWindowRun] = useState<FinishedRun | undefined>(undefined);
   const validation = useNodeValidation(node);
   const issues = useMemo(() => validation.issues ?? [], [validation.issues]);
   const headingId = useId();
@@ -53,6 +55,10 @@ export function CodeNodeEditor({ node, modules, byId }: { node: CodeNode; module
           : [{ severity: i.severity, message: `${i.message} [${i.code}]`, line: i.line, ...(i.column !== undefined ? { column: i.column } : {}) }],
       ),
     [issues],
+  );
+  const runMarks = useMemo(
+    () => [...runErrorMark(run.finished, node.code, 'app'), ...runErrorMark(windowRun, node.code, 'window')],
+    [run.finished, windowRun, node.code],
   );
   const declare = useCallback(
     (specifier: string) =>
@@ -87,7 +93,7 @@ export function CodeNodeEditor({ node, modules, byId }: { node: CodeNode; module
             value={node.code}
             onChange={(code) => updateNode(node.id, (n) => ({ ...n, code }))}
             onRun={() => run.start(request)}
-            marks={marks}
+            marks={runMarks.length ? [...marks, ...runMarks] : marks}
             catalog={catalog}
           />
           <section aria-label={`Validation of ${node.id}`} aria-live="polite">
@@ -118,7 +124,7 @@ export function CodeNodeEditor({ node, modules, byId }: { node: CodeNode; module
             <FailureText error={validation.error} prefix="The node could not be checked:" />
           </section>
           <RunControls nodeId={node.id} run={run} current={request} errors={errors} />
-          <RunInWindow nodeId={node.id} request={request} />
+          <RunInWindow nodeId={node.id} request={request} onFinished={setWindowRun} />
         </div>
         <div className="node-side">
           <PackagePicker

@@ -12,7 +12,16 @@ import { RunOutput } from './run-panel.tsx';
 import { runNodeInWindow, type CodeRunValue } from '../../runner/run-node-in-window.ts';
 import { windowRunner, windowRunnerUnavailable } from '../../runner/window-runner.ts';
 
-export function RunInWindow({ nodeId, request }: { nodeId: string; request: RequestOf<'code.run'> }) {
+export function RunInWindow({
+  nodeId,
+  request,
+  onFinished,
+}: {
+  nodeId: string;
+  request: RequestOf<'code.run'>;
+  /** Told each finished run, so the node can mark a failure's line in its editor. */
+  onFinished?: (run: { request: RequestOf<'code.run'>; outcome: { ok: true; value: CodeRunValue } | Failure }) => void;
+}) {
   const client = useContractClient();
   const [pending, setPending] = useState(false);
   const [outcome, setOutcome] = useState<{ ok: true; value: CodeRunValue } | Failure | undefined>(undefined);
@@ -24,13 +33,15 @@ export function RunInWindow({ nodeId, request }: { nodeId: string; request: Requ
   async function run(): Promise<void> {
     setPending(true);
     setRanWith(request);
+    let finished: { ok: true; value: CodeRunValue } | Failure;
     try {
-      setOutcome(await runNodeInWindow(client, windowRunner(), request));
+      finished = await runNodeInWindow(client, windowRunner(), request);
     } catch (error) {
-      setOutcome({ ok: false, code: 'internal', message: `The run in this window failed: ${error instanceof Error ? error.message : String(error)}` });
-    } finally {
-      setPending(false);
+      finished = { ok: false, code: 'internal', message: `The run in this window failed: ${error instanceof Error ? error.message : String(error)}` };
     }
+    setOutcome(finished);
+    setPending(false);
+    onFinished?.({ request, outcome: finished });
   }
 
   return (

@@ -119,11 +119,11 @@ describe('entry semantics through the kernel', () => {
     });
   });
 
-  it('omits the position rather than invent one when the engine has none', async () => {
+  it('locates a property read of null, which the engine places at the module start', async () => {
     expect(await run('const b = null;\nconst c = b.field;\nc')).toMatchObject({
       ok: false,
       code: 'runtime-error',
-      message: "TypeError: cannot read property 'field' of null",
+      message: "TypeError: cannot read property 'field' of null (line 2, column 13)",
     });
   });
 

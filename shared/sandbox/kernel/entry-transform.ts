@@ -25,6 +25,8 @@ export interface UserImport {
 
 export interface EntryModule {
   readonly source: string;
+  /** The user's code the entry was built from (positions are reported in it). */
+  readonly code: string;
   readonly imports: readonly UserImport[];
   /** Generated (1-based line, 1-based column) → user's (line, column), or undefined outside user text. */
   readonly mapPosition: (line: number, column: number) => { line: number; column: number } | undefined;
@@ -210,5 +212,5 @@ function transform(code: string): Result<EntryModule, 'syntax-error' | 'dynamic-
     if (next && next.genStart < lineEnd) return offsetToPosition(userStarts, next.origStart);
     return undefined;
   };
-  return ok({ source: generated, imports, mapPosition });
+  return ok({ source: generated, code, imports, mapPosition });
 }

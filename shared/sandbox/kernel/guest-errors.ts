@@ -8,6 +8,7 @@ import { isErrorCode, type ErrorCode } from '../../protocol/codes.ts';
 import type { ReceiptDenial } from '../../protocol/run.ts';
 import { LIMITS, formatBytes } from '../../protocol/limits.ts';
 import { ENTRY_MODULE_NAME, type EntryModule } from './entry-transform.ts';
+import { refineErrorPosition } from './error-position.ts';
 import type { LoaderGraph } from './loader-policy.ts';
 
 /** What `context.dump` yields for a thrown value: an Error-like object or any JSON value. */
@@ -33,23 +34,48 @@ const ABSENT_GLOBALS: Readonly<Record<string, string>> = {
 
 const NOT_DEFINED = /^([A-Za-z_$][\w$]*) is not defined$/;
 
+const NO_ERROR = { name: undefined, message: '' };
+
 const FRAME = /(?:\(|\s)([^\s()]+):(\d+):(\d+)\)?\s*$/;
 
-/** The first stack frame: where the error happened, in the user's terms. */
-export function locate(stack: string, context: Pick<ClassifyContext, 'entry' | 'graph'>): string | undefined {
+/**
+ * Where the error happened, in the user's terms: the first stack frame in the node's code or in a
+ * pack's module (with the node's line that called into the pack). The engine's position is
+ * corrected for the errors it misplaces (error-position.ts).
+ */
+export function locate(
+  stack: string,
+  context: Pick<ClassifyContext, 'entry' | 'graph'>,
+  error: { name: string | undefined; message: string } = NO_ERROR,
+): string | undefined {
+  let inModule: string | undefined;
+  let first = true;
   for (const raw of stack.split('\n')) {
     const match = FRAME.exec(raw.trim());
-    if (!match) continue;
-    const [, name = '', line = '0', column = '0'] = match;
-    if (name === ENTRY_MODULE_NAME) {
-      const at = context.entry.mapPosition(Number(line), Number(column));
-      if (at) return `line ${at.line}, column ${at.column}`;
+    if (!match) {
+      // Raised inside a built-in (`Object.keys(null)`): the caller's frame is at the call, already exact.
+      if (/\(native\)\s*$/.test(raw)) first = false;
       continue;
     }
+    const [, name = '', line = '0', column = '0'] = match;
+    if (name === ENTRY_MODULE_NAME) {
+      const mapped = context.entry.mapPosition(Number(line), Number(column));
+      const at = first ? (refineErrorPosition(context.entry.code, 'node-code', error, mapped) ?? mapped) : mapped;
+      first = false;
+      if (!at) continue;
+      const here = `line ${at.line}, column ${at.column}`;
+      return inModule ? `${inModule}; called from ${here}` : here;
+    }
     const module = Object.hasOwn(context.graph.modules, name) ? context.graph.modules[name] : undefined;
-    if (module) return `in ${module.displayName}, line ${line}, column ${column}`;
+    if (module && inModule === undefined) {
+      const reported = { line: Number(line), column: Number(column) };
+      const source = (module as { source?: unknown }).source;
+      const at = first && typeof source === 'string' ? (refineErrorPosition(source, 'module', error, reported) ?? reported) : reported;
+      inModule = `in ${module.displayName}, line ${at.line}, column ${at.column}`;
+    }
+    first = false;
   }
-  return undefined;
+  return inModule;
 }
 
 export function classifyGuestError(info: GuestErrorInfo, context: ClassifyContext): GuestFailure {
@@ -76,7 +102,7 @@ export function classifyGuestError(info: GuestErrorInfo, context: ClassifyContex
   }
   // Host-side failures rethrown by the bridge library or a WASM facade carry their code.
   const hostCode = isObject && typeof info.code === 'string' && HOST_CODES.test(info.code) && isErrorCode(info.code) ? info.code : undefined;
-  const where = stack ? locate(stack, context) : undefined;
+  const where = stack ? locate(stack, context, { name, message }) : undefined;
   if (hostCode) return { ok: false, code: hostCode, message: where ? `${message} (${where})` : message };
   const label = name ? `${name}: ${message}` : `Uncaught ${message}`;
   const missing = name === 'ReferenceError' ? NOT_DEFINED.exec(message)?.[1] : undefined;
