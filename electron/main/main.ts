@@ -8,6 +8,7 @@ import { defaultDataDir } from '../platform/data-dir.ts';
 import { seedDataDirInBackground, type BackgroundSeeding } from '../first-run/index.ts';
 import { createAppServices, type AppServices } from '../services/app-services.ts';
 import { bindContractToIpc } from './ipc.ts';
+import { createSafeStorageSecretStore } from './safe-storage-secrets.ts';
 import { createAppWindow, hardenSession } from './window.ts';
 
 // One instance per data directory: a second launch focuses the first window instead.
@@ -21,7 +22,8 @@ let unbind: (() => void) | undefined;
 async function start(): Promise<void> {
   hardenSession(session.defaultSession);
   const dataDir = defaultDataDir();
-  const created = await createAppServices({ dataDir });
+  // Secrets are sealed with the OS keychain (safeStorage), which is ready once the app is.
+  const created = await createAppServices({ dataDir, secretStore: createSafeStorageSecretStore(dataDir) });
   if (!created.ok) {
     console.error(`Sandbox Packs could not start: ${created.code}: ${created.message}`);
     app.exit(1);
