@@ -19,7 +19,11 @@ export const SECRET_METHODS = {
     z.object({ name: SecretNameSchema, deleted: z.boolean() }),
     'Delete a stored secret; `deleted` is false when none had that name.',
   ),
-  'workspaces.get': method(z.object({ workflow: WorkflowNameSchema }).strict(), WorkspaceFolderSchema, "A workflow's workspace folder (the default when none was chosen)."),
+  'workspaces.get': method(
+    z.object({ workflow: WorkflowNameSchema }).strict(),
+    WorkspaceFolderSchema,
+    "A workflow's workspace folder (the default when none was chosen).",
+  ),
   'workspaces.set': method(
     z.object({ workflow: WorkflowNameSchema, path: z.string().min(1).max(4096).nullable() }).strict(),
     WorkspaceFolderSchema,
