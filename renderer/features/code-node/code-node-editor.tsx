@@ -11,7 +11,7 @@ import { FailureText } from '../../ui/failure-text.tsx';
 import { CapabilityPreview } from './capability-preview-view.tsx';
 import { CodeEditor, type CatalogForCompletion, type EditorMark } from './code-editor.tsx';
 import { toggleDeclaration } from './declarations.ts';
-import { GrantsEditor } from './grants-editor.tsx';
+import { GrantsEditor, nodeGrantsOf } from './grants-editor.tsx';
 import { RunControls, useNodeRun } from './node-run.tsx';
 import { PackagePicker } from './package-picker.tsx';
 import { useNodeValidation } from './use-node-validation.ts';
@@ -24,9 +24,15 @@ export function CodeNodeEditor({ node, modules, byId }: { node: CodeNode; module
   const issues = useMemo(() => validation.issues ?? [], [validation.issues]);
   const headingId = useId();
   const errors = issues.filter((i) => i.severity === 'error').length;
+  const workflowName = useDraftStore((s) => s.name);
   const request = useMemo(
-    () => ({ code: node.code, packages: node.packages, ...(node.grants?.fetch?.hosts.length ? { fetchHosts: node.grants.fetch.hosts } : {}) }),
-    [node.code, node.packages, node.grants],
+    () => ({
+      code: node.code,
+      packages: node.packages,
+      ...(node.grants?.fetch?.hosts.length ? { fetchHosts: node.grants.fetch.hosts } : {}),
+      ...nodeGrantsOf(node.grants, workflowName),
+    }),
+    [node.code, node.packages, node.grants, workflowName],
   );
   const marks = useMemo<EditorMark[]>(
     () =>

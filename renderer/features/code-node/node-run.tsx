@@ -26,7 +26,10 @@ interface Finished {
 }
 
 const sameRequest = (a: RunRequest, b: RunRequest) =>
-  a.code === b.code && JSON.stringify(a.packages) === JSON.stringify(b.packages) && JSON.stringify(a.fetchHosts ?? []) === JSON.stringify(b.fetchHosts ?? []);
+  a.code === b.code &&
+  JSON.stringify(a.packages) === JSON.stringify(b.packages) &&
+  JSON.stringify(a.fetchHosts ?? []) === JSON.stringify(b.fetchHosts ?? []) &&
+  JSON.stringify(a.nodeGrants ?? {}) === JSON.stringify(b.nodeGrants ?? {});
 
 export function useNodeRun() {
   const client = useContractClient();
