@@ -89,7 +89,10 @@ test('a node granted the secret runs in the app with its value, resolved by main
   await grants('node-1').getByLabel('Secret names (comma-separated)').fill('API_TOKEN');
   await grants('node-1').getByRole('list', { name: 'Granted secrets' }).getByText('saved ••••••••').waitFor();
   await page.getByRole('button', { name: 'Run node-1', exact: true }).click();
-  await lastRun('node-1').getByLabel('Result value').filter({ hasText: new RegExp(`^${SECRET.length}$`) }).waitFor({ timeout: 60_000 });
+  await lastRun('node-1')
+    .getByLabel('Result value')
+    .filter({ hasText: new RegExp(`^${SECRET.length}$`) })
+    .waitFor({ timeout: 60_000 });
   await snap(page, 'secrets-03-run-uses-secret');
 
   // The window's own runner has no secret to lend: it says so instead of answering differently.

@@ -1,4 +1,4 @@
-// The app shell: a skip link, the header with the four screens as a labelled navigation, and the
+// The app shell: a skip link, the header with the screens as a labelled navigation, and the
 // current screen. Screen choice is UI state (zustand); every screen reads main via react-query.
 
 import { useUiStore, type View } from './state/ui-store.ts';

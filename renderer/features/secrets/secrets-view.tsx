@@ -24,8 +24,8 @@ export function SecretsView() {
       <section className="panel" aria-labelledby={`${id}-h`}>
         <h2 id={`${id}-h`}>Secrets</h2>
         <p>
-          A Code node granted a secret by name reads its value with <code>getSecret(&quot;NAME&quot;)</code> when it runs. Values are never shown
-          again once saved: replace one to change it.
+          A Code node granted a secret by name reads its value with <code>getSecret(&quot;NAME&quot;)</code> when it runs. Values are never shown again once
+          saved: replace one to change it.
         </p>
         {list.data && <p className="muted small">{STORAGE_TEXT[list.data.storage]}</p>}
         <FailureText error={list.error} />
@@ -33,7 +33,7 @@ export function SecretsView() {
           (list.data.names.length === 0 ? (
             <p className="empty">No secrets saved yet.</p>
           ) : (
-            <ul className="cards" aria-label="Saved secrets">
+            <ul className="cards secret-list" aria-label="Saved secrets">
               {list.data.names.map((name) => (
                 <SecretRow key={name} name={name} />
               ))}
@@ -61,7 +61,10 @@ function SecretRow({ name }: { name: string }) {
     <li className="card" aria-label={`Secret ${name}`}>
       <div className="card-head">
         <span>
-          <code>{name}</code> <span className="muted" aria-label="value hidden">{MASK}</span>{' '}
+          <code>{name}</code>{' '}
+          <span className="muted" aria-label="value hidden">
+            {MASK}
+          </span>{' '}
           {set.isSuccess && mode === 'view' && (
             <span role="status" className="ok-text small">
               Replaced.
