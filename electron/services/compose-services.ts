@@ -24,7 +24,7 @@ import { createRedactor } from './redact.ts';
 import { settingsHandlers } from './settings-handlers.ts';
 import { createSettingsStore } from './settings-store.ts';
 import { workflowHandlers } from './workflow-handlers.ts';
-import { secretHandlers } from './secret-handlers.ts';
+import { secretHandlers, type PickFolder } from './secret-handlers.ts';
 import { createFileSecretStore, type SecretStore } from './secret-store.ts';
 import { createWorkspaceStore } from './workspace-store.ts';
 import { createWorkflowStore } from './workflow-store.ts';
@@ -65,6 +65,8 @@ export interface ComposeOptions {
   readonly redactPaths: boolean;
   /** Where secrets are kept: the desktop app seals them with safeStorage; by default the owner-only file. */
   readonly secretStore?: SecretStore;
+  /** The system's folder picker (the desktop app), for workspaces.pick from its window. */
+  readonly pickFolder?: PickFolder;
 }
 
 export interface ComposedServices {
@@ -157,7 +159,7 @@ export async function composeServices(options: ComposeOptions): Promise<Result<C
     ...settingsHandlers(settings),
     ...codeHandlers(runner, view, { secrets, workspaces }),
     ...workflowHandlers(workflows),
-    ...secretHandlers(secrets, workspaces),
+    ...secretHandlers(secrets, workspaces, options.pickFolder),
   };
 
   const redact = options.redactPaths ? createRedactor([dataDir, await realpath(dataDir)]) : undefined;

@@ -16,10 +16,10 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) await dir.remove();
 });
 
-async function app(): Promise<{ services: AppServices; data: string }> {
+async function app(pickFolder?: (title: string) => Promise<string | undefined>): Promise<{ services: AppServices; data: string }> {
   const dir = await tempDir('grants');
   dirs.push(dir);
-  const created = await createAppServices({ dataDir: dir.path });
+  const created = await createAppServices({ dataDir: dir.path, ...(pickFolder ? { pickFolder } : {}) });
   if (!created.ok) throw new Error(created.message);
   opened.push(created.value);
   return { services: created.value, data: dir.path };
@@ -56,7 +56,7 @@ describe('code.run nodeGrants', () => {
     const call = (method: string, request: unknown) => services.dispatcher.handle(method, request, { face: 'http' });
     expect(await call('workspaces.get', { workflow: 'My flow' })).toEqual({
       ok: true,
-      value: { workflow: 'My flow', path: path.join(data, 'workspaces', 'My flow'), isDefault: true, exists: false },
+      value: { workflow: 'My flow', path: path.join(data, 'workspaces', 'My flow'), isDefault: true, exists: false, canPick: false },
     });
     const ran = await call('code.run', { code: WRITE_CODE, packages: [], nodeGrants: { workspace: { workflow: 'My flow' } } });
     expect(ran).toMatchObject({ ok: true, value: { result: { ok: true, value: 1 } } });
@@ -71,7 +71,7 @@ describe('code.run nodeGrants', () => {
     const other = await tempDir('chosen');
     dirs.push(other);
     const chosen = await call('workspaces.set', { workflow: 'My flow', path: other.path });
-    expect(chosen).toEqual({ ok: true, value: { workflow: 'My flow', path: await realpath(other.path), isDefault: false, exists: true } });
+    expect(chosen).toEqual({ ok: true, value: { workflow: 'My flow', path: await realpath(other.path), isDefault: false, exists: true, canPick: false } });
     await call('code.run', { code: WRITE_CODE, packages: [], nodeGrants: { workspace: { workflow: 'My flow' } } });
     expect(await readFile(path.join(other.path, 'a.txt'), 'utf8')).toBe('x');
 
@@ -79,5 +79,29 @@ describe('code.run nodeGrants', () => {
     const gone = await call('code.run', { code: WRITE_CODE, packages: [], nodeGrants: { workspace: { workflow: 'My flow' } } });
     expect(gone).toMatchObject({ ok: false, code: 'not-found' });
     expect(await call('workspaces.set', { workflow: 'My flow', path: null })).toMatchObject({ ok: true, value: { isDefault: true, exists: true } });
+  });
+
+  it('opens the injected folder picker for the desktop window only, and checks what it picked', async () => {
+    const other = await tempDir('picked');
+    dirs.push(other);
+    const titles: string[] = [];
+    let answer: string | undefined = other.path;
+    const { services } = await app(async (title) => (titles.push(title), answer));
+    const call = (method: string, request: unknown, face: 'http' | 'ipc') => services.dispatcher.handle(method, request, { face });
+    expect(await call('workspaces.get', { workflow: 'W' }, 'ipc')).toMatchObject({ ok: true, value: { canPick: true } });
+    expect(await call('workspaces.get', { workflow: 'W' }, 'http')).toMatchObject({ ok: true, value: { canPick: false } });
+    expect(await call('workspaces.pick', { workflow: 'W' }, 'http')).toEqual({
+      ok: false,
+      code: 'capability-denied',
+      message: "Only the desktop app can show the system's folder picker; type the folder's full path instead.",
+    });
+    expect(titles).toEqual([]);
+    expect(await call('workspaces.pick', { workflow: 'W' }, 'ipc')).toEqual({
+      ok: true,
+      value: { folder: { workflow: 'W', path: await realpath(other.path), isDefault: false, exists: true, canPick: true } },
+    });
+    expect(titles).toEqual(['Workspace folder for "W"']);
+    answer = undefined;
+    expect(await call('workspaces.pick', { workflow: 'W' }, 'ipc')).toEqual({ ok: true, value: { folder: null } });
   });
 });

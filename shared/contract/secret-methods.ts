@@ -29,4 +29,9 @@ export const SECRET_METHODS = {
     WorkspaceFolderSchema,
     "Choose a workflow's workspace folder (an existing folder, by its full path); null goes back to the default.",
   ),
+  'workspaces.pick': method(
+    z.object({ workflow: WorkflowNameSchema }).strict(),
+    z.object({ folder: WorkspaceFolderSchema.nullable() }),
+    "Choose a workflow's workspace folder with the system's folder picker (the desktop window only); `folder` is null when the user cancelled.",
+  ),
 } as const;

@@ -38,4 +38,6 @@ export const WorkspaceFolderSchema = z.object({
   /** True when the user chose no folder: `<data dir>/workspaces/<workflow>/`, made on first use. */
   isDefault: z.boolean(),
   exists: z.boolean(),
+  /** True where the app can show the system's folder picker (the desktop window); elsewhere the path is typed. */
+  canPick: z.boolean(),
 });

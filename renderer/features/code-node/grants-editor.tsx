@@ -2,8 +2,9 @@
 // workflow (the format `sandbox-packs run` reads), and a run from the app uses all of them: it
 // names the node's secrets and its workflow, and main resolves the values from the secret store and
 // the folder from the workflow's workspace setting (the page never supplies either). The folder is
-// chosen here per workflow (a full path, checked by main) or left at its default under the data
-// directory; each granted secret says whether a value is saved for it.
+// chosen here per workflow (a full path, checked by main; in the desktop window also with the
+// system's folder picker, opened by main) or left at its default under the data directory; each
+// granted secret says whether a value is saved for it.
 
 import { useId, useState, type FormEvent } from 'react';
 import type { RequestOf } from '../../../shared/contract/methods.ts';
@@ -125,6 +126,7 @@ function SecretStates({ names }: { names: readonly string[] }) {
 function WorkspaceFolderField({ workflow }: { workflow: string }) {
   const folder = useContractQuery('workspaces.get', { workflow });
   const choose = useContractMutation('workspaces.set');
+  const pick = useContractMutation('workspaces.pick');
   const [text, setText] = useState('');
   const id = useId();
   const submit = (event: FormEvent) => {
@@ -150,6 +152,11 @@ function WorkspaceFolderField({ workflow }: { workflow: string }) {
         <button type="submit" disabled={text.trim() === '' || choose.isPending}>
           Use this folder
         </button>
+        {folder.data?.canPick && (
+          <button type="button" disabled={pick.isPending} onClick={() => pick.mutate({ workflow })}>
+            Choose folder…
+          </button>
+        )}
         {folder.data && !folder.data.isDefault && (
           <button type="button" disabled={choose.isPending} onClick={() => choose.mutate({ workflow, path: null })}>
             Back to the default folder
@@ -157,6 +164,7 @@ function WorkspaceFolderField({ workflow }: { workflow: string }) {
         )}
       </form>
       <FailureText error={choose.error} prefix="The folder was not changed:" />
+      <FailureText error={pick.error} prefix="The folder was not changed:" />
     </div>
   );
 }
