@@ -3,7 +3,7 @@
 // zod); otherwise it is <data dir>/workspaces/<workflow name>/, made on first use. Only this host
 // side turns a workflow name into a folder: a run names the workflow, never a path.
 
-import { mkdir, realpath, stat } from 'node:fs/promises';
+import { mkdir, realpath, rename, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { WorkflowNameSchema } from '../../shared/contract/schemas.ts';
@@ -29,6 +29,11 @@ export interface WorkspaceStore {
   set(workflow: string, folder: string | null): Promise<Result<WorkspaceFolder>>;
   /** The folder a run uses, made first when it is the default and missing. */
   forRun(workflow: string): Promise<Result<string>>;
+  /**
+   * A workflow was renamed: its chosen folder follows it, and so does its default folder (moved
+   * when the new name has none yet). For workflows.rename; nothing in the folder is lost.
+   */
+  rename(from: string, to: string): Promise<Result<WorkspaceFolder>>;
 }
 
 export interface WorkspaceStoreOptions {
@@ -36,6 +41,7 @@ export interface WorkspaceStoreOptions {
 }
 
 const isDir = async (dir: string): Promise<boolean> => (await stat(dir).catch(() => undefined))?.isDirectory() === true;
+const exists = async (file: string): Promise<boolean> => (await stat(file).catch(() => undefined)) !== undefined;
 
 export function createWorkspaceStore(dataDir: string, options: WorkspaceStoreOptions = {}): WorkspaceStore {
   const file = path.join(dataDir, WORKSPACE_FOLDERS_FILE);
@@ -80,6 +86,26 @@ export function createWorkspaceStore(dataDir: string, options: WorkspaceStoreOpt
           return fail('disk-full', 'The disk holding the data directory is full, so the workspace folder could not be saved; it is as it was.');
         }
         return get(workflow);
+      });
+      queue = next.catch(() => undefined);
+      return next;
+    },
+    rename(from, to) {
+      assertName(from);
+      assertName(to);
+      const next = queue.then(async (): Promise<Result<WorkspaceFolder>> => {
+        const folders = await chosen();
+        if (!folders.ok) return folders;
+        const { [from]: picked, ...rest } = folders.value;
+        if (picked !== undefined) {
+          try {
+            await writeJsonFileAtomic(file, { ...rest, [to]: picked }, FoldersSchema);
+          } catch (error) {
+            if (!isDiskFull(error)) throw error;
+            return fail('disk-full', 'The disk holding the data directory is full, so the workspace folder could not follow the renamed workflow.');
+          }
+        } else if ((await isDir(defaultOf(from))) && !(await exists(defaultOf(to)))) await rename(defaultOf(from), defaultOf(to));
+        return get(to);
       });
       queue = next.catch(() => undefined);
       return next;
