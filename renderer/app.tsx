@@ -1,4 +1,4 @@
-// The app shell: a skip link, the header with the four screens as a labelled navigation, and the
+// The app shell: a skip link, the header with the screens as a labelled navigation, and the
 // current screen. Screen choice is UI state (zustand); every screen reads main via react-query.
 
 import { useUiStore, type View } from './state/ui-store.ts';
@@ -7,10 +7,12 @@ import { WorkflowEditor } from './features/code-node/workflow-editor.tsx';
 import { DiagnosticsView } from './features/diagnostics/diagnostics-view.tsx';
 import { FirstRunStatus } from './features/first-run/first-run-status.tsx';
 import { PackageManager } from './features/package-manager/package-manager.tsx';
+import { SecretsView } from './features/secrets/secrets-view.tsx';
 
 const VIEWS: { id: View; label: string }[] = [
   { id: 'packages', label: 'Packages' },
   { id: 'workflows', label: 'Workflows' },
+  { id: 'secrets', label: 'Secrets' },
   { id: 'agent', label: 'Agent & settings' },
   { id: 'diagnostics', label: 'Diagnostics' },
 ];
@@ -48,6 +50,7 @@ export function App() {
         {view === 'workflows' && <WorkflowEditor />}
         {view === 'agent' && <AgentSettings />}
         {view === 'diagnostics' && <DiagnosticsView />}
+        {view === 'secrets' && <SecretsView />}
       </main>
     </>
   );

@@ -3,11 +3,12 @@
 // packs behind the open window (electron/first-run/background.ts). All logic lives in the
 // services; this file is lifecycle glue only.
 
-import { app, BrowserWindow, session } from 'electron';
+import { app, BrowserWindow, dialog, session } from 'electron';
 import { defaultDataDir } from '../platform/data-dir.ts';
 import { seedDataDirInBackground, type BackgroundSeeding } from '../first-run/index.ts';
 import { createAppServices, type AppServices } from '../services/app-services.ts';
 import { bindContractToIpc } from './ipc.ts';
+import { createSafeStorageSecretStore } from './safe-storage-secrets.ts';
 import { createAppWindow, hardenSession } from './window.ts';
 
 // One instance per data directory: a second launch focuses the first window instead.
@@ -21,7 +22,8 @@ let unbind: (() => void) | undefined;
 async function start(): Promise<void> {
   hardenSession(session.defaultSession);
   const dataDir = defaultDataDir();
-  const created = await createAppServices({ dataDir });
+  // Secrets are sealed with the OS keychain (safeStorage), which is ready once the app is.
+  const created = await createAppServices({ dataDir, secretStore: createSafeStorageSecretStore(dataDir), pickFolder });
   if (!created.ok) {
     console.error(`Sandbox Packs could not start: ${created.code}: ${created.message}`);
     app.exit(1);
@@ -35,6 +37,14 @@ async function start(): Promise<void> {
     unbind?.();
     unbind = undefined;
   });
+}
+
+/** The system's folder picker over the app's window (workspaces.pick); the chosen path is checked by the workspace store. */
+async function pickFolder(title: string): Promise<string | undefined> {
+  const [win] = BrowserWindow.getAllWindows();
+  const options: Electron.OpenDialogOptions = { title, properties: ['openDirectory', 'createDirectory'] };
+  const picked = win ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options);
+  return picked.canceled ? undefined : picked.filePaths[0];
 }
 
 app.on('second-instance', () => {

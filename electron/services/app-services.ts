@@ -5,6 +5,8 @@
 
 import { ok, type Failure, type Result } from '../../shared/protocol/result.ts';
 import { composeServices, type ComposedServices } from './compose-services.ts';
+import type { SecretStore } from './secret-store.ts';
+import type { PickFolder } from './secret-handlers.ts';
 
 /** How long an operation from a window waits for another one on the same root before answering `busy`. */
 export const APP_LOCK_WAIT_MS = 60_000;
@@ -18,6 +20,10 @@ export interface AppServicesOptions {
   readonly onBug?: (where: string, error: unknown) => void;
   /** Start-up reconcile could not run (e.g. a damaged ledger); the app still starts. */
   readonly onReconcileFailure?: (failure: Failure) => void;
+  /** Where secrets are kept (the desktop app: sealed with safeStorage); by default the owner-only file. */
+  readonly secretStore?: SecretStore;
+  /** The system's folder picker (the desktop app only). */
+  readonly pickFolder?: PickFolder;
 }
 
 /** The composed services of the app (its catalog is discovered at start, so it needs no openCatalog). */
@@ -36,6 +42,8 @@ export async function createAppServices(options: AppServicesOptions): Promise<Re
     ...(options.onReconcileFailure ? { onReconcileFailure: options.onReconcileFailure } : {}),
     dispatcher: { onBug },
     redactPaths: true,
+    ...(options.secretStore ? { secretStore: options.secretStore } : {}),
+    ...(options.pickFolder ? { pickFolder: options.pickFolder } : {}),
   });
   if (!composed.ok) return composed;
   const { dataDir, catalog, events, dispatcher, dispose } = composed.value;

@@ -4,7 +4,8 @@
 // runtime/wasm/wasm-plan.ts), and answer its capability calls through the host handlers for what
 // this run was granted. The sandbox pool starts on the first run and is owned (and closed) here.
 // A run is the contract's code.run request as its schema parsed it (inputs checked there, once),
-// plus what the face adds beyond the contract: the CLI's grants and the caller's partition.
+// plus what the face adds beyond the contract: the grants the host resolved (the CLI's own, or a
+// node's secrets and workspace by name, see code-handlers.ts) and the caller's partition.
 
 import type { FaceGrants } from '../../shared/contract/dispatcher.ts';
 import type { ParsedRequestOf } from '../../shared/contract/methods.ts';
@@ -22,7 +23,7 @@ export type CodeRunRequest = ParsedRequestOf<'code.run'>;
 
 /** What the face adds to a run beyond the contract. */
 export interface RunHost {
-  /** The CLI's own grants (a workspace folder, secret values); no other face has any. */
+  /** A workspace folder and secret values, resolved on the host side (node-grants.ts); never from a page. */
   readonly grants?: FaceGrants;
   /** Who asked (see KernelRunRequest.partition): what its runs leave warm serves only its runs. */
   readonly partition?: string;

@@ -24,6 +24,9 @@ import { createRedactor } from './redact.ts';
 import { settingsHandlers } from './settings-handlers.ts';
 import { createSettingsStore } from './settings-store.ts';
 import { workflowHandlers } from './workflow-handlers.ts';
+import { secretHandlers, type PickFolder } from './secret-handlers.ts';
+import { createFileSecretStore, type SecretStore } from './secret-store.ts';
+import { createWorkspaceStore } from './workspace-store.ts';
 import { createWorkflowStore } from './workflow-store.ts';
 
 export interface ComposeOptions {
@@ -60,6 +63,10 @@ export interface ComposeOptions {
    * MCP — clients that must not learn the user's paths. Off only for the CLI, see cli-services.ts.
    */
   readonly redactPaths: boolean;
+  /** Where secrets are kept: the desktop app seals them with safeStorage; by default the owner-only file. */
+  readonly secretStore?: SecretStore;
+  /** The system's folder picker (the desktop app), for workspaces.pick from its window. */
+  readonly pickFolder?: PickFolder;
 }
 
 export interface ComposedServices {
@@ -107,6 +114,8 @@ export async function composeServices(options: ComposeOptions): Promise<Result<C
   const remembered = await rememberedRegistry();
   const settings = createSettingsStore(dataDir, remembered ? { registry: remembered } : {}, { onRepaired });
   const workflows = createWorkflowStore(dataDir, WorkflowSchema, { onRepaired });
+  const secrets = options.secretStore ?? createFileSecretStore(dataDir);
+  const workspaces = createWorkspaceStore(dataDir, { onRepaired });
   if (starting) {
     // Settings and saved workflows damaged on disk are repaired when read (from their backups);
     // all are read once now, so a repair is reported at start rather than whenever a file is opened.
@@ -148,8 +157,9 @@ export async function composeServices(options: ComposeOptions): Promise<Result<C
     }),
     ...catalogHandlers({ catalog: view, isTrusted, reconcile }),
     ...settingsHandlers(settings),
-    ...codeHandlers(runner, view),
+    ...codeHandlers(runner, view, { secrets, workspaces }),
     ...workflowHandlers(workflows),
+    ...secretHandlers(secrets, workspaces, options.pickFolder),
   };
 
   const redact = options.redactPaths ? createRedactor([dataDir, await realpath(dataDir)]) : undefined;

@@ -49,7 +49,7 @@ export async function refuseCapabilityInWindow(name: string): Promise<HostCallRe
   return {
     ok: false,
     code: 'capability-denied',
-    message: `${name} is not available when the code runs in this window; use "Run in the main process" for nodes that use fetch, the workspace or secrets.`,
+    message: `${name} is not available when the code runs in this window, which has no fetch, workspace or secrets to lend; the node's Run button runs it in the app with its grants.`,
   };
 }
 

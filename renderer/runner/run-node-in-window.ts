@@ -33,8 +33,14 @@ export async function runNodeInWindow(client: ContractClient, runner: Pick<Brows
     code: node.code,
     entries,
     inputs: node.inputs ?? {},
-    // The kernel sees the same grants as in the main process; this window's handler then refuses them.
-    grants: { ...NO_GRANTS, fetch: (node.fetchHosts?.length ?? 0) > 0 },
+    // The kernel sees the same grants as in the main process (fetch, the workspace, secret names);
+    // this window has none of their values to lend, so its handler refuses each call with a sentence.
+    grants: {
+      ...NO_GRANTS,
+      fetch: (node.fetchHosts?.length ?? 0) > 0,
+      workspace: node.nodeGrants?.workspace !== undefined,
+      secrets: node.nodeGrants?.secrets ?? [],
+    },
     ...(node.timeoutMs !== undefined ? { timeoutMs: node.timeoutMs } : {}),
   });
   return ok({ result, resolved });

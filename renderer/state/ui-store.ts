@@ -4,7 +4,7 @@
 
 import { create } from 'zustand';
 
-export type View = 'packages' | 'workflows' | 'agent' | 'diagnostics';
+export type View = 'packages' | 'workflows' | 'agent' | 'diagnostics' | 'secrets';
 export type PackTab = 'installed' | 'available' | 'updates';
 
 export interface UiState {

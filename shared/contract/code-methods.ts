@@ -3,9 +3,9 @@
 // their own.
 //
 // Capabilities over the contract: a Code node run from the UI may be granted `fetch` to listed
-// hosts (private and loopback addresses stay refused by the host handler). Workspace folders and
-// secrets are not grantable through the contract in v1: they name host paths and secret values,
-// which the renderer must never supply or see; the CLI grants them.
+// hosts (private and loopback addresses stay refused by the host handler), and its secrets and
+// workspace by name only (`nodeGrants`): the host resolves the values from its secret store and
+// the folder from the workflow's saved workspace setting, so no page supplies either.
 
 import { z } from 'zod';
 import { DeclarationListSchema } from '../protocol/declaration.ts';
@@ -14,6 +14,7 @@ import { IDENTIFIER_PATTERN, RunResultSchema } from '../protocol/run.ts';
 import { runInputProblems } from '../protocol/run-inputs.ts';
 import { ValidationIssueSchema, WorkflowSchema } from '../protocol/workflow.ts';
 import { EmptyRequestSchema, WorkflowNameSchema } from './schemas.ts';
+import { NodeGrantsSchema } from './secret-schemas.ts';
 import { method } from './method.ts';
 
 const HostPatternSchema = z
@@ -45,6 +46,8 @@ export const CodeRunRequestSchema = z
     fetchHosts: z.array(HostPatternSchema).max(64).optional(),
     timeoutMs: z.number().int().min(1).max(LIMITS.guestTimeoutMs).optional(),
     runId: RunIdSchema.optional(),
+    /** The node's secret and workspace grants, by name; resolved on the host side (secret-schemas.ts). */
+    nodeGrants: NodeGrantsSchema.optional(),
   })
   .strict();
 

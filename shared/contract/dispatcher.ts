@@ -23,8 +23,9 @@ export interface CallContext {
   readonly caller?: string;
   /**
    * Capabilities the contract deliberately does not carry (they name host paths and secret
-   * values, which a renderer must never supply): only the CLI grants them, for its own user, and
-   * code.run honours them only when `face` is 'cli'.
+   * values, which a renderer must never supply): only the CLI grants them this way, for its own
+   * user, and code.run honours them only when `face` is 'cli' (a page names its node's grants in
+   * the request, and the host resolves them: electron/services/node-grants.ts).
    */
   readonly grants?: FaceGrants;
 }

@@ -29,6 +29,7 @@ import {
 import { PackSearchResultSchema } from './search-schemas.ts';
 import { PackDetailsSchema } from './details-schemas.ts';
 import { CODE_METHODS } from './code-methods.ts';
+import { SECRET_METHODS } from './secret-methods.ts';
 import { method } from './method.ts';
 
 const PackNameRequest = z.object({ name: PackageNameSchema, operationId: OperationIdSchema.optional() }).strict();
@@ -90,6 +91,7 @@ export const CONTRACT = {
   ),
 
   ...CODE_METHODS,
+  ...SECRET_METHODS,
 
   'settings.get': method(EmptyRequestSchema, SettingsSchema, 'The registry and the agent session allowlist.'),
   'settings.setRegistry': method(z.object({ registry: RegistryUrlSchema }).strict(), SettingsSchema, 'Change the registry packs are installed from.'),

@@ -93,7 +93,7 @@ export const ERROR_CODES = {
   'response-too-large': 'The response to fetch was larger than the sandbox accepts.',
   'fetch-budget-concurrency': 'The run had more fetch requests in flight than its budget allows; wait for one to finish before starting another.',
   'workspace-failed': 'The workspace file operation failed (for example, the file does not exist).',
-  'secret-not-set': 'The secret was granted to the node but has no value on this machine.',
+  'secret-not-set': 'The secret was granted to the node but has no value on this machine; save one under that name on the Secrets screen.',
 
   // --- WASM bridge ----------------------------------------------------------------------------
   'wasm-argument': 'A WASM function was called with the wrong number or kind of arguments.',

@@ -2,12 +2,14 @@
 // @acme/geo with an internal helper and a WASM module), so catalog, pool, dispatcher and exit
 // codes are all the real thing.
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parsePackageOption } from './run.ts';
+import { fixtureDataDir } from '../../testing/test-support.ts';
+import { createFileSecretStore } from '../../services/secret-store.ts';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const ROOT = ['--root', 'fixtures/discovery/good'];
@@ -164,5 +166,89 @@ describe('parsePackageOption', () => {
     expect(() => parsePackageOption('@acme/geo#nothex')).toThrow(
       '--package "@acme/geo#nothex": contentDigest: a digest is 64 lower-case hex characters (sha256)',
     );
+  });
+});
+
+describe('sandbox-packs run WORKFLOW.json', () => {
+  /** A data dir with @acme/geo and a saved workflow "Secrets demo" of three nodes; the store holds API_TOKEN. */
+  async function savedWorkflow() {
+    const data = await fixtureDataDir(path.join(repo, 'fixtures/discovery/good/node_modules/@acme/geo'));
+    const nodes = [
+      { id: 'plain', type: 'code', code: 'return 1 + 1;', packages: [] },
+      {
+        id: 'token',
+        type: 'code',
+        code: 'const t = await getSecret("API_TOKEN"); return { length: t.length, env: t === "from-env" };',
+        packages: [],
+        grants: { secrets: ['API_TOKEN'] },
+      },
+      {
+        id: 'files',
+        type: 'code',
+        code: 'import { haversine } from "@acme/geo"; await workspace.writeText("out.txt", String(Math.round(haversine({ lat: 0, lon: 0 }, { lat: 0, lon: 1 })))); return await workspace.list();',
+        packages: [{ specifier: '@acme/geo' }],
+        grants: { workspace: true },
+      },
+    ];
+    await mkdir(path.join(data.path, 'workflows'));
+    const file = path.join(data.path, 'workflows', 'Secrets demo.json');
+    await writeFile(file, JSON.stringify({ nodes }, null, 2));
+    const stored = await createFileSecretStore(data.path).set('API_TOKEN', 'twelve-chars');
+    if (!stored.ok) throw new Error(stored.message);
+    return { data, file, root: ['--root', data.path] };
+  }
+
+  it('runs one node with its granted secret from the store, or from the environment with --secret', async () => {
+    const { data, file, root } = await savedWorkflow();
+    try {
+      const run = cli([file, '--node', 'token', ...root, '--json']);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, value: { length: 12, env: false } });
+      const fromEnv = cli([file, '--node', 'token', ...root, '--secret', 'API_TOKEN', '--json'], { API_TOKEN: 'from-env' });
+      expect(JSON.parse(fromEnv.stdout)).toMatchObject({ ok: true, value: { length: 8, env: true } });
+    } finally {
+      await data.remove();
+    }
+  });
+
+  it('runs every node in order, the workspace node in <data dir>/workspaces/<name>/ made on first use', async () => {
+    const { data, file, root } = await savedWorkflow();
+    try {
+      const run = cli([file, ...root, '--json']);
+      expect(run.code).toBe(0);
+      const out = JSON.parse(run.stdout);
+      expect(out.ok).toBe(true);
+      expect(out.nodes.map((n: { id: string; ok: boolean }) => [n.id, n.ok])).toEqual([
+        ['plain', true],
+        ['token', true],
+        ['files', true],
+      ]);
+      expect(out.nodes[2].value).toEqual([{ name: 'out.txt', kind: 'file' }]);
+      const folder = path.join(data.path, 'workspaces', 'Secrets demo');
+      expect((await stat(folder)).isDirectory()).toBe(true);
+      expect(await readFile(path.join(folder, 'out.txt'), 'utf8')).toBe('111');
+    } finally {
+      await data.remove();
+    }
+  });
+
+  it('says what to do for an unknown node, a code file given --node, and a file that is not a workflow', async () => {
+    const { data, file, root } = await savedWorkflow();
+    try {
+      const unknown = cli([file, '--node', 'nope', ...root]);
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain(`${file} has no node "nope"; its nodes are "plain", "token", "files". Give one of them to --node.`);
+      const notWorkflow = path.join(data.path, 'not-a-workflow.json');
+      await writeFile(notWorkflow, '{"code": "return 1"}');
+      const bad = cli([notWorkflow, ...root]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain(`${notWorkflow} is not a workflow file:`);
+      const codeWithNode = cli([code('secret.js'), '--node', 'x', ...ROOT]);
+      expect(codeWithNode.code).toBe(2);
+      expect(codeWithNode.stderr).toContain('--node only applies to a workflow file (WORKFLOW.json).');
+    } finally {
+      await data.remove();
+    }
   });
 });

@@ -1,13 +1,14 @@
 // `sandbox-packs run FILE`: code.run through the contract dispatcher, with the same catalog, code
 // runner, sandbox pool and WASM dispatcher the app uses, so a failing import or a denial
-// reproduces exactly. With --codeact the declaration is not given: the code's imports are parsed and
-// mounted only if each is on the session allowlist (--session-allow; default: trusted packs).
-//
-// Secrets: `--secret NAME` grants the secret NAME and takes its value from the environment
-// variable of the same name (a granted secret whose variable is unset answers "secret-not-set").
-// Exit codes: 0 ok, 1 guest error or denial, 2 bad usage or unreadable input.
+// reproduces exactly. FILE is a code file, or a saved workflow (`.json`, the editor's format): then
+// each node runs in order (or the one --node names) with the grants the file gives it, resolved as
+// a run from the app resolves them (services/node-grants.ts). With --codeact the declaration is
+// not given: the code's imports are mounted only if each is on the session allowlist.
+// Secrets: a granted secret's value is the environment variable named by --secret NAME when that
+// is set (it wins), else the data directory's secret store. Exit codes: 0 ok, 1 guest error or
+// denial, 2 bad usage or unreadable input.
 
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { LIMITS } from '../../../shared/protocol/limits.ts';
 import { SandboxModuleDeclarationSchema, type SandboxModuleDeclaration } from '../../../shared/protocol/declaration.ts';
@@ -16,16 +17,24 @@ import { formatIssues } from '../../../shared/protocol/parse.ts';
 import { codeActDeclarations } from '../../../shared/workflow/codeact.ts';
 import type { FaceGrants } from '../../../shared/contract/dispatcher.ts';
 import { effectiveAllowlist } from '../../../shared/contract/session-allowlist.ts';
-import { EXIT, UsageError, type CliCommand, type CliIo } from '../command.ts';
+import { EXIT, UsageError, type CliCommand } from '../command.ts';
 import { parseCliArgs, rootOf } from '../args.ts';
 import { withCliServices, type CliServices } from '../cli-services.ts';
+import { resolveNodeGrants, type GrantSources } from '../../services/node-grants.ts';
+import { createFileSecretStore } from '../../services/secret-store.ts';
+import { createWorkspaceStore } from '../../services/workspace-store.ts';
+import { print, readRunFile, runWorkflow, type RunOptions } from './run-workflow.ts';
 
 const USAGE = [
   'Usage: sandbox-packs run FILE [--root DIR] [--package SPEC]... [--input NAME=JSON]...',
   '                          [--allow-fetch HOST]... [--workspace DIR] [--secret NAME]... [--timeout MS] [--json]',
   '       sandbox-packs run FILE --codeact [--session-allow SPEC]... [same grant options]',
+  '       sandbox-packs run WORKFLOW.json [--node ID] [--root DIR] [--input NAME=JSON]... [--workspace DIR] [--secret NAME]...',
   '',
-  'Runs Code-node code in the sandbox with the declared packages of an install root.',
+  'Runs Code-node code in the sandbox with the declared packages of an install root. A WORKFLOW.json',
+  '(a saved workflow: <data dir>/workflows/NAME.json) runs each node in order, or the one --node names,',
+  "with the packages and grants the file gives it; its workspace is the workflow's folder",
+  '(<data dir>/workspaces/NAME/ unless chosen in the app) and its secrets come from the secret store.',
   '',
   'Options:',
   '  --root DIR           install root (default: the app data directory, or SANDBOX_PACKS_ROOT)',
@@ -33,7 +42,9 @@ const USAGE = [
   '  --input NAME=JSON    bind a global NAME to a JSON value (repeatable)',
   '  --allow-fetch HOST   grant fetch to HOST, or *.domain for its subdomains (repeatable)',
   '  --workspace DIR      grant read/write/list under DIR',
-  '  --secret NAME        grant getSecret(NAME); the value comes from the environment variable NAME',
+  '  --secret NAME        grant getSecret(NAME) (for a workflow: take the value of a secret its nodes are',
+  '                       granted); the environment variable NAME wins when set, else the secret store',
+  '  --node ID            run only this node of the WORKFLOW.json',
   `  --timeout MS         deadline in ms (default and maximum ${LIMITS.guestTimeoutMs})`,
   '  --codeact            CodeAct step: mount the imports the code makes, if the session allows them',
   '  --session-allow SPEC a specifier this CodeAct session may mount (repeatable; default: trusted packs)',
@@ -68,6 +79,7 @@ export function parsePackageOption(spec: string): SandboxModuleDeclaration {
 
 interface RunArgs {
   file: string;
+  node: string | undefined;
   root: string | undefined;
   packages: SandboxModuleDeclaration[];
   inputs: Record<string, unknown>;
@@ -91,6 +103,7 @@ const OPTIONS = {
   json: 'boolean',
   codeact: 'boolean',
   'session-allow': 'strings',
+  node: 'string',
 } as const;
 
 function parseRunArgs(args: readonly string[]): RunArgs {
@@ -119,6 +132,7 @@ function parseRunArgs(args: readonly string[]): RunArgs {
   if (!values.codeact && values['session-allow'].length) throw new UsageError('--session-allow only applies with --codeact.');
   return {
     file: positionals[0] as string,
+    node: values.node,
     root: values.root,
     packages: values.package.map(parsePackageOption),
     inputs,
@@ -144,39 +158,22 @@ async function defaultAllowlist(services: CliServices): Promise<string[]> {
   return effectiveAllowlist([], packs.value.packs, modules.value.modules).specifiers;
 }
 
-function print(io: CliIo, json: boolean, result: RunResult): void {
-  if (json) {
-    io.out(
-      JSON.stringify(
-        result.ok
-          ? { ok: true, value: result.value, logs: result.logs, receipt: result.receipt }
-          : { ok: false, code: result.code, message: result.message, logs: result.logs },
-        null,
-        2,
-      ),
-    );
-    return;
-  }
-  for (const log of result.logs) io.err(`[${log.level}] ${log.text}`);
-  if (result.ok) io.out(JSON.stringify(result.value, null, 2) ?? 'undefined');
-  else {
-    io.err(`error (${result.code}): ${result.message}`);
-    for (const d of result.receipt.denied) io.err(`  denied ${d.kind} ${JSON.stringify(d.request)} from ${d.from}`);
-  }
-}
-
 export const run: CliCommand = {
   name: 'run',
-  summary: 'Run Code-node code in the sandbox with declared packages',
+  summary: 'Run Code-node code, or a saved workflow, in the sandbox with declared packages',
   usage: USAGE,
   async run(argv, io) {
     const args = parseRunArgs(argv);
     const file = path.resolve(io.cwd, args.file);
-    let code: string;
-    try {
-      code = await readFile(file, 'utf8');
-    } catch (error) {
-      throw new UsageError(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
+    const input = await readRunFile(file);
+    if (input.kind === 'code' && args.node !== undefined) throw new UsageError('--node only applies to a workflow file (WORKFLOW.json).');
+    if (input.kind === 'workflow') {
+      for (const [given, option] of [
+        [args.packages.length > 0, '--package'],
+        [args.hosts.length > 0, '--allow-fetch'],
+        [args.codeact, '--codeact'],
+      ] as const)
+        if (given) throw new UsageError(`${option} does not apply to a workflow file: its nodes declare their own packages and grants.`);
     }
     let workspace: string | undefined;
     if (args.workspace !== undefined) {
@@ -184,17 +181,28 @@ export const run: CliCommand = {
       const st = await stat(workspace).catch(() => undefined);
       if (!st?.isDirectory()) throw new UsageError(`--workspace ${workspace} is not a directory.`);
     }
-    return withCliServices(rootOf(args.root, io), io, {}, async (services) => {
+    const root = rootOf(args.root, io);
+    // The same secret store and workspace folders the app uses for this data directory (the desktop
+    // app's own store is sealed by its keychain, which only the app can open).
+    const sources: GrantSources = {
+      secrets: createFileSecretStore(root),
+      workspaces: createWorkspaceStore(root),
+      overrides: Object.fromEntries(args.secrets.map((name) => [name, io.env[name]])),
+      ...(workspace !== undefined ? { workspaceDir: workspace } : {}),
+    };
+    return withCliServices(root, io, {}, async (services) => {
       const catalog = await services.openCatalog();
       if (!catalog.ok) {
         io.err(catalog.message);
         return EXIT.usage;
       }
+      const options: RunOptions = { inputs: args.inputs, timeoutMs: args.timeoutMs, json: args.json };
+      if (input.kind === 'workflow') return runWorkflow(services, io, { file, workflow: input.workflow, node: args.node, sources, options });
 
       let packages = args.packages;
       if (args.codeact) {
         const allow = new Set(args.sessionAllow.length ? args.sessionAllow : await defaultAllowlist(services));
-        const declared = codeActDeclarations(code, allow);
+        const declared = codeActDeclarations(input.code, allow);
         if (!declared.ok) {
           print(io, args.json, { ok: false, code: declared.code, message: declared.message, logs: [], receipt: emptyReceipt() });
           return EXIT.failed;
@@ -203,11 +211,19 @@ export const run: CliCommand = {
       }
 
       // The workspace folder and the secrets' values are the CLI's own grants: the contract carries neither.
-      const grants: FaceGrants = {
-        ...(workspace !== undefined ? { workspace: { dir: workspace } } : {}),
-        ...(args.secrets.length ? { secrets: Object.fromEntries(args.secrets.map((name) => [name, io.env[name]])) } : {}),
+      const resolved = await resolveNodeGrants({ secrets: args.secrets }, sources);
+      if (!resolved.ok) {
+        io.err(resolved.message);
+        return EXIT.usage;
+      }
+      const grants: FaceGrants = resolved.value;
+      const request = {
+        code: input.code,
+        packages,
+        inputs: args.inputs,
+        ...(args.hosts.length ? { fetchHosts: args.hosts } : {}),
+        timeoutMs: args.timeoutMs,
       };
-      const request = { code, packages, inputs: args.inputs, ...(args.hosts.length ? { fetchHosts: args.hosts } : {}), timeoutMs: args.timeoutMs };
       const outcome = await services.call('code.run', request, grants);
       // What the contract refuses was made from argv (a host pattern, an input name): bad usage.
       if (!outcome.ok && outcome.code === 'invalid-request') throw new UsageError(outcome.message);

@@ -15,7 +15,7 @@ import { WorkspaceCapability, type WorkspaceGrant } from './workspace-capability
 export interface HostGrants {
   readonly fetch?: FetchGrant;
   readonly workspace?: WorkspaceGrant;
-  /** Granted secret names and their values (the CLI reads them from environment variables). */
+  /** Granted secret names and their values (from the secret store, or the CLI's environment: services/node-grants.ts). */
   readonly secrets?: Readonly<Record<string, string | undefined>>;
 }
 
@@ -67,7 +67,11 @@ export function hostCapabilities(grants: HostGrants): CapabilityPort {
       }
       const value = secrets[secret];
       if (value === undefined)
-        return { ok: false, code: 'secret-not-set', message: `getSecret(${JSON.stringify(secret)}): the secret is granted but has no value on this machine.` };
+        return {
+          ok: false,
+          code: 'secret-not-set',
+          message: `getSecret(${JSON.stringify(secret)}): the secret is granted but has no value on this machine; save one under that name on the Secrets screen.`,
+        };
       return { ok: true, value };
     }
     return { ok: false, code: 'capability-denied', message: `${name}: no such capability.` };

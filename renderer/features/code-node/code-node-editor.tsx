@@ -14,7 +14,7 @@ import { CodeEditor, type CatalogForCompletion, type EditorMark } from './code-e
 import { toggleDeclaration } from './declarations.ts';
 import { withImportLine } from './export-context.ts';
 import { defaultMembers } from './module-members.ts';
-import { GrantsEditor } from './grants-editor.tsx';
+import { GrantsEditor, nodeGrantsOf } from './grants-editor.tsx';
 import { RunControls, useNodeRun } from './node-run.tsx';
 import { PackagePicker } from './package-picker.tsx';
 import { InstallSavedPack, packOfSpecifier } from './install-saved-pack.tsx';
@@ -43,9 +43,15 @@ export function CodeNodeEditor({ node, modules, byId }: { node: CodeNode; module
     });
     return offers;
   }, [issues, node.packages]);
+  const workflowName = useDraftStore((s) => s.name);
   const request = useMemo(
-    () => ({ code: node.code, packages: node.packages, ...(node.grants?.fetch?.hosts.length ? { fetchHosts: node.grants.fetch.hosts } : {}) }),
-    [node.code, node.packages, node.grants],
+    () => ({
+      code: node.code,
+      packages: node.packages,
+      ...(node.grants?.fetch?.hosts.length ? { fetchHosts: node.grants.fetch.hosts } : {}),
+      ...nodeGrantsOf(node.grants, workflowName),
+    }),
+    [node.code, node.packages, node.grants, workflowName],
   );
   const marks = useMemo<EditorMark[]>(
     () =>

@@ -5,6 +5,7 @@
 // answer to the code on screen.
 
 import { useEffect, useRef, useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
 import type { RequestOf, ValueOf } from '../../../shared/contract/methods.ts';
 import type { Failure } from '../../../shared/protocol/result.ts';
 import { useContractClient } from '../../api/client-context.tsx';
@@ -26,10 +27,14 @@ interface Finished {
 }
 
 const sameRequest = (a: RunRequest, b: RunRequest) =>
-  a.code === b.code && JSON.stringify(a.packages) === JSON.stringify(b.packages) && JSON.stringify(a.fetchHosts ?? []) === JSON.stringify(b.fetchHosts ?? []);
+  a.code === b.code &&
+  JSON.stringify(a.packages) === JSON.stringify(b.packages) &&
+  JSON.stringify(a.fetchHosts ?? []) === JSON.stringify(b.fetchHosts ?? []) &&
+  JSON.stringify(a.nodeGrants ?? {}) === JSON.stringify(b.nodeGrants ?? {});
 
 export function useNodeRun() {
   const client = useContractClient();
+  const queries = useQueryClient();
   const [running, setRunning] = useState<Running | undefined>(undefined);
   const [finished, setFinished] = useState<Finished | undefined>(undefined);
   const runningRef = useRef<Running | undefined>(undefined);
@@ -48,6 +53,8 @@ export function useNodeRun() {
       .finally(() => {
         runningRef.current = undefined;
         setRunning(undefined);
+        // A run granted the workspace makes its default folder on first use: the grants editor shows that.
+        if (request.nodeGrants?.workspace) void queries.invalidateQueries({ queryKey: ['workspaces.get'] });
       });
   };
 
