@@ -158,7 +158,7 @@ export async function composeServices(options: ComposeOptions): Promise<Result<C
     ...catalogHandlers({ catalog: view, isTrusted, reconcile }),
     ...settingsHandlers(settings),
     ...codeHandlers(runner, view, { secrets, workspaces }),
-    ...workflowHandlers(workflows),
+    ...workflowHandlers(workflows, workspaces),
     ...secretHandlers(secrets, workspaces, options.pickFolder),
   };
 

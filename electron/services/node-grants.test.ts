@@ -104,4 +104,16 @@ describe('code.run nodeGrants', () => {
     answer = undefined;
     expect(await call('workspaces.pick', { workflow: 'W' }, 'ipc')).toEqual({ ok: true, value: { folder: null } });
   });
+
+  it("workflows.rename carries the workflow's workspace folder and its files to the new name", async () => {
+    const { services, data } = await app();
+    const call = (method: string, request: unknown) => services.dispatcher.handle(method, request, { face: 'http' });
+    const workflow = { nodes: [] };
+    expect(await call('workflows.save', { name: 'Before', workflow })).toMatchObject({ ok: true });
+    const ran = await call('code.run', { code: WRITE_CODE, packages: [], nodeGrants: { workspace: { workflow: 'Before' } } });
+    expect(ran).toMatchObject({ ok: true, value: { result: { ok: true, value: 1 } } });
+    expect(await call('workflows.rename', { from: 'Before', to: 'After' })).toEqual({ ok: true, value: { name: 'After' } });
+    expect(await readFile(path.join(data, 'workspaces', 'After', 'a.txt'), 'utf8')).toBe('x');
+    expect(await call('workspaces.get', { workflow: 'After' })).toMatchObject({ ok: true, value: { isDefault: true, exists: true } });
+  });
 });

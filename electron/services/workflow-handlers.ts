@@ -4,8 +4,12 @@ import type { Handler } from '../../shared/contract/dispatcher.ts';
 import type { Workflow } from '../../shared/protocol/workflow.ts';
 import { ok } from '../../shared/protocol/result.ts';
 import type { WorkflowStore } from './workflow-store.ts';
+import type { WorkspaceStore } from './workspace-store.ts';
 
-export function workflowHandlers(store: WorkflowStore<Workflow>): {
+export function workflowHandlers(
+  store: WorkflowStore<Workflow>,
+  workspaces: Pick<WorkspaceStore, 'rename'>,
+): {
   'workflows.list': Handler<'workflows.list'>;
   'workflows.load': Handler<'workflows.load'>;
   'workflows.save': Handler<'workflows.save'>;
@@ -27,7 +31,13 @@ export function workflowHandlers(store: WorkflowStore<Workflow>): {
     },
     'workflows.rename': async ({ from, to }) => {
       const renamed = await store.rename(from, to);
-      return renamed.ok ? ok({ name: renamed.value }) : renamed;
+      if (!renamed.ok) return renamed;
+      // The workflow's workspace folder follows it; if it cannot, the rename is undone so the
+      // workflow and its files stay together.
+      const moved = await workspaces.rename(from, renamed.value);
+      if (moved.ok) return ok({ name: renamed.value });
+      await store.rename(renamed.value, from);
+      return moved;
     },
     'workflows.delete': async ({ name }) => {
       const removed = await store.remove(name);
