@@ -18,29 +18,8 @@ import type { FaceGrants } from '../../../shared/contract/dispatcher.ts';
 import { effectiveAllowlist } from '../../../shared/contract/session-allowlist.ts';
 import { EXIT, UsageError, type CliCommand, type CliIo } from '../command.ts';
 import { parseCliArgs, rootOf } from '../args.ts';
+import { usageText } from '../usage.ts';
 import { withCliServices, type CliServices } from '../cli-services.ts';
-
-const USAGE = [
-  'Usage: sandbox-packs run FILE [--root DIR] [--package SPEC]... [--input NAME=JSON]...',
-  '                          [--allow-fetch HOST]... [--workspace DIR] [--secret NAME]... [--timeout MS] [--json]',
-  '       sandbox-packs run FILE --codeact [--session-allow SPEC]... [same grant options]',
-  '',
-  'Runs Code-node code in the sandbox with the declared packages of an install root.',
-  '',
-  'Options:',
-  '  --root DIR           install root (default: the app data directory, or SANDBOX_PACKS_ROOT)',
-  '  --package SPEC       declare a package: specifier[@version][#digest] (repeatable)',
-  '  --input NAME=JSON    bind a global NAME to a JSON value (repeatable)',
-  '  --allow-fetch HOST   grant fetch to HOST, or *.domain for its subdomains (repeatable)',
-  '  --workspace DIR      grant read/write/list under DIR',
-  '  --secret NAME        grant getSecret(NAME); the value comes from the environment variable NAME',
-  `  --timeout MS         deadline in ms (default and maximum ${LIMITS.guestTimeoutMs})`,
-  '  --codeact            CodeAct step: mount the imports the code makes, if the session allows them',
-  '  --session-allow SPEC a specifier this CodeAct session may mount (repeatable; default: trusted packs)',
-  '  --json               print { ok, value, logs, receipt } or { ok, code, message, logs }',
-  '',
-  'Exit status: 0 ok, 1 the code failed or was denied, 2 bad usage.',
-].join('\n');
 
 /** `specifier[@version][#digest]`; the version `@` is the last one after the first character. */
 export function parsePackageOption(spec: string): SandboxModuleDeclaration {
@@ -81,17 +60,27 @@ interface RunArgs {
 }
 
 const OPTIONS = {
-  root: 'string',
-  package: 'strings',
-  input: 'strings',
-  'allow-fetch': 'strings',
-  workspace: 'string',
-  secret: 'strings',
-  timeout: 'string',
-  json: 'boolean',
-  codeact: 'boolean',
-  'session-allow': 'strings',
+  root: { kind: 'string', value: 'DIR', help: 'install root (default: the app data directory, or SANDBOX_PACKS_ROOT)' },
+  package: { kind: 'strings', value: 'SPEC', help: 'declare a package: specifier[@version][#digest] (repeatable)' },
+  input: { kind: 'strings', value: 'NAME=JSON', help: 'bind a global NAME to a JSON value (repeatable)' },
+  'allow-fetch': { kind: 'strings', value: 'HOST', help: 'grant fetch to HOST, or *.domain for its subdomains (repeatable)' },
+  workspace: { kind: 'string', value: 'DIR', help: 'grant read/write/list under DIR' },
+  secret: { kind: 'strings', value: 'NAME', help: 'grant getSecret(NAME); the value comes from the environment variable NAME' },
+  timeout: { kind: 'string', value: 'MS', help: `deadline in ms (default and maximum ${LIMITS.guestTimeoutMs})` },
+  json: { kind: 'boolean', help: 'print { ok, value, logs, receipt } or { ok, code, message, logs }' },
+  codeact: { kind: 'boolean', help: 'CodeAct step: mount the imports the code makes, if the session allows them' },
+  'session-allow': { kind: 'strings', value: 'SPEC', help: 'a specifier this CodeAct session may mount (repeatable; default: trusted packs)' },
 } as const;
+
+const USAGE = usageText({
+  synopsis: 'run FILE',
+  about: [
+    'Runs Code-node code in the sandbox with the declared packages of an install root.',
+    "With --codeact the packages come from the code's imports (no --package), each if the session allows it.",
+  ],
+  options: OPTIONS,
+  footer: ['Exit status: 0 ok, 1 the code failed or was denied, 2 bad usage.'],
+});
 
 function parseRunArgs(args: readonly string[]): RunArgs {
   const { values, positionals } = parseCliArgs(args, OPTIONS);
@@ -168,6 +157,7 @@ function print(io: CliIo, json: boolean, result: RunResult): void {
 export const run: CliCommand = {
   name: 'run',
   summary: 'Run Code-node code in the sandbox with declared packages',
+  options: OPTIONS,
   usage: USAGE,
   async run(argv, io) {
     const args = parseRunArgs(argv);
