@@ -29,7 +29,7 @@ afterAll(async () => {
 
 describe('npm start without the Electron runtime', () => {
   it('says in one sentence what is missing and what to run, and exits 1', () => {
-    const env = { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1' };
+    const env: NodeJS.ProcessEnv = { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1' };
     delete env.ELECTRON_OVERRIDE_DIST_PATH;
     const run = spawnSync(process.execPath, ['scripts/start.mjs'], { cwd: dir, env, encoding: 'utf8', timeout: 60_000 });
     expect({ status: run.status, stdout: run.stdout, stderr: run.stderr }).toEqual({
