@@ -5,10 +5,11 @@ import type { ContractFailure } from '../api/client-context.tsx';
 import { explain } from '../../shared/protocol/codes.ts';
 import { displayText } from '../../shared/protocol/display-text.ts';
 
-export function FailureText({ error, prefix }: { error: ContractFailure | null | undefined; prefix?: string }) {
+/** `notice`: an outcome the user asked for (a cancelled install), shown without the failure colours. */
+export function FailureText({ error, prefix, tone = 'failure' }: { error: ContractFailure | null | undefined; prefix?: string; tone?: 'failure' | 'notice' }) {
   if (!error) return null;
   return (
-    <p role="alert" className="failure">
+    <p role="alert" className={tone}>
       {prefix ? `${prefix} ` : ''}
       {displayText(error.failure.message, { multiline: true })}{' '}
       <code className="code-tag" title={explain(error.failure.code)}>
