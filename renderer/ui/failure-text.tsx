@@ -1,5 +1,6 @@
 // How a failure from main is shown: its sentence, with the code as a quiet tag for support whose
 // tooltip is the code's general sentence (explain), the same text `sandbox-packs explain CODE` prints.
+// A lost connection to the app's own server has no tag: its sentence says all there is to do.
 
 import type { ContractFailure } from '../api/client-context.tsx';
 import { explain } from '../../shared/protocol/codes.ts';
@@ -12,9 +13,11 @@ export function FailureText({ error, prefix, tone = 'failure' }: { error: Contra
     <p role="alert" className={tone}>
       {prefix ? `${prefix} ` : ''}
       {displayText(error.failure.message, { multiline: true })}{' '}
-      <code className="code-tag" title={explain(error.failure.code)}>
-        {error.failure.code}
-      </code>
+      {error.failure.code !== 'service-unreachable' && (
+        <code className="code-tag" title={explain(error.failure.code)}>
+          {error.failure.code}
+        </code>
+      )}
     </p>
   );
 }
