@@ -13,7 +13,7 @@ import { fail } from '../../shared/protocol/result.ts';
  * sentence for the person at the page, with no method name and no transport code in it.
  */
 export const SERVER_STOPPED =
-  'The Sandbox Packs server has stopped or cannot be reached, so this was not done. Start it again in a terminal (the same command that started it), then open the new address it prints: the old one stops working when the server stops.';
+  'The Sandbox Packs server has stopped or cannot be reached. Start it again in a terminal (the same command that started it), then open the new address it prints: the old one stops working when the server stops.';
 
 export interface HttpClientOptions {
   /** Delay before the event stream reconnects after it dropped. */
