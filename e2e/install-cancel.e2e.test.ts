@@ -96,5 +96,10 @@ test('an install waiting on a silent registry shows its elapsed time, and Cancel
   const installed = page.getByRole('tabpanel');
   await expect(installed).toContainText(EVOLVING);
   await expect(installed).not.toContainText(SILENT_PACK);
+  // Nothing runs under that id any more: a second Cancel is answered, and changes nothing.
+  expect(await app.services.dispatcher.handle('packs.cancel', { operationId: 'install-none' }, { face: 'test' })).toEqual({
+    ok: true,
+    value: { cancelled: false },
+  });
   expect(problems).toEqual([]);
 });

@@ -3,7 +3,8 @@
 // changed what is installed — reloads the catalog and announces `catalog-changed`, so every face
 // (window, browser tabs) refreshes from the same source. An install or update examines the pack
 // with the catalog before the ledger records it, so a pack discovery cannot handle is undone,
-// never recorded half-way.
+// never recorded half-way. An install or update with an operation id can be stopped by
+// packs.cancel: npm is stopped and what it changed is rolled back (install-cancelled).
 
 import type { Handler } from '../../shared/contract/dispatcher.ts';
 import type { EventHub } from '../../shared/contract/events.ts';
