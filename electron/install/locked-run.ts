@@ -141,7 +141,7 @@ export async function runLocked<T>(
       if (!isDiskFull(error)) throw error;
       result = diskFull(root, op);
     }
-    if (!result.ok && result.code === 'install-cancelled') return await rollBackAfterCancel(ctx, result);
+    if (!result.ok && result.code === 'install-cancelled') return await rollBackAfterCancel(ctx, op, result);
     if (result.ok || result.code !== 'disk-full') {
       await clearJournal(root);
       return result;
@@ -171,11 +171,12 @@ async function addedByPending(root: string): Promise<ReadonlySet<string>> {
 }
 
 /** The user stopped the operation: undo what it had changed, from its own journal, now (as after a killed process). */
-async function rollBackAfterCancel(ctx: OpContext, failure: InstallFailure): Promise<InstallFailure> {
+async function rollBackAfterCancel(ctx: OpContext, op: Pick<LockedOperation, 'operation' | 'target'>, failure: InstallFailure): Promise<InstallFailure> {
   const current = await readLedger(ctx.root);
   const recovered = current.ok && current.value ? await recoverPending(ctx, current.value) : current;
   if (!recovered.ok) return fail(recovered.code, `${failure.message} Undoing what it had changed failed: ${recovered.message}`);
-  return fail('install-cancelled', `${failure.message} Nothing was installed; the packs are as they were.`);
+  const kept = op.operation === 'update' ? `${op.target} stays at the version it had` : 'Nothing was installed';
+  return fail('install-cancelled', `${failure.message} ${kept}; the packs are as they were.`);
 }
 
 /** A full disk stopped the operation: undo what it had changed, from its own journal, now. */
