@@ -9,7 +9,7 @@ import type { Browser } from 'playwright-core';
 import type { WebHost } from '../electron/server/web-host.ts';
 import { fixtureDataDir, type TempDir } from '../electron/testing/test-support.ts';
 import { startAppSession, type AppSession } from './app-session.ts';
-import { BUILD, REPO_ROOT } from './support.ts';
+import { BUILD, REPO_ROOT, snap } from './support.ts';
 
 let data: TempDir;
 let app: AppSession;
@@ -60,7 +60,13 @@ test.describe('the web app in Chromium', () => {
     const page = await context.newPage();
     await page.goto(`${host.origin}/`);
     await page.getByRole('alert').waitFor();
-    expect(await page.getByRole('alert').textContent()).toBe("Open the address the app printed at start (it carries this session's access token).");
+    expect(await page.getByRole('alert').textContent()).toBe("This tab has no access token, so it cannot reach the app's data.");
+    // A page in the app's own header and styles that says how to open the app, not a bare line.
+    await page.getByRole('heading', { name: 'Sandbox Packs', level: 1 }).waitFor();
+    const panel = page.getByRole('region', { name: 'Open Sandbox Packs from the address it printed' });
+    await expect(panel).toContainText('its terminal prints a line beginning with Open, followed by an address that ends in #token=');
+    expect(await panel.evaluate((el) => getComputedStyle(el).borderTopStyle)).toBe('solid');
+    await snap(page, 'web-app-no-token');
     const status = await page.evaluate(
       async () => (await fetch('/api/rpc/settings.get', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })).status,
     );

@@ -8,6 +8,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { connect } from './api/connect.ts';
 import { ContractClientProvider } from './api/client-context.tsx';
 import { App } from './app.tsx';
+import { NoTokenPage } from './ui/no-token-page.tsx';
 import './styles.css';
 
 const container = document.getElementById('root');
@@ -15,7 +16,7 @@ if (container === null) throw new Error('index.html has no #root element');
 const connection = connect(window);
 const root = createRoot(container);
 if (!connection.ok) {
-  root.render(<p role="alert">{connection.message}</p>);
+  root.render(<NoTokenPage message={connection.message} />);
 } else {
   const queries = new QueryClient({ defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } } });
   root.render(

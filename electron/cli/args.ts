@@ -1,7 +1,8 @@
 // The one argv parser every `sandbox-packs` command uses: node:util's parseArgs (strict, so an
 // unknown option is a usage error), with the CLI's own sentences for its failures, and the
 // options most commands share: --root DIR (or --root=DIR), --registry URL checked by the
-// contract's RegistryUrlSchema, --json. A command lists its options once, as data.
+// contract's RegistryUrlSchema, --json, --wait SECONDS. A command declares its options once, as
+// data (kind, placeholder, help line): its parser and its --help (usage.ts) both read that.
 
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -11,24 +12,50 @@ import { UsageError, type CliIo } from './command.ts';
 
 /** boolean: a flag; string: one value (the last one given wins); strings: repeatable. */
 export type OptionKind = 'boolean' | 'string' | 'strings';
-export type OptionSpecs = Readonly<Record<string, OptionKind>>;
 
-type ValueOf<K extends OptionKind> = K extends 'boolean' ? boolean : K extends 'string' ? string | undefined : string[];
-export type ParsedValues<S extends OptionSpecs> = { -readonly [N in keyof S]: ValueOf<S[N]> };
+/** One option of a command: how it parses, and what its --help says (`value` names the argument). */
+export interface OptionDecl {
+  readonly kind: OptionKind;
+  /** The placeholder in the help (DIR, URL, SECONDS); required for 'string' and 'strings'. */
+  readonly value?: string;
+  /** One sentence for the help; '\n' continues it on the next line. */
+  readonly help: string;
+}
+export type OptionDecls = Readonly<Record<string, OptionDecl>>;
+/** What parseCliArgs reads: a declaration, or (in tests and helpers) the bare kind. */
+export type OptionSpecs = Readonly<Record<string, OptionKind | OptionDecl>>;
+
+type KindOf<E> = E extends OptionDecl ? E['kind'] : E;
+type ValueOf<K> = K extends 'boolean' ? boolean : K extends 'string' ? string | undefined : string[];
+export type ParsedValues<S extends OptionSpecs> = { -readonly [N in keyof S]: ValueOf<KindOf<S[N]>> };
+
+const kindOf = (entry: OptionKind | OptionDecl): OptionKind => (typeof entry === 'string' ? entry : entry.kind);
 
 export interface ParsedArgs<S extends OptionSpecs> {
   readonly values: ParsedValues<S>;
   readonly positionals: string[];
 }
 
-/** The options shared by commands that work on an install root. */
-export const ROOT_OPTIONS = { root: 'string', json: 'boolean' } as const satisfies OptionSpecs;
-export const REGISTRY_OPTIONS = { ...ROOT_OPTIONS, registry: 'string' } as const satisfies OptionSpecs;
-/** Commands that change the root also take --wait SECONDS (how long to wait for another operation's lock). */
-export const WAIT_OPTIONS = { wait: 'string' } as const satisfies OptionSpecs;
-
 /** How long a command waits for another operation on the same root before answering `busy`. */
 export const DEFAULT_LOCK_WAIT_SECONDS = 60;
+
+/** The options shared by commands that work on an install root. */
+export const ROOT_OPTIONS = {
+  root: { kind: 'string', value: 'DIR', help: 'install root (default: $SANDBOX_PACKS_ROOT or the app data directory)' },
+  json: { kind: 'boolean', help: 'print the result as JSON' },
+} as const satisfies OptionDecls;
+export const REGISTRY_OPTIONS = {
+  ...ROOT_OPTIONS,
+  registry: { kind: 'string', value: 'URL', help: 'npm registry (remembered per root)' },
+} as const satisfies OptionDecls;
+/** Commands that change the root also take --wait SECONDS (how long to wait for another operation's lock). */
+export const WAIT_OPTIONS = {
+  wait: {
+    kind: 'string',
+    value: 'SECONDS',
+    help: `how long to wait for another operation on the same root to finish (default ${DEFAULT_LOCK_WAIT_SECONDS}; 0: refuse at once)`,
+  },
+} as const satisfies OptionDecls;
 
 /** --wait SECONDS as milliseconds: a whole number of seconds, 0 (refuse at once) up to an hour. */
 export function lockWaitOf(wait: string | undefined): number {
@@ -42,9 +69,9 @@ const quoted = (message: string): string => /'(-{1,2}[^' <]+)/.exec(message)?.[1
 /** Parse argv against `specs`; every mistake is a UsageError (exit 2 with the command's usage). */
 export function parseCliArgs<S extends OptionSpecs>(args: readonly string[], specs: S, options: { readonly positionals?: boolean } = {}): ParsedArgs<S> {
   const config = Object.fromEntries(
-    Object.entries(specs).map(([name, kind]) => [
+    Object.entries(specs).map(([name, entry]) => [
       name,
-      kind === 'boolean' ? { type: 'boolean' as const } : { type: 'string' as const, multiple: kind === 'strings' },
+      kindOf(entry) === 'boolean' ? { type: 'boolean' as const } : { type: 'string' as const, multiple: kindOf(entry) === 'strings' },
     ]),
   );
   let parsed: { values: Record<string, string | boolean | (string | boolean)[] | undefined>; positionals: string[] };
@@ -55,13 +82,15 @@ export function parseCliArgs<S extends OptionSpecs>(args: readonly string[], spe
     if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(`Unknown option "${quoted(message)}".`);
     if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
       const option = quoted(message);
-      throw new UsageError(specs[option.replace(/^-+/, '')] === 'boolean' ? `${option} takes no value.` : `${option} needs a value.`);
+      const entry = specs[option.replace(/^-+/, '')];
+      throw new UsageError(entry !== undefined && kindOf(entry) === 'boolean' ? `${option} takes no value.` : `${option} needs a value.`);
     }
     if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') throw new UsageError(`Unexpected argument "${/'([^']*)'/.exec(message)?.[1] ?? ''}".`);
     throw error;
   }
   const values: Record<string, unknown> = {};
-  for (const [name, kind] of Object.entries(specs)) {
+  for (const [name, entry] of Object.entries(specs)) {
+    const kind = kindOf(entry);
     const raw = parsed.values[name];
     if (kind === 'boolean') values[name] = raw === true;
     else {

@@ -1,5 +1,5 @@
 // What the package commands (install, uninstall, update, trust, rebuild, list, search) share:
-// their common options and usage lines, one way to print a tagged result, and the reconcile a
+// one way to print a tagged result, and the reconcile a
 // mutating command runs first. Each command stays a few lines: parse argv (args.ts), make the
 // contract request, dispatch it (cli-services.ts), print.
 
@@ -12,12 +12,6 @@ import { readLedger } from '../install/ledger-store.ts';
 import { LOCK_DIR } from '../install/root-lock.ts';
 import type { ErrorCode } from '../../shared/protocol/codes.ts';
 import type { Result } from '../../shared/protocol/result.ts';
-import { DEFAULT_LOCK_WAIT_SECONDS } from './args.ts';
-
-export const COMMON_USAGE =
-  '  --root DIR      install root (default: $SANDBOX_PACKS_ROOT or the app data directory)\n  --registry URL  npm registry (remembered per root)\n  --json          print the result as JSON';
-/** For the commands that change the root. */
-export const WAIT_USAGE = `  --wait SECONDS  how long to wait for another operation on the same root to finish (default ${DEFAULT_LOCK_WAIT_SECONDS}; 0: refuse at once)`;
 
 /**
  * The command that does what a failure's sentence names. The services' sentences fit every face

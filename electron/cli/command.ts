@@ -1,6 +1,8 @@
 // What a CLI subcommand looks like. Each command lives in its own file under commands/ and is
 // listed once in commands/index.ts; main.ts only dispatches and maps outcomes to exit codes.
 
+import type { OptionDecls } from './args.ts';
+
 export interface CliIo {
   readonly out: (text: string) => void;
   readonly err: (text: string) => void;
@@ -16,7 +18,9 @@ export interface CliCommand {
   readonly name: string;
   /** One line for the command list. */
   readonly summary: string;
-  /** Full usage text for `sandbox-packs <name> --help`. */
+  /** The options it takes: what its parser accepts and its usage lists (usage.ts). */
+  readonly options: OptionDecls;
+  /** Full usage text for `sandbox-packs <name> --help`, generated from `options`. */
   readonly usage: string;
   run(args: readonly string[], io: CliIo): Promise<ExitCode>;
 }

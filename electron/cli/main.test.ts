@@ -46,6 +46,7 @@ describe('errors without stack traces', () => {
   const broken: CliCommand = {
     name: 'broken',
     summary: 'throws',
+    options: {},
     usage: 'Usage: sandbox-packs broken',
     run: () => Promise.reject(new Error('kaboom')),
   };

@@ -32,6 +32,7 @@ export const INSTALL_CODES = [
   'root-unreadable',
   'invalid-data',
   'disk-full',
+  'install-cancelled',
 ] as const satisfies readonly ErrorCode[];
 export type InstallCode = (typeof INSTALL_CODES)[number];
 export type InstallResult<T> = Result<T, InstallCode>;

@@ -14,7 +14,7 @@ import { isDiskFull } from '../platform/durable-file.ts';
 import { classify, inspectClosure, readInstalledPackageJson } from './inspect.ts';
 import { writeLedger } from './ledger-store.ts';
 import { readLockfile, readRootPackageJson, type Lockfile } from './npm-root.ts';
-import { npmFailure, npmInstall, npmUninstall, syncScriptPolicy, type OpContext } from './root-ops.ts';
+import { cancelled, npmFailure, npmInstall, npmUninstall, syncScriptPolicy, type OpContext } from './root-ops.ts';
 import type { ParsedSpec } from './spec.ts';
 import type { InstallResult } from './install-codes.ts';
 
@@ -105,6 +105,8 @@ export async function installMany(
   const args = targets.map((t) => t.parsed.npmArg);
   ctx.progress({ stage: 'fetching', message: `npm install ${args.join(' ')} (scripts off)` });
   const run = await npmInstall(ctx, args);
+  // Cancelled while npm ran (or just after): answer at once; the lock holder rolls the tree back from the journal.
+  if (ctx.signal?.aborted) return cancelled(options.what ?? `installing ${targets.map((t) => t.parsed.spec).join(', ')}`);
   if (run.code !== 0) {
     const what = options.what ?? `installing ${targets.map((t) => t.parsed.spec).join(', ')}`;
     return npmFailure(run, what, single ? { registry: ctx.registry, spec: single.parsed.spec } : undefined);

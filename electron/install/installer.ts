@@ -30,10 +30,14 @@ export interface InstallerOptions {
   readonly lockWaitMs?: number;
   /** Examines an installed pack just before it is recorded (the app discovers it with its compiler); if it throws, the install is undone. */
   readonly compile?: (root: string, record: PackRecord) => Promise<void>;
+  /** How long npm waits for one registry request before giving up (npm-root.ts DEFAULT_FETCH_TIMEOUT_MS). */
+  readonly fetchTimeoutMs?: number;
 }
 
 export interface OpOptions {
   readonly onProgress?: ProgressListener;
+  /** Cancel (install and update): npm is stopped and what it changed is undone; the answer is `install-cancelled`. */
+  readonly signal?: AbortSignal;
 }
 
 /** The artifact a person reviewed before consenting: trust and rebuild refuse if another is installed now. */
@@ -89,10 +93,16 @@ export function createInstaller(options: InstallerOptions = {}): Installer {
     target: string,
     onProgress: ProgressListener,
     body: (ctx: OpContext, ledger: Ledger, notes: readonly string[]) => Promise<InstallResult<T>>,
+    signal?: AbortSignal,
   ): Promise<InstallResult<T>> {
     return runLocked(
-      { root, ...(options.registry ? { registry: options.registry } : {}), lockWaitMs: options.lockWaitMs ?? 0 },
-      { operation, target, progress: onProgress },
+      {
+        root,
+        ...(options.registry ? { registry: options.registry } : {}),
+        lockWaitMs: options.lockWaitMs ?? 0,
+        ...(options.fetchTimeoutMs !== undefined ? { fetchTimeoutMs: options.fetchTimeoutMs } : {}),
+      },
+      { operation, target, progress: onProgress, ...(signal ? { signal } : {}) },
       body,
     );
   }
@@ -113,33 +123,45 @@ export function createInstaller(options: InstallerOptions = {}): Installer {
       const parsed = parseSpec(spec, process.cwd());
       if (!parsed.ok) return parsed;
       const progress = opts.onProgress ?? quiet;
-      return locked('install', parsed.value.spec, progress, async (ctx, ledger) => {
-        ctx.progress({ stage: 'resolving', message: `resolving ${parsed.value.spec} against ${ctx.registry}` });
-        const result = await installOne(ctx, ledger, parsed.value);
-        if (!result.ok) return result;
-        ctx.progress({ stage: 'done', message: `${result.value.name}@${result.value.version} ${result.value.status}` });
-        return ok(outcomeOf(result.value));
-      });
+      return locked(
+        'install',
+        parsed.value.spec,
+        progress,
+        async (ctx, ledger) => {
+          ctx.progress({ stage: 'resolving', message: `resolving ${parsed.value.spec} against ${ctx.registry}` });
+          const result = await installOne(ctx, ledger, parsed.value);
+          if (!result.ok) return result;
+          ctx.progress({ stage: 'done', message: `${result.value.name}@${result.value.version} ${result.value.status}` });
+          return ok(outcomeOf(result.value));
+        },
+        opts.signal,
+      );
     },
 
     async update(name: string, opts: OpOptions & { to?: string } = {}): Promise<InstallResult<InstallOutcome>> {
       const progress = opts.onProgress ?? quiet;
-      return locked('update', name, progress, async (ctx, ledger) => {
-        const previous = ledger.packs[name];
-        if (!previous) return fail('not-installed', `No pack named ${name} is installed.`);
-        if (previous.source !== 'registry')
-          return fail(
-            'not-updatable',
-            `${name} was installed from a tarball, so it has no newer version to update to; uninstall it, then install the new tarball.`,
-          );
-        const parsed = parseSpec(`${name}@${opts.to ?? 'latest'}`, ctx.root);
-        if (!parsed.ok) return parsed;
-        ctx.progress({ stage: 'resolving', message: `resolving ${parsed.value.spec} against ${ctx.registry}` });
-        const result = await installOne(ctx, ledger, parsed.value, previous);
-        if (!result.ok) return result;
-        ctx.progress({ stage: 'done', message: `${name} ${previous.version} → ${result.value.version} ${result.value.status}` });
-        return ok(outcomeOf(result.value, previous.version));
-      });
+      return locked(
+        'update',
+        name,
+        progress,
+        async (ctx, ledger) => {
+          const previous = ledger.packs[name];
+          if (!previous) return fail('not-installed', `No pack named ${name} is installed.`);
+          if (previous.source !== 'registry')
+            return fail(
+              'not-updatable',
+              `${name} was installed from a tarball, so it has no newer version to update to; uninstall it, then install the new tarball.`,
+            );
+          const parsed = parseSpec(`${name}@${opts.to ?? 'latest'}`, ctx.root);
+          if (!parsed.ok) return parsed;
+          ctx.progress({ stage: 'resolving', message: `resolving ${parsed.value.spec} against ${ctx.registry}` });
+          const result = await installOne(ctx, ledger, parsed.value, previous);
+          if (!result.ok) return result;
+          ctx.progress({ stage: 'done', message: `${name} ${previous.version} → ${result.value.version} ${result.value.status}` });
+          return ok(outcomeOf(result.value, previous.version));
+        },
+        opts.signal,
+      );
     },
 
     async uninstall(name: string, opts: OpOptions = {}): Promise<InstallResult<{ name: string; version: string }>> {

@@ -2,8 +2,8 @@
 // up to a bound, and saying so), on a ledger repaired if it was damaged, after whatever an
 // interrupted operation left has been rolled back or finished (recovery.ts), and with its own
 // journal written before it changes anything — so a process killed at any point leaves a root the
-// next lock holder can put right, and says what it put right. A full disk is an expected failure:
-// what the operation had changed is rolled back from its journal and the answer is `disk-full`.
+// next lock holder can put right, and says what it put right. A full disk and the user's Cancel
+// are expected failures: what the operation had changed is rolled back from its journal at once.
 
 import type { ChildProcess } from 'node:child_process';
 import { defaultDataDir } from '../platform/data-dir.ts';
@@ -26,6 +26,8 @@ export interface LockedRunOptions {
   readonly lockWaitMs?: number;
   /** Sees each npm child as it starts (first-run's tests count the runs). */
   readonly onNpmSpawn?: (child: ChildProcess) => void;
+  /** npm's --fetch-timeout for the operation's npm runs. */
+  readonly fetchTimeoutMs?: number;
 }
 
 export interface LockedOperation {
@@ -33,6 +35,8 @@ export interface LockedOperation {
   /** The spec or pack name, for the journal and the sentences. */
   readonly target: string;
   readonly progress: ProgressListener;
+  /** The user's Cancel: stops the operation's npm run; what it changed is then rolled back. */
+  readonly signal?: AbortSignal;
 }
 
 const VERB: Record<LockedOperation['operation'], string> = {
@@ -110,6 +114,7 @@ export async function runLocked<T>(
         lock.value.track(child);
         options.onNpmSpawn?.(child);
       },
+      ...(options.fetchTimeoutMs !== undefined ? { fetchTimeoutMs: options.fetchTimeoutMs } : {}),
     };
 
     const recovered = await recoverPending(ctx, ledger);
@@ -129,12 +134,14 @@ export async function runLocked<T>(
     await beginJournal(root, op.operation, op.target, ledger);
     let result: InstallResult<T>;
     try {
-      result = await body(ctx, ledger, op.operation === 'reconcile' ? notes : []);
+      // Only the operation's own work can be cancelled: the repairs before it and the rollback after it run to the end.
+      result = await body(op.signal ? { ...ctx, signal: op.signal } : ctx, ledger, op.operation === 'reconcile' ? notes : []);
     } catch (error) {
       // A bug leaves the journal in place: the next start rolls the operation back.
       if (!isDiskFull(error)) throw error;
       result = diskFull(root, op);
     }
+    if (!result.ok && result.code === 'install-cancelled') return await rollBackAfterCancel(ctx, op, result);
     if (result.ok || result.code !== 'disk-full') {
       await clearJournal(root);
       return result;
@@ -161,6 +168,15 @@ async function addedByPending(root: string): Promise<ReadonlySet<string>> {
   }
   const now = await readRootPackageJson(root);
   return new Set(Object.keys(now.ok ? (now.value.dependencies ?? {}) : {}).filter((name) => !(name in before)));
+}
+
+/** The user stopped the operation: undo what it had changed, from its own journal, now (as after a killed process). */
+async function rollBackAfterCancel(ctx: OpContext, op: Pick<LockedOperation, 'operation' | 'target'>, failure: InstallFailure): Promise<InstallFailure> {
+  const current = await readLedger(ctx.root);
+  const recovered = current.ok && current.value ? await recoverPending(ctx, current.value) : current;
+  if (!recovered.ok) return fail(recovered.code, `${failure.message} Undoing what it had changed failed: ${recovered.message}`);
+  const kept = op.operation === 'update' ? `${op.target} stays at the version it had` : 'Nothing was installed';
+  return fail('install-cancelled', `${failure.message} ${kept}; the packs are as they were.`);
 }
 
 /** A full disk stopped the operation: undo what it had changed, from its own journal, now. */

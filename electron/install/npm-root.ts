@@ -23,8 +23,17 @@ export const rootPaths = (root: string) => ({
   nodeModules: path.join(root, 'node_modules'),
 });
 
+/**
+ * How long npm waits for one registry request (headers and body) before it gives up on it:
+ * npm's own default is 5 minutes, so a registry that accepts connections and never answers held
+ * an install about 10 minutes (two tries). With 30 s and one retry, such an install answers
+ * `registry-unreachable` within about 65 s, while a pack tarball (well under the 8 MB a pack may
+ * ship) still has 30 s to arrive. Installer option `fetchTimeoutMs` changes it (tests shorten it).
+ */
+export const DEFAULT_FETCH_TIMEOUT_MS = 30_000;
+
 /** Settings every npm call in the root carries. */
-export function npmBaseArgs(root: string, registry: string): string[] {
+export function npmBaseArgs(root: string, registry: string, fetchTimeoutMs: number = DEFAULT_FETCH_TIMEOUT_MS): string[] {
   const p = rootPaths(root);
   return [
     '--registry',
@@ -49,6 +58,7 @@ export function npmBaseArgs(root: string, registry: string): string[] {
     '--fetch-retries=1',
     '--fetch-retry-mintimeout=2000',
     '--fetch-retry-maxtimeout=5000',
+    `--fetch-timeout=${fetchTimeoutMs}`,
   ];
 }
 

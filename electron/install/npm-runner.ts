@@ -22,6 +22,8 @@ export interface NpmRun {
   readonly stderr: string;
   /** Set when npm could not be started at all (code and signal are then null). */
   readonly failure?: InstallFailure;
+  /** The caller's signal stopped npm (or came before it started). */
+  readonly cancelled?: true;
 }
 
 export interface NpmRunOptions {
@@ -34,7 +36,12 @@ export interface NpmRunOptions {
   readonly runtime?: Pick<AppRuntime, 'execPath' | 'env'>;
   /** npm's entry script; the staged `npm` asset by default. */
   readonly npmCli?: string;
+  /** Stops npm (SIGTERM, then SIGKILL after NPM_KILL_GRACE_MS); the run answers `cancelled`. */
+  readonly signal?: AbortSignal;
 }
+
+/** How long npm gets to exit after SIGTERM before it is killed outright. */
+export const NPM_KILL_GRACE_MS = 3000;
 
 /**
  * The parent's environment minus every variable npm would read as configuration. npm always runs
@@ -77,6 +84,7 @@ function launchFailure(message: string): NpmRun {
  * do (NPM_LAUNCH_MESSAGES), and never throws.
  */
 export async function runNpm(args: readonly string[], options: NpmRunOptions): Promise<NpmRun> {
+  if (options.signal?.aborted) return { code: null, signal: null, stdout: '', stderr: '', cancelled: true };
   const runtime = options.runtime ?? appRuntime();
   const cli = options.npmCli ?? npmCliPath();
   // The runtime is not checked here: under Node's permission model its file may be unreadable to
@@ -96,6 +104,12 @@ export async function runNpm(args: readonly string[], options: NpmRunOptions): P
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       let settled = false;
+      let killTimer: NodeJS.Timeout | undefined;
+      const stop = (): void => {
+        child.kill('SIGTERM');
+        killTimer = setTimeout(() => child.kill('SIGKILL'), NPM_KILL_GRACE_MS);
+      };
+      options.signal?.addEventListener('abort', stop, { once: true });
       child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));
       child.stderr?.on('data', (chunk: Buffer) => err.push(chunk));
       child.on('error', (error: NodeJS.ErrnoException) => {
@@ -111,9 +125,12 @@ export async function runNpm(args: readonly string[], options: NpmRunOptions): P
         );
       });
       child.once('close', (code, signal) => {
+        clearTimeout(killTimer);
+        options.signal?.removeEventListener('abort', stop);
         if (settled) return;
         settled = true;
-        resolve({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
+        const cancelled = options.signal?.aborted ? { cancelled: true as const } : {};
+        resolve({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), ...cancelled });
       });
       // After the listeners: a caller that kills the child at once must still get its close.
       if (child.pid !== undefined) options.onSpawn?.(child);

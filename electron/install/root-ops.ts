@@ -22,10 +22,23 @@ export interface OpContext {
   readonly registry: string;
   readonly progress: ProgressListener;
   readonly onNpmSpawn?: (child: ChildProcess) => void;
+  /** The caller's Cancel: stops the npm run in progress (its run answers `cancelled`). */
+  readonly signal?: AbortSignal;
+  /** npm's --fetch-timeout (npm-root.ts DEFAULT_FETCH_TIMEOUT_MS when absent). */
+  readonly fetchTimeoutMs?: number;
 }
 
 export function npm(ctx: OpContext, args: readonly string[]): Promise<NpmRun> {
-  return runNpm([...args, ...npmBaseArgs(ctx.root, ctx.registry)], { cwd: ctx.root, ...(ctx.onNpmSpawn ? { onSpawn: ctx.onNpmSpawn } : {}) });
+  return runNpm([...args, ...npmBaseArgs(ctx.root, ctx.registry, ctx.fetchTimeoutMs)], {
+    cwd: ctx.root,
+    ...(ctx.onNpmSpawn ? { onSpawn: ctx.onNpmSpawn } : {}),
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+  });
+}
+
+/** The answer of an operation the user stopped; locked-run.ts then rolls back what it changed. */
+export function cancelled(what: string): InstallFailure {
+  return fail('install-cancelled', `Stopped ${what} at your request.`);
 }
 
 /** `npm install` with scripts off. No spec: restore the tree from the lockfile. */
@@ -59,12 +72,13 @@ export function npmErrorLines(run: NpmRun, maxLines = 40, maxChars = 3000): stri
 /** Map a failed npm run to a code a user can act on. `registry` lets a 404 name the registry it came from. */
 export function npmFailure(run: NpmRun, what: string, lookup?: { registry: string; spec: string }): InstallFailure {
   if (run.failure) return run.failure;
+  if (run.cancelled) return cancelled(what);
   const text = `${run.stderr}\n${run.stdout}`;
   const summary = npmErrorSummary(run);
   if (/\bENOSPC\b|\bEDQUOT\b|no space left on device/i.test(text)) {
     return fail('disk-full', `The disk is full: npm ran out of space while ${what} (${summary}). Free some space, then try again.`);
   }
-  if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|network request to .* failed/i.test(text)) {
+  if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|ERR_SOCKET_TIMEOUT|network timeout at|network request to .* failed/i.test(text)) {
     return fail(
       'registry-unreachable',
       `The package registry could not be reached while ${what}; check the network connection and the registry address, then try again. npm said: ${summary}`,

@@ -3,7 +3,8 @@
 // changed what is installed — reloads the catalog and announces `catalog-changed`, so every face
 // (window, browser tabs) refreshes from the same source. An install or update examines the pack
 // with the catalog before the ledger records it, so a pack discovery cannot handle is undone,
-// never recorded half-way.
+// never recorded half-way. An install or update with an operation id can be stopped by
+// packs.cancel: npm is stopped and what it changed is rolled back (install-cancelled).
 
 import type { Handler } from '../../shared/contract/dispatcher.ts';
 import type { EventHub } from '../../shared/contract/events.ts';
@@ -80,6 +81,7 @@ export function packHandlers(deps: PackHandlerDeps): {
   'packs.list': Handler<'packs.list'>;
   'packs.search': Handler<'packs.search'>;
   'packs.install': Handler<'packs.install'>;
+  'packs.cancel': Handler<'packs.cancel'>;
   'packs.uninstall': Handler<'packs.uninstall'>;
   'packs.update': Handler<'packs.update'>;
   'packs.trust': Handler<'packs.trust'>;
@@ -91,6 +93,20 @@ export function packHandlers(deps: PackHandlerDeps): {
   const { root, catalog, events } = deps;
   // Keeps the registry's answer briefly, so each keystroke in the search field is not a request.
   const search = createPackSearch();
+  /** Installs and updates that can be cancelled, by the caller's operation id. */
+  const running = new Map<string, AbortController>();
+
+  /** Runs `body` with a signal packs.cancel can fire for `operationId` (a call without an id cannot be cancelled). */
+  async function cancellable<T>(operationId: string | undefined, body: (signal?: AbortSignal) => Promise<T>): Promise<T> {
+    if (operationId === undefined || running.has(operationId)) return body();
+    const controller = new AbortController();
+    running.set(operationId, controller);
+    try {
+      return await body(controller.signal);
+    } finally {
+      running.delete(operationId);
+    }
+  }
 
   /**
    * Runs after npm and before the ledger records the pack: an active pack is discovered once with
@@ -189,11 +205,21 @@ export function packHandlers(deps: PackHandlerDeps): {
     'packs.search': async ({ term }) =>
       search({ term, registry: (await deps.registry()) ?? DEFAULT_REGISTRY, ...(deps.registryIndex ? { index: deps.registryIndex } : {}) }),
     'packs.install': async ({ spec, operationId }) => {
-      const result = await (await installer()).install(spec, { onProgress: progress('install', operationId) });
+      const result = await cancellable(operationId, async (signal) =>
+        (await installer()).install(spec, { onProgress: progress('install', operationId), ...(signal ? { signal } : {}) }),
+      );
       return settleToRow('install', operationId, result);
     },
+    'packs.cancel': async ({ operationId }) => {
+      const controller = running.get(operationId);
+      if (!controller || controller.signal.aborted) return ok({ cancelled: false });
+      controller.abort();
+      return ok({ cancelled: true });
+    },
     'packs.update': async ({ name, to, operationId }) => {
-      const result = await (await installer()).update(name, { onProgress: progress('update', operationId), ...(to ? { to } : {}) });
+      const result = await cancellable(operationId, async (signal) =>
+        (await installer()).update(name, { onProgress: progress('update', operationId), ...(to ? { to } : {}), ...(signal ? { signal } : {}) }),
+      );
       return settleToRow('update', operationId, result);
     },
     'packs.uninstall': async ({ name, operationId }) => {

@@ -30,6 +30,6 @@ export function connect(win: Window): Connection {
     win.history.replaceState(null, '', win.location.pathname + win.location.search);
   }
   const token = fromHash ?? win.sessionStorage.getItem(TOKEN_KEY);
-  if (token === null) return { ok: false, message: "Open the address the app printed at start (it carries this session's access token)." };
+  if (token === null) return { ok: false, message: "This tab has no access token, so it cannot reach the app's data." };
   return { ok: true, client: createHttpClient(win.location.origin, token), face: 'http' };
 }

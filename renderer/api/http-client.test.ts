@@ -15,7 +15,7 @@ import { REPO_ROOT, tempDir, type TempDir } from '../../electron/testing/test-su
 import { startRegistry, type TestRegistry } from '../../electron/testing/verdaccio.ts';
 /* eslint-enable no-restricted-imports */
 import type { ContractEvent } from '../../shared/contract/events.ts';
-import { createHttpClient } from './http-client.ts';
+import { createHttpClient, SERVER_STOPPED } from './http-client.ts';
 
 const FIXTURES = path.join(REPO_ROOT, 'fixtures/registry-packs');
 
@@ -161,6 +161,16 @@ describe('client failures', () => {
     const result = await client.call('settings.get', {});
     expect(result.ok).toBe(false);
     expect(!result.ok && result.code).toBe('service-unreachable');
+  });
+
+  it('says in a user sentence, without method names, that a server which stopped is gone', async () => {
+    const stopping = await startWebHost({ dispatcher: services.dispatcher, events: services.events, catalog: services.catalog, port: 0 });
+    const client = createHttpClient(stopping.origin, stopping.token);
+    expect((await client.call('settings.get', {})).ok).toBe(true);
+    await stopping.close();
+    const result = await client.call('packs.install', { spec: '@sp-fixture/sandbox-marker' });
+    expect(result).toEqual({ ok: false, code: 'service-unreachable', message: SERVER_STOPPED });
+    expect(SERVER_STOPPED).not.toMatch(/packs\.|service-unreachable|\bweb host\b/);
   });
 
   it('parses every answer: a server that breaks the contract yields invalid-data, never a bad shape', async () => {

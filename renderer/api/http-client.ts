@@ -8,6 +8,13 @@ import type { ContractEventListener } from '../../shared/contract/events.ts';
 import type { MethodName, RequestOf } from '../../shared/contract/methods.ts';
 import { fail } from '../../shared/protocol/result.ts';
 
+/**
+ * What a page says when the web host is gone (stopped with Ctrl-C, its terminal closed): a
+ * sentence for the person at the page, with no method name and no transport code in it.
+ */
+export const SERVER_STOPPED =
+  'The Sandbox Packs server has stopped or cannot be reached. Start it again in a terminal (the same command that started it), then open the new address it prints: the old one stops working when the server stops.';
+
 export interface HttpClientOptions {
   /** Delay before the event stream reconnects after it dropped. */
   readonly reconnectMs?: number;
@@ -28,14 +35,14 @@ export function createHttpClient(baseUrl: string, token: string, options: HttpCl
         headers: { Authorization: authorization, 'Content-Type': 'application/json' },
         body: JSON.stringify(request),
       });
-    } catch (error) {
-      return fail('service-unreachable', `${method}: the app's web host did not answer (${(error as Error).message}).`);
+    } catch {
+      return fail('service-unreachable', SERVER_STOPPED);
     }
     let body: unknown;
     try {
       body = await response.json();
     } catch {
-      return fail('invalid-data', `response of ${method}: HTTP ${response.status} without a JSON body`);
+      return fail('invalid-data', `The Sandbox Packs server answered with something that is not the app's data (HTTP ${response.status}); reload the page.`);
     }
     return parseResponse(method, body);
   }

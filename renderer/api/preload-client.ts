@@ -13,8 +13,8 @@ export function createPreloadClient(bridge: PreloadBridge): ContractClient {
       let raw: unknown;
       try {
         raw = await bridge.invoke(method, request);
-      } catch (error) {
-        return fail('service-unreachable', `${method}: the app's main process did not answer (${(error as Error).message}).`);
+      } catch {
+        return fail('service-unreachable', 'The Sandbox Packs background process did not answer, so this was not done; quit the app and start it again.');
       }
       return parseResponse(method, raw);
     },

@@ -54,6 +54,11 @@ export const CONTRACT = {
     'Install a pack with scripts disabled; progress arrives as install-progress events.',
   ),
   'packs.uninstall': method(PackNameRequest, z.object({ name: PackageNameSchema }), 'Remove an installed pack.'),
+  'packs.cancel': method(
+    z.object({ operationId: OperationIdSchema }).strict(),
+    z.object({ cancelled: z.boolean() }),
+    'Stop the install or update started with this operationId: npm is stopped, what it changed is undone, and the call answers with code "install-cancelled". `cancelled` is false when no such operation is running.',
+  ),
   'packs.update': method(
     z.object({ name: PackageNameSchema, to: z.string().min(1).max(256).optional(), operationId: OperationIdSchema.optional() }).strict(),
     InstalledPackSchema,

@@ -121,6 +121,7 @@ export const ERROR_CODES = {
   'npm-unavailable': 'The npm that ships with the app could not be started; reinstall the app.',
   'root-unreadable': 'The install root could not be read.',
   'disk-full': 'The disk holding the data directory is full, so nothing was changed; free some space and try again.',
+  'install-cancelled': 'The install or update was stopped at your request; what it had changed was undone, so the packs are as they were.',
 
   // --- service contract -------------------------------------------------------------------------
   'invalid-request': 'The request did not match the service contract.',

@@ -8,29 +8,33 @@ import { checkText } from '../../authoring/check-text.ts';
 import { checkPack } from '../../authoring/pack-check.ts';
 import { EXIT, UsageError, type CliCommand } from '../command.ts';
 import { parseCliArgs, registryOf } from '../args.ts';
+import { usageText } from '../usage.ts';
 
-const USAGE = [
-  'Usage: sandbox-packs check [DIR] [--registry URL] [--no-examples] [--json]',
-  '',
-  'Checks the pack in DIR (default: the current folder) the way the app will see it once published:',
-  'npm pack (respecting "files" and .npmignore), install of that tarball into a temporary root with',
-  'scripts off, discovery with the admission probe, then every fenced js example in SKILL.md that',
-  'imports the pack, run in the sandbox; a "// → JSON" comment at a line end asserts that line\'s value.',
-  '',
-  'Options:',
-  "  --registry URL  registry the pack's dependencies are installed from (default: npm's public registry)",
-  '  --no-examples   do not run SKILL.md examples',
-  '  --json          print the report as JSON',
-  '',
-  'Exit status: 0 the check passed, 1 it found problems or the pack could not be packed or installed, 2 bad usage.',
-].join('\n');
+const OPTIONS = {
+  registry: { kind: 'string', value: 'URL', help: "registry the pack's dependencies are installed from (default: npm's public registry)" },
+  'no-examples': { kind: 'boolean', help: 'do not run SKILL.md examples' },
+  json: { kind: 'boolean', help: 'print the report as JSON' },
+} as const;
+
+const USAGE = usageText({
+  synopsis: 'check [DIR]',
+  about: [
+    'Checks the pack in DIR (default: the current folder) the way the app will see it once published:',
+    'npm pack (respecting "files" and .npmignore), install of that tarball into a temporary root with',
+    'scripts off, discovery with the admission probe, then every fenced js example in SKILL.md that',
+    'imports the pack, run in the sandbox; a "// → JSON" comment at a line end asserts that line\'s value.',
+  ],
+  options: OPTIONS,
+  footer: ['Exit status: 0 the check passed, 1 it found problems or the pack could not be packed or installed, 2 bad usage.'],
+});
 
 export const check: CliCommand = {
   name: 'check',
   summary: 'Check a pack folder the way the app will see it once published (for pack authors)',
+  options: OPTIONS,
   usage: USAGE,
   async run(argv, io) {
-    const { values, positionals } = parseCliArgs(argv, { registry: 'string', 'no-examples': 'boolean', json: 'boolean' });
+    const { values, positionals } = parseCliArgs(argv, OPTIONS);
     if (positionals.length > 1) throw new UsageError('Give at most one DIR.');
     const registry = registryOf(values.registry);
     const dir = path.resolve(io.cwd, positionals[0] ?? '.');

@@ -7,26 +7,31 @@ import { displayText } from '../../../shared/protocol/display-text.ts';
 import { scaffoldPack } from '../../authoring/scaffold.ts';
 import { EXIT, UsageError, type CliCommand } from '../command.ts';
 import { parseCliArgs } from '../args.ts';
+import { usageText } from '../usage.ts';
 
-const USAGE = [
-  'Usage: sandbox-packs create DIR [--name @scope/name] [--wasm] [--json]',
-  '',
-  'Writes a new Sandbox Pack into DIR (new or empty): package.json with the "nodetool" manifest,',
-  'sandbox/index.js, and a SKILL.md with one checked example per export. Then edit, check the',
-  "folder with this CLI's `check DIR`, and `npm publish` it; the output prints each step as a command line.",
-  '',
-  'Options:',
-  '  --name NAME  the npm package name (default: the folder name)',
-  '  --wasm       also a WASM module: AssemblyScript source (wasm-src/), its build script and the built binary',
-  '  --json       print the result as JSON',
-].join('\n');
+const OPTIONS = {
+  name: { kind: 'string', value: '@scope/name', help: 'the npm package name (default: the folder name)' },
+  wasm: { kind: 'boolean', help: 'also a WASM module: AssemblyScript source (wasm-src/), its build script and the built binary' },
+  json: { kind: 'boolean', help: 'print the result as JSON' },
+} as const;
+
+const USAGE = usageText({
+  synopsis: 'create DIR',
+  about: [
+    'Writes a new Sandbox Pack into DIR (new or empty): package.json with the "nodetool" manifest,',
+    'sandbox/index.js, and a SKILL.md with one checked example per export. Then edit, check the',
+    "folder with this CLI's `check DIR`, and `npm publish` it; the output prints each step as a command line.",
+  ],
+  options: OPTIONS,
+});
 
 export const create: CliCommand = {
   name: 'create',
   summary: 'Scaffold a new pack that passes `check` (for pack authors)',
+  options: OPTIONS,
   usage: USAGE,
   async run(argv, io) {
-    const { values, positionals } = parseCliArgs(argv, { name: 'string', wasm: 'boolean', json: 'boolean' });
+    const { values, positionals } = parseCliArgs(argv, OPTIONS);
     if (positionals.length !== 1) throw new UsageError('Give exactly one DIR.');
     const result = await scaffoldPack({
       dir: path.resolve(io.cwd, positionals[0] as string),

@@ -10,16 +10,15 @@ import { EXIT, type CliCommand } from '../command.ts';
 import { parseCliArgs, ROOT_OPTIONS, rootOf } from '../args.ts';
 import { withCliServices } from '../cli-services.ts';
 import { repairIfNeeded } from '../cli-support.ts';
+import { usageText } from '../usage.ts';
 
-const USAGE = [
-  'Usage: sandbox-packs discover [--root DIR] [--json]',
-  '',
-  'Lists the sandbox packs of an install root and the status of each module, without running any pack code.',
-  '',
-  'Options:',
-  '  --root DIR  install root (default: the app data directory, or SANDBOX_PACKS_ROOT)',
-  '  --json      print machine-readable JSON',
-].join('\n');
+const OPTIONS = { root: ROOT_OPTIONS.root, json: { kind: 'boolean', help: 'print machine-readable JSON' } } as const;
+
+const USAGE = usageText({
+  synopsis: 'discover',
+  about: ['Lists the sandbox packs of an install root and the status of each module, without running any pack code.'],
+  options: OPTIONS,
+});
 
 export interface DiscoverJson {
   readonly root: string;
@@ -98,9 +97,10 @@ function table(json: DiscoverJson): string {
 export const discoverCommand: CliCommand = {
   name: 'discover',
   summary: 'List the sandbox packs of an install root and their modules',
+  options: OPTIONS,
   usage: USAGE,
   async run(args, io) {
-    const { values } = parseCliArgs(args, ROOT_OPTIONS, { positionals: false });
+    const { values } = parseCliArgs(args, OPTIONS, { positionals: false });
     const root = rootOf(values.root, io);
     await repairIfNeeded(root, io);
     return withCliServices(root, io, {}, async (services) => {

@@ -3,14 +3,21 @@
 import { ERROR_CODE_LIST, explain as explainCode, isErrorCode } from '../../../shared/protocol/codes.ts';
 import { EXIT, UsageError, type CliCommand } from '../command.ts';
 import { parseCliArgs } from '../args.ts';
+import { usageText } from '../usage.ts';
+
+const OPTIONS = { json: { kind: 'boolean', help: 'print { code: sentence, … }' } } as const;
 
 export const explain: CliCommand = {
   name: 'explain',
   summary: 'Say what a failure code means (all codes without one)',
-  usage:
-    'Usage: sandbox-packs explain [CODE] [--json]\n\nPrints the general sentence for CODE (for example `timeout` or `trust-required`); without CODE, every code.\n  --json  print { code: sentence, … }',
+  options: OPTIONS,
+  usage: usageText({
+    synopsis: 'explain [CODE]',
+    about: ['Prints the general sentence for CODE (for example `timeout` or `trust-required`); without CODE, every code.'],
+    options: OPTIONS,
+  }),
   async run(argv, io) {
-    const { values, positionals } = parseCliArgs(argv, { json: 'boolean' });
+    const { values, positionals } = parseCliArgs(argv, OPTIONS);
     if (positionals.length > 1) throw new UsageError('Give at most one CODE.');
     const [code] = positionals;
     if (code !== undefined && !isErrorCode(code))

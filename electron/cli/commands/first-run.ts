@@ -6,25 +6,30 @@
 import { seedDataDir } from '../../first-run/index.ts';
 import { EXIT, type CliCommand } from '../command.ts';
 import { parseCliArgs, REGISTRY_OPTIONS, registryOf, rootOf } from '../args.ts';
+import { usageText } from '../usage.ts';
 
-const USAGE = [
-  'Usage: sandbox-packs first-run [--root DIR] [--registry URL] [--json]',
-  '',
-  'Installs the shipped packs from the bundled tarballs (no network) and saves the example',
-  'workflow, once per data directory. A directory that already has installs is left alone.',
-  '',
-  'Options:',
-  '  --root DIR      data directory / install root (default: the app data directory, or SANDBOX_PACKS_ROOT)',
-  '  --registry URL  registry a fresh root remembers for later installs (default: npmjs)',
-  '  --json          print the report as JSON',
-].join('\n');
+const OPTIONS = {
+  root: { ...REGISTRY_OPTIONS.root, help: 'data directory / install root (default: the app data directory, or SANDBOX_PACKS_ROOT)' },
+  registry: { ...REGISTRY_OPTIONS.registry, help: 'registry a fresh root remembers for later installs (default: npmjs)' },
+  json: { kind: 'boolean', help: 'print the report as JSON' },
+} as const;
+
+const USAGE = usageText({
+  synopsis: 'first-run',
+  about: [
+    'Installs the shipped packs from the bundled tarballs (no network) and saves the example',
+    'workflow, once per data directory. A directory that already has installs is left alone.',
+  ],
+  options: OPTIONS,
+});
 
 export const firstRun: CliCommand = {
   name: 'first-run',
   summary: 'Seed a data directory with the shipped packs and the example workflow',
+  options: OPTIONS,
   usage: USAGE,
   async run(args, io) {
-    const { values } = parseCliArgs(args, REGISTRY_OPTIONS, { positionals: false });
+    const { values } = parseCliArgs(args, OPTIONS, { positionals: false });
     const json = values.json;
     const registry = registryOf(values.registry);
     const dataDir = rootOf(values.root, io);

@@ -4,14 +4,22 @@
 import { EXIT, type CliCommand } from '../command.ts';
 import { lockWaitOf, onlyPositional, parseCliArgs, WAIT_OPTIONS, REGISTRY_OPTIONS, registryOf, rootOf } from '../args.ts';
 import { withCliServices } from '../cli-services.ts';
-import { COMMON_USAGE, finish, reconcileFirst, WAIT_USAGE } from '../cli-support.ts';
+import { finish, reconcileFirst } from '../cli-support.ts';
+import { usageText } from '../usage.ts';
+
+const OPTIONS = { ...REGISTRY_OPTIONS, ...WAIT_OPTIONS };
 
 export const install: CliCommand = {
   name: 'install',
   summary: 'Install a pack (no install scripts run; host code waits for trust)',
-  usage: `Usage: sandbox-packs install SPEC [--root DIR] [--registry URL] [--wait SECONDS] [--json]\n\nSPEC: name, name@version, name@tag, a local .tgz, or an https tarball URL (labelled "unverified source").\nGit specs are not supported.\n${COMMON_USAGE}\n${WAIT_USAGE}`,
+  options: OPTIONS,
+  usage: usageText({
+    synopsis: 'install SPEC',
+    about: ['SPEC: name, name@version, name@tag, a local .tgz, or an https tarball URL (labelled "unverified source").', 'Git specs are not supported.'],
+    options: OPTIONS,
+  }),
   async run(argv, io) {
-    const { values, positionals } = parseCliArgs(argv, { ...REGISTRY_OPTIONS, ...WAIT_OPTIONS });
+    const { values, positionals } = parseCliArgs(argv, OPTIONS);
     const spec = onlyPositional(positionals, 'package spec');
     const root = rootOf(values.root, io);
     const registry = registryOf(values.registry);

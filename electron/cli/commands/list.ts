@@ -3,12 +3,14 @@
 import type { CliCommand } from '../command.ts';
 import { parseCliArgs, ROOT_OPTIONS, rootOf } from '../args.ts';
 import { withCliServices } from '../cli-services.ts';
-import { COMMON_USAGE, finish, repairIfNeeded } from '../cli-support.ts';
+import { finish, repairIfNeeded } from '../cli-support.ts';
+import { usageText } from '../usage.ts';
 
 export const list: CliCommand = {
   name: 'list',
   summary: 'List installed packs',
-  usage: `Usage: sandbox-packs list [--root DIR] [--json]\n${COMMON_USAGE}`,
+  options: ROOT_OPTIONS,
+  usage: usageText({ synopsis: 'list', options: ROOT_OPTIONS }),
   async run(argv, io) {
     const { values } = parseCliArgs(argv, ROOT_OPTIONS, { positionals: false });
     const root = rootOf(values.root, io);

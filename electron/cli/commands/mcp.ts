@@ -17,24 +17,33 @@ import { createMcpFace } from '../../mcp/mcp-server.ts';
 import { createAppServices } from '../../services/app-services.ts';
 import { EXIT, UsageError, type CliCommand, type CliIo } from '../command.ts';
 import { parseCliArgs, rootOf } from '../args.ts';
+import { usageText } from '../usage.ts';
 
 const SERVER_VERSION = '0.1.0';
 
-const USAGE = [
-  'Usage: sandbox-packs mcp [--root DIR] [--allow SPEC]... [--fetch HOST]...',
-  '',
-  'Serves the sandbox to an agent over the Model Context Protocol on stdin/stdout. Tools:',
-  "list_sandbox_modules, read_pack_skill, run_code, validate_code; each allowed pack's SKILL.md",
-  'is also a resource. Logs go to stderr.',
-  '',
-  'Options:',
-  '  --root DIR    data directory / install root (default: the app data directory, or SANDBOX_PACKS_ROOT)',
-  '  --allow SPEC  a module specifier this session may import (repeatable). Without it the session',
-  '                allowlist saved in the app is used, and when none is saved, the modules of packs',
-  '                you trusted.',
-  '  --fetch HOST  let every run fetch from HOST, or *.domain for its subdomains (repeatable;',
-  '                default: no network). Private and loopback addresses stay refused.',
-].join('\n');
+const OPTIONS = {
+  root: { kind: 'string', value: 'DIR', help: 'data directory / install root (default: the app data directory, or SANDBOX_PACKS_ROOT)' },
+  allow: {
+    kind: 'strings',
+    value: 'SPEC',
+    help: 'a module specifier this session may import (repeatable). Without it the session\nallowlist saved in the app is used, and when none is saved, the modules of packs\nyou trusted.',
+  },
+  fetch: {
+    kind: 'strings',
+    value: 'HOST',
+    help: 'let every run fetch from HOST, or *.domain for its subdomains (repeatable;\ndefault: no network). Private and loopback addresses stay refused.',
+  },
+} as const;
+
+const USAGE = usageText({
+  synopsis: 'mcp',
+  about: [
+    'Serves the sandbox to an agent over the Model Context Protocol on stdin/stdout. Tools:',
+    "list_sandbox_modules, read_pack_skill, run_code, validate_code; each allowed pack's SKILL.md",
+    'is also a resource. Logs go to stderr.',
+  ],
+  options: OPTIONS,
+});
 
 export interface McpArgs {
   readonly root?: string;
@@ -43,7 +52,7 @@ export interface McpArgs {
 }
 
 export function parseMcpArgs(args: readonly string[]): McpArgs {
-  const { values } = parseCliArgs(args, { root: 'string', allow: 'strings', fetch: 'strings' }, { positionals: false });
+  const { values } = parseCliArgs(args, OPTIONS, { positionals: false });
   for (const spec of values.allow) {
     const parsed = SpecifierSchema.safeParse(spec);
     if (!parsed.success || spec.trim() !== spec)
@@ -90,6 +99,7 @@ function sessionEnd(onClose: (listener: () => void) => void): Promise<string> {
 export const mcp: CliCommand = {
   name: 'mcp',
   summary: 'Serve the sandbox to an agent over MCP on stdio',
+  options: OPTIONS,
   usage: USAGE,
   async run(argv, io: CliIo) {
     const args = parseMcpArgs(argv);

@@ -4,7 +4,10 @@ import type { CliCommand } from '../command.ts';
 import type { InstalledPack } from '../../../shared/contract/pack-schemas.ts';
 import { lockWaitOf, onlyPositional, parseCliArgs, WAIT_OPTIONS, ROOT_OPTIONS, rootOf } from '../args.ts';
 import { withCliServices } from '../cli-services.ts';
-import { COMMON_USAGE, finish, reconcileFirst, WAIT_USAGE } from '../cli-support.ts';
+import { finish, reconcileFirst } from '../cli-support.ts';
+import { usageText } from '../usage.ts';
+
+const OPTIONS = { ...ROOT_OPTIONS, ...WAIT_OPTIONS };
 
 /** Whose install scripts a trust or rebuild ran: the packages the recorded scripts belong to. */
 export function scriptsRanText(pack: InstalledPack, none: string): string {
@@ -15,9 +18,10 @@ export function scriptsRanText(pack: InstalledPack, none: string): string {
 export const rebuild: CliCommand = {
   name: 'rebuild',
   summary: "Re-run a trusted pack's install scripts",
-  usage: `Usage: sandbox-packs rebuild NAME [--root DIR] [--wait SECONDS] [--json]\n${COMMON_USAGE}\n${WAIT_USAGE}`,
+  options: OPTIONS,
+  usage: usageText({ synopsis: 'rebuild NAME', options: OPTIONS }),
   async run(argv, io) {
-    const { values, positionals } = parseCliArgs(argv, { ...ROOT_OPTIONS, ...WAIT_OPTIONS });
+    const { values, positionals } = parseCliArgs(argv, OPTIONS);
     const name = onlyPositional(positionals, 'pack name');
     const root = rootOf(values.root, io);
     const lockWaitMs = lockWaitOf(values.wait);

@@ -19,39 +19,12 @@ import type { FaceGrants } from '../../../shared/contract/dispatcher.ts';
 import { effectiveAllowlist } from '../../../shared/contract/session-allowlist.ts';
 import { EXIT, UsageError, type CliCommand } from '../command.ts';
 import { parseCliArgs, rootOf } from '../args.ts';
+import { usageText } from '../usage.ts';
 import { withCliServices, type CliServices } from '../cli-services.ts';
 import { resolveNodeGrants, type GrantSources } from '../../services/node-grants.ts';
 import { createFileSecretStore } from '../../services/secret-store.ts';
 import { createWorkspaceStore } from '../../services/workspace-store.ts';
 import { print, readRunFile, runWorkflow, type RunOptions } from './run-workflow.ts';
-
-const USAGE = [
-  'Usage: sandbox-packs run FILE [--root DIR] [--package SPEC]... [--input NAME=JSON]...',
-  '                          [--allow-fetch HOST]... [--workspace DIR] [--secret NAME]... [--timeout MS] [--json]',
-  '       sandbox-packs run FILE --codeact [--session-allow SPEC]... [same grant options]',
-  '       sandbox-packs run WORKFLOW.json [--node ID] [--root DIR] [--input NAME=JSON]... [--workspace DIR] [--secret NAME]...',
-  '',
-  'Runs Code-node code in the sandbox with the declared packages of an install root. A WORKFLOW.json',
-  '(a saved workflow: <data dir>/workflows/NAME.json) runs each node in order, or the one --node names,',
-  "with the packages and grants the file gives it; its workspace is the workflow's folder",
-  '(<data dir>/workspaces/NAME/ unless chosen in the app) and its secrets come from the secret store.',
-  '',
-  'Options:',
-  '  --root DIR           install root (default: the app data directory, or SANDBOX_PACKS_ROOT)',
-  '  --package SPEC       declare a package: specifier[@version][#digest] (repeatable)',
-  '  --input NAME=JSON    bind a global NAME to a JSON value (repeatable)',
-  '  --allow-fetch HOST   grant fetch to HOST, or *.domain for its subdomains (repeatable)',
-  '  --workspace DIR      grant read/write/list under DIR',
-  '  --secret NAME        grant getSecret(NAME) (for a workflow: take the value of a secret its nodes are',
-  '                       granted); the environment variable NAME wins when set, else the secret store',
-  '  --node ID            run only this node of the WORKFLOW.json',
-  `  --timeout MS         deadline in ms (default and maximum ${LIMITS.guestTimeoutMs})`,
-  '  --codeact            CodeAct step: mount the imports the code makes, if the session allows them',
-  '  --session-allow SPEC a specifier this CodeAct session may mount (repeatable; default: trusted packs)',
-  '  --json               print { ok, value, logs, receipt } or { ok, code, message, logs }',
-  '',
-  'Exit status: 0 ok, 1 the code failed or was denied, 2 bad usage.',
-].join('\n');
 
 /** `specifier[@version][#digest]`; the version `@` is the last one after the first character. */
 export function parsePackageOption(spec: string): SandboxModuleDeclaration {
@@ -93,18 +66,36 @@ interface RunArgs {
 }
 
 const OPTIONS = {
-  root: 'string',
-  package: 'strings',
-  input: 'strings',
-  'allow-fetch': 'strings',
-  workspace: 'string',
-  secret: 'strings',
-  timeout: 'string',
-  json: 'boolean',
-  codeact: 'boolean',
-  'session-allow': 'strings',
-  node: 'string',
+  root: { kind: 'string', value: 'DIR', help: 'install root (default: the app data directory, or SANDBOX_PACKS_ROOT)' },
+  package: { kind: 'strings', value: 'SPEC', help: 'declare a package: specifier[@version][#digest] (repeatable)' },
+  input: { kind: 'strings', value: 'NAME=JSON', help: 'bind a global NAME to a JSON value (repeatable)' },
+  'allow-fetch': { kind: 'strings', value: 'HOST', help: 'grant fetch to HOST, or *.domain for its subdomains (repeatable)' },
+  workspace: { kind: 'string', value: 'DIR', help: 'grant read/write/list under DIR' },
+  secret: {
+    kind: 'strings',
+    value: 'NAME',
+    help: 'grant getSecret(NAME) (for a workflow: take the value of a secret its nodes are\ngranted); the environment variable NAME wins when set, else the secret store',
+  },
+  timeout: { kind: 'string', value: 'MS', help: `deadline in ms (default and maximum ${LIMITS.guestTimeoutMs})` },
+  json: { kind: 'boolean', help: 'print { ok, value, logs, receipt } or { ok, code, message, logs }' },
+  codeact: { kind: 'boolean', help: 'CodeAct step: mount the imports the code makes, if the session allows them' },
+  'session-allow': { kind: 'strings', value: 'SPEC', help: 'a specifier this CodeAct session may mount (repeatable; default: trusted packs)' },
+  node: { kind: 'string', value: 'ID', help: 'run only this node of the WORKFLOW.json' },
 } as const;
+
+const USAGE = usageText({
+  synopsis: 'run FILE|WORKFLOW.json',
+  about: [
+    'Runs Code-node code in the sandbox with the declared packages of an install root.',
+    "With --codeact the packages come from the code's imports (no --package), each if the session allows it.",
+    'A WORKFLOW.json (a saved workflow: <data dir>/workflows/NAME.json) runs each node in order, or the one',
+    "--node names, with the packages and grants the file gives it; its workspace is the workflow's folder",
+    '(<data dir>/workspaces/NAME/ unless chosen in the app) and its secrets come from the secret store.',
+    '(--package, --allow-fetch and --codeact are for a code FILE only.)',
+  ],
+  options: OPTIONS,
+  footer: ['Exit status: 0 ok, 1 the code failed or was denied, 2 bad usage.'],
+});
 
 function parseRunArgs(args: readonly string[]): RunArgs {
   const { values, positionals } = parseCliArgs(args, OPTIONS);
@@ -161,6 +152,7 @@ async function defaultAllowlist(services: CliServices): Promise<string[]> {
 export const run: CliCommand = {
   name: 'run',
   summary: 'Run Code-node code, or a saved workflow, in the sandbox with declared packages',
+  options: OPTIONS,
   usage: USAGE,
   async run(argv, io) {
     const args = parseRunArgs(argv);

@@ -6,8 +6,19 @@ import type { CliCommand } from '../command.ts';
 import { parseCliArgs, REGISTRY_OPTIONS, registryOf, rootOf } from '../args.ts';
 import { withCliServices } from '../cli-services.ts';
 import { finish } from '../cli-support.ts';
+import { usageText } from '../usage.ts';
 import { displayText } from '../../../shared/protocol/display-text.ts';
 import type { PackSearchResult } from '../../../shared/contract/search-schemas.ts';
+
+const OPTIONS = {
+  registry: {
+    ...REGISTRY_OPTIONS.registry,
+    help: 'registry whose npm search is asked for packs with the "sandbox-pack" keyword\n(default: the one the install root remembers, else https://registry.npmjs.org/)',
+  },
+  root: { ...REGISTRY_OPTIONS.root, help: 'install root whose registry to use' },
+  index: { kind: 'string', value: 'FILE|URL', help: 'registry index to merge with (default: the bundled index of our packs)' },
+  json: REGISTRY_OPTIONS.json,
+} as const;
 
 const SOURCE_TEXT = { index: 'bundled index', registry: 'registry' } as const;
 
@@ -25,15 +36,10 @@ function text(result: PackSearchResult): string {
 export const search: CliCommand = {
   name: 'search',
   summary: 'Search the bundled pack index and the registry for packs',
-  usage:
-    'Usage: sandbox-packs search [TERM…] [--registry URL] [--root DIR] [--index FILE|URL] [--json]\n\n' +
-    '  --registry URL    registry whose npm search is asked for packs with the "sandbox-pack" keyword\n' +
-    '                    (default: the one the install root remembers, else https://registry.npmjs.org/)\n' +
-    '  --root DIR        install root whose registry to use\n' +
-    '  --index FILE|URL  registry index to merge with (default: the bundled index of our packs)\n' +
-    '  --json            print the result as JSON',
+  options: OPTIONS,
+  usage: usageText({ synopsis: 'search [TERM…]', options: OPTIONS }),
   async run(argv, io) {
-    const { values, positionals } = parseCliArgs(argv, { ...REGISTRY_OPTIONS, index: 'string' });
+    const { values, positionals } = parseCliArgs(argv, OPTIONS);
     const root = rootOf(values.root, io);
     // Without --registry, the services use the one the root remembers (compose-services.ts).
     const registry = registryOf(values.registry);

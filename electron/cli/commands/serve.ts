@@ -12,19 +12,22 @@ import { assetPath } from '../../platform/assets.ts';
 import { seedDataDirInBackground } from '../../first-run/index.ts';
 import { EXIT, UsageError, type CliCommand } from '../command.ts';
 import { parseCliArgs, rootOf } from '../args.ts';
+import { usageText } from '../usage.ts';
 
-const USAGE = [
-  'Usage: sandbox-packs serve [--root DIR] [--port N]',
-  '',
-  'Serves the app to a browser on 127.0.0.1 and prints the address to open (it carries a',
-  'per-launch access token; anyone with the address can use the app until it stops).',
-  '',
-  'Options:',
-  '  --root DIR  data directory / install root (default: the app data directory, or SANDBOX_PACKS_ROOT)',
-  '  --port N    port to listen on (default 0: a free port)',
-  '',
-  'The default data directory is seeded with the shipped packs and an example workflow on first start.',
-].join('\n');
+const OPTIONS = {
+  root: { kind: 'string', value: 'DIR', help: 'data directory / install root (default: the app data directory, or SANDBOX_PACKS_ROOT)' },
+  port: { kind: 'string', value: 'N', help: 'port to listen on (default 0: a free port)' },
+} as const;
+
+const USAGE = usageText({
+  synopsis: 'serve',
+  about: [
+    'Serves the app to a browser on 127.0.0.1 and prints the address to open (it carries a',
+    'per-launch access token; anyone with the address can use the app until it stops).',
+  ],
+  options: OPTIONS,
+  footer: ['The default data directory is seeded with the shipped packs and an example workflow on first start.'],
+});
 
 /** Where `npm run web` puts the renderer build (scripts/build-renderer.mjs). */
 export const RENDERER_BUILD = assetPath('renderer');
@@ -35,7 +38,7 @@ export interface ServeArgs {
 }
 
 export function parseServeArgs(args: readonly string[]): ServeArgs {
-  const { values } = parseCliArgs(args, { root: 'string', port: 'string' }, { positionals: false });
+  const { values } = parseCliArgs(args, OPTIONS, { positionals: false });
   let port = 0;
   if (values.port !== undefined) {
     if (!/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535) throw new UsageError(`--port must be a number from 0 to 65535, not "${values.port}".`);
@@ -47,6 +50,7 @@ export function parseServeArgs(args: readonly string[]): ServeArgs {
 export const serve: CliCommand = {
   name: 'serve',
   summary: 'Serve the app to a browser on 127.0.0.1 (prints the address to open)',
+  options: OPTIONS,
   usage: USAGE,
   async run(args, io) {
     const parsed = parseServeArgs(args);

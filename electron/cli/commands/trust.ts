@@ -4,15 +4,23 @@
 import type { CliCommand } from '../command.ts';
 import { lockWaitOf, onlyPositional, parseCliArgs, WAIT_OPTIONS, ROOT_OPTIONS, rootOf } from '../args.ts';
 import { withCliServices } from '../cli-services.ts';
-import { COMMON_USAGE, finish, reconcileFirst, WAIT_USAGE } from '../cli-support.ts';
+import { finish, reconcileFirst } from '../cli-support.ts';
+import { usageText } from '../usage.ts';
 import { scriptsRanText } from './rebuild.ts';
+
+const OPTIONS = {
+  'dry-run': { kind: 'boolean', help: 'print what trusting would allow and run, and change nothing' },
+  ...ROOT_OPTIONS,
+  ...WAIT_OPTIONS,
+} as const;
 
 export const trust: CliCommand = {
   name: 'trust',
   summary: "Trust a pack's exact artifact and run its install scripts (--dry-run shows them)",
-  usage: `Usage: sandbox-packs trust NAME [--dry-run] [--root DIR] [--wait SECONDS] [--json]\n${COMMON_USAGE}\n${WAIT_USAGE}`,
+  options: OPTIONS,
+  usage: usageText({ synopsis: 'trust NAME', options: OPTIONS }),
   async run(argv, io) {
-    const { values, positionals } = parseCliArgs(argv, { ...ROOT_OPTIONS, ...WAIT_OPTIONS, 'dry-run': 'boolean' });
+    const { values, positionals } = parseCliArgs(argv, OPTIONS);
     const name = onlyPositional(positionals, 'pack name');
     const root = rootOf(values.root, io);
     const lockWaitMs = lockWaitOf(values.wait);

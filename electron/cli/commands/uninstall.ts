@@ -2,14 +2,18 @@
 import type { CliCommand } from '../command.ts';
 import { lockWaitOf, onlyPositional, parseCliArgs, WAIT_OPTIONS, ROOT_OPTIONS, rootOf } from '../args.ts';
 import { withCliServices } from '../cli-services.ts';
-import { COMMON_USAGE, finish, reconcileFirst, WAIT_USAGE } from '../cli-support.ts';
+import { finish, reconcileFirst } from '../cli-support.ts';
+import { usageText } from '../usage.ts';
+
+const OPTIONS = { ...ROOT_OPTIONS, ...WAIT_OPTIONS };
 
 export const uninstall: CliCommand = {
   name: 'uninstall',
   summary: 'Remove an installed pack',
-  usage: `Usage: sandbox-packs uninstall NAME [--root DIR] [--wait SECONDS] [--json]\n${COMMON_USAGE}\n${WAIT_USAGE}`,
+  options: OPTIONS,
+  usage: usageText({ synopsis: 'uninstall NAME', options: OPTIONS }),
   async run(argv, io) {
-    const { values, positionals } = parseCliArgs(argv, { ...ROOT_OPTIONS, ...WAIT_OPTIONS });
+    const { values, positionals } = parseCliArgs(argv, OPTIONS);
     const name = onlyPositional(positionals, 'pack name');
     const root = rootOf(values.root, io);
     const lockWaitMs = lockWaitOf(values.wait);

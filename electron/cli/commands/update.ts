@@ -3,14 +3,22 @@
 import type { CliCommand } from '../command.ts';
 import { lockWaitOf, onlyPositional, parseCliArgs, WAIT_OPTIONS, REGISTRY_OPTIONS, registryOf, rootOf } from '../args.ts';
 import { withCliServices } from '../cli-services.ts';
-import { COMMON_USAGE, finish, reconcileFirst, WAIT_USAGE } from '../cli-support.ts';
+import { finish, reconcileFirst } from '../cli-support.ts';
+import { usageText } from '../usage.ts';
+
+const OPTIONS = {
+  to: { kind: 'string', value: 'VERSION', help: 'the version to install (default: the latest)' },
+  ...REGISTRY_OPTIONS,
+  ...WAIT_OPTIONS,
+} as const;
 
 export const update: CliCommand = {
   name: 'update',
   summary: 'Update a pack to the latest (or a given) version',
-  usage: `Usage: sandbox-packs update NAME [--to VERSION] [--root DIR] [--registry URL] [--wait SECONDS] [--json]\n${COMMON_USAGE}\n${WAIT_USAGE}`,
+  options: OPTIONS,
+  usage: usageText({ synopsis: 'update NAME', options: OPTIONS }),
   async run(argv, io) {
-    const { values, positionals } = parseCliArgs(argv, { ...REGISTRY_OPTIONS, ...WAIT_OPTIONS, to: 'string' });
+    const { values, positionals } = parseCliArgs(argv, OPTIONS);
     const name = onlyPositional(positionals, 'pack name');
     const root = rootOf(values.root, io);
     const registry = registryOf(values.registry);

@@ -12,25 +12,27 @@ import { packOfSpecifier } from '../../../shared/workflow/validate-workflow.ts';
 import { EXIT, type CliCommand } from '../command.ts';
 import { onlyPositional, parseCliArgs, ROOT_OPTIONS, rootOf } from '../args.ts';
 import { withCliServices } from '../cli-services.ts';
+import { usageText } from '../usage.ts';
 
-const USAGE = [
-  'Usage: sandbox-packs validate WORKFLOW.json [--root DIR] [--json]',
-  '',
-  "Checks each Code node's packages declaration and imports against the packs of an install root.",
-  '',
-  'Options:',
-  '  --root DIR  install root (default: the app data directory, or SANDBOX_PACKS_ROOT)',
-  '  --json      print { ok, issues: [{ nodeId, severity, code, message, specifier? }] }',
-  '',
-  'Exit status: 0 no errors (warnings allowed), 1 errors found, 2 bad usage or unreadable workflow.',
-].join('\n');
+const OPTIONS = {
+  root: ROOT_OPTIONS.root,
+  json: { kind: 'boolean', help: 'print { ok, issues: [{ nodeId, severity, code, message, specifier? }] }' },
+} as const;
+
+const USAGE = usageText({
+  synopsis: 'validate WORKFLOW.json',
+  about: ["Checks each Code node's packages declaration and imports against the packs of an install root."],
+  options: OPTIONS,
+  footer: ['Exit status: 0 no errors (warnings allowed), 1 errors found, 2 bad usage or unreadable workflow.'],
+});
 
 export const validate: CliCommand = {
   name: 'validate',
   summary: "Check a workflow's Code-node packages and imports before running it",
+  options: OPTIONS,
   usage: USAGE,
   async run(args, io) {
-    const { values, positionals } = parseCliArgs(args, ROOT_OPTIONS);
+    const { values, positionals } = parseCliArgs(args, OPTIONS);
     const file = path.resolve(io.cwd, onlyPositional(positionals, 'WORKFLOW.json'));
     let raw: unknown;
     try {

@@ -3,7 +3,8 @@
 // literal scripts and the "Trust and run setup" action. A failure is shown only once the call has
 // answered, never from progress alone. After the answer, the pack's state is read from the shared
 // packs.list query (not the install call's answer), so trusting it here or anywhere else, or an
-// update, shows at once and the panel never contradicts the cards.
+// update, shows at once and the panel never contradicts the cards. While it runs, the elapsed
+// time and Cancel (packs.cancel) show; a cancelled install was undone by main, and says so.
 
 import { useId, useState, type FormEvent } from 'react';
 import { useContractQuery } from '../../api/client-context.tsx';
@@ -15,24 +16,38 @@ import { SetupFailure, TrustAction } from '../consent/trust-action.tsx';
 import { trustState } from '../consent/consent-text.ts';
 import { progressLine, STAGE_LABEL, type Phase } from './install-progress.ts';
 import { useOperationProgress } from './use-operation-progress.ts';
+import { OperationClock } from './operation-clock.tsx';
 import { useUiStore } from '../../state/ui-store.ts';
 import { displayText } from '../../../shared/protocol/display-text.ts';
 
 export function InstallPanel() {
   const [spec, setSpec] = useState('');
   const install = useContractMutation('packs.install');
+  const cancel = useContractMutation('packs.cancel', { invalidate: false });
+  const [operationId, setOperationId] = useState<string | undefined>(undefined);
   const { progress, track } = useOperationProgress();
   const openDetails = useUiStore((s) => s.openDetails);
   const specId = useId();
-  const phase: Phase | undefined = install.isPending ? 'running' : install.isSuccess ? 'succeeded' : install.isError ? 'failed' : undefined;
+  const wasCancelled = install.error?.failure.code === 'install-cancelled';
+  const phase: Phase | undefined = install.isPending
+    ? 'running'
+    : install.isSuccess
+      ? 'succeeded'
+      : wasCancelled
+        ? 'cancelled'
+        : install.isError
+          ? 'failed'
+          : undefined;
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const value = spec.trim();
     if (value === '' || install.isPending) return;
-    const operationId = newOperationId('install');
-    track(operationId);
-    install.mutate({ spec: value, operationId });
+    const id = newOperationId('install');
+    track(id);
+    setOperationId(id);
+    cancel.reset();
+    install.mutate({ spec: value, operationId: id });
   };
 
   const listed = useContractQuery('packs.list', {});
@@ -75,9 +90,17 @@ export function InstallPanel() {
               </li>
             ))}
           </ol>
+          {install.isPending && operationId !== undefined && (
+            <OperationClock
+              startedAt={install.submittedAt}
+              waitingOnRegistry={progress.stages.at(-1) === 'fetching' || progress.stages.at(-1) === 'resolving'}
+              cancelling={cancel.isPending || cancel.data?.cancelled === true}
+              onCancel={() => cancel.mutate({ operationId })}
+            />
+          )}
         </div>
       )}
-      <FailureText error={install.error} prefix="The install failed:" />
+      <FailureText error={install.error} prefix={wasCancelled ? 'Install cancelled:' : 'The install failed:'} tone={wasCancelled ? 'notice' : 'failure'} />
       {goneSince && <p className="muted">{displayText(install.data.name)} was installed, and has been uninstalled since.</p>}
       {pack && (
         <div className="result" aria-label="Install result">

@@ -37,11 +37,12 @@ export function reduceProgress(state: ProgressState, event: ContractEvent, opera
   return { stages, message: event.message, done: state.done };
 }
 
-export type Phase = 'running' | 'succeeded' | 'failed';
+export type Phase = 'running' | 'succeeded' | 'failed' | 'cancelled';
 
 /** One line for the live region: the call's own status decides the phase. */
 export function progressLine(state: ProgressState, phase: Phase): string {
   if (phase === 'failed') return 'Failed.';
+  if (phase === 'cancelled') return 'Cancelled.';
   if (phase === 'succeeded') return 'Done.';
   const current = state.stages.at(-1);
   return current === undefined ? 'Starting…' : `${STAGE_LABEL[current]}…`;
