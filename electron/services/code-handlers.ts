@@ -8,14 +8,22 @@ import type { SandboxModuleCatalog } from '../../shared/protocol/catalog.ts';
 import { ok } from '../../shared/protocol/result.ts';
 import { validateWorkflow } from '../../shared/workflow/validate-workflow.ts';
 import type { CodeRunner } from './code-runner.ts';
+import { loadRegistryIndex } from '../install/registry-search.ts';
+
+/** The specifiers the bundled registry index lists: "did you mean" offers them after the installed ones. */
+let listed: Promise<string[]> | undefined;
+function listedSpecifiers(): Promise<string[]> {
+  listed ??= loadRegistryIndex().then((index) => (index.ok ? index.value.packs.flatMap((p) => p.sandboxModules) : []));
+  return listed;
+}
 
 export function codeHandlers(
   runner: CodeRunner,
-  catalog: Pick<SandboxModuleCatalog, 'resolveForExecution'>,
+  catalog: Pick<SandboxModuleCatalog, 'resolveForExecution' | 'summaries'>,
 ): { 'code.run': Handler<'code.run'>; 'code.cancel': Handler<'code.cancel'>; 'code.validate': Handler<'code.validate'> } {
   return {
     'code.validate': async ({ workflow }) => {
-      const issues = validateWorkflow(workflow, catalog);
+      const issues = validateWorkflow(workflow, catalog, { available: await listedSpecifiers() });
       return ok({ valid: !issues.some((issue) => issue.severity === 'error'), issues });
     },
     'code.run': (request, context) =>

@@ -58,7 +58,9 @@ export const validate: CliCommand = {
       else {
         for (const i of issues) {
           // The issue's sentence fits every face; here the command that acts on it is added.
-          const hint = i.code === 'unknown-specifier' && i.specifier ? ` (sandbox-packs install ${packOfSpecifier(i.specifier)})` : '';
+          // A likely misspelling (a suggestion is offered) is never turned into an install command for the name as typed.
+          const hint =
+            i.code === 'unknown-specifier' && i.specifier && i.suggestion === undefined ? ` (sandbox-packs install ${packOfSpecifier(i.specifier)})` : '';
           io.out(`${i.severity === 'error' ? 'error  ' : 'warning'} ${i.nodeId}: ${i.message}${hint} [${i.code}]`);
         }
         io.out(`${(raw as Workflow).nodes.length} node(s): ${errors} error(s), ${issues.length - errors} warning(s).`);
