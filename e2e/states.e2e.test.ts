@@ -92,7 +92,9 @@ test.describe('one state, the same words on every screen and in the CLI (issue 2
     expect(await card(YAML.name).locator('.use-reason').textContent()).toBe('The app ships this pack, so it is trusted unless you revoke that.');
     await snap(page, '29-14-packages-shipped');
 
-    await card(YAML.name).getByRole('button', { name: `Details of ${YAML.name}` }).click();
+    await card(YAML.name)
+      .getByRole('button', { name: `Details of ${YAML.name}` })
+      .click();
     await page.getByRole('article', { name: `Documentation of ${YAML.name}` }).waitFor();
     expect(await page.getByText(SKILL_UNTRUSTED_BANNER).count()).toBe(0);
 
@@ -124,7 +126,9 @@ test.describe('one state, the same words on every screen and in the CLI (issue 2
 
   test("revoking a pack's trust for agents in Packages takes it off the agent's default; trusting it gives it back", async () => {
     await screen('Packages');
-    await card(YAML.name).getByRole('button', { name: `Revoke trust in ${YAML.name} for agents` }).click();
+    await card(YAML.name)
+      .getByRole('button', { name: `Revoke trust in ${YAML.name} for agents` })
+      .click();
     await card(YAML.name).getByText('not trusted for agents', { exact: true }).waitFor();
     expect(await card(YAML.name).locator('.use-reason').textContent()).toBe('You revoked your trust in this pack.');
     // Its documentation now carries the untrusted banner (the details panel is still open).
@@ -132,7 +136,9 @@ test.describe('one state, the same words on every screen and in the CLI (issue 2
     await snap(page, '29-07-revoked');
     // A registry sandbox-only pack is not trusted by default; the user may trust it.
     expect(await chips(SHRINKING)).toContain('not trusted for agents');
-    await card(SHRINKING).getByRole('button', { name: `Trust ${SHRINKING} for agents` }).click();
+    await card(SHRINKING)
+      .getByRole('button', { name: `Trust ${SHRINKING} for agents` })
+      .click();
     await card(SHRINKING).getByText('trusted for agents', { exact: true }).waitFor();
 
     await screen('Agent & settings');
@@ -145,7 +151,9 @@ test.describe('one state, the same words on every screen and in the CLI (issue 2
     await snap(page, '29-07-agent-after-revoke');
 
     await screen('Packages');
-    await card(YAML.name).getByRole('button', { name: `Trust ${YAML.name} for agents` }).click();
+    await card(YAML.name)
+      .getByRole('button', { name: `Trust ${YAML.name} for agents` })
+      .click();
     await card(YAML.name).getByText('trusted for agents', { exact: true }).waitFor();
     expect(await card(YAML.name).locator('.use-reason').textContent()).toBe('You trusted this pack.');
   });

@@ -70,7 +70,9 @@ describe('trust for agents: shipped packs by default, revocable and grantable fr
     expect(revoked.code).toBe(0);
     expect(revoked.stdout).toContain(`is no longer trusted for agents: its modules leave the agent's default allowlist`);
     expect(await listed()).not.toContain(YAML.name);
-    expect(cli(['list']).stdout).toMatch(new RegExp(`^${YAML.name}@\\S+  sandbox-only  sandbox-only · active  not trusted for agents  shipped with the app$`, 'm'));
+    expect(cli(['list']).stdout).toMatch(
+      new RegExp(`^${YAML.name}@\\S+  sandbox-only  sandbox-only · active  not trusted for agents  shipped with the app$`, 'm'),
+    );
     expect(((await call('read_pack_skill', { packName: YAML.name })).structuredContent as { ok: boolean }).ok).toBe(false);
 
     const granted = cli(['trust', YAML.name]);

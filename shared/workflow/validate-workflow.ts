@@ -161,7 +161,13 @@ export function validateCodeNode(node: CodeNode, catalog: ValidationCatalog, opt
       }
       const resolution = catalog.resolveForExecution([{ specifier }]);
       if (resolution.ok) {
-        issue('error', 'import-undeclared', `The code imports "${specifier}", which is not in this node's packages declaration; add it to the declaration.`, specifier, place);
+        issue(
+          'error',
+          'import-undeclared',
+          `The code imports "${specifier}", which is not in this node's packages declaration; add it to the declaration.`,
+          specifier,
+          place,
+        );
         continue;
       }
       if (resolution.code !== 'unknown-specifier') {

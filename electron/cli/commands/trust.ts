@@ -11,7 +11,7 @@ import { trustForUse, USE_TRUST_ALLOWS } from '../../../shared/contract/pack-sta
 
 export const trust: CliCommand = {
   name: 'trust',
-  summary: "Trust a pack for agents; for host code, its exact artifact and install scripts (--dry-run shows them)",
+  summary: 'Trust a pack for agents; for host code, its exact artifact and install scripts (--dry-run shows them)',
   usage: `Usage: sandbox-packs trust NAME [--dry-run] [--root DIR] [--wait SECONDS] [--json]\n${COMMON_USAGE}\n${WAIT_USAGE}`,
   async run(argv, io) {
     const { values, positionals } = parseCliArgs(argv, { ...ROOT_OPTIONS, ...WAIT_OPTIONS, 'dry-run': 'boolean' });

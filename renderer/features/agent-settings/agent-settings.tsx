@@ -49,7 +49,9 @@ export function AgentSettings() {
         <h2 id={`${id}-allow`}>Agent session allowlist (CodeAct)</h2>
         <p>
           An agent's code may import only the modules allowed here, and its prompt advertises only these.{' '}
-          {allow.isDefault ? 'You have not chosen: the default allows the modules of packs trusted for agents (see Packages), and nothing else.' : 'This is your own list.'}
+          {allow.isDefault
+            ? 'You have not chosen: the default allows the modules of packs trusted for agents (see Packages), and nothing else.'
+            : 'This is your own list.'}
         </p>
         {ready.length === 0 ? (
           <p className="muted">No ready modules installed.</p>

@@ -28,12 +28,8 @@ describe('agent allowlist trust wording', () => {
     expect(packTrustText(packs, 'ok')).toBe('trusted for agents; trusted · active');
     expect(packTrustText(packs, 'waiting')).toBe('not trusted for agents; needs trust · inactive');
     expect(packTrustText(packs, 'plain')).toBe('not trusted for agents; sandbox-only · active');
-    expect(packTrustText([row('shipped', { installMode: 'sandbox-only', shipped: true })], 'shipped')).toBe(
-      'trusted for agents; sandbox-only · active',
-    );
-    expect(packTrustText([row('revoked', { trusted: true, useDecision: 'untrusted' })], 'revoked')).toBe(
-      'not trusted for agents; trusted · active',
-    );
+    expect(packTrustText([row('shipped', { installMode: 'sandbox-only', shipped: true })], 'shipped')).toBe('trusted for agents; sandbox-only · active');
+    expect(packTrustText([row('revoked', { trusted: true, useDecision: 'untrusted' })], 'revoked')).toBe('not trusted for agents; trusted · active');
     expect(packTrustText(packs, 'gone')).toBe('pack not installed');
   });
 });

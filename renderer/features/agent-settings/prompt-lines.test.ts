@@ -33,7 +33,16 @@ describe('agent allowlist', () => {
     // Trust for use is the user's decision for any pack: shipped packs are trusted until revoked.
     const shipped = { ...pack('u', false), shipped: true };
     expect(effectiveAllowlist([], [pack('t', true), shipped], modules).specifiers).toEqual(['t', 'u']);
-    expect(effectiveAllowlist([], [{ ...pack('t', true), useDecision: 'untrusted' }, { ...shipped, useDecision: 'untrusted' }], modules).specifiers).toEqual([]);
+    expect(
+      effectiveAllowlist(
+        [],
+        [
+          { ...pack('t', true), useDecision: 'untrusted' },
+          { ...shipped, useDecision: 'untrusted' },
+        ],
+        modules,
+      ).specifiers,
+    ).toEqual([]);
     expect(effectiveAllowlist([], [pack('t', true), { ...pack('u', false), useDecision: 'trusted' }], modules).specifiers).toEqual(['t', 'u']);
     expect(effectiveAllowlist(['u'], packs, modules)).toEqual({ specifiers: ['u'], isDefault: false });
   });

@@ -12,7 +12,10 @@ export function updatesSummary(checks: readonly Pick<UpdateCheck, 'state'>[]): {
   if (unavailable > 0 && answered === 0)
     return { checked: false, text: `the registry could not be reached, so it is not known whether any installed pack has a newer version. ${retry}` };
   if (answered === 0 && checks.length > 0)
-    return { checked: true, text: 'no installed pack comes from the registry; a pack installed from a tarball (as the shipped ones are) is updated by installing a newer tarball.' };
+    return {
+      checked: true,
+      text: 'no installed pack comes from the registry; a pack installed from a tarball (as the shipped ones are) is updated by installing a newer tarball.',
+    };
   const found =
     withUpdate === 0 ? 'no installed pack has a newer version' : `${withUpdate} installed ${withUpdate === 1 ? 'pack has' : 'packs have'} a newer version`;
   if (unavailable === 0) return { checked: true, text: `${found}.` };

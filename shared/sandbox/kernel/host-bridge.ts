@@ -316,7 +316,8 @@ export function installHostBridge(ctx: QuickJSContext, withWasm: boolean): HostB
       // alone. The caller is found now, while its stack is live (a capability call is I/O anyway).
       const from = callerOf(callerFile(), graph);
       return record(state, 'capability', name, run.hostCall('capability', name, args)).then((result) => {
-        if (!result.ok && result.code === 'capability-denied') state.deny({ kind: 'capability', request: name, from, code: result.code, reason: result.message });
+        if (!result.ok && result.code === 'capability-denied')
+          state.deny({ kind: 'capability', request: name, from, code: result.code, reason: result.message });
         return result;
       });
     }
