@@ -216,7 +216,7 @@ export function createInstaller(options: InstallerOptions = {}): Installer {
     },
 
     async decideUse(name: string, trusted: boolean, opts: OpOptions = {}): Promise<InstallResult<PackRecord>> {
-      return locked('trust', name, opts.onProgress ?? quiet, async (ctx, ledger) => {
+      return locked('decide-use', name, opts.onProgress ?? quiet, async (ctx, ledger) => {
         const record = ledger.packs[name];
         if (!record) return fail('not-installed', `No pack named ${name} is installed.`);
         const decided: PackRecord = { ...record, useDecision: { trusted, at: new Date().toISOString() } };
