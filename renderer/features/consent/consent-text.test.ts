@@ -46,6 +46,6 @@ describe('consent wording', () => {
     expect(consent.TRUST_CAN_RUN_OUTSIDE).toMatch(/^Run its code on your computer with your permissions, outside the sandbox/);
     expect(consent.trustCanRunRegister('register.js')).toBe('Run its host code entry register.js each time the app loads packs.');
     expect(consent.trustCanRunScripts(2)).toBe('Run the 2 install scripts below now, as its setup.');
-    expect(consent.TRUST_CHANGES_ALLOWLIST).toContain("the agent's default package allowlist is the modules of packs trusted for agents");
+    expect(consent.TRUST_CHANGES_ALLOWLIST).toContain("the agent's default package allowlist is the modules of trusted packs");
   });
 });

@@ -63,7 +63,7 @@ export function trustCanRunRegister(entry: string | undefined): string {
 }
 /** Trusting changes the agent's default allowlist (shared/contract/session-allowlist.ts): said, never done silently. */
 export const TRUST_CHANGES_ALLOWLIST =
-  "Be offered to the agent: the agent's default package allowlist is the modules of packs trusted for agents, and trusting its host code trusts it for agents too (unless you revoke that in Packages, or saved your own list under Agent & settings).";
+  "Be offered to the agent: the agent's default package allowlist is the modules of trusted packs, so trusting adds this pack's modules to it (unless you revoke its trust for agents in Packages, or saved your own list under Agent & settings).";
 /** Where the facts under the name come from. */
 export const PUBLISHER_CLAIMS_NOTE = 'Author and repository are what the package says about itself; the registry does not verify them.';
 
