@@ -87,9 +87,9 @@ test.describe('one state, the same words on every screen and in the CLI (issue 2
   test("a shipped pack's states read the same in Packages, Diagnostics, Agent & settings, its SKILL.md and `list`", async () => {
     await screen('Packages');
     await card(YAML.name).waitFor();
-    const words = { setup: 'sandbox-only · active', use: 'trusted for agents', source: 'shipped with the app' };
+    const words = { setup: 'sandbox-only · active', use: 'offered to agents', source: 'shipped with the app' };
     expect(await chips(YAML.name)).toEqual([words.setup, words.source, words.use]);
-    expect(await card(YAML.name).locator('.use-reason').textContent()).toBe('The app ships this pack, so it is trusted unless you revoke that.');
+    expect(await card(YAML.name).locator('.use-reason').textContent()).toBe('Shipped with the app, so trusted for agents until you revoke it.');
     await snap(page, '29-14-packages-shipped');
 
     await card(YAML.name)
@@ -117,7 +117,7 @@ test.describe('one state, the same words on every screen and in the CLI (issue 2
   test('a trusted, active register pack is not "rejected" anywhere, and reads the same in the CLI', async () => {
     await screen('Diagnostics');
     const row = page.getByRole('row', { name: `Installer row of ${REGISTER}` });
-    const words = { setup: 'trusted · active', use: 'trusted for agents', source: 'registry' };
+    const words = { setup: 'trusted · active', use: 'no modules for agents', source: 'registry' };
     expect((await row.locator('td').allTextContents()).slice(3, 6)).toEqual([words.setup, words.use, words.source]);
     expect(await page.getByRole('article', { name: `Diagnostics of ${REGISTER}` }).count()).toBe(0);
     expect(await page.getByText('declares no nodetool.sandboxModules').count()).toBe(0);
@@ -129,33 +129,33 @@ test.describe('one state, the same words on every screen and in the CLI (issue 2
     await card(YAML.name)
       .getByRole('button', { name: `Revoke trust in ${YAML.name} for agents` })
       .click();
-    await card(YAML.name).getByText('not trusted for agents', { exact: true }).waitFor();
-    expect(await card(YAML.name).locator('.use-reason').textContent()).toBe('You revoked your trust in this pack.');
+    await card(YAML.name).getByText('not offered to agents', { exact: true }).waitFor();
+    expect(await card(YAML.name).locator('.use-reason').textContent()).toBe('You revoked its trust for agents.');
     // Its documentation now carries the untrusted banner (the details panel is still open).
     await page.getByText(SKILL_UNTRUSTED_BANNER).waitFor();
     await snap(page, '29-07-revoked');
     // A registry sandbox-only pack is not trusted by default; the user may trust it.
-    expect(await chips(SHRINKING)).toContain('not trusted for agents');
+    expect(await chips(SHRINKING)).toContain('not offered to agents');
     await card(SHRINKING)
       .getByRole('button', { name: `Trust ${SHRINKING} for agents` })
       .click();
-    await card(SHRINKING).getByText('trusted for agents', { exact: true }).waitFor();
+    await card(SHRINKING).getByText('offered to agents', { exact: true }).waitFor();
 
     await screen('Agent & settings');
     await allowBox(YAML.name).waitFor();
     expect(await allowBox(YAML.name).isChecked()).toBe(false);
-    expect(await allowText(YAML.name).textContent()).toBe('not trusted for agents; sandbox-only · active');
+    expect(await allowText(YAML.name).textContent()).toBe('not offered to agents; sandbox-only · active');
     expect(await allowBox(SHRINKING).isChecked()).toBe(true);
     expect(await page.getByLabel('Prompt package lines').textContent()).not.toContain(YAML.name);
-    expect(cliStates().get(YAML.name)?.use).toBe('not trusted for agents');
+    expect(cliStates().get(YAML.name)?.use).toBe('not offered to agents');
     await snap(page, '29-07-agent-after-revoke');
 
     await screen('Packages');
     await card(YAML.name)
       .getByRole('button', { name: `Trust ${YAML.name} for agents` })
       .click();
-    await card(YAML.name).getByText('trusted for agents', { exact: true }).waitFor();
-    expect(await card(YAML.name).locator('.use-reason').textContent()).toBe('You trusted this pack.');
+    await card(YAML.name).getByText('offered to agents', { exact: true }).waitFor();
+    expect(await card(YAML.name).locator('.use-reason').textContent()).toBe('You trusted it for agents.');
   });
 
   test('Available says which version is installed, and that Updates offers nothing for a tarball install', async () => {

@@ -58,9 +58,9 @@ describe('trust for agents: shipped packs by default, revocable and grantable fr
     const json = cli(['list', '--json']);
     expect(json.code).toBe(0);
     const row = (JSON.parse(json.stdout) as { packs: (InstalledPack & { states: unknown })[] }).packs.find((p) => p.name === YAML.name)!;
-    expect(row.states).toEqual({ setup: 'sandbox-only · active', use: 'trusted for agents', source: 'shipped with the app' });
+    expect(row.states).toEqual({ setup: 'sandbox-only · active', use: 'offered to agents', source: 'shipped with the app' });
     const text = cli(['list']);
-    expect(text.stdout).toMatch(new RegExp(`^${YAML.name}@\\S+  sandbox-only  sandbox-only · active  trusted for agents  shipped with the app$`, 'm'));
+    expect(text.stdout).toMatch(new RegExp(`^${YAML.name}@\\S+  sandbox-only  sandbox-only · active  offered to agents  shipped with the app$`, 'm'));
     // What the app's services answer for the row gives the same words (the shared derivation).
     expect(stateWords({ ...row, shipped: true })).toEqual(row.states);
   }, 60_000);
@@ -71,7 +71,7 @@ describe('trust for agents: shipped packs by default, revocable and grantable fr
     expect(revoked.stdout).toContain(`is no longer trusted for agents: its modules leave the agent's default allowlist`);
     expect(await listed()).not.toContain(YAML.name);
     expect(cli(['list']).stdout).toMatch(
-      new RegExp(`^${YAML.name}@\\S+  sandbox-only  sandbox-only · active  not trusted for agents  shipped with the app$`, 'm'),
+      new RegExp(`^${YAML.name}@\\S+  sandbox-only  sandbox-only · active  not offered to agents  shipped with the app$`, 'm'),
     );
     expect(((await call('read_pack_skill', { packName: YAML.name })).structuredContent as { ok: boolean }).ok).toBe(false);
 

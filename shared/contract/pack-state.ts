@@ -63,17 +63,20 @@ export function usableByDefault(pack: UseFields): boolean {
   return trustForUse(pack) === 'trusted' && pack.status === 'active';
 }
 
-export const USE_STATE_LABEL: Record<UseState, string> = {
-  trusted: 'trusted for agents',
-  untrusted: 'not trusted for agents',
-};
+/** The use state in words, as it applies now: an inactive pack is offered to nobody until it is active. */
+export function useLabel(pack: UseFields): string {
+  // A register pack has host code only: there is nothing to offer an agent, trusted or not.
+  if (pack.installMode === 'register') return 'no modules for agents';
+  if (trustForUse(pack) === 'untrusted') return 'not offered to agents';
+  return pack.status === 'active' ? 'offered to agents' : 'offered to agents once active';
+}
 
 export const USE_REASON_TEXT: Record<UseReason, string> = {
-  shipped: 'The app ships this pack, so it is trusted unless you revoke that.',
-  'host-trust': 'You trusted its host code, so it is trusted for agents too unless you revoke that.',
-  granted: 'You trusted this pack.',
-  revoked: 'You revoked your trust in this pack.',
-  default: 'You have not trusted this pack.',
+  shipped: 'Shipped with the app, so trusted for agents until you revoke it.',
+  'host-trust': 'You trusted its host code, so it is trusted for agents too until you revoke it.',
+  granted: 'You trusted it for agents.',
+  revoked: 'You revoked its trust for agents.',
+  default: 'Not offered to agents until you trust it for them.',
 };
 
 /** What the use decision allows, said beside the button that changes it. */
@@ -82,5 +85,5 @@ export const USE_TRUST_ALLOWS =
 
 /** The one line every text face (CLI `list`, Diagnostics) prints for a pack's states. */
 export function stateWords(pack: UseFields & Pick<InstalledPack, 'sourceLabel'>): { setup: string; use: string; source: string } {
-  return { setup: SETUP_STATE_LABEL[setupState(pack)], use: USE_STATE_LABEL[trustForUse(pack)], source: PROVENANCE_LABEL[provenance(pack)] };
+  return { setup: SETUP_STATE_LABEL[setupState(pack)], use: useLabel(pack), source: PROVENANCE_LABEL[provenance(pack)] };
 }

@@ -1,5 +1,5 @@
 // One installed pack: version, its own description, ONE setup-state chip (sandbox-only, needs
-// trust, trusted, setup failed) and ONE use-state chip (trusted for agents or not), both derived in
+// trust, trusted, setup failed) and ONE use-state chip (offered to agents or not), both derived in
 // shared/contract/pack-state.ts from the packs.list row so no two views can disagree; the source,
 // its modules with ready/skipped and reasons, a failed setup's npm lines, and the actions that
 // apply. Buttons name their pack, since a screen reader lists many cards' buttons together.
@@ -15,7 +15,7 @@ import { ModuleRows } from './module-rows.tsx';
 import { UninstallAction } from './uninstall-action.tsx';
 import { TarballUpdateNote, UpdateAction } from './update-action.tsx';
 import { displayText } from '../../../shared/protocol/display-text.ts';
-import { PROVENANCE_LABEL, provenance, trustForUse, USE_STATE_LABEL, type Provenance } from '../../../shared/contract/pack-state.ts';
+import { PROVENANCE_LABEL, provenance, usableByDefault, useLabel, type Provenance } from '../../../shared/contract/pack-state.ts';
 import { UseTrustAction, UseTrustNote } from './use-trust-action.tsx';
 
 const STATE_TONE: Record<TrustState, Tone> = { 'sandbox-only': 'info', 'needs-trust': 'warn', 'trusted-and-built': 'good', 'trust-failed': 'bad' };
@@ -33,7 +33,6 @@ export function PackCard({ pack, modules, update }: { pack: InstalledPack; modul
   const detailsPack = useUiStore((s) => s.detailsPack);
   const state = trustState(pack);
   const source = sourceChip(pack);
-  const use = trustForUse(pack);
   return (
     <article className="card" aria-labelledby={`pack-${pack.name}`} data-pack={pack.name}>
       <header className="card-head">
@@ -50,7 +49,7 @@ export function PackCard({ pack, modules, update }: { pack: InstalledPack; modul
             {trustStateLabel(pack)}
           </Chip>
           <Chip tone={source.tone}>{source.label}</Chip>
-          <Chip tone={use === 'trusted' ? 'good' : 'neutral'}>{USE_STATE_LABEL[use]}</Chip>
+          <Chip tone={usableByDefault(pack) ? 'good' : 'neutral'}>{useLabel(pack)}</Chip>
           {update?.state === 'update' && update.latest && <Chip tone="info">{`${displayText(update.latest)} available`}</Chip>}
         </div>
       </header>

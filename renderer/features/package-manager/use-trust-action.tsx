@@ -9,12 +9,14 @@ import { useContractMutation } from '../../api/use-contract-mutation.ts';
 import { FailureText } from '../../ui/failure-text.tsx';
 
 export function UseTrustNote({ pack }: { pack: InstalledPack }) {
+  if (pack.installMode === 'register') return null;
   return <p className="small use-reason">{USE_REASON_TEXT[useReason(pack)]}</p>;
 }
 
 export function UseTrustAction({ pack }: { pack: InstalledPack }) {
   const decide = useContractMutation('packs.decideUse');
   const trusted = trustForUse(pack) === 'trusted';
+  if (pack.installMode === 'register') return null;
   return (
     <>
       <button type="button" disabled={decide.isPending} onClick={() => decide.mutate({ name: pack.name, trusted: !trusted })}>
