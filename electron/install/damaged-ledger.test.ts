@@ -99,7 +99,7 @@ describe('a damaged ledger at start', () => {
         `[reconcile] The install ledger ${LEDGER} was damaged (not valid JSON (cut short or overwritten)) and had no usable backup; the damaged copy was kept as ${copies[0]}, and a new ledger was built from node_modules and the lockfile: ${EVOLVING}@1.0.0 (active); ${REGISTER}@1.0.0 (needs your trust again: consent is not recoverable).`,
       );
       expect(listed.stdout).toBe(
-        `${EVOLVING}@1.0.0  sandbox-only  sandbox-only · active  not offered to agents  registry\n${REGISTER}@1.0.0  register  needs trust · inactive  not offered to agents  registry  scripts: 2\n`,
+        `${EVOLVING}@1.0.0  sandbox-only  sandbox-only · active  not offered to agents  registry\n${REGISTER}@1.0.0  register  needs trust · inactive  no modules for agents  registry  scripts: 2\n`,
       );
       const rebuilt = readLedgerFile(root);
       expect(rebuilt.registry).toBe(registry.url);
