@@ -249,7 +249,7 @@ test.describe('the Package Manager and Code node in Chromium', () => {
 
   test("offers the agent allowlist: trusted packs by default, with a preview of the prompt's package lines", async () => {
     await screen('Agent & settings');
-    await page.getByText('the default allows the modules of packs you trusted').waitFor();
+    await page.getByText('the default allows the modules of packs trusted for agents').waitFor();
     const geoBox = page.getByLabel(GEO, { exact: true });
     expect(await geoBox.isChecked()).toBe(false);
     await page.getByText('No package lines: the agent would be told of no packages.').waitFor();

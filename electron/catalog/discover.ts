@@ -127,5 +127,7 @@ async function discoverFolder(folder: PackFolder, managed: boolean, compiler?: N
   const powers: PackPowers = { ...packReadPowers(packReal), sha256: sha256Hex, ...(compileNpm ? { compileNpm } : {}) };
   const loaded = await loadPack({ folderName: folder.folderName, packageJsonText: text, packageJsonBytes: pkg.bytes.byteLength }, powers);
   if (loaded.kind === 'pack') return loaded.pack;
-  return managed ? missing(folder.folderName, managed, 'its package.json declares no nodetool.sandboxModules') : undefined;
+  // A register pack in the ledger has host code and no sandbox modules: nothing for the catalog,
+  // and nothing wrong (the ledger row says what it is).
+  return undefined;
 }

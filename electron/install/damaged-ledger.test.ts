@@ -98,7 +98,9 @@ describe('a damaged ledger at start', () => {
       expect(listed.stderr).toContain(
         `[reconcile] The install ledger ${LEDGER} was damaged (not valid JSON (cut short or overwritten)) and had no usable backup; the damaged copy was kept as ${copies[0]}, and a new ledger was built from node_modules and the lockfile: ${EVOLVING}@1.0.0 (active); ${REGISTER}@1.0.0 (needs your trust again: consent is not recoverable).`,
       );
-      expect(listed.stdout).toBe(`${EVOLVING}@1.0.0  sandbox-only  active  registry\n${REGISTER}@1.0.0  register  needs-trust  registry  scripts: 2\n`);
+      expect(listed.stdout).toBe(
+        `${EVOLVING}@1.0.0  sandbox-only  sandbox-only · active  not offered to agents  registry\n${REGISTER}@1.0.0  register  needs trust · inactive  no modules for agents  registry  scripts: 2\n`,
+      );
       const rebuilt = readLedgerFile(root);
       expect(rebuilt.registry).toBe(registry.url);
       // The artifacts recorded are the ones on disk: same integrity and closure as the first install.

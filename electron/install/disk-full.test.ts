@@ -209,7 +209,7 @@ describe.skipIf('refused' in mounted)('a full disk', () => {
     if (result.message.endsWith('at the next install, update or start, once there is space.')) {
       expect(listed.stderr).toContain(`[reconcile] Rolled back the interrupted install of ${BULKY}`);
     }
-    expect(listed.stdout).toBe(`${EVOLVING}@1.0.0  sandbox-only  active  registry\n`);
+    expect(listed.stdout).toBe(`${EVOLVING}@1.0.0  sandbox-only  sandbox-only · active  not offered to agents  registry\n`);
     expect(snapshot(root)).toEqual(before);
     expect(await rootDisagreements(root)).toEqual([]);
   });

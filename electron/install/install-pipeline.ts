@@ -84,7 +84,8 @@ export async function admitPack(root: string, lock: Lockfile, target: InstallTar
   const keptTrust = previous?.trust && trustCovers({ ...base, trust: previous.trust }) ? previous.trust : null;
   // Only a sandbox-only pack is active without consent.
   const status: PackInstallStatus = kind.value.mode === 'sandbox-only' ? 'active' : keptTrust && previous?.status === 'active' ? 'active' : 'needs-trust';
-  return ok({ ...base, trust: keptTrust, status });
+  // The use decision (trusted for agents, or revoked) is about the pack, not one artifact: it stays.
+  return ok({ ...base, trust: keptTrust, status, ...(previous?.useDecision ? { useDecision: previous.useDecision } : {}) });
 }
 
 /** npm-installs every target in one run, admits each, and records them all; answers the records in target order. */

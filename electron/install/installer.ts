@@ -78,6 +78,8 @@ export interface Installer {
   /** Run the trusted pack's scripts again against the artifact on disk. */
   rebuild(name: string, opts?: OpOptions & { reviewed?: ReviewedArtifact }): Promise<InstallResult<RebuildOutcome>>;
   list(): Promise<InstallResult<{ registry: string | undefined; packs: PackRecord[] }>>;
+  /** Record the user's decision to trust (or not) the pack for agents and its docs; runs nothing. */
+  decideUse(name: string, trusted: boolean, opts?: OpOptions): Promise<InstallResult<PackRecord>>;
   /** Bring tree and ledger back in line (run at app start); reports what it fixed. */
   reconcile(opts?: OpOptions): Promise<InstallResult<ReconcileReport>>;
 }
@@ -233,6 +235,16 @@ export function createInstaller(options: InstallerOptions = {}): Installer {
       if (!read.ok) return read;
       const packs = Object.values(read.value?.packs ?? {}).sort((a, b) => a.name.localeCompare(b.name));
       return ok({ registry: read.value?.registry, packs });
+    },
+
+    async decideUse(name: string, trusted: boolean, opts: OpOptions = {}): Promise<InstallResult<PackRecord>> {
+      return locked('decide-use', name, opts.onProgress ?? quiet, async (ctx, ledger) => {
+        const record = ledger.packs[name];
+        if (!record) return fail('not-installed', `No pack named ${name} is installed.`);
+        const decided: PackRecord = { ...record, useDecision: { trusted, at: new Date().toISOString() } };
+        await writeLedger(ctx.root, { ...ledger, packs: { ...ledger.packs, [name]: decided } });
+        return ok(decided);
+      });
     },
 
     /** Bring tree and ledger back in line (run at app start); reports what it fixed, a damaged ledger and an interrupted operation included. */

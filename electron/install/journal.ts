@@ -18,7 +18,7 @@ import { rootPaths } from './npm-root.ts';
 
 export const JOURNAL_FILE = '.sandbox-packs-journal.json';
 
-export const JOURNAL_OPERATIONS = ['install', 'update', 'uninstall', 'trust', 'rebuild', 'reconcile', 'first-run'] as const;
+export const JOURNAL_OPERATIONS = ['install', 'update', 'uninstall', 'trust', 'rebuild', 'reconcile', 'first-run', 'decide-use'] as const;
 export type JournalOperation = (typeof JOURNAL_OPERATIONS)[number];
 
 const JournalSchema = z

@@ -47,6 +47,7 @@ const VERB: Record<LockedOperation['operation'], string> = {
   rebuild: 'rebuilding',
   reconcile: 'repairing the install root for',
   'first-run': 'installing',
+  'decide-use': 'recording your decision about',
 };
 
 function diskFull(root: string, op: Pick<LockedOperation, 'operation' | 'target'>): InstallFailure {

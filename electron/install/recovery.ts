@@ -190,6 +190,9 @@ async function recover(ctx: OpContext, ledger: Ledger, journal: Journal): Promis
     }
     case 'reconcile':
       return ok([...(await restoreDamaged(ctx.root, journal)), 'An interrupted repair of the install root was resumed.']);
+    case 'decide-use':
+      // One atomic ledger write that runs nothing: either it was recorded or the old decision stands.
+      return ok(await restoreDamaged(ctx.root, journal));
   }
 }
 

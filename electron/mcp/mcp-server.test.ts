@@ -379,7 +379,7 @@ describe('sandbox-packs mcp: the process', () => {
     await byDefault.close();
     expect(byDefault.errors).toEqual([]);
     expect(byDefault.stderr()).toContain(
-      `sandbox-packs MCP server on stdio: ${root.path}; modules from the app's session allowlist (default: trusted packs); fetch off.`,
+      `sandbox-packs MCP server on stdio: ${root.path}; modules from the app's session allowlist (default: packs trusted for agents); fetch off.`,
     );
     expect(byDefault.stderr()).toContain('sandbox-packs MCP server stopped (stdin closed).');
     expect(allowed.stderr()).toContain(`sandbox-packs MCP server on stdio: ${root.path}; modules from 4 specifier(s) from --allow; fetch example.com.`);

@@ -24,7 +24,7 @@ import { callTool, type ToolDeps } from './tools.ts';
 
 export interface McpFaceOptions {
   readonly dispatcher: Dispatcher;
-  /** The session allowlist given at start-up; undefined = the user's settings (default: trusted packs). */
+  /** The session allowlist given at start-up; undefined = the user's settings (default: packs trusted for agents). */
   readonly allow?: readonly string[];
   /** Hosts every run may fetch from, chosen by the user at start-up. */
   readonly fetchHosts?: readonly string[];

@@ -59,6 +59,26 @@ describe('code.run answers are already what the contract answers with', () => {
     expectContractShaped(noFetch);
   });
 
+  it('a granted fetch the host refuses (a host off the list) is a denial in the receipt, not only a failed call', async () => {
+    const answer = await run({
+      code: 'try { await fetch("https://evil.test/x"); } catch (e) { return String(e); }',
+      fetchHosts: ['example.com'],
+    });
+    expect(answer).toMatchObject({ ok: true, value: { result: { ok: true } } });
+    const receipt = (answer as { value: { result: { receipt: { calls: unknown[]; denied: unknown[] } } } }).value.result.receipt;
+    expect(receipt.calls).toEqual([{ kind: 'capability', name: 'fetch', ok: false, code: 'capability-denied' }]);
+    expect(receipt.denied).toEqual([
+      {
+        kind: 'capability',
+        request: 'fetch',
+        from: "the node's code",
+        code: 'capability-denied',
+        reason: "fetch: host evil.test is not on this node's fetch allowlist (example.com).",
+      },
+    ]);
+    expectContractShaped(answer);
+  });
+
   it('a run past its deadline, and a cancelled one (the kernel host builds that result itself)', async () => {
     const late = await run({ code: 'console.log("spin"); while (true) {}', timeoutMs: 200 });
     expect(late).toMatchObject({ ok: true, value: { result: { ok: false, code: 'timeout' } } });

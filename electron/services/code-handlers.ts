@@ -11,13 +11,21 @@ import { fail, ok, type Result } from '../../shared/protocol/result.ts';
 import { validateWorkflow } from '../../shared/workflow/validate-workflow.ts';
 import type { CodeRunner, CodeRunRequest } from './code-runner.ts';
 import { resolveNodeGrants, type GrantSources } from './node-grants.ts';
+import { loadRegistryIndex } from '../install/registry-search.ts';
 
 /** The faces whose callers are the user's own app page (the Electron window, the web host's tab). */
 const APP_FACES: ReadonlySet<CallContext['face']> = new Set(['ipc', 'http', 'test']);
 
+/** The specifiers the bundled registry index lists: "did you mean" offers them after the installed ones. */
+let listed: Promise<string[]> | undefined;
+function listedSpecifiers(): Promise<string[]> {
+  listed ??= loadRegistryIndex().then((index) => (index.ok ? index.value.packs.flatMap((p) => p.sandboxModules) : []));
+  return listed;
+}
+
 export function codeHandlers(
   runner: CodeRunner,
-  catalog: Pick<SandboxModuleCatalog, 'resolveForExecution'>,
+  catalog: Pick<SandboxModuleCatalog, 'resolveForExecution' | 'summaries'>,
   grantSources?: Pick<GrantSources, 'secrets' | 'workspaces'>,
 ): { 'code.run': Handler<'code.run'>; 'code.cancel': Handler<'code.cancel'>; 'code.validate': Handler<'code.validate'> } {
   /** The grants beyond the request's fetch hosts: the CLI's own, or the node's resolved on this side. */
@@ -33,7 +41,7 @@ export function codeHandlers(
 
   return {
     'code.validate': async ({ workflow }) => {
-      const issues = validateWorkflow(workflow, catalog);
+      const issues = validateWorkflow(workflow, catalog, { available: await listedSpecifiers() });
       return ok({ valid: !issues.some((issue) => issue.severity === 'error'), issues });
     },
     'code.run': async (request, context) => {

@@ -10,7 +10,7 @@ import { mkdir, realpath } from 'node:fs/promises';
 import { createDispatcher, type Dispatcher, type DispatcherOptions, type Handlers } from '../../shared/contract/dispatcher.ts';
 import { createEventHub, type EventHub } from '../../shared/contract/events.ts';
 import type { ReconcileSummary } from '../../shared/contract/schemas.ts';
-import { trustCovers } from '../../shared/protocol/ledger.ts';
+import { trustForUse } from '../../shared/contract/pack-state.ts';
 import { fail, ok, type Failure, type Result } from '../../shared/protocol/result.ts';
 import { WorkflowSchema } from '../../shared/protocol/workflow.ts';
 import type { DiscoveryCatalog } from '../catalog/catalog.ts';
@@ -19,7 +19,7 @@ import { openRootCatalog } from '../validation/root-catalog.ts';
 import { catalogHandlers } from './catalog-handlers.ts';
 import { codeHandlers } from './code-handlers.ts';
 import { createCodeRunner, type CodeRunnerOptions } from './code-runner.ts';
-import { packHandlers } from './pack-handlers.ts';
+import { isShipped, packHandlers, packView } from './pack-handlers.ts';
 import { createRedactor } from './redact.ts';
 import { settingsHandlers } from './settings-handlers.ts';
 import { createSettingsStore } from './settings-store.ts';
@@ -134,7 +134,7 @@ export async function composeServices(options: ComposeOptions): Promise<Result<C
   const isTrusted = async (packName: string): Promise<boolean> => {
     const read = await installer.list();
     const record = read.ok ? read.value.packs.find((pack) => pack.name === packName) : undefined;
-    return record !== undefined && trustCovers(record);
+    return record !== undefined && trustForUse({ ...packView(record), ...(isShipped(record) ? { shipped: true } : {}) }) === 'trusted';
   };
   // Sandbox and WASM worker pools start on the first run, not on open.
   const runner = createCodeRunner(view, options.runner);

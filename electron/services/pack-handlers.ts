@@ -59,12 +59,13 @@ export function packView(record: PackRecord): InstalledPack {
     scripts: record.scripts.map(scriptView),
     trusted: trustCovers(record),
     installedAt: record.installedAt,
+    ...(record.useDecision ? { useDecision: record.useDecision.trusted ? 'trusted' : 'untrusted' } : {}),
     ...(record.setupFailure ? { setupFailure: { code: record.setupFailure.code, message: record.setupFailure.message } } : {}),
   };
 }
 
 /** Seeded from the app's own tarball of that name (not merely a tarball that claims the name). */
-function isShipped(record: PackRecord): boolean {
+export function isShipped(record: PackRecord): boolean {
   if (record.source !== 'tarball-file') return false;
   const shipped = SHIPPED_PACKS.find((p) => p.name === record.name);
   if (!shipped) return false;
@@ -89,6 +90,7 @@ export function packHandlers(deps: PackHandlerDeps): {
   'packs.rebuild': Handler<'packs.rebuild'>;
   'packs.updates': Handler<'packs.updates'>;
   'packs.details': Handler<'packs.details'>;
+  'packs.decideUse': Handler<'packs.decideUse'>;
 } {
   const { root, catalog, events } = deps;
   // Keeps the registry's answer briefly, so each keystroke in the search field is not a request.
@@ -234,6 +236,10 @@ export function packHandlers(deps: PackHandlerDeps): {
     'packs.rebuild': async ({ name, operationId, reviewed }) => {
       const result = await (await installer()).rebuild(name, { onProgress: progress('rebuild', operationId), ...(reviewed ? { reviewed } : {}) });
       return settleToRow('rebuild', operationId, result);
+    },
+    'packs.decideUse': async ({ name, trusted }) => {
+      const result = await (await installer()).decideUse(name, trusted);
+      return settleToRow('trust', undefined, result);
     },
     'packs.trustDryRun': async ({ name }) => {
       const plan = await (await installer()).trustDryRun(name);

@@ -31,6 +31,8 @@ type Row = {
   status: string;
   trusted: boolean;
   integrity: string;
+  installMode?: string;
+  useDecision?: string;
   description?: string;
   setupFailure?: { code: string; message: string };
 };
@@ -148,6 +150,19 @@ describe('trust state through the app services', () => {
     expect(by.get(SHRINKING)?.publishedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(by.get(EVOLVING)).toMatchObject({ state: 'current', latest: '2.0.0', removedModules: [] });
     expect(by.get(LOUD)).toMatchObject({ state: 'current' });
+  });
+
+  it('trust for agents is a decision of its own: recorded without running anything, kept across an update', async () => {
+    expect(await call('packs.decideUse', { name: 'not-here', trusted: true })).toEqual({
+      ok: false,
+      code: 'not-installed',
+      message: 'No pack named not-here is installed.',
+    });
+    expect(await row(SHRINKING)).toMatchObject({ installMode: 'sandbox-only', trusted: false });
+    expect((await row(SHRINKING))?.useDecision).toBeUndefined();
+    expect(await call('packs.decideUse', { name: SHRINKING, trusted: true })).toMatchObject({ ok: true, value: { useDecision: 'trusted', status: 'active' } });
+    expect(await call('packs.decideUse', { name: SHRINKING, trusted: false })).toMatchObject({ ok: true, value: { useDecision: 'untrusted' } });
+    expect(await call('packs.update', { name: SHRINKING, to: '2.0.0' })).toMatchObject({ ok: true, value: { version: '2.0.0', useDecision: 'untrusted' } });
   });
 
   it('a registry that cannot be reached makes each registry pack "unavailable" with the reason, never "current"', async () => {

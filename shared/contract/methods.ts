@@ -67,6 +67,11 @@ export const CONTRACT = {
   'packs.trust': method(ReviewedRequest, InstalledPackSchema, 'Trust a pack as installed and run its install scripts against the artifact on disk.'),
   'packs.trustDryRun': method(PackNameRequest, TrustPlanSchema, 'The literal install scripts trusting this pack would run.'),
   'packs.rebuild': method(ReviewedRequest, InstalledPackSchema, "Run a trusted pack's install scripts again."),
+  'packs.decideUse': method(
+    z.object({ name: PackageNameSchema, trusted: z.boolean() }).strict(),
+    InstalledPackSchema,
+    "Trust a pack for agents and its docs, or revoke that (the agent's default allowlist follows); runs nothing.",
+  ),
   'packs.updates': method(
     EmptyRequestSchema,
     z.object({ registry: z.string().max(2048), packs: z.array(UpdateCheckSchema).max(UPDATE_CHECKS_MAX) }),

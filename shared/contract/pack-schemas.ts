@@ -37,6 +37,8 @@ export const InstalledPackSchema = z.object({
   description: Text(1000).optional(),
   /** True for a pack the app ships and seeded from its own tarball (not an unverified source). */
   shipped: z.boolean().optional(),
+  /** The user's own decision to trust the pack for agents and its docs; absent: the default (pack-state.ts). */
+  useDecision: z.enum(['trusted', 'untrusted']).optional(),
   /** Why the last run of its trusted install scripts failed (npm's lines), while it still has. */
   setupFailure: z.object({ code: Text(64), message: Text(4000) }).optional(),
 });

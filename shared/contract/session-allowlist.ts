@@ -4,16 +4,17 @@
 // session-allowed packages — one manifest-derived line each, never pack prose.
 
 import type { InstalledPack } from './pack-schemas.ts';
+import { usableByDefault } from './pack-state.ts';
 import type { ModuleSummary } from './schemas.ts';
 
-/** An empty saved allowlist means "the default": the ready modules of trusted, active packs. */
+/** An empty saved allowlist means "the default": the ready modules of active packs trusted for use (pack-state.ts). */
 export function effectiveAllowlist(
   saved: readonly string[],
   packs: readonly InstalledPack[],
   modules: readonly ModuleSummary[],
 ): { specifiers: string[]; isDefault: boolean } {
   if (saved.length > 0) return { specifiers: [...saved], isDefault: false };
-  const trusted = new Set(packs.filter((p) => p.trusted && p.status === 'active').map((p) => p.name));
+  const trusted = new Set(packs.filter(usableByDefault).map((p) => p.name));
   return { specifiers: modules.filter((m) => m.status === 'ready' && trusted.has(m.packName)).map((m) => m.specifier), isDefault: true };
 }
 

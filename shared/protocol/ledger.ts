@@ -81,6 +81,8 @@ export const PackRecordSchema = z
     closure: z.array(ClosureEntrySchema).min(1),
     trust: TrustRecordSchema.nullable(),
     status: z.enum(PACK_INSTALL_STATUSES),
+    /** The user's decision to trust (or not) the pack for agents and its docs; absent: the default (shared/contract/pack-state.ts). Kept across updates. */
+    useDecision: z.object({ trusted: z.boolean(), at: z.iso.datetime() }).strict().optional(),
     /** Why the last run of the trusted scripts failed (npm's own lines); cleared when they succeed. */
     setupFailure: z
       .object({ code: z.string().max(64), message: z.string().max(4000), at: z.iso.datetime() })

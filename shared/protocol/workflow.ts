@@ -43,6 +43,8 @@ export const ValidationIssueSchema = z
     code: ErrorCodeSchema,
     message: z.string(),
     specifier: z.string().optional(),
+    /** An installed or listed specifier the user probably meant ("did you mean"), when one matches. */
+    suggestion: z.string().optional(),
     /** Where in the node's code (1-based), when the issue has a place: editors mark that line. */
     line: z.number().int().min(1).optional(),
     column: z.number().int().min(1).optional(),

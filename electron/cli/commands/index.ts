@@ -5,6 +5,7 @@ import { install } from './install.ts';
 import { uninstall } from './uninstall.ts';
 import { update } from './update.ts';
 import { trust } from './trust.ts';
+import { untrust } from './untrust.ts';
 import { rebuild } from './rebuild.ts';
 import { list } from './list.ts';
 import { search } from './search.ts';
@@ -23,6 +24,7 @@ export const COMMANDS: readonly CliCommand[] = [
   uninstall,
   update,
   trust,
+  untrust,
   rebuild,
   list,
   search,

@@ -8,6 +8,7 @@ import { finish, reconcileFirst } from '../cli-support.ts';
 import { usageText } from '../usage.ts';
 
 const OPTIONS = { ...REGISTRY_OPTIONS, ...WAIT_OPTIONS };
+import { stateWords, trustForUse } from '../../../shared/contract/pack-state.ts';
 
 export const install: CliCommand = {
   name: 'install',
@@ -27,10 +28,13 @@ export const install: CliCommand = {
     await reconcileFirst(root, io);
     const result = await withCliServices(root, io, { ...(registry ? { registry } : {}), lockWaitMs }, (services) => services.call('packs.install', { spec }));
     const code = finish(io, values.json, result, (o) => {
-      const lines = [`Installed ${o.name}@${o.version} (${o.installMode}, source: ${o.sourceLabel}) — ${o.status === 'active' ? 'active' : 'needs trust'}.`];
+      const words = stateWords(o);
+      const lines = [`Installed ${o.name}@${o.version} (${o.installMode}, source: ${words.source}) — ${words.setup}; ${words.use}.`];
       if (o.scripts.length) lines.push(`Install scripts found (not run): ${o.scripts.map((s) => `${s.package} ${s.event}`).join(', ')}.`);
       if (o.status !== 'active') lines.push(`Its host code needs your trust: \`sandbox-packs trust ${o.name} --dry-run\` shows what would run.`);
       if (o.installMode !== 'register') lines.push("Its modules run inside your workflows with the node's capabilities.");
+      if (o.installMode !== 'register' && trustForUse(o) === 'untrusted')
+        lines.push(`\`sandbox-packs trust ${o.name}\` offers its modules to agents by default.`);
       return lines.join('\n');
     });
     return code === EXIT.ok ? EXIT.ok : code;

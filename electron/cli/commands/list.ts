@@ -1,10 +1,12 @@
-// `sandbox-packs list`: packs.list — the packs the root's ledger records, with mode, status and
-// source, and (in --json) the registry the root remembers.
+// `sandbox-packs list`: packs.list — the packs the root's ledger records, with mode, setup state,
+// trust for agents and source in the words every screen uses (shared/contract/pack-state.ts), and
+// (in --json) the registry the root remembers.
 import type { CliCommand } from '../command.ts';
 import { parseCliArgs, ROOT_OPTIONS, rootOf } from '../args.ts';
 import { withCliServices } from '../cli-services.ts';
 import { finish, repairIfNeeded } from '../cli-support.ts';
 import { usageText } from '../usage.ts';
+import { stateWords } from '../../../shared/contract/pack-state.ts';
 
 export const list: CliCommand = {
   name: 'list',
@@ -23,7 +25,10 @@ export const list: CliCommand = {
       (o) =>
         o.packs.length
           ? o.packs
-              .map((p) => `${p.name}@${p.version}  ${p.installMode}  ${p.status}  ${p.sourceLabel}${p.scripts.length ? `  scripts: ${p.scripts.length}` : ''}`)
+              .map((p) => {
+                const words = stateWords(p);
+                return `${p.name}@${p.version}  ${p.installMode}  ${words.setup}  ${words.use}  ${words.source}${p.scripts.length ? `  scripts: ${p.scripts.length}` : ''}`;
+              })
               .join('\n')
           : 'No packs installed.',
       (o) => ({
@@ -34,6 +39,8 @@ export const list: CliCommand = {
           installMode: p.installMode,
           status: p.status,
           sourceLabel: p.sourceLabel,
+          // The words every screen shows for this pack (shared/contract/pack-state.ts).
+          states: stateWords(p),
           integrity: p.integrity,
           scripts: p.scripts,
         })),

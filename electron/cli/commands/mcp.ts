@@ -1,7 +1,7 @@
 // `sandbox-packs mcp`: the sandbox as an MCP server on stdio, for agents (desktop assistants, IDE
 // agents, agent frameworks). It serves the same services through the same contract dispatcher as
 // the app and the web host. The user — never the model — decides what a session gets: which
-// specifiers (`--allow`, else the app's saved allowlist, else the modules of trusted packs) and
+// specifiers (`--allow`, else the app's saved allowlist, else the modules of packs trusted for agents) and
 // which hosts runs may fetch from (`--fetch`; nothing by default).
 //
 // stdout is the protocol channel while the server runs: everything else goes to stderr, console
@@ -125,7 +125,7 @@ export const mcp: CliCommand = {
         server.onerror = (error) => io.err(`mcp: ${error.message}`);
         const ended = sessionEnd((listener) => (server.onclose = listener));
         await server.connect(new StdioServerTransport());
-        const allowFrom = args.allow ? `${args.allow.length} specifier(s) from --allow` : "the app's session allowlist (default: trusted packs)";
+        const allowFrom = args.allow ? `${args.allow.length} specifier(s) from --allow` : "the app's session allowlist (default: packs trusted for agents)";
         io.err(
           `sandbox-packs MCP server on stdio: ${dataDir}; modules from ${allowFrom}; fetch ${args.fetchHosts.length ? args.fetchHosts.join(', ') : 'off'}.`,
         );

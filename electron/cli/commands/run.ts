@@ -79,7 +79,7 @@ const OPTIONS = {
   timeout: { kind: 'string', value: 'MS', help: `deadline in ms (default and maximum ${LIMITS.guestTimeoutMs})` },
   json: { kind: 'boolean', help: 'print { ok, value, logs, receipt } or { ok, code, message, logs }' },
   codeact: { kind: 'boolean', help: 'CodeAct step: mount the imports the code makes, if the session allows them' },
-  'session-allow': { kind: 'strings', value: 'SPEC', help: 'a specifier this CodeAct session may mount (repeatable; default: trusted packs)' },
+  'session-allow': { kind: 'strings', value: 'SPEC', help: 'a specifier this CodeAct session may mount (repeatable; default: packs trusted for agents)' },
   node: { kind: 'string', value: 'ID', help: 'run only this node of the WORKFLOW.json' },
 } as const;
 

@@ -1,12 +1,14 @@
-// `sandbox-packs trust NAME [--dry-run]`: packs.trust — consent to the exact installed artifact
-// (name, version, integrity) and run its install scripts; --dry-run (packs.trustDryRun) prints the
-// literal scripts first.
+// `sandbox-packs trust NAME [--dry-run]`: for a register or hybrid pack, packs.trust — consent to
+// the exact installed artifact (name, version, integrity) and run its install scripts; for any
+// pack, trust for agents (packs.decideUse; `untrust` revokes it). --dry-run (packs.trustDryRun)
+// prints the literal scripts first.
 import type { CliCommand } from '../command.ts';
 import { lockWaitOf, onlyPositional, parseCliArgs, WAIT_OPTIONS, ROOT_OPTIONS, rootOf } from '../args.ts';
 import { withCliServices } from '../cli-services.ts';
 import { finish, reconcileFirst } from '../cli-support.ts';
 import { usageText } from '../usage.ts';
 import { scriptsRanText } from './rebuild.ts';
+import { trustForUse, USE_TRUST_ALLOWS } from '../../../shared/contract/pack-state.ts';
 
 const OPTIONS = {
   'dry-run': { kind: 'boolean', help: 'print what trusting would allow and run, and change nothing' },
@@ -16,7 +18,7 @@ const OPTIONS = {
 
 export const trust: CliCommand = {
   name: 'trust',
-  summary: "Trust a pack's exact artifact and run its install scripts (--dry-run shows them)",
+  summary: 'Trust a pack for agents; for host code, its exact artifact and install scripts (--dry-run shows them)',
   options: OPTIONS,
   usage: usageText({ synopsis: 'trust NAME', options: OPTIONS }),
   async run(argv, io) {
@@ -43,11 +45,20 @@ export const trust: CliCommand = {
       });
     }
     await reconcileFirst(root, io);
-    const result = await withCliServices(root, io, { lockWaitMs }, (services) => services.call('packs.trust', { name }));
+    const result = await withCliServices(root, io, { lockWaitMs }, async (services) => {
+      // Trust for agents is the user's decision for any pack; host code also needs its consent and setup.
+      const listed = await services.call('packs.list', {});
+      const row = listed.ok ? listed.value.packs.find((p) => p.name === name) : undefined;
+      if (row?.installMode !== 'sandbox-only') {
+        const trusted = await services.call('packs.trust', { name });
+        if (!trusted.ok || trustForUse(trusted.value) === 'trusted') return trusted;
+      }
+      return services.call('packs.decideUse', { name, trusted: true });
+    });
     return finish(io, values.json, result, (o) =>
       o.installMode === 'sandbox-only'
-        ? 'Sandbox-only packs run no host code and no install scripts; it is active already.'
-        : `Trusted ${o.name}@${o.version}; ${scriptsRanText(o, 'it has no install scripts')}. Active.`,
+        ? `Trusted ${o.name}@${o.version} for agents: ${USE_TRUST_ALLOWS} Sandbox-only packs run no host code and no install scripts; it is active.`
+        : `Trusted ${o.name}@${o.version}; ${scriptsRanText(o, 'it has no install scripts')}. Active, and trusted for agents.`,
     );
   },
 };

@@ -124,6 +124,56 @@ describe('sandbox-packs validate', () => {
     ]);
   });
 
+  it('offers the fix that works: never "add it to the declaration" for node:fs or a pack that is not installed; a bare name gets "did you mean"', () => {
+    const run = cli(['fixtures/kernel/workflows/fixes.json', '--json']);
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout).issues).toEqual([
+      {
+        nodeId: 'builtin',
+        severity: 'error',
+        code: 'js-node-import',
+        specifier: 'node:fs',
+        line: 1,
+        column: 1,
+        message:
+          'The code imports "node:fs", a Node built-in: sandbox code has no Node APIs, so no declaration can make it available. Use the node\'s own capabilities (its workspace, fetch) instead.',
+      },
+      {
+        nodeId: 'missing',
+        severity: 'error',
+        code: 'unknown-specifier',
+        specifier: '@acme/nope',
+        line: 1,
+        column: 1,
+        message: 'The code imports "@acme/nope", which no installed pack provides. Install the pack that provides it (@acme/nope).',
+      },
+      {
+        nodeId: 'bare',
+        severity: 'error',
+        code: 'unknown-specifier',
+        specifier: 'geo',
+        suggestion: '@acme/geo',
+        line: 1,
+        column: 1,
+        message: 'The code imports "geo", which no installed pack provides. Did you mean "@acme/geo" (which is installed)?',
+      },
+      {
+        nodeId: 'bare-listed',
+        severity: 'error',
+        code: 'unknown-specifier',
+        specifier: 'sandbox-yaml',
+        suggestion: '@nodetool-ai/sandbox-yaml',
+        message: expect.stringMatching(/ Did you mean "@nodetool-ai\/sandbox-yaml" \(from @nodetool-ai\/sandbox-yaml, which you can install\)\?$/),
+      },
+    ]);
+    // The text face adds an install command only where no other name is meant.
+    const text = cli(['fixtures/kernel/workflows/fixes.json']);
+    expect(text.stdout).toContain('(@acme/nope). (sandbox-packs install @acme/nope) [unknown-specifier]');
+    expect(text.stdout).not.toContain('sandbox-packs install geo');
+    expect(text.stdout).not.toContain('sandbox-packs install sandbox-yaml');
+    expect(text.stdout).not.toContain('add it to the declaration');
+  });
+
   it('exits 0 when there are only warnings, and prints a readable summary', () => {
     const run = cli(['fixtures/kernel/workflows/warnings-only.json']);
     expect(run.code).toBe(0);

@@ -62,7 +62,8 @@ export const validate: CliCommand = {
           // The issue's sentence fits every face; here the command that acts on it is added.
           const saved = (raw as Workflow).nodes.find((n) => n.id === i.nodeId)?.packages.find((d) => d.specifier === i.specifier)?.resolvedPackVersion;
           const spec = i.specifier ? `${packOfSpecifier(i.specifier)}${saved ? `@${saved}` : ''}` : '';
-          const hint = i.code === 'unknown-specifier' && i.specifier ? ` (sandbox-packs install ${spec})` : '';
+          // A likely misspelling (a suggestion is offered) is never turned into an install command for the name as typed.
+          const hint = i.code === 'unknown-specifier' && i.specifier && i.suggestion === undefined ? ` (sandbox-packs install ${spec})` : '';
           io.out(`${i.severity === 'error' ? 'error  ' : 'warning'} ${i.nodeId}: ${i.message}${hint} [${i.code}]`);
         }
         io.out(`${(raw as Workflow).nodes.length} node(s): ${errors} error(s), ${issues.length - errors} warning(s).`);

@@ -1,5 +1,5 @@
-// Agent settings: the CodeAct session package allowlist (default: the modules of trusted packs
-// only, per the spec's trust model) with a preview of the package lines the prompt would
+// Agent settings: the CodeAct session package allowlist (default: the modules of packs trusted for
+// agents only, per the spec's trust model and shared/contract/pack-state.ts) with a preview of the package lines the prompt would
 // advertise, and the registry packs are installed from.
 
 import { useEffect, useId, useState, type FormEvent } from 'react';
@@ -49,7 +49,9 @@ export function AgentSettings() {
         <h2 id={`${id}-allow`}>Agent session allowlist (CodeAct)</h2>
         <p>
           An agent's code may import only the modules allowed here, and its prompt advertises only these.{' '}
-          {allow.isDefault ? 'You have not chosen: the default allows the modules of packs you trusted, and nothing else.' : 'This is your own list.'}
+          {allow.isDefault
+            ? 'You have not chosen: the default allows the modules of packs trusted for agents (see Packages), and nothing else.'
+            : 'This is your own list.'}
         </p>
         {ready.length === 0 ? (
           <p className="muted">No ready modules installed.</p>

@@ -24,10 +24,12 @@ describe('agent allowlist trust wording', () => {
   ];
 
   it('says a trusted pack whose setup failed failed, in the Package Manager chip words', () => {
-    expect(packTrustText(packs, 'failed')).toBe('setup failed · inactive');
-    expect(packTrustText(packs, 'ok')).toBe('trusted · active');
-    expect(packTrustText(packs, 'waiting')).toBe('needs trust · inactive');
-    expect(packTrustText(packs, 'plain')).toBe('sandbox-only · active');
+    expect(packTrustText(packs, 'failed')).toBe('offered to agents once active; setup failed · inactive');
+    expect(packTrustText(packs, 'ok')).toBe('offered to agents; trusted · active');
+    expect(packTrustText(packs, 'waiting')).toBe('not offered to agents; needs trust · inactive');
+    expect(packTrustText(packs, 'plain')).toBe('not offered to agents; sandbox-only · active');
+    expect(packTrustText([row('shipped', { installMode: 'sandbox-only', shipped: true })], 'shipped')).toBe('offered to agents; sandbox-only · active');
+    expect(packTrustText([row('revoked', { trusted: true, useDecision: 'untrusted' })], 'revoked')).toBe('not offered to agents; trusted · active');
     expect(packTrustText(packs, 'gone')).toBe('pack not installed');
   });
 });

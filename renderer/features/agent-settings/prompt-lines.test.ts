@@ -30,6 +30,20 @@ describe('agent allowlist', () => {
 
   it('defaults to the ready modules of trusted packs only', () => {
     expect(effectiveAllowlist([], packs, modules)).toEqual({ specifiers: ['t'], isDefault: true });
+    // Trust for use is the user's decision for any pack: shipped packs are trusted until revoked.
+    const shipped = { ...pack('u', false), shipped: true };
+    expect(effectiveAllowlist([], [pack('t', true), shipped], modules).specifiers).toEqual(['t', 'u']);
+    expect(
+      effectiveAllowlist(
+        [],
+        [
+          { ...pack('t', true), useDecision: 'untrusted' },
+          { ...shipped, useDecision: 'untrusted' },
+        ],
+        modules,
+      ).specifiers,
+    ).toEqual([]);
+    expect(effectiveAllowlist([], [pack('t', true), { ...pack('u', false), useDecision: 'trusted' }], modules).specifiers).toEqual(['t', 'u']);
     expect(effectiveAllowlist(['u'], packs, modules)).toEqual({ specifiers: ['u'], isDefault: false });
   });
 

@@ -66,7 +66,8 @@ export function RunOutput({ run, nodeId = 'node' }: { run: RunValue; nodeId?: st
             ? 'none'
             : receipt.calls.map((c, i) => (
                 <div key={i}>
-                  {c.kind} <code>{displayText(c.name)}</code> {c.ok ? 'ok' : `failed (${c.code ?? 'unknown'})`}
+                  {c.kind} <code>{displayText(c.name)}</code>{' '}
+                  {c.ok ? 'ok' : c.code === 'capability-denied' ? 'denied (see Denied)' : `failed (${c.code ?? 'unknown'})`}
                 </div>
               ))}
         </dd>

@@ -5,6 +5,7 @@
 
 import type { InstalledPack } from '../../../shared/contract/pack-schemas.ts';
 import { displayText } from '../../../shared/protocol/display-text.ts';
+import { SETUP_STATE_LABEL, setupState, type SetupState } from '../../../shared/contract/pack-state.ts';
 
 /** Shown at install time and in the Code node's package picker. */
 export const IMPORT_CONSENT = "Importing a module means trusting it with that node's sandbox capabilities: its network access, its workspace, its secrets.";
@@ -34,29 +35,16 @@ export const INSTALL_MODE_HELP: Record<InstalledPack['installMode'], string> = {
 };
 
 /**
- * The one trust state every view shows, derived from the ledger row alone so no view can disagree:
- * sandbox-only (nothing outside the sandbox to trust) → or needs-trust → trusted-and-built, or
- * trust-failed when consent was given but the setup scripts did not finish (or the artifact no
- * longer matched). "trusted" is never shown for a pack whose setup has not succeeded.
+ * The one setup state every view shows, derived in shared/contract/pack-state.ts from the
+ * packs.list row alone so no view (nor the CLI) can disagree. "trusted" is never shown for a pack
+ * whose setup has not succeeded.
  */
-export type TrustState = 'sandbox-only' | 'needs-trust' | 'trusted-and-built' | 'trust-failed';
-
-export function trustState(pack: Pick<InstalledPack, 'installMode' | 'trusted' | 'status'>): TrustState {
-  if (pack.installMode === 'sandbox-only') return 'sandbox-only';
-  if (pack.trusted && pack.status === 'active') return 'trusted-and-built';
-  if (pack.trusted) return 'trust-failed';
-  return 'needs-trust';
-}
-
-export const TRUST_STATE_LABEL: Record<TrustState, string> = {
-  'sandbox-only': 'sandbox-only · active',
-  'needs-trust': 'needs trust · inactive',
-  'trusted-and-built': 'trusted · active',
-  'trust-failed': 'setup failed · inactive',
-};
+export type TrustState = SetupState;
+export const trustState = setupState;
+export const TRUST_STATE_LABEL = SETUP_STATE_LABEL;
 
 export function trustStateLabel(pack: Pick<InstalledPack, 'installMode' | 'trusted' | 'status'>): string {
-  return TRUST_STATE_LABEL[trustState(pack)];
+  return SETUP_STATE_LABEL[setupState(pack)];
 }
 
 /** The consequence of trusting, first and in plain words (the way a browser's extension prompt says "It can:"). */
@@ -75,7 +63,7 @@ export function trustCanRunRegister(entry: string | undefined): string {
 }
 /** Trusting changes the agent's default allowlist (shared/contract/session-allowlist.ts): said, never done silently. */
 export const TRUST_CHANGES_ALLOWLIST =
-  "Be offered to the agent: the agent's default package allowlist is the modules of trusted packs, so trusting adds this pack's modules to it (unless you saved your own list under Agent & settings).";
+  "Be offered to the agent: the agent's default package allowlist is the modules of trusted packs, so trusting adds this pack's modules to it (unless you revoke its trust for agents in Packages, or saved your own list under Agent & settings).";
 /** Where the facts under the name come from. */
 export const PUBLISHER_CLAIMS_NOTE = 'Author and repository are what the package says about itself; the registry does not verify them.';
 

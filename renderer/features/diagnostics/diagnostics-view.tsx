@@ -1,5 +1,6 @@
 // Diagnostics: every discovered pack and module with its status, code and reason, every warning,
-// and the installer's view of each pack (ledger status, which reflects start-up reconcile).
+// and the installer's view of each pack (ledger status, which reflects start-up reconcile) in the
+// words of shared/contract/pack-state.ts, the same as the Packages cards and `sandbox-packs list`.
 
 import { useContractQuery } from '../../api/client-context.tsx';
 import { Chip } from '../../ui/chip.tsx';
@@ -7,6 +8,7 @@ import { FailureText } from '../../ui/failure-text.tsx';
 import { ModuleRows } from '../package-manager/module-rows.tsx';
 import type { ReconcileSummary } from '../../../shared/contract/schemas.ts';
 import { displayText } from '../../../shared/protocol/display-text.ts';
+import { stateWords } from '../../../shared/contract/pack-state.ts';
 
 export function DiagnosticsView() {
   const diagnostics = useContractQuery('catalog.diagnostics', {});
@@ -79,21 +81,26 @@ export function DiagnosticsView() {
                 <th scope="col">Version</th>
                 <th scope="col">Mode</th>
                 <th scope="col">Status</th>
+                <th scope="col">Agents</th>
                 <th scope="col">Source</th>
                 <th scope="col">Install scripts</th>
               </tr>
             </thead>
             <tbody>
-              {ledger.data.packs.map((p) => (
-                <tr key={p.name}>
-                  <td>{displayText(p.name)}</td>
-                  <td>{displayText(p.version)}</td>
-                  <td>{p.installMode}</td>
-                  <td>{p.status}</td>
-                  <td>{p.sourceLabel}</td>
-                  <td>{p.scripts.length}</td>
-                </tr>
-              ))}
+              {ledger.data.packs.map((p) => {
+                const words = stateWords(p);
+                return (
+                  <tr key={p.name} aria-label={`Installer row of ${p.name}`}>
+                    <td>{displayText(p.name)}</td>
+                    <td>{displayText(p.version)}</td>
+                    <td>{p.installMode}</td>
+                    <td>{words.setup}</td>
+                    <td>{words.use}</td>
+                    <td>{words.source}</td>
+                    <td>{p.scripts.length}</td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
         )}

@@ -3,6 +3,7 @@
 // from. Registry text is shown as plain text through displayText, never as HTML. Installing from
 // here goes through the same install call (and result) as the spec field. A pack the bundled index
 // knows to be useless here (its only module fails admission) says why instead of offering Install.
+// An installed pack says which version is installed and whether Updates offers the listed one.
 
 import { useDeferredValue, useId, useState } from 'react';
 import { useContractQuery } from '../../api/client-context.tsx';
@@ -11,8 +12,26 @@ import { Chip } from '../../ui/chip.tsx';
 import { FailureText } from '../../ui/failure-text.tsx';
 import { useUiStore } from '../../state/ui-store.ts';
 import { displayText } from '../../../shared/protocol/display-text.ts';
+import type { InstalledPack, UpdateCheck } from '../../../shared/contract/pack-schemas.ts';
+import { PROVENANCE_LABEL, provenance } from '../../../shared/contract/pack-state.ts';
 
 const SOURCE_LABEL = { index: 'bundled index', registry: 'registry' } as const;
+
+/**
+ * What is installed beside what the listing names, so a listed version is never mistaken for an
+ * update: the Updates tab's own answer for the pack decides whether one is offered.
+ */
+export function installedNote(pack: InstalledPack, listed: string, check: UpdateCheck | undefined): string {
+  const where = PROVENANCE_LABEL[provenance(pack)];
+  const head = `Installed: ${displayText(pack.version)} (${where}).`;
+  if (pack.version === listed) return head;
+  if (check?.state === 'update' && check.latest) return `${head} ${displayText(check.latest)} is offered under Updates.`;
+  if (check === undefined) return `${head} The listing names ${displayText(listed)}.`;
+  if (check.state === 'tarball')
+    return `${head} The listing names ${displayText(listed)}, but a pack installed from a tarball is not updated from the registry: Updates offers nothing for it.`;
+  if (check.state === 'unavailable') return `${head} The listing names ${displayText(listed)}; the registry could not be asked whether it has a newer version.`;
+  return `${head} The listing names ${displayText(listed)}, but the registry's latest version is ${displayText(check.latest ?? pack.version)}, which is installed.`;
+}
 
 export function AvailableList() {
   const [term, setTerm] = useState('');
@@ -22,7 +41,9 @@ export function AvailableList() {
   const install = useContractMutation('packs.install');
   const openDetails = useUiStore((s) => s.openDetails);
   const id = useId();
-  const have = new Set((installed.data?.packs ?? []).map((p) => p.name));
+  const checks = useContractQuery('packs.updates', {});
+  const have = new Map((installed.data?.packs ?? []).map((p) => [p.name, p]));
+  const checkOf = new Map((checks.data?.packs ?? []).map((c) => [c.name, c]));
   return (
     <div>
       <label htmlFor={id}>Search for packs</label>
@@ -73,6 +94,11 @@ export function AvailableList() {
             ) : (
               <p className="small">
                 Modules: {hit.sandboxModules.length ? hit.sandboxModules.map((s) => <code key={s}>{displayText(s)} </code>) : 'not listed by the registry'}
+              </p>
+            )}
+            {have.has(hit.name) && (
+              <p className="small" role="note" aria-label={`Installed version of ${hit.name}`}>
+                {installedNote(have.get(hit.name)!, hit.version, checkOf.get(hit.name))}
               </p>
             )}
             <div className="actions">

@@ -6,6 +6,7 @@ import { useEffect, useRef } from 'react';
 import { useContractQuery } from '../../api/client-context.tsx';
 import { FailureText } from '../../ui/failure-text.tsx';
 import { displayText } from '../../../shared/protocol/display-text.ts';
+import { USE_TRUST_ALLOWS } from '../../../shared/contract/pack-state.ts';
 import { PackCard } from './pack-card.tsx';
 import { useUninstallNotice } from './uninstall-notice.ts';
 
@@ -39,6 +40,9 @@ export function InstalledList() {
   return (
     <div className="cards">
       {confirmation}
+      <p className="muted small" role="note">
+        {USE_TRUST_ALLOWS}
+      </p>
       <FailureText error={summaries.error} />
       {packs.data.packs.map((pack) => (
         <PackCard key={pack.name} pack={pack} modules={modules.filter((m) => m.packName === pack.name)} update={byName.get(pack.name)} />

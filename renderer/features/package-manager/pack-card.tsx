@@ -1,8 +1,9 @@
-// One installed pack: version, its own description, ONE trust-state chip (sandbox-only, needs
-// trust, trusted, setup failed — derived in consent-text.ts from the shared packs.list row, so no
-// two views can disagree), the source, its modules with ready/skipped and reasons, a failed
-// setup's npm lines, and the actions that apply. Buttons name their pack, since a screen reader
-// lists many cards' buttons together. Update shows only when the registry has a newer version.
+// One installed pack: version, its own description, ONE setup-state chip (sandbox-only, needs
+// trust, trusted, setup failed) and ONE use-state chip (offered to agents or not), both derived in
+// shared/contract/pack-state.ts from the packs.list row so no two views can disagree; the source,
+// its modules with ready/skipped and reasons, a failed setup's npm lines, and the actions that
+// apply. Buttons name their pack, since a screen reader lists many cards' buttons together.
+// Update shows only when the registry has a newer version.
 
 import type { InstalledPack, UpdateCheck } from '../../../shared/contract/pack-schemas.ts';
 import type { ModuleSummary } from '../../../shared/contract/schemas.ts';
@@ -15,13 +16,17 @@ import { SEEDING_MODULES_TEXT, useSeedingStore } from '../first-run/seeding-stor
 import { UninstallAction } from './uninstall-action.tsx';
 import { TarballUpdateNote, UpdateAction } from './update-action.tsx';
 import { displayText } from '../../../shared/protocol/display-text.ts';
+import { PROVENANCE_LABEL, provenance, usableByDefault, useLabel, type Provenance } from '../../../shared/contract/pack-state.ts';
+import { UseTrustAction, UseTrustNote } from './use-trust-action.tsx';
 
 const STATE_TONE: Record<TrustState, Tone> = { 'sandbox-only': 'info', 'needs-trust': 'warn', 'trusted-and-built': 'good', 'trust-failed': 'bad' };
 
-/** Where the bytes came from, in the user's terms; our own shipped packs are not an unknown source. */
+const PROVENANCE_TONE: Record<Provenance, Tone> = { shipped: 'neutral', registry: 'neutral', unverified: 'warn' };
+
+/** Where the bytes came from, in pack-state.ts's words (the CLI and Diagnostics print the same). */
 export function sourceChip(pack: Pick<InstalledPack, 'sourceLabel' | 'shipped'>): { label: string; tone: Tone } {
-  if (pack.shipped) return { label: 'shipped with the app', tone: 'neutral' };
-  return pack.sourceLabel === 'registry' ? { label: 'registry', tone: 'neutral' } : { label: 'unverified source', tone: 'warn' };
+  const where = provenance(pack);
+  return { label: PROVENANCE_LABEL[where], tone: PROVENANCE_TONE[where] };
 }
 
 export function PackCard({ pack, modules, update }: { pack: InstalledPack; modules: readonly ModuleSummary[]; update?: UpdateCheck | undefined }) {
@@ -46,6 +51,7 @@ export function PackCard({ pack, modules, update }: { pack: InstalledPack; modul
             {trustStateLabel(pack)}
           </Chip>
           <Chip tone={source.tone}>{source.label}</Chip>
+          <Chip tone={usableByDefault(pack) ? 'good' : 'neutral'}>{useLabel(pack)}</Chip>
           {update?.state === 'update' && update.latest && <Chip tone="info">{`${displayText(update.latest)} available`}</Chip>}
         </div>
       </header>
@@ -54,6 +60,7 @@ export function PackCard({ pack, modules, update }: { pack: InstalledPack; modul
         <p className="pack-description">{displayText(pack.description ?? INSTALL_MODE_HELP[pack.installMode])}</p>
       )}
       {pack.installMode !== 'sandbox-only' && <p className="muted small">{INSTALL_MODE_HELP[pack.installMode]}</p>}
+      <UseTrustNote pack={pack} />
       {state === 'trust-failed' && <SetupFailure pack={pack} />}
       <ModuleRows
         modules={modules}
@@ -73,6 +80,7 @@ export function PackCard({ pack, modules, update }: { pack: InstalledPack; modul
         </button>
         {/* Mounted for every pack, so an open dialog survives the pack changing under it (and says so). */}
         <TrustAction pack={pack} />
+        <UseTrustAction pack={pack} />
         <UpdateAction pack={pack} check={update} />
         {update?.state === 'tarball' && <TarballUpdateNote pack={pack} />}
         <UninstallAction

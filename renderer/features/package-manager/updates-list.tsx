@@ -1,12 +1,14 @@
 // The Updates tab: each installed pack against the latest version on the configured registry
 // (packs.updates reads the registry's metadata; nothing is installed). Update is offered only
 // where there is one; a pack from a tarball is offered "install a newer tarball" instead, and a
-// registry that could not be asked says so for that pack.
+// registry that could not be asked says so for that pack, and above the list (never "no newer
+// version" when nothing could be checked), with a Check again button.
 
 import { useContractQuery } from '../../api/client-context.tsx';
 import { FailureText } from '../../ui/failure-text.tsx';
 import { TarballUpdateNote, UpdateAction } from './update-action.tsx';
 import { displayText } from '../../../shared/protocol/display-text.ts';
+import { updatesSummary } from './updates-summary.ts';
 
 /** How many installed packs have a newer version on the registry (for the tab's label). */
 export function useUpdateCount(): number | undefined {
@@ -21,15 +23,17 @@ export function UpdatesList() {
   if (packs.isError) return <FailureText error={packs.error} />;
   if (checks.isError) return <FailureText error={checks.error} prefix="The registry could not be checked:" />;
   const byName = new Map(checks.data.packs.map((c) => [c.name, c]));
-  const withUpdate = checks.data.packs.filter((c) => c.state === 'update').length;
+  const summary = updatesSummary(checks.data.packs);
   return (
     <div>
-      <p className="muted">
-        Checked against {displayText(checks.data.registry)}:{' '}
-        {withUpdate === 0
-          ? 'no installed pack has a newer version.'
-          : `${withUpdate} installed ${withUpdate === 1 ? 'pack has' : 'packs have'} a newer version.`}
+      <p className={summary.checked ? 'muted' : 'failure'} role={summary.checked ? undefined : 'alert'}>
+        {summary.checked ? 'Checked against' : 'Could not check'} {displayText(checks.data.registry)}: {summary.text}
       </p>
+      {!summary.checked && (
+        <button type="button" disabled={checks.isFetching} onClick={() => void checks.refetch()}>
+          {checks.isFetching ? 'Checking again…' : 'Check again'}
+        </button>
+      )}
       <ul className="hits">
         {packs.data.packs.map((pack) => {
           const check = byName.get(pack.name);

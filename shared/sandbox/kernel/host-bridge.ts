@@ -311,7 +311,15 @@ export function installHostBridge(ctx: QuickJSContext, withWasm: boolean): HostB
         state.calls.push({ kind: 'capability', name, ok: false, code: 'capability-denied' });
         return Promise.resolve({ ok: false, code: 'capability-denied', message: reason });
       }
-      return record(state, 'capability', name, run.hostCall('capability', name, args));
+      // The host may still refuse a granted call (a fetch host off the node's list, a path outside
+      // its workspace): that refusal is a denial too, so the receipt never lists it under Calls
+      // alone. The caller is found now, while its stack is live (a capability call is I/O anyway).
+      const from = callerOf(callerFile(), graph);
+      return record(state, 'capability', name, run.hostCall('capability', name, args)).then((result) => {
+        if (!result.ok && result.code === 'capability-denied')
+          state.deny({ kind: 'capability', request: name, from, code: result.code, reason: result.message });
+        return result;
+      });
     }
     if (kind === 'wasm') {
       const [moduleId, exportName, wasmArgs] = args;
