@@ -17,6 +17,7 @@ const STOP: Record<string, readonly string[]> = {
   uninstall: [],
   update: [],
   trust: [],
+  untrust: [],
   rebuild: [],
   list: ['extra'],
   search: ['--registry', 'ftp://nowhere/'],
