@@ -178,7 +178,8 @@ test.describe('the Code node editor', () => {
     await editor().fill('');
     await page.keyboard.type('import {  } from "@acme/geo/si');
     const popup = page.locator('.cm-tooltip-autocomplete');
-    const option = popup.getByRole('option').filter({ hasText: '@acme/geo/simplify-wasm' });
+    // The specifier's own option (its label), not an export whose detail names the module.
+    const option = popup.getByRole('option').filter({ has: page.locator('.cm-completionLabel', { hasText: '@acme/geo/simplify-wasm' }) });
     await option.waitFor();
     expect(await option.textContent()).toContain('not declared: choosing it adds it to this node');
     await snap(page, 'code-node-03-complete-specifier');

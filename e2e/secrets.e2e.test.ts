@@ -97,10 +97,10 @@ test('a node granted the secret runs in the app with its value, resolved by main
 
   // The window's own runner has no secret to lend: it says so instead of answering differently.
   await page.getByRole('button', { name: 'Run in this window (node-1)' }).click();
-  await page
-    .getByRole('region', { name: 'In this window: node-1' })
-    .getByText('getSecret is not available when the code runs in this window', { exact: false })
-    .waitFor({ timeout: 60_000 });
+  // The failure itself, and the receipt's Denied entry naming the same refusal.
+  const inWindow = page.getByRole('region', { name: 'In this window: node-1' });
+  await inWindow.locator('pre', { hasText: 'getSecret is not available when the code runs in this window' }).waitFor({ timeout: 60_000 });
+  await inWindow.locator('.warn-text', { hasText: 'getSecret is not available when the code runs in this window' }).waitFor();
 });
 
 test('a node granted the workspace writes into the workflow’s default folder', async () => {

@@ -10,7 +10,6 @@ import { mkdir, realpath } from 'node:fs/promises';
 import { createDispatcher, type Dispatcher, type DispatcherOptions, type Handlers } from '../../shared/contract/dispatcher.ts';
 import { createEventHub, type EventHub } from '../../shared/contract/events.ts';
 import type { ReconcileSummary } from '../../shared/contract/schemas.ts';
-import { trustForUse } from '../../shared/contract/pack-state.ts';
 import { fail, ok, type Failure, type Result } from '../../shared/protocol/result.ts';
 import { WorkflowSchema } from '../../shared/protocol/workflow.ts';
 import type { DiscoveryCatalog } from '../catalog/catalog.ts';
@@ -19,7 +18,7 @@ import { openRootCatalog } from '../validation/root-catalog.ts';
 import { catalogHandlers } from './catalog-handlers.ts';
 import { codeHandlers } from './code-handlers.ts';
 import { createCodeRunner, type CodeRunnerOptions } from './code-runner.ts';
-import { isShipped, packHandlers, packView } from './pack-handlers.ts';
+import { packHandlers, trustedForUse } from './pack-handlers.ts';
 import { createRedactor } from './redact.ts';
 import { settingsHandlers } from './settings-handlers.ts';
 import { createSettingsStore } from './settings-store.ts';
@@ -134,7 +133,7 @@ export async function composeServices(options: ComposeOptions): Promise<Result<C
   const isTrusted = async (packName: string): Promise<boolean> => {
     const read = await installer.list();
     const record = read.ok ? read.value.packs.find((pack) => pack.name === packName) : undefined;
-    return record !== undefined && trustForUse({ ...packView(record), ...(isShipped(record) ? { shipped: true } : {}) }) === 'trusted';
+    return record !== undefined && trustedForUse(record);
   };
   // Sandbox and WASM worker pools start on the first run, not on open.
   const runner = createCodeRunner(view, options.runner);

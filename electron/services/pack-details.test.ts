@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { PackRecord } from '../../shared/protocol/ledger.ts';
 import { openCatalog } from '../catalog/catalog.ts';
 import { packDetails } from './pack-details.ts';
+import { trustedForUse } from './pack-handlers.ts';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/registry-packs/', import.meta.url));
 const dirs: string[] = [];
@@ -55,7 +56,12 @@ describe('packs.details', () => {
     const dir = await root();
     const catalog = await openCatalog({ root: dir, onlyPacks: new Set(['@sp-fixture/shrinking']) });
     if (!catalog.ok) throw new Error(catalog.message);
-    const details = await packDetails(dir, catalog.value, record('@sp-fixture/documented-hybrid', 'hybrid', 'needs-trust'));
+    const details = await packDetails(
+      dir,
+      catalog.value,
+      record('@sp-fixture/documented-hybrid', 'hybrid', 'needs-trust'),
+      trustedForUse(record('@sp-fixture/documented-hybrid', 'hybrid', 'needs-trust')),
+    );
     expect(details.from).toBe('files');
     expect(details.modules.map((m) => [m.specifier, m.status, m.exports])).toEqual([
       ['@sp-fixture/documented-hybrid', 'ready', ['greet', 'greeting']],
@@ -71,7 +77,12 @@ describe('packs.details', () => {
     const dir = await root();
     const catalog = await openCatalog({ root: dir, onlyPacks: new Set() });
     if (!catalog.ok) throw new Error(catalog.message);
-    const details = await packDetails(dir, catalog.value, record('@sp-fixture/host-only', 'register', 'needs-trust'));
+    const details = await packDetails(
+      dir,
+      catalog.value,
+      record('@sp-fixture/host-only', 'register', 'needs-trust'),
+      trustedForUse(record('@sp-fixture/host-only', 'register', 'needs-trust')),
+    );
     expect(details).toMatchObject({ from: 'files', modules: [], skill: { skillName: 'host-only', markdown: '\nBody.\n' } });
   });
 
@@ -79,7 +90,12 @@ describe('packs.details', () => {
     const dir = await root();
     const catalog = await openCatalog({ root: dir, onlyPacks: new Set(['@sp-fixture/shrinking']) });
     if (!catalog.ok) throw new Error(catalog.message);
-    const details = await packDetails(dir, catalog.value, record('@sp-fixture/shrinking', 'sandbox-only', 'active'));
+    const details = await packDetails(
+      dir,
+      catalog.value,
+      record('@sp-fixture/shrinking', 'sandbox-only', 'active'),
+      trustedForUse(record('@sp-fixture/shrinking', 'sandbox-only', 'active')),
+    );
     expect(details.from).toBe('catalog');
     expect(details.modules.map((m) => m.specifier)).toEqual(['@sp-fixture/shrinking', '@sp-fixture/shrinking/extra']);
     expect(details.skill).toBeUndefined();

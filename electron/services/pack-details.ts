@@ -10,11 +10,11 @@ import type { PackDetails } from '../../shared/contract/details-schemas.ts';
 import type { ModuleSummary } from '../../shared/contract/schemas.ts';
 import { checkSkill } from '../../shared/packs/skill.ts';
 import { LIMITS } from '../../shared/protocol/limits.ts';
-import { trustCovers, type PackRecord } from '../../shared/protocol/ledger.ts';
+import type { PackRecord } from '../../shared/protocol/ledger.ts';
 import type { DiscoveryCatalog } from '../catalog/catalog.ts';
 import { isInside, packReadPowers } from '../catalog/pack-files.ts';
 
-async function readSkill(root: string, record: PackRecord): Promise<Pick<PackDetails, 'skill' | 'skillProblem'>> {
+async function readSkill(root: string, record: PackRecord, trusted: boolean): Promise<Pick<PackDetails, 'skill' | 'skillProblem'>> {
   let packReal: string;
   try {
     const modulesReal = await realpath(path.join(root, 'node_modules'));
@@ -30,7 +30,7 @@ async function readSkill(root: string, record: PackRecord): Promise<Pick<PackDet
     skill: {
       packName: record.name,
       packVersion: record.version,
-      trusted: trustCovers(record),
+      trusted,
       skillName: checked.skill.frontmatter.name,
       description: checked.skill.frontmatter.description,
       markdown: checked.skill.body,
@@ -38,8 +38,9 @@ async function readSkill(root: string, record: PackRecord): Promise<Pick<PackDet
   };
 }
 
-export async function packDetails(root: string, catalog: DiscoveryCatalog, record: PackRecord): Promise<PackDetails> {
-  const skill = await readSkill(root, record);
+/** `trusted`: the pack's use state (pack-handlers.ts trustedForUse), which frames its SKILL.md. */
+export async function packDetails(root: string, catalog: DiscoveryCatalog, record: PackRecord, trusted: boolean): Promise<PackDetails> {
+  const skill = await readSkill(root, record, trusted);
   const base = { name: record.name, version: record.version, ...skill };
   const served = record.status === 'active' ? catalog.diagnostics().find((row) => row.name === record.name) : undefined;
   if (served) {

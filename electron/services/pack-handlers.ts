@@ -19,6 +19,7 @@ import { readInstalledPackageJson } from '../install/inspect.ts';
 import { compareVersions, fetchPackument, manifestSurface, removedSurface } from '../install/registry-metadata.ts';
 import { assetPath, SHIPPED_PACKS, type AssetId } from '../platform/assets.ts';
 import { packDetails } from './pack-details.ts';
+import { trustForUse } from '../../shared/contract/pack-state.ts';
 import { versionCapability } from '../install/update-capability.ts';
 import type { UpdateCheck } from '../../shared/contract/pack-schemas.ts';
 import path from 'node:path';
@@ -62,6 +63,11 @@ export function packView(record: PackRecord): InstalledPack {
     ...(record.useDecision ? { useDecision: record.useDecision.trusted ? 'trusted' : 'untrusted' } : {}),
     ...(record.setupFailure ? { setupFailure: { code: record.setupFailure.code, message: record.setupFailure.message } } : {}),
   };
+}
+
+/** Whether the user trusts the pack for agents and its SKILL.md as documentation (pack-state.ts's one rule). */
+export function trustedForUse(record: PackRecord): boolean {
+  return trustForUse({ ...packView(record), ...(isShipped(record) ? { shipped: true } : {}) }) === 'trusted';
 }
 
 /** Seeded from the app's own tarball of that name (not merely a tarball that claims the name). */
@@ -202,7 +208,7 @@ export function packHandlers(deps: PackHandlerDeps): {
       const listed = await (await installer()).list();
       if (!listed.ok) return listed;
       const found = listed.value.packs.find((pack) => pack.name === name);
-      return found ? ok(await packDetails(root, catalog, found)) : fail('not-installed', `No pack named ${name} is installed.`);
+      return found ? ok(await packDetails(root, catalog, found, trustedForUse(found))) : fail('not-installed', `No pack named ${name} is installed.`);
     },
     'packs.search': async ({ term }) =>
       search({ term, registry: (await deps.registry()) ?? DEFAULT_REGISTRY, ...(deps.registryIndex ? { index: deps.registryIndex } : {}) }),
