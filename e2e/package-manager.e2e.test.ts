@@ -233,7 +233,8 @@ test.describe('the Package Manager and Code node in Chromium', () => {
     const dialog = page.getByRole('dialog', { name: `Update ${EVOLVING} to 2.0.0?` });
     await dialog.getByLabel('Target version or tag (empty: latest)').fill('2.0.0');
     expect(await dialog.textContent()).toContain('Version: 1.0.0 → 2.0.0');
-    expect(await dialog.textContent()).toContain(`No saved workflow declares ${EVOLVING}.`);
+    // The saved workflows are looked up after the dialog opens: wait for the answer, not the first paint.
+    await dialog.getByText(`No saved workflow declares ${EVOLVING}.`).first().waitFor();
     // 2.0.0 adds host code (issue 29): the dialog says so, and the action says it goes ahead regardless.
     await dialog.getByRole('group', { name: 'What the update changes outside the sandbox' }).waitFor();
     await dialog.getByRole('button', { name: 'Update anyway', exact: true }).click();
