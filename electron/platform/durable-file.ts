@@ -61,11 +61,15 @@ export interface DurableWriteOptions {
    * damaged file never replaces the good backup it would be restored from.
    */
   readonly backup?: (currentText: string) => boolean;
+  /** The file's mode, set on the temp file before any text is in it (0o600: owner-only, as secrets need). */
+  readonly mode?: number;
 }
 
-async function writeTemp(temp: string, text: string): Promise<void> {
-  const handle = await open(temp, 'wx');
+async function writeTemp(temp: string, text: string, mode?: number): Promise<void> {
+  const handle = await open(temp, 'wx', mode);
   try {
+    // The umask may narrow the mode open() was given; set it exactly before the text goes in.
+    if (mode !== undefined) await handle.chmod(mode);
     await handle.writeFile(text);
     await handle.sync();
   } finally {
@@ -103,7 +107,7 @@ export async function writeFileDurably(file: string, text: string, options: Dura
   const temp = tempNameFor(file);
   const backupTemp = tempNameFor(`${file}${BACKUP_SUFFIX}`);
   try {
-    await writeTemp(temp, text);
+    await writeTemp(temp, text, options.mode);
     if (options.backup) {
       let current: string | undefined;
       try {

@@ -6,14 +6,13 @@
 // through `list()`; a damaged file is reported with a sentence and never overwritten, so nothing
 // the user stored is lost by a later save.
 
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { chmod, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { formatIssues } from '../../shared/protocol/parse.ts';
 import { fail, ok, type Result } from '../../shared/protocol/result.ts';
 import { SecretNameSchema } from '../../shared/contract/secret-schemas.ts';
-import { isDiskFull } from '../platform/durable-file.ts';
+import { isDiskFull, writeFileDurably } from '../platform/durable-file.ts';
 
 export const SECRETS_DIR = 'secrets';
 
@@ -150,26 +149,9 @@ export function createFileSecretStore(dataDir: string, sealer: SecretSealer = PL
   };
 }
 
-/**
- * Write `text` to `file` so that only its owner can read it: the folder is made 0700, the text
- * goes to a temp file created 0600, is flushed, and is renamed over the file (atomic in one folder).
- */
+/** Only its owner may read the file: the folder is 0700 (set even when it existed), the file 0600, written durably. */
 async function writeOwnerOnly(dir: string, file: string, text: string): Promise<void> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  // mkdir's mode is ignored for a folder that already exists (and is masked by the umask): set it.
   await chmod(dir, 0o700);
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    const handle = await open(temp, 'wx', 0o600);
-    try {
-      await handle.chmod(0o600);
-      await handle.writeFile(text);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, file);
-  } finally {
-    await rm(temp, { force: true });
-  }
+  await writeFileDurably(file, text, { mode: 0o600 });
 }
