@@ -116,4 +116,21 @@ describe('code.run nodeGrants', () => {
     expect(await readFile(path.join(data, 'workspaces', 'After', 'a.txt'), 'utf8')).toBe('x');
     expect(await call('workspaces.get', { workflow: 'After' })).toMatchObject({ ok: true, value: { isDefault: true, exists: true } });
   });
+
+  it('a run after a granted one sees neither the secret nor anything that run left behind', async () => {
+    const { services } = await app();
+    const call = (method: string, request: unknown) => services.dispatcher.handle(method, request, { face: 'http' });
+    await call('secrets.set', { name: 'API_TOKEN', value: 'abcdef' });
+    const leak = 'const v = await getSecret("API_TOKEN"); globalThis.leaked = v; Object.prototype.leaked = v; return v.length;';
+    expect(await call('code.run', { code: leak, packages: [], nodeGrants: { secrets: ['API_TOKEN'] } })).toMatchObject({
+      ok: true,
+      value: { result: { ok: true, value: 6 } },
+    });
+    for (let i = 0; i < 4; i++) {
+      const after = await call('code.run', { code: 'return [typeof globalThis.leaked, typeof ({}).leaked];', packages: [] });
+      expect(after).toMatchObject({ ok: true, value: { result: { ok: true, value: ['undefined', 'undefined'] } } });
+    }
+    const asked = await call('code.run', { code: 'return await getSecret("API_TOKEN");', packages: [] });
+    expect(asked).toMatchObject({ ok: true, value: { result: { ok: false, code: 'capability-denied' } } });
+  });
 });
