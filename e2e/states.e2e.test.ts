@@ -100,6 +100,8 @@ test.describe('one state, the same words on every screen and in the CLI (issue 2
 
     await screen('Diagnostics');
     const row = page.getByRole('row', { name: `Installer row of ${YAML.name}` });
+    // The installer table fills in after the screen opens: wait for the row before reading its cells.
+    await row.waitFor();
     expect((await row.locator('td').allTextContents()).slice(3, 6)).toEqual([words.setup, words.use, words.source]);
     expect(await page.getByText('unverified source', { exact: true }).count()).toBe(0);
     await snap(page, '29-14-diagnostics');
@@ -118,6 +120,7 @@ test.describe('one state, the same words on every screen and in the CLI (issue 2
     await screen('Diagnostics');
     const row = page.getByRole('row', { name: `Installer row of ${REGISTER}` });
     const words = { setup: 'trusted · active', use: 'no modules for agents', source: 'registry' };
+    await row.waitFor();
     expect((await row.locator('td').allTextContents()).slice(3, 6)).toEqual([words.setup, words.use, words.source]);
     expect(await page.getByRole('article', { name: `Diagnostics of ${REGISTER}` }).count()).toBe(0);
     expect(await page.getByText('declares no nodetool.sandboxModules').count()).toBe(0);
