@@ -5,7 +5,6 @@
 
 import { expect, test } from '@playwright/test';
 import path from 'node:path';
-import { build } from 'vite';
 import type { Page } from 'playwright-core';
 import { tempDir, type TempDir } from '../electron/testing/test-support.ts';
 import { loadFixtureDir } from '../electron/testing/fixture-dir.ts';
@@ -25,7 +24,6 @@ test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(300_000);
-  await build({ configFile: path.join(REPO_ROOT, 'renderer/runner/parity/vite.config.ts'), logLevel: 'warn' });
   data = await tempDir('endings-data');
   app = await startAppSession(browser, data.path, path.join(REPO_ROOT, 'out/parity'), fixtureDelivery(loadFixtureDir()).catalog);
   ({ page, problems } = await app.openParity());

@@ -6,7 +6,6 @@
 
 import { expect, test } from '@playwright/test';
 import path from 'node:path';
-import { build } from 'vite';
 import type { Page } from 'playwright-core';
 import type { RequestOf, ValueOf } from '../shared/contract/methods.ts';
 import type { Result } from '../shared/protocol/result.ts';
@@ -27,7 +26,6 @@ test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(300_000);
-  await build({ configFile: path.join(REPO_ROOT, 'renderer/runner/parity/vite.config.ts'), logLevel: 'warn' });
   data = await fixtureDataDir(GEO);
   app = await startAppSession(browser, data.path, path.join(REPO_ROOT, 'out/parity'));
   ({ page, problems } = await app.openParity());

@@ -7,7 +7,6 @@
 
 import { expect, test } from '@playwright/test';
 import path from 'node:path';
-import { build } from 'vite';
 import type { Browser, Page } from 'playwright-core';
 import { createAppServices, type AppServices } from '../electron/services/app-services.ts';
 import { startWebHost, type WebHost } from '../electron/server/web-host.ts';
@@ -73,7 +72,6 @@ test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async ({ browser: sharedBrowser }) => {
   test.setTimeout(300_000);
-  await build({ configFile: path.join(REPO_ROOT, 'renderer/runner/parity/vite.config.ts'), logLevel: 'warn' });
   data = await tempDir('parity-data');
   const created = await createAppServices({ dataDir: data.path });
   if (!created.ok) throw new Error(created.message);

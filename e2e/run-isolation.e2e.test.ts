@@ -8,7 +8,6 @@
 
 import { expect, test } from '@playwright/test';
 import path from 'node:path';
-import { build } from 'vite';
 import type { Page } from 'playwright-core';
 import { tempDir, type TempDir } from '../electron/testing/test-support.ts';
 import type { RunResult } from '../shared/protocol/run.ts';
@@ -66,7 +65,6 @@ test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(300_000);
-  await build({ configFile: path.join(REPO_ROOT, 'renderer/runner/parity/vite.config.ts'), logLevel: 'warn' });
   data = await tempDir('run-isolation-data');
   app = await startAppSession(browser, data.path, PARITY_BUILD, delivery.catalog);
   ({ page, problems } = await app.openParity());
