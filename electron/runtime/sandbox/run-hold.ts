@@ -75,6 +75,17 @@ function ring(view: Int32Array): void {
   Atomics.notify(view, MAIL);
 }
 
+/**
+ * The worker's side of waiting for the pool's ring outside a poll: blocks at most `ms` until the
+ * pool rings (or has rung since `take` last ran), then calls `take`, which reads the mail.
+ */
+export function waitForRing(view: Int32Array, ms: number, take: () => void): void {
+  const seen = Atomics.load(view, MAIL);
+  take();
+  Atomics.wait(view, MAIL, seen, ms);
+  take();
+}
+
 /** The pool's side of one worker's buffer. */
 export function holdSwitch(view: Int32Array): RunHoldSwitch {
   return {

@@ -37,12 +37,15 @@ describe('SandboxPool under hostile load', () => {
     expect(hostile.filter((h) => h.answered)).toEqual([]);
     // The loops hold both workers; the short runs ran nested in them.
     expect(pool.started).toBe(startedBefore);
-    // A run with a host call cannot run nested: a worker starts for it.
+    // A run with a host call runs nested too: its call is answered there, and no worker starts for it.
     const secret = await pool.run(
       { ...request('return (await getSecret("K")).length;'), grants: { ...NO_GRANTS, secrets: ['K'] } },
       { capability: async () => ({ ok: true, value: 'value' }) },
     );
     expect(secret).toMatchObject({ ok: true, value: 5 });
+    expect(pool.started).toBe(startedBefore);
+    // A run that computes past the nested budget cannot run nested: a worker starts for it, within the cap.
+    expect(await pool.run(request(count(3_000_000)))).toMatchObject({ ok: true, value: 3_000_000 });
     expect(hostile.filter((h) => h.answered)).toEqual([]);
     expect(pool.workerCount).toBeGreaterThan(2);
     expect(pool.workerCount).toBeLessThanOrEqual(5);

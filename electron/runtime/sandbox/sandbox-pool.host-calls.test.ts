@@ -224,3 +224,30 @@ describe('SandboxPool: module sources a worker no longer keeps', () => {
     expect(pool.started).toBe(1);
   }, 120_000);
 });
+
+describe('SandboxPool: runs that await WASM, nested in a long run (issue 30)', () => {
+  // One worker, and no other may start: whatever answers while its run spins ran nested in it.
+  const pool = new SandboxPool({ size: 1, maxWorkers: 1 });
+  afterAll(() => pool.close());
+
+  it('answers runs awaiting a WASM export inside the only worker’s spinning run, with the answers and receipts they get alone', async () => {
+    const counted = resolve('@t/count');
+    const plan = await buildWasmPlan(counted, compiled);
+    const request = toKernelRequest({ code: 'import { count } from "@t/count";\nreturn [await count(1000), await count(7)];', resolution: counted });
+    // Alone first: the worker starts its lanes and keeps the set's image.
+    const alone = await pool.run(request, { wasm: { plan } });
+    expect(alone).toMatchObject({ ok: true, value: [1000, 7] });
+    const started = pool.started;
+    const loop = startRun(pool, plain('while (true) {}', 4000));
+    // Once a short run answers, the loop polls and takes nested runs.
+    expect(await pool.run(plain('"polling"'))).toMatchObject({ ok: true, value: 'polling' });
+    const runs = await Promise.all(Array.from({ length: 6 }, () => pool.run(request, { wasm: { plan } })));
+    expect(loop.answered).toBe(false);
+    for (const run of runs) {
+      expect(run).toMatchObject({ ok: true, value: [1000, 7] });
+      expect(run.receipt.calls).toEqual(alone.receipt.calls);
+    }
+    expect(pool.started).toBe(started);
+    expect(outcome(await loop.result)).toMatch(/^timeout/);
+  });
+});

@@ -1,10 +1,9 @@
 // Short runs nested in a long one (issue 17), with real worker threads and real guests, on a pool
 // of one worker that may not add any: whatever answers while that worker's run spins was run
 // nested inside it, at its interrupt polls. Nested runs answer as they would alone, see nothing
-// of the long run or of each other, and the long run still ends as it would alone. A nested try
-// that needs a host call, or runs past the nested budget, is given back with nothing of it sent
-// anywhere (the host is asked once, by the run made as usual afterwards). Order and completion
-// are asserted, never durations.
+// of the long run or of each other, and the long run still ends as it would alone. A nested run's
+// capability call is answered there (the host asked once); a try that runs past the nested budget
+// is given back with nothing of it sent anywhere. Order and completion are asserted, never durations.
 
 import { afterAll, describe, expect, it } from 'vitest';
 import { NO_GRANTS, type KernelRunRequest, type RunResult } from '../../../shared/protocol/run.ts';
@@ -44,13 +43,12 @@ describe('SandboxPool nesting short runs in a long one', () => {
     expect(outcome(await loop.result)).toBe('cancelled');
   });
 
-  it('gives back a nested run that makes a host call: the host is asked once, by the run made as usual after the long one', async () => {
+  it("answers a nested run's capability call inside the long run: the host is asked once, the run answers before the long one ends", async () => {
     const loop = startRun(pool, request('while (true) {}', 1500));
     // A short run first: once it answers, the loop is polling and takes nested runs.
     expect(await pool.run(request('"nested"'))).toMatchObject({ ok: true, value: 'nested' });
     const asked: string[] = [];
-    const secret = startRun(
-      pool,
+    const secret = await pool.run(
       { ...request('const value = await getSecret("TOKEN");\nreturn value.length;'), grants: { ...NO_GRANTS, secrets: ['TOKEN'] } },
       {
         capability: async (name, args) => {
@@ -59,15 +57,29 @@ describe('SandboxPool nesting short runs in a long one', () => {
         },
       },
     );
-    const after = await pool.run(request('"still nested"'));
-    expect(after).toMatchObject({ ok: true, value: 'still nested' });
+    if (!secret.ok) console.log('SECRET', JSON.stringify(secret));
+    expect(secret).toMatchObject({ ok: true, value: 10 });
+    expect(secret.receipt.calls).toEqual([{ kind: 'capability', name: 'getSecret', ok: true }]);
+    expect(asked).toEqual(['getSecret(["TOKEN"])']);
     expect(loop.answered).toBe(false);
-    expect(secret.answered).toBe(false);
-    expect(asked).toEqual([]);
-    expect(await secret.result).toMatchObject({ ok: true, value: 10 });
-    expect(loop.answered).toBe(true);
-    expect(asked).toHaveLength(1);
+    // A denied call is answered nested as well, with the same denial as alone.
+    const denied = await pool.run(request('try { await getSecret("OTHER"); } catch (e) { return e.code; }'));
+    expect(denied).toMatchObject({ ok: true, value: 'capability-denied' });
+    expect(loop.answered).toBe(false);
     expect(outcome(await loop.result)).toBe('timeout');
+  });
+
+  it('runs a nested run that spins after its capability call to its own time limit, as alone; the long run still ends as alone', async () => {
+    const loop = startRun(pool, request('while (true) {}', 1500));
+    expect(await pool.run(request('"nested"'))).toMatchObject({ ok: true, value: 'nested' });
+    const ports = { capability: async () => ({ ok: true as const, value: 'v' }) };
+    const spinAfter = { ...request('await getSecret("TOKEN");\nwhile (true) {}', 300), grants: { ...NO_GRANTS, secrets: ['TOKEN'] } };
+    const nested = await pool.run(spinAfter, ports);
+    expect(nested).toMatchObject({ ok: false, code: 'timeout', message: 'The code ran longer than its 300 ms time limit and was stopped.' });
+    expect(loop.answered).toBe(false);
+    expect(await loop.result).toMatchObject({ ok: false, code: 'timeout', message: 'The code ran longer than its 1500 ms time limit and was stopped.' });
+    const alone = await pool.run(spinAfter, ports);
+    expect(alone).toMatchObject({ ok: false, code: 'timeout', message: nested.ok ? '' : nested.message });
   });
 
   it('gives back a nested run that runs past the nested budget: it runs as usual to the same end, and short runs still pass', async () => {

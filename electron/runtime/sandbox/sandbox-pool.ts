@@ -24,8 +24,8 @@ import { createHoldBuffer, createPressureBuffer, holdSwitch, pressureSwitch } fr
 /**
  * The most sandbox workers the app's pool runs at once (its `maxWorkers`): the two it keeps and
  * up to six more for long runs. Short runs need none of the extra ones (they run nested in the
- * long runs' workers, fair-scheduler.ts); they serve runs that cannot run nested (a host call,
- * WASM) while long runs hold the others. More cost the short runs: in bench load (12 hostile runs
+ * long runs' workers, fair-scheduler.ts, WASM and host calls included); they serve runs that
+ * cannot run nested (they compute past the nested budget) while long runs hold the others. More cost the short runs: in bench load (12 hostile runs
  * among 90 ordinary ones over HTTP, 2 cores), rounds that started with 11 workers left by the
  * round before had an ordinary median of 94–122 ms under a cap of 16, 81–84 ms under 8 (65–69 ms
  * under 4, which leaves two for such runs), as every thread's wake-ups and cold memory compete
@@ -111,13 +111,15 @@ export class SandboxPool {
       // A held worker runs short runs nested at its long run's polls (see fair-scheduler.ts).
       ...(hold
         ? {
-            nestedRunMessage: (runId: number, request: KernelRunRequest, sources: RunSources | undefined): ToWorker => ({
+            nestedRunMessage: (runId: number, request: KernelRunRequest, sources: RunSources | undefined, ports: SandboxHostPorts): ToWorker => ({
               type: 'run',
               runId,
               request,
               nested: true,
+              ...(ports.wasm ? { wasm: ports.wasm.plan } : {}),
               ...(sources ? { sources } : {}),
             }),
+            nestsWasm: true,
           }
         : {}),
       runMessage: (runId, request, ports, sources): ToWorker => ({

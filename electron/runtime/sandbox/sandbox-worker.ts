@@ -16,7 +16,7 @@ import { parseToWorker, SandboxWorkerDataSchema, type ToWorker } from './message
 type RunMessage = Extract<ToWorker, { type: 'run' }>;
 import { WasmLanes } from '../wasm/wasm-plan.ts';
 import { compileEngineWasm } from './engine-wasm.ts';
-import { runClock, type RunClockOptions } from './run-hold.ts';
+import { runClock, waitForRing, type RunClockOptions } from './run-hold.ts';
 
 const port = parentPort;
 if (!port) throw new Error('sandbox-worker.ts must run as a worker thread');
@@ -36,6 +36,10 @@ const loop = new KernelWorkerLoop<RunMessage>({
   clock: () => runClock(hold, mail),
   dispatcherFor: (message) => (message.wasm ? lanes.dispatcherFor(message.wasm) : undefined),
   block: (ms) => lanes.busy && lanes.block(ms),
+  // A nested run's WASM call is answered on a lane of this worker while its long run waits.
+  callNow: (dispatcher, moduleId, exportName, args, ms) => dispatcher.callNow?.(moduleId, exportName, args, ms),
+  // A nested run's capability call waits for the pool's answer, which it rings for.
+  ...(hold ? { waitForMail: (ms: number) => waitForRing(hold, ms, takeMail) } : {}),
   // Nested runs get their own sandbox only where the pool can hold runs and ring this worker.
   nesting: hold !== undefined,
 });

@@ -16,7 +16,14 @@ import { ErrorCodeSchema } from '../../../shared/protocol/codes.ts';
 import { LIMITS } from '../../../shared/protocol/limits.ts';
 import { WASM_VALUE_TYPES, WasmBudgetsSchema } from '../../../shared/protocol/manifest.ts';
 import { fail, ok, type Result } from '../../../shared/protocol/result.ts';
-import { createWasmDispatcher, type DispatcherModules, type WasmDispatcher } from '../../../shared/sandbox/wasm/wasm-dispatcher.ts';
+import {
+  createWasmDispatcher,
+  NO_FREE_LANE,
+  type DispatcherModules,
+  type WasmDispatcher,
+  type WasmPoolReply,
+  type WasmPoolRequest,
+} from '../../../shared/sandbox/wasm/wasm-dispatcher.ts';
 import { WasmPoolCore, type WasmPoolWorker, type WasmPoolWorkerHooks } from '../../../shared/sandbox/wasm/wasm-pool-core.ts';
 import type { CompiledModule, WasmModuleCache } from './module-cache.ts';
 import { WASM_WORKER_OPTIONS, WASM_WORKER_URL } from './worker-protocol.ts';
@@ -144,7 +151,28 @@ export class WasmLanes {
         wasm: { bytes: identity, exports: m.exports, memoryPagesMax: m.memoryPagesMax, budgets: m.budgets },
       };
     }
-    return createWasmDispatcher({ modules }, this.#core);
+    const core = this.#core;
+    return createWasmDispatcher({ modules }, { call: (request) => core.call(request), callNow: (request, ms) => this.#callNow(core, request, ms) });
+  }
+
+  /**
+   * A call answered before this returns: posted to a free lane at once (`prepare` is synchronous),
+   * then this thread blocks on the lanes' futex until its reply is delivered or `ms` pass
+   * (undefined: the caller stops it through its signal); with no lane free now (all busy, or still
+   * starting), nothing is posted. For a nested run, which cannot wait.
+   */
+  #callNow(core: WasmPoolCore<WebAssembly.Module, Lane>, request: WasmPoolRequest, ms: number): WasmPoolReply | typeof NO_FREE_LANE | undefined {
+    const { ready, busy, queued } = core.stats();
+    if (queued > 0 || ready - busy <= 0) return NO_FREE_LANE;
+    let answer: WasmPoolReply | undefined;
+    void core.call(request, (reply) => (answer = reply));
+    const until = performance.now() + ms;
+    while (answer === undefined) {
+      const left = until - performance.now();
+      if (left <= 0) break;
+      this.block(left);
+    }
+    return answer;
   }
 
   /** True while a lane holds a call (posted, not yet answered). */

@@ -294,7 +294,8 @@ interface Counts {
 /**
  * Workers wanted where short runs can run nested: starting one costs hundreds of milliseconds of
  * CPU, which the runs under way would lose, and short runs need none. So workers start only for
- * queued runs that cannot run nested (they need a host call or WASM, or gave a nested try back),
+ * queued runs that cannot run nested (they gave a nested try back: they compute, or need a host
+ * that cannot answer nested runs),
  * beyond the free and starting workers, and only once short work has been quiet for QUIET_MS or
  * the oldest of them has waited SPAWN_AFTER_MS — and for runs that could run nested but have
  * waited STRANDED_AFTER_MS while no worker's run polls.

@@ -74,9 +74,12 @@ export interface KernelHostCoreOptions<P> {
   /**
    * The message that sends a run to a worker busy with a long run, to run nested at that run's
    * polls, when the scheduler nests it (fair-scheduler.ts). Only for workers that can (a Node
-   * sandbox worker, whose `hold` rings it); without it, runs wait for a free worker.
+   * sandbox worker, whose `hold` rings it); without it, runs wait for a free worker. `ports` are
+   * the run's (a run with WASM carries its plan, when `nestsWasm`).
    */
-  readonly nestedRunMessage?: (runId: number, request: KernelRunRequest, sources: RunSources | undefined) => unknown;
+  readonly nestedRunMessage?: (runId: number, request: KernelRunRequest, sources: RunSources | undefined, ports: P) => unknown;
+  /** Runs with WASM may be sent nested too: the worker answers their calls at once, on a futex (kernel-worker-loop.ts). */
+  readonly nestsWasm?: boolean;
   /**
    * Told when short work starts or stops being under way or waiting (the same test that decides
    * whether held runs may go on): a host whose workers can read it lets a run that polls a lot

@@ -36,6 +36,10 @@ interface Job<P> {
   nestable: boolean;
   /** Answered as cancelled while sent nested: nothing more is answered for it. */
   cancelled: boolean;
+  /** A run sent nested has made a host call: it ran in part, so it is never queued again. */
+  committed: boolean;
+  /** Nested tries given back for wall time alone (`requeue`'s `slow`). */
+  slowTries: number;
 }
 
 interface Slot<P> {
@@ -58,6 +62,8 @@ interface Slot<P> {
   idleDue: boolean;
   /** A run sent to run nested inside the job's interrupt polls; it becomes the job if the job ends first. */
   nested: Job<P> | undefined;
+  /** When `nested` was sent. */
+  nestedAt: number;
   /** The job's run id when the worker could not take a nested run during it (no sandbox ready): none is sent again meanwhile. */
   noNestFor: number | undefined;
   /**
@@ -70,6 +76,8 @@ interface Slot<P> {
 }
 
 const MAX_START_FAILURES = 3;
+/** Nested tries a run may give back for wall time alone before it waits for a worker of its own. */
+const MAX_SLOW_NEST_TRIES = 3;
 const CANCELLED_MESSAGE = 'The run was stopped before it finished.';
 // A run stopped before a worker took it: say that none of its code ran, or a user who waited on a
 // starting sandbox (the first run takes a second or more) reads its empty logs as logs lost.
@@ -130,8 +138,10 @@ export class KernelHostCore<P> {
         logs: [],
         abort: undefined,
         calls: 0,
-        nestable: this.#options.nestedRunMessage !== undefined && !runNeedsWasm(request),
+        nestable: this.#options.nestedRunMessage !== undefined && (this.#options.nestsWasm === true || !runNeedsWasm(request)),
         cancelled: false,
+        committed: false,
+        slowTries: 0,
       };
       const onCancel = () => this.#cancel(job);
       if (this.#broken) return job.resolve(this.#failure(job, 'sandbox-crashed', this.#broken));
@@ -201,6 +211,7 @@ export class KernelHostCore<P> {
       idleTimer: undefined,
       idleDue: false,
       nested: undefined,
+      nestedAt: 0,
       noNestFor: undefined,
       nestAfterPolls: -1,
       sent: new SentSources(),
@@ -258,7 +269,7 @@ export class KernelHostCore<P> {
     const wire = slot.sent.wire(job.request);
     const nested = job === slot.nested;
     const message = nested
-      ? this.#options.nestedRunMessage!(job.runId, wire.request, wire.sources)
+      ? this.#options.nestedRunMessage!(job.runId, wire.request, wire.sources, job.ports)
       : this.#options.runMessage(job.runId, wire.request, job.ports, wire.sources);
     try {
       slot.worker.postMessage(message);
@@ -272,19 +283,27 @@ export class KernelHostCore<P> {
   /** What the worker says of the run sent to it nested: answered, or given back. */
   #onNested(slot: Slot<P>, job: Job<P>, message: Exclude<FromKernelWorker, { type: 'ready' | 'boot-failed' }>): void {
     if (message.type === 'host-call') {
-      // A nested run may make no host call (the worker gives it back at its first): answered, so
-      // a worker that broke that rule waits on nothing.
-      const result: HostCallResult = { ok: false, code: 'internal', message: 'A run nested in another may make no host call.' };
-      return this.#reply(slot, { type: 'host-result', runId: job.runId, callId: message.callId, result });
+      // Answered like its own run's, and rung for: the worker waits for it inside the long run's
+      // poll. The run has had an effect outside its sandbox now: it is never queued again.
+      job.committed = true;
+      job.calls++;
+      void this.#answer(job, message).then((result) => {
+        job.calls--;
+        if (slot.nested !== job || slot.retired) return;
+        this.#reply(slot, { type: 'host-result', runId: job.runId, callId: message.callId, result });
+        slot.worker.hold?.ring();
+      });
+      return;
     }
     if (message.type !== 'done' && message.type !== 'requeue') return;
     slot.nested = undefined;
     if (!job.cancelled) {
       if (message.type === 'done') job.resolve(message.result);
       else {
-        job.nestable = message.nestable;
+        // A run given back for time alone may try again, a few times; then it waits for a worker of its own.
+        job.nestable = message.slow ? ++job.slowTries < MAX_SLOW_NEST_TRIES : message.nestable;
         if (message.notAtPoll) slot.nestAfterPolls = slot.worker.hold?.polls() ?? Number.POSITIVE_INFINITY;
-        else if (message.nestable) slot.noNestFor = slot.job?.runId;
+        else if (message.nestable && !message.slow) slot.noNestFor = slot.job?.runId;
         this.#queue.unshift(job);
       }
     }
@@ -396,7 +415,7 @@ export class KernelHostCore<P> {
     this.#queue.splice(at, 1);
     try {
       const wire = slot.sent.wire(job.request);
-      slot.worker.postMessage(message(job.runId, wire.request, wire.sources));
+      slot.worker.postMessage(message(job.runId, wire.request, wire.sources, job.ports));
     } catch {
       slot.sent.forget();
       job.nestable = false;
@@ -404,6 +423,7 @@ export class KernelHostCore<P> {
       return;
     }
     slot.nested = job;
+    slot.nestedAt = performance.now();
     slot.worker.hold?.ring();
   }
 
@@ -434,7 +454,18 @@ export class KernelHostCore<P> {
    */
   #watchdog(slot: Slot<P>, job: Job<P>, limit: number): void {
     if (slot.job !== job || slot.retired) return;
-    const held = Math.min(slot.worker.hold?.heldMs() ?? 0, HOLD_BUDGET_MS + this.#options.graceMs);
+    // A nested run that made a host call runs to its end inside the job's poll, on its own clock:
+    // the job waits meanwhile (its held time reaches the buffer once the nested run is over).
+    const nested = slot.nested;
+    if (nested?.committed) {
+      const due = slot.nestedAt + Math.min(nested.request.timeoutMs, LIMITS.guestTimeoutMs) + this.#options.graceMs - performance.now();
+      if (due > 0) {
+        slot.watchdog = setTimeout(() => this.#watchdog(slot, job, limit), due);
+        return;
+      }
+    }
+    // Held time counts at most the hold budget, and nested runs' time at most one more time limit.
+    const held = Math.min(slot.worker.hold?.heldMs() ?? 0, HOLD_BUDGET_MS + LIMITS.guestTimeoutMs + this.#options.graceMs);
     if (held > slot.extendedMs) {
       const more = held - slot.extendedMs;
       slot.extendedMs = held;
@@ -497,7 +528,9 @@ export class KernelHostCore<P> {
     // A run sent nested is queued again first: nothing of it left the worker (or it ran whole, and its answer is lost with it).
     const nested = slot.nested;
     slot.nested = undefined;
-    if (nested && !nested.cancelled && !this.#closed) this.#queue.unshift(nested);
+    if (nested?.committed && !nested.cancelled)
+      nested.resolve(this.#failure(nested, 'sandbox-crashed', this.#options.wording.crashed('the sandbox worker it ran in was stopped')));
+    else if (nested && !nested.cancelled && !this.#closed) this.#queue.unshift(nested);
     clearTimeout(slot.watchdog);
     clearTimeout(slot.longTimer);
     clearTimeout(slot.idleTimer);

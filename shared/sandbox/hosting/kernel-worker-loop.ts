@@ -2,16 +2,16 @@
 // (electron/runtime/sandbox/sandbox-worker.ts) and the browser's Web Worker
 // (renderer/runner/kernel-worker.ts) wire their port, engine and extras into it; the host side is
 // kernel-host-core.ts. Invariant: a worker runs one run at a time, each in a sandbox no run has
-// touched (sandbox-supply.ts), except a run sent nested, which runs to its end at the current run's
-// interrupt poll in a sandbox of its own; a nested run that arrives through the event loop (its run
-// awaits a host call or a WASM lane) is given back untouched. Host calls wait per run, so nothing
-// another run does can lose them, and every message that cannot be posted becomes a tagged failure.
+// touched (sandbox-supply.ts), except a run sent nested, which runs at the current run's interrupt
+// poll in a sandbox of its own, its host calls answered there (blocking); one that arrives through
+// the event loop is given back untouched. Host calls wait per run, so nothing another run does can
+// lose them, and every message that cannot be posted becomes a tagged failure.
 
 import { SandboxSupply, type SuppliedSandbox } from '../supply/sandbox-supply.ts';
-import { runNeedsWasm, runPrepared, runPreparedNow, type KernelOutcome, type RunPowers } from '../kernel/kernel.ts';
+import { runNeedsWasm, runPrepared, runPreparedNow, timeoutMessage, type KernelOutcome, type RunPowers } from '../kernel/kernel.ts';
 import { emptyReceipt, type HostCallResult, type KernelRunRequest } from '../../protocol/run.ts';
 import type { FromKernelWorker, ToKernelWorker } from './kernel-worker-messages.ts';
-import type { WasmDispatcher } from '../wasm/wasm-dispatcher.ts';
+import { NO_FREE_LANE, type WasmDispatcher } from '../wasm/wasm-dispatcher.ts';
 import { KeptSources } from '../supply/source-cache.ts';
 
 /** A run message as every host sends it; a host may extend it (the Node pool's carries a WASM plan). */
@@ -31,6 +31,23 @@ export interface KernelWorkerEnvironment<R extends KernelRunMessage> {
   readonly dispatcherFor?: (message: R) => WasmDispatcher | undefined;
   /** Waits on a futex for a WASM lane's reply (KernelPowers' `block`); used only while no host call is waiting. */
   readonly block?: (ms: number) => boolean;
+  /**
+   * A nested run's WASM call answered before it returns (the environment blocks for its lane), at
+   * most `ms` from now; undefined when it cannot be (no lane free in time): the run is given back.
+   * Without it, a nested run with WASM is given back at its first call.
+   */
+  readonly callNow?: (
+    dispatcher: WasmDispatcher,
+    moduleId: unknown,
+    exportName: unknown,
+    args: unknown,
+    ms: number,
+  ) => HostCallResult | typeof NO_FREE_LANE | undefined;
+  /**
+   * Blocks at most `ms` until the host rings this worker, then takes its mail (a nested run's host
+   * answer arrives so). Without it, a nested run is given back at its first capability call.
+   */
+  readonly waitForMail?: (ms: number) => void;
   /** Whether the host may send runs nested (it holds runs and rings the worker): they get a second sandbox. */
   readonly nesting?: boolean;
 }
@@ -89,6 +106,8 @@ export class KernelWorkerLoop<R extends KernelRunMessage> {
     // Made once the worker is ready, while it waits for its first run (a nested run arriving before finds none and is given back).
     this.#nestedSandboxes = new SandboxSupply(() => compiled);
     void this.#nestedSandboxes.prepare(false).catch(() => undefined);
+    // Runs with WASM may be sent nested where the environment answers their calls at once.
+    if (this.#env.callNow) void this.#nestedSandboxes.prepare(true).catch(() => undefined);
   }
 
   /** A message the event loop delivered, parsed by the environment (undefined: malformed, dropped). `init` is the environment's. */
@@ -118,7 +137,7 @@ export class KernelWorkerLoop<R extends KernelRunMessage> {
   receiveAtPoll(message: KernelWorkerMessage<R> | undefined): boolean {
     if (message?.type === 'run' && message.nested) {
       const run = message;
-      if (this.#kept.fill(run.request, run.sources)) this.#runNested(run.runId, run.request);
+      if (this.#kept.fill(run.request, run.sources)) this.#runNested(run);
       else this.#post({ type: 'resend', runId: run.runId });
       return true;
     }
@@ -158,37 +177,116 @@ export class KernelWorkerLoop<R extends KernelRunMessage> {
   }
 
   /**
-   * Runs a run sent nested, to its end, inside the current run's interrupt poll, in a sandbox of its
-   * own (restored like the other after it; no run sees another's). It may make no host call: at its
-   * first it gives up, as it does past its budget, and the host runs it again as usual — nothing of
-   * the try has left the sandbox (its console entries are kept, not streamed). An outcome that
-   * depends on this thread's stack (a stack overflow, with the long run's frames below it) is given
-   * back too, so running nested never changes a result.
+   * Runs a run sent nested inside the current run's interrupt poll, in a sandbox of its own
+   * (restored like the other after it; no run sees another's). Its WASM calls are answered on this
+   * worker's lanes while it blocks (issue 30: ordinary runs that await an export waited out a storm
+   * of long runs for a worker of their own). Past its budget, or with no lane free, it is given back
+   * and the host runs it again — nothing of the try has left the sandbox (WASM calls are pure; its
+   * console entries are kept, not streamed). At its first capability call it commits: the host
+   * answers it here, and it runs to its end within its own limit. An outcome that depends on this
+   * thread's stack (a stack overflow, with the long run's frames below it) is given back too, so
+   * running nested never changes a result.
    */
-  #runNested(runId: number, request: KernelRunRequest): void {
-    const supplied = runNeedsWasm(request) ? undefined : this.#nestedSandboxes?.takeNow(false);
-    if (!supplied) return this.#post({ type: 'requeue', runId, nestable: !runNeedsWasm(request) });
-    let givenUp = false;
+  #runNested(run: R): void {
+    const { runId, request } = run;
+    const withWasm = runNeedsWasm(request);
+    const { callNow, waitForMail } = this.#env;
+    if (withWasm && !callNow) return this.#post({ type: 'requeue', runId, nestable: false });
+    // Its module set's image if this worker has one free (the run in progress uses another), else a plain nested sandbox.
+    const image = this.#sandboxes?.takeImageNow(withWasm, request);
+    const supply = image ? this.#sandboxes : this.#nestedSandboxes;
+    const supplied = image ?? this.#nestedSandboxes?.takeNow(withWasm);
+    if (!supplied || !supply) return this.#post({ type: 'requeue', runId, nestable: true });
+    const dispatcher = withWasm ? this.#env.dispatcherFor?.(run) : undefined;
+    const start = now();
+    const deadline = start + request.timeoutMs;
+    // Why the try was given up, which says where the run may go next (see the requeue below).
+    let givenUp: 'spun' | 'slow' | 'no-lane' | 'own' | undefined;
+    // Set at its first capability call: it has had an effect outside the sandbox, so it is never
+    // given back from then on; it runs here to its end, within its own time limit.
+    let committed = false;
+    // A committed run reached its time limit waiting for an answer.
+    let expired = false;
     let polls = 0;
-    const start = performance.now();
+    const giveUp = (why: NonNullable<typeof givenUp>): undefined => {
+      givenUp ??= why;
+      return undefined;
+    };
+    const wasmNow = (moduleId: string, args: readonly unknown[]): HostCallResult | undefined => {
+      if (!dispatcher || !callNow) return giveUp('own');
+      for (;;) {
+        const left = committed ? deadline - now() : NESTED_MS - (now() - start);
+        if (left <= 0) break;
+        const answer = callNow(dispatcher, moduleId, args[0], args[1], left);
+        if (answer !== NO_FREE_LANE) {
+          if (answer !== undefined) return answer;
+          break;
+        }
+        // No lane of this worker is free: an uncommitted run may nest elsewhere; a committed one waits for one.
+        if (!committed) return giveUp('no-lane');
+        this.#env.block?.(1);
+      }
+      // Not answered within the nested budget (a spinning export, or a busy machine): it tries
+      // again a few times (the host counts), then runs as its own run.
+      if (committed) expired = true;
+      return committed ? undefined : giveUp('slow');
+    };
+    const capabilityNow = (name: string, args: readonly unknown[]): HostCallResult | undefined => {
+      if (!waitForMail) return giveUp('own');
+      committed = true;
+      let answer: HostCallResult | undefined;
+      const callId = this.#nextCallId++;
+      this.#waiting.set(callId, { runId, resolve: (result) => (answer = result) });
+      this.#post({ type: 'host-call', runId, callId, kind: 'capability', name, args: [...args] });
+      while (answer === undefined) {
+        const left = deadline - now();
+        if (left <= 0) {
+          expired = true;
+          this.#waiting.delete(callId);
+          break;
+        }
+        waitForMail(left);
+      }
+      return answer;
+    };
     let outcome: KernelOutcome | undefined;
     try {
       outcome = runPreparedNow(supplied.sandbox, request, {
         now,
         timer: noTimer,
         hostCall: () => {
-          givenUp = true;
+          giveUp('own');
           return never();
         },
-        checkpoint: () => (givenUp ||= ++polls > NESTED_POLLS || now() - start > NESTED_MS),
+        hostCallNow: (kind, name, args) => {
+          if (givenUp || expired) return undefined;
+          return kind === 'wasm' ? wasmNow(name, args) : capabilityNow(name, args);
+        },
+        checkpoint: () => {
+          if (committed) return expired;
+          if (++polls > NESTED_POLLS) giveUp('spun');
+          else if (now() - start > NESTED_MS) giveUp('slow');
+          return givenUp !== undefined;
+        },
       });
     } catch {
       outcome = undefined;
+    } finally {
+      // A call given up on is still on its lane: the lane is stopped and replaced now.
+      dispatcher?.close();
     }
     const overflowed = !outcome?.healthy || (!outcome.result.ok && outcome.result.code === 'stack-overflow');
-    if (!outcome || givenUp || overflowed) this.#post({ type: 'requeue', runId, nestable: false });
-    else this.#post({ type: 'done', runId, result: outcome.result, healthy: true });
-    this.#nestedSandboxes!.retire(supplied);
+    if (committed && outcome) {
+      // Run here to its end, as it would have run alone (its limit reached while waiting is a timeout, as there).
+      const result = expired ? { ...outcome.result, ok: false as const, code: 'timeout' as const, message: timeoutMessage(request.timeoutMs) } : outcome.result;
+      this.#post({ type: 'done', runId, result, healthy: true });
+    } else if (!outcome || givenUp || outcome.wouldWait || overflowed) {
+      // Nested again elsewhere when no lane was free here, or only the wall clock ran out on a busy
+      // machine; as its own run when it computes (or overflowed), or needs what only that gives.
+      const again = !overflowed && outcome !== undefined && (givenUp === 'no-lane' || givenUp === 'slow');
+      this.#post({ type: 'requeue', runId, nestable: again, ...(again && givenUp === 'slow' ? { slow: true as const } : {}) });
+    } else this.#post({ type: 'done', runId, result: outcome.result, healthy: true });
+    supply.retire(supplied);
   }
 
   /** Runs one run on a supplied sandbox and posts its answer, then restores the sandbox. */

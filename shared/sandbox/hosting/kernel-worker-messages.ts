@@ -56,7 +56,14 @@ export const FromKernelWorkerSchema = z.discriminatedUnion('type', [
    * poll (awaiting a host call or a WASM lane), where no second run may start. The host runs it
    * again from the start, as usual or nested elsewhere.
    */
-  z.object({ type: z.literal('requeue'), runId: z.number().int(), nestable: z.boolean(), notAtPoll: z.literal(true).optional() }),
+  z.object({
+    type: z.literal('requeue'),
+    runId: z.number().int(),
+    nestable: z.boolean(),
+    notAtPoll: z.literal(true).optional(),
+    /** Given up for wall time only, with few polls (a busy machine, not a spinning run): it may be nested again, a few times. */
+    slow: z.literal(true).optional(),
+  }),
   /** The worker no longer keeps a source the run left out (source-cache.ts): the host sends the run again, in full. */
   z.object({ type: z.literal('resend'), runId: z.number().int() }),
 ]);

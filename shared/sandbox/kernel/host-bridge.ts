@@ -24,6 +24,15 @@ import type { RunState } from './run-state.ts';
 
 /** The host side of capability and WASM calls (see KernelPowers.hostCall). */
 export type HostCall = (kind: 'capability' | 'wasm', name: string, args: readonly unknown[]) => Promise<HostCallResult>;
+/** A host call answered before it returns (see KernelPowers.hostCallNow); undefined: it cannot be, the run is given up. */
+export type HostCallNow = (kind: 'capability' | 'wasm', name: string, args: readonly unknown[]) => HostCallResult | undefined;
+
+/** A host call's answer: in hand (a check refused it, or the run is answered at once), coming, or none (the run is given up). */
+type Answer = HostCallResult | Promise<HostCallResult> | undefined;
+
+/** `f` applied to an answer, at once if it is in hand. */
+const andThen = (answer: Answer, f: (result: HostCallResult) => HostCallResult): Answer =>
+  answer instanceof Promise ? answer.then(f) : answer === undefined ? undefined : f(answer);
 
 /** Capability names the guest prelude calls, with the grant each needs. */
 const CAPABILITIES: Readonly<Record<string, 'fetch' | 'workspace' | 'secret'>> = {
@@ -43,6 +52,8 @@ export interface BridgeRun {
   readonly graph: LoaderGraph;
   readonly state: RunState;
   readonly hostCall: HostCall;
+  /** Set for a run that never waits: its WASM calls on the fast path are answered at once. */
+  readonly hostCallNow?: HostCallNow;
   /** The run's clock (KernelPowers.now): the guest's performance.now() counts from its reading at bind. */
   readonly now: () => number;
   /** Binds the run's inputs as globals; the entry calls it after every import has evaluated (inputs-module.ts). */
@@ -176,18 +187,20 @@ export function installHostBridge(ctx: QuickJSContext, withWasm: boolean): HostB
 
   const asTaggedJson = (result: HostCallResult): QuickJSHandle => ctx.newString(JSON.stringify(result, bytesReplacer));
 
-  /** Answer one general host call: a promise handle now, resolved with the tagged result as JSON later. */
-  const answerWith = (state: RunState, answer: Promise<HostCallResult>): QuickJSHandle => {
+  /** Answer one general host call: a promise handle now, resolved with the tagged result as JSON later (at the job loop's next turn, when in hand). */
+  const answerWith = (state: RunState, answer: Answer): QuickJSHandle => {
     const deferred = ctx.newPromise();
     state.deferreds.add(deferred);
-    track(state, answer, (result) => {
+    const settle = (result: HostCallResult) => {
       if (state.closed || !ctx.alive) return;
       const value = asTaggedJson(result);
       deferred.resolve(value);
       value.dispose();
       deferred.dispose();
       state.deferreds.delete(deferred);
-    });
+    };
+    if (answer instanceof Promise) track(state, answer, settle);
+    else if (answer) state.answered.push(() => settle(answer));
     return deferred.handle;
   };
 
@@ -234,7 +247,10 @@ export function installHostBridge(ctx: QuickJSContext, withWasm: boolean): HostB
         if (delivered.error) delivered.error.dispose();
         else delivered.value.dispose();
       };
-      track(state, dispatch(run, 'wasm', 'call', args), settle);
+      const answer = dispatch(run, 'wasm', 'call', args);
+      // One in hand is handed to the guest at the job loop's next turn, once the id is registered.
+      if (answer instanceof Promise) track(state, answer, settle);
+      else if (answer) state.answered.push(() => settle(answer));
       return ctx.newNumber(id);
     });
   }
@@ -286,9 +302,14 @@ export function installHostBridge(ctx: QuickJSContext, withWasm: boolean): HostB
     return file;
   };
 
-  function dispatch(run: BridgeRun, kind: string, name: string, args: unknown[] | undefined): Promise<HostCallResult> {
+  /** A host call of the run's, at once where the run is answered at once (`hostCallNow`). */
+  function ask(run: BridgeRun, kind: 'capability' | 'wasm', name: string, args: readonly unknown[]): Answer {
+    return run.hostCallNow ? run.hostCallNow(kind, name, args) : run.hostCall(kind, name, args);
+  }
+
+  function dispatch(run: BridgeRun, kind: string, name: string, args: unknown[] | undefined): Answer {
     const { request, graph, state } = run;
-    if (args === undefined) return Promise.resolve({ ok: false, code: 'invalid-data', message: 'The bridge received arguments it cannot read.' });
+    if (args === undefined) return { ok: false, code: 'invalid-data', message: 'The bridge received arguments it cannot read.' };
     if (kind === 'capability') {
       const grant = Object.hasOwn(CAPABILITIES, name) ? CAPABILITIES[name] : undefined;
       const secretName = grant === 'secret' && typeof args[0] === 'string' ? args[0] : undefined;
@@ -309,13 +330,13 @@ export function installHostBridge(ctx: QuickJSContext, withWasm: boolean): HostB
           grant === 'secret' ? `${who}: this node was not granted that secret.` : `${who}: this node was not granted the ${grant ?? name} capability.`;
         state.deny({ kind: 'capability', request: what, from, code: 'capability-denied', reason });
         state.calls.push({ kind: 'capability', name, ok: false, code: 'capability-denied' });
-        return Promise.resolve({ ok: false, code: 'capability-denied', message: reason });
+        return { ok: false, code: 'capability-denied', message: reason };
       }
       // The host may still refuse a granted call (a fetch host off the node's list, a path outside
       // its workspace): that refusal is a denial too, so the receipt never lists it under Calls
       // alone. The caller is found now, while its stack is live (a capability call is I/O anyway).
       const from = callerOf(callerFile(), graph);
-      return record(state, 'capability', name, run.hostCall('capability', name, args)).then((result) => {
+      return andThen(record(state, 'capability', name, ask(run, 'capability', name, args)), (result) => {
         if (!result.ok && result.code === 'capability-denied')
           state.deny({ kind: 'capability', request: name, from, code: result.code, reason: result.message });
         return result;
@@ -326,21 +347,21 @@ export function installHostBridge(ctx: QuickJSContext, withWasm: boolean): HostB
       const module = typeof moduleId === 'string' && Object.hasOwn(graph.modules, moduleId) ? graph.modules[moduleId] : undefined;
       if (!module || module.kind !== 'wasm') {
         state.calls.push({ kind: 'wasm', name: String(moduleId), ok: false, code: 'wasm-not-declared' });
-        return Promise.resolve({
+        return {
           ok: false,
           code: 'wasm-not-declared',
           message: `WASM module ${JSON.stringify(String(moduleId))} is not part of this run's declared packages.`,
-        });
+        };
       }
       // The export and the arguments are the dispatcher's to check (it names what is wrong).
       const label = typeof exportName === 'string' && exportName.length <= 128 ? exportName : '?';
-      return record(state, 'wasm', `${module.displayName}#${label}`, run.hostCall('wasm', moduleId as string, [exportName, wasmArgs]));
+      return record(state, 'wasm', `${module.displayName}#${label}`, ask(run, 'wasm', moduleId as string, [exportName, wasmArgs]));
     }
-    return Promise.resolve({ ok: false, code: 'invalid-data', message: `Unknown bridge call ${JSON.stringify(kind)}.` });
+    return { ok: false, code: 'invalid-data', message: `Unknown bridge call ${JSON.stringify(kind)}.` };
   }
 
-  function record(state: RunState, kind: 'capability' | 'wasm', name: string, answer: Promise<HostCallResult>): Promise<HostCallResult> {
-    return answer.then((result) => {
+  function record(state: RunState, kind: 'capability' | 'wasm', name: string, answer: Answer): Answer {
+    return andThen(answer, (result) => {
       state.calls.push(result.ok ? { kind, name, ok: true } : { kind, name, ok: false, code: result.code });
       return result;
     });

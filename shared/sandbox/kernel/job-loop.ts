@@ -65,8 +65,8 @@ export async function runJobLoop(run: JobLoopRun): Promise<Outcome> {
 }
 
 /**
- * The job loop of a run that never waits: a nested run (hosting/kernel-worker-loop.ts), which may
- * make no host call and is given back to the host when it tries. Where it would wait, it ends with
+ * The job loop of a run that never waits: a nested run (hosting/kernel-worker-loop.ts), whose host
+ * answers are in hand (`RunState.answered`) or never come. Where it would wait, it ends with
  * WOULD_WAIT, which its host discards.
  */
 export function runJobLoopNow(run: JobLoopRun): Outcome {
@@ -85,6 +85,10 @@ function drive(run: JobLoopRun): Outcome | undefined {
     const promiseState = ctx.getPromiseState(promise);
     if (promiseState.type === 'fulfilled') return serializeResult(run, scope.manage(promiseState.value));
     if (promiseState.type === 'rejected') return run.failure(promiseState.error);
+    if (state.answered.length > 0) {
+      for (const hand of state.answered.splice(0)) hand();
+      continue;
+    }
     if (runtime.hasPendingJob()) {
       const jobs = runtime.executePendingJobs();
       if (jobs.error) return run.failure(jobs.error);

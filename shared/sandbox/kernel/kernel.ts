@@ -14,8 +14,8 @@ import { buildEntryModule, ENTRY_MODULE_NAME, type EntryModule } from './entry-t
 import { decideImport, type LoaderGraph } from './loader-policy.ts';
 import { classifyGuestError, type GuestErrorInfo } from './guest-errors.ts';
 import { webPartsNamedIn } from './guest-web.ts';
-import type { HostCall } from './host-bridge.ts';
-import { RESULT_TOO_DEEP, runJobLoop, runJobLoopNow, type JobLoopRun, type Timer } from './job-loop.ts';
+import type { HostCall, HostCallNow } from './host-bridge.ts';
+import { RESULT_TOO_DEEP, runJobLoop, runJobLoopNow, WOULD_WAIT, type JobLoopRun, type Timer } from './job-loop.ts';
 import { DENIED_PREFIX, installModuleLoader } from './module-loader.ts';
 import { RunState, type Outcome } from './run-state.ts';
 import { IMAGE_ENTRY_NAME, imageEntrySource, type ImagePlan, type ImageRecord } from '../supply/module-image.ts';
@@ -44,6 +44,13 @@ export interface KernelPowers {
    */
   readonly hostCall: HostCall;
   /**
+   * Optional, for a run that never waits (a nested run, `runPreparedNow`): answers a WASM call
+   * before it returns — the host blocks for its lane's reply — or undefined when it cannot, which
+   * gives the run up as `hostCall` does there. The answer reaches the guest at the job loop's next
+   * turn, as an awaited one would.
+   */
+  readonly hostCallNow?: HostCallNow;
+  /**
    * Optional: block the thread for at most `ms` until a host call in flight may have been
    * answered, delivering what arrived (its promises settle in the microtasks that follow); true
    * when something was delivered. Called only while the guest has nothing to run, so a host whose
@@ -69,6 +76,8 @@ export interface KernelOutcome {
   readonly result: RunResult;
   /** False when the engine misbehaved on the host side: the caller must not use this engine again. */
   readonly healthy: boolean;
+  /** `runPreparedNow` only: the run stopped where it would have waited on a host answer (its result is not its own: discard it). */
+  readonly wouldWait?: true;
 }
 
 /** What a run on a prepared sandbox needs: the kernel's powers less the engine (the sandbox has one). */
@@ -223,15 +232,16 @@ export async function runPrepared(sandbox: Sandbox, request: KernelRunRequest, p
 
 /**
  * `runPrepared` for a run that never waits, to its end before this returns: a nested run
- * (hosting/kernel-worker-loop.ts), which may make no host call. Its `hostCall` power gives the run up (its
- * `checkpoint` then returns true); where the run would still wait, it ends with an outcome its
- * host discards.
+ * (hosting/kernel-worker-loop.ts), whose host calls are answered at once (`hostCallNow`) or give
+ * the run up (its `checkpoint` then returns true); where the run would still wait, it ends with
+ * `wouldWait` set, an outcome its host discards.
  */
 export function runPreparedNow(sandbox: Sandbox, request: KernelRunRequest, powers: RunPowers): KernelOutcome {
   const run = beginRun(sandbox, request, powers, runJobLoopNow);
   if (!('outcome' in run)) return run;
   try {
-    return run.end(run.outcome);
+    const ended = run.end(run.outcome);
+    return run.outcome === WOULD_WAIT ? { ...ended, wouldWait: true } : ended;
   } catch (error) {
     return run.fail(error);
   }
@@ -311,7 +321,18 @@ function evaluate<O extends Outcome | Promise<Outcome>>({ lease, request, entry,
   const { ctx, runtime, serialize, parse, scope } = lease;
   const graph: LoaderGraph = { entries: request.entries, modules: request.modules };
   let bindInputs: () => void = () => undefined;
-  lease.bridge.bind({ request, graph, state, hostCall: powers.hostCall, now: powers.now, bindInputs: () => bindInputs() }, scope);
+  lease.bridge.bind(
+    {
+      request,
+      graph,
+      state,
+      hostCall: powers.hostCall,
+      ...(powers.hostCallNow ? { hostCallNow: powers.hostCallNow } : {}),
+      now: powers.now,
+      bindInputs: () => bindInputs(),
+    },
+    scope,
+  );
   // The deadline covers everything guest-controlled (inputs, modules, the node's code); the
   // prelude above is ours and runs before the clock starts.
   const deadline = powers.now() + request.timeoutMs;

@@ -19,6 +19,8 @@ export class RunState {
   readonly denialsByReason = new Map<string, ReceiptDenial>();
   readonly modules = new Map<string, { moduleId: string; displayName: string; digest: string }>();
   readonly inflight = new Set<Promise<void>>();
+  /** Host answers in hand for a run that never waits (KernelPowers.hostCallNow), handed to the guest at the job loop's next turn. */
+  readonly answered: (() => void)[] = [];
   /** Host calls still unanswered when the run ends; the run's scope frees them with the context. */
   readonly deferreds = new Set<QuickJSDeferredPromise>();
   interrupted = false;

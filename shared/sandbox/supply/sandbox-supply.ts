@@ -194,6 +194,16 @@ export class SandboxSupply {
     return ready ? Promise.resolve(ready) : this.#takeLater(withWasm);
   }
 
+  /**
+   * The sandbox of the run's module set at its image if it is ready and free, at once (a nested
+   * run takes one so: it cannot wait for one to be made); else undefined and none is made.
+   */
+  takeImageNow(withWasm: boolean, request: KernelRunRequest): SuppliedSandbox | undefined {
+    const plan = planFor(request, withWasm);
+    const image = plan ? this.#images.get(plan.key) : undefined;
+    return image && !image.busy && image.sandbox.fits(request.modules) ? this.#handOutImage(image) : undefined;
+  }
+
   /** The plain sandbox of a kind if it is ready and free, at once (a nested run takes one so); else undefined and none is made. */
   takeNow(withWasm: boolean): SuppliedSandbox | undefined {
     this.#kind = withWasm;

@@ -15,6 +15,9 @@ import type { WasmBudgets } from '../../protocol/manifest.ts';
 import { fail, ok, type Failure, type Result } from '../../protocol/result.ts';
 import { checkWasmArguments, convertWasmResult } from './wasm-scalars.ts';
 
+/** `callNow`'s answer when no worker is free to take the call at once (nothing was posted). */
+export const NO_FREE_LANE = 'no-free-lane';
+
 /** What a pool reports for one call: the result, and how long the worker spent on it. */
 export type WasmPoolReply = Result<number | undefined> & { readonly runMs: number };
 
@@ -25,6 +28,12 @@ export type WasmPoolReply = Result<number | undefined> & { readonly runMs: numbe
  */
 export interface WasmPoolPort {
   call(request: WasmPoolRequest): Promise<WasmPoolReply>;
+  /**
+   * Optional: the call answered before this returns, blocking the thread at most `ms` for it;
+   * undefined when it did not answer in time (the caller then aborts `signal`, which stops it);
+   * `NO_FREE_LANE` at once, with nothing posted, when no worker is free to take it now.
+   */
+  callNow?(request: WasmPoolRequest, ms: number): WasmPoolReply | typeof NO_FREE_LANE | undefined;
 }
 
 export interface WasmPoolRequest {
@@ -133,6 +142,13 @@ export interface WasmDispatcherOptions {
 export interface WasmDispatcher {
   /** Bind this as the bridge global for the run. Never rejects. */
   readonly bridge: WasmBridgeFunction;
+  /**
+   * Present when the pool can answer at once (`WasmPoolPort.callNow`): the same call, answered
+   * before it returns, waiting at most `ms`; undefined when it could not be answered in time (the
+   * call is stopped, and nothing of it is counted), or `NO_FREE_LANE` when no lane could take it
+   * at once. For a run that never waits (a nested run).
+   */
+  readonly callNow?: (moduleId: unknown, exportName: unknown, args: unknown, ms: number) => WasmBridgeReply | typeof NO_FREE_LANE | undefined;
   /** Counters for the run's receipt. */
   usage(): WasmUsage;
   /** The run is over: calls in flight are stopped and later calls are refused. Idempotent. */
@@ -165,7 +181,14 @@ export function createWasmDispatcher(
   }
   const abort = new AbortController();
 
-  async function call(moduleId: unknown, exportName: unknown, args: unknown): Promise<WasmBridgeReply> {
+  /** A call checked and its budgets reserved (`start`); `finish` turns the pool's reply into the guest's, `cancel` gives the reservation back. */
+  interface Started {
+    readonly request: WasmPoolRequest;
+    finish(reply: WasmPoolReply): WasmBridgeReply;
+    cancel(): void;
+  }
+
+  function start(moduleId: unknown, exportName: unknown, args: unknown): Started | Failure {
     if (abort.signal.aborted) return fail('wasm-not-declared', 'the run has ended; its WASM modules can no longer be called');
     const mod = typeof moduleId === 'string' ? modules.get(moduleId) : undefined;
     if (!mod) return fail('wasm-not-declared', 'that WASM module is not declared for this run');
@@ -188,36 +211,63 @@ export function createWasmDispatcher(
       m.inFlight++;
       m.reservedMs += timeoutMs;
     }
-    let reply: WasmPoolReply;
-    try {
-      reply = await pool.call({ bytes: mod.wasm.bytes, exportName: sig.wasm, args: checked.value, timeoutMs, signal: abort.signal });
-    } catch (error) {
-      // A port that rejects is a bug in the port; the guest still gets a tagged answer.
-      reply = { ...fail('internal', `the WASM pool failed: ${error instanceof Error ? error.message : String(error)}`), runMs: timeoutMs };
-    } finally {
+    const release = () => {
       for (const m of [run, mod.meter]) {
         m.inFlight--;
         m.reservedMs -= timeoutMs;
       }
-    }
-    const spent = Number.isFinite(reply.runMs) && reply.runMs >= 0 ? Math.min(reply.runMs, timeoutMs) : timeoutMs;
-    run.usedMs += spent;
-    mod.meter.usedMs += spent;
-    if (!reply.ok) {
-      if (reply.code === 'wasm-timeout') {
-        if (cappedByBudget) return (run.remainingMs() <= mod.meter.remainingMs() ? run : mod.meter).timeFailure();
-        // The pool names the binary's export; the guest knows it by its `as` name.
-        return fail('wasm-timeout', `\`${sig.as}\` ran longer than its ${timeoutMs} ms limit and was stopped`);
-      }
-      if (reply.code === 'wasm-trap') return fail('wasm-trap', `\`${sig.as}\` trapped: ${reply.message}`);
-      return fail(reply.code, reply.message);
-    }
-    const value = convertWasmResult(sig, reply.value);
-    return value.ok ? ok(value.value) : value;
+    };
+    return {
+      request: { bytes: mod.wasm.bytes, exportName: sig.wasm, args: checked.value, timeoutMs, signal: abort.signal },
+      cancel: () => {
+        release();
+        for (const m of [run, mod.meter]) m.calls--;
+      },
+      finish: (reply) => {
+        release();
+        const spent = Number.isFinite(reply.runMs) && reply.runMs >= 0 ? Math.min(reply.runMs, timeoutMs) : timeoutMs;
+        run.usedMs += spent;
+        mod.meter.usedMs += spent;
+        if (!reply.ok) {
+          if (reply.code === 'wasm-timeout') {
+            if (cappedByBudget) return (run.remainingMs() <= mod.meter.remainingMs() ? run : mod.meter).timeFailure();
+            // The pool names the binary's export; the guest knows it by its `as` name.
+            return fail('wasm-timeout', `\`${sig.as}\` ran longer than its ${timeoutMs} ms limit and was stopped`);
+          }
+          if (reply.code === 'wasm-trap') return fail('wasm-trap', `\`${sig.as}\` trapped: ${reply.message}`);
+          return fail(reply.code, reply.message);
+        }
+        const value = convertWasmResult(sig, reply.value);
+        return value.ok ? ok(value.value) : value;
+      },
+    };
   }
+
+  async function call(moduleId: unknown, exportName: unknown, args: unknown): Promise<WasmBridgeReply> {
+    const started = start(moduleId, exportName, args);
+    if (!('request' in started)) return started;
+    let reply: WasmPoolReply;
+    try {
+      reply = await pool.call(started.request);
+    } catch (error) {
+      // A port that rejects is a bug in the port; the guest still gets a tagged answer.
+      reply = { ...fail('internal', `the WASM pool failed: ${error instanceof Error ? error.message : String(error)}`), runMs: started.request.timeoutMs };
+    }
+    return started.finish(reply);
+  }
+
+  const callNow = (moduleId: unknown, exportName: unknown, args: unknown, ms: number): WasmBridgeReply | typeof NO_FREE_LANE | undefined => {
+    const started = start(moduleId, exportName, args);
+    if (!('request' in started)) return started;
+    const reply = pool.callNow!(started.request, ms);
+    if (reply !== undefined && reply !== NO_FREE_LANE) return started.finish(reply);
+    started.cancel();
+    return reply;
+  };
 
   return {
     bridge: call,
+    ...(pool.callNow ? { callNow } : {}),
     usage: () => ({ calls: run.calls, inFlight: run.inFlight, wasmMs: run.usedMs }),
     close: () => abort.abort(),
   };

@@ -76,6 +76,8 @@ interface Job<M, W extends WasmPoolWorker> {
   readonly module: M;
   readonly spare: boolean;
   readonly resolve: (reply: WasmPoolReply) => void;
+  /** Told of the reply as it settles, before the promise's reactions (`call`'s `onSettled`). */
+  readonly onSettled: ((reply: WasmPoolReply) => void) | undefined;
   slot?: Slot<M, W>;
   timer?: unknown;
   settled: boolean;
@@ -127,18 +129,31 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
     for (let i = 0; i < this.size; i++) this.#spawn();
   }
 
-  call(request: WasmPoolRequest): Promise<WasmPoolReply> {
-    if (this.#disposed) return Promise.resolve(reply('internal', 'the WASM pool has been shut down', 0));
-    if (request.signal?.aborted) return Promise.resolve(aborted());
+  /**
+   * `onSettled`, when given, is told of the reply synchronously as it settles — whether at once (a
+   * refusal) or when a worker answers — so a caller that blocks this thread for it (WasmLanes'
+   * `callNow`) needs no microtask turn.
+   */
+  call(request: WasmPoolRequest, onSettled?: (reply: WasmPoolReply) => void): Promise<WasmPoolReply> {
+    const now = (answer: WasmPoolReply): Promise<WasmPoolReply> => {
+      onSettled?.(answer);
+      return Promise.resolve(answer);
+    };
+    if (this.#disposed) return now(reply('internal', 'the WASM pool has been shut down', 0));
+    if (request.signal?.aborted) return now(aborted());
     const prepared = this.#options.prepare(request.bytes);
-    return prepared instanceof Promise ? prepared.then((p) => this.#enqueue(request, p)) : this.#enqueue(request, prepared);
+    return prepared instanceof Promise ? prepared.then((p) => this.#enqueue(request, p, onSettled)) : this.#enqueue(request, prepared, onSettled);
   }
 
-  #enqueue(request: WasmPoolRequest, prepared: Result<PreparedWasmModule<M>>): Promise<WasmPoolReply> {
-    if (!prepared.ok) return Promise.resolve({ ...prepared, runMs: 0 });
-    if (this.#disposed) return Promise.resolve(reply('internal', 'the WASM pool has been shut down', 0));
-    if (this.#broken) return Promise.resolve(reply('internal', this.#broken, 0));
-    if (request.signal?.aborted) return Promise.resolve(aborted());
+  #enqueue(request: WasmPoolRequest, prepared: Result<PreparedWasmModule<M>>, onSettled?: (reply: WasmPoolReply) => void): Promise<WasmPoolReply> {
+    const now = (answer: WasmPoolReply): Promise<WasmPoolReply> => {
+      onSettled?.(answer);
+      return Promise.resolve(answer);
+    };
+    if (!prepared.ok) return now({ ...prepared, runMs: 0 });
+    if (this.#disposed) return now(reply('internal', 'the WASM pool has been shut down', 0));
+    if (this.#broken) return now(reply('internal', this.#broken, 0));
+    if (request.signal?.aborted) return now(aborted());
 
     return new Promise<WasmPoolReply>((resolve) => {
       const job: Job<M, W> = {
@@ -148,6 +163,7 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
         module: prepared.value.module,
         spare: prepared.value.spare === true,
         resolve,
+        onSettled,
         settled: false,
       };
       if (request.signal) this.#watch(request.signal, job);
@@ -300,6 +316,7 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
     if (job.timer !== undefined) this.#timers.clearTimeout(job.timer);
     if (job.request.signal) this.#aborters.get(job.request.signal)?.delete(job);
     if (job.slot && job.slot.job === job) job.slot.job = undefined;
+    job.onSettled?.(result);
     job.resolve(result);
   }
 
