@@ -19,6 +19,9 @@ import { WASM_WORKER_OPTIONS, WASM_WORKER_URL, type WorkerCallMessage } from '..
 export interface WasmPoolOptions {
   /** Number of workers (default 4). */
   readonly size?: number;
+  /** Workers kept while idle (default `size`), and most at once with a spare beside held ones (default `size`): see WasmPoolCore. */
+  readonly keep?: number;
+  readonly max?: number;
   /** Shared compile cache; one per process is the point, so pass the same one to every pool. */
   readonly cache?: WasmModuleCache;
   /**
@@ -40,6 +43,8 @@ export class WasmPool implements WasmPoolPort {
     const workerEntry = options.workerEntry ?? WASM_WORKER_URL;
     this.core = new WasmPoolCore<WebAssembly.Module, Worker>({
       size: options.size ?? LIMITS.wasmPoolSize,
+      ...(options.keep !== undefined ? { keep: options.keep } : {}),
+      ...(options.max !== undefined ? { max: options.max } : {}),
       startWorker: (hooks) => startNodeWorker(workerEntry, hooks),
       prepare: (bytes) => cache.get(bytes),
       moduleFields: (module): Pick<WorkerCallMessage, 'module'> => ({ module }),

@@ -78,7 +78,9 @@ export async function buildWasmPlan(resolution: Pick<SandboxModuleResolutionOk, 
 /**
  * A sandbox worker's signal buffer, in Int32 cells: [0] counts replies from any lane, [1] is 1
  * while this worker sleeps on [0]; lane slot s (1…LANE_SLOTS) has its call counter at [2s] and
- * its own sleeping flag at [2s+1]. A replacement lane takes the next slot, round robin.
+ * its own sleeping flag at [2s+1]. A lane takes the lowest slot no lane holds; a stopped lane's
+ * slot is free again only once its thread has exited (two lanes sharing a flag could each clear
+ * the other's, and a call posted to a sleeping lane would then never wake it).
  */
 const REPLIES = 0;
 const HOST_SLEEPING = 1;
@@ -103,10 +105,13 @@ interface Lane extends WasmPoolWorker {
  * thread compiled. `prepare` answers synchronously, so a call is posted to a free lane before the
  * guest's host call returns.
  *
- * Each sandbox worker owns `LIMITS.wasmConcurrency` WASM workers (started on its first run with
- * WASM, reused across runs), so the process holds sandbox workers × lanes of them (2 × 2 = 4 by
- * default, the spec's pool size) and a run never queues behind another run's WASM. A timed-out
- * lane is terminated and replaced by the shared pool core; lanes end with their sandbox worker.
+ * Each sandbox worker serves its run's calls on up to `LIMITS.wasmConcurrency` lanes (the run's
+ * concurrency budget), started on its first WASM run and kept while used; after a few seconds
+ * idle it keeps one (IDLE_RETIRE_MS), and starts more on demand. A call that spins (held past
+ * HELD_AFTER_MS) gets one spare lane started beside it, so the next run on this worker, once the
+ * spinning call is stopped (its run ended, or its timeout), finds a started lane: the stopped lane
+ * is terminated and not replaced. Lanes end with their sandbox worker. The rules are the pool
+ * core's (wasm-pool-core.ts).
  */
 export class WasmLanes {
   readonly #size: number;
@@ -114,7 +119,8 @@ export class WasmLanes {
   readonly #planned = new WeakMap<Uint8Array, Result<CompiledModule>>();
   readonly #signal = new Int32Array(new SharedArrayBuffer(2 * (LANE_SLOTS + 1) * Int32Array.BYTES_PER_ELEMENT));
   readonly #lanes = new Set<Lane>();
-  #starts = 0;
+  /** Signal slots held by lanes whose threads have not exited yet. */
+  readonly #taken = new Set<number>();
   #core: WasmPoolCore<WebAssembly.Module, Lane> | undefined;
 
   constructor(size: number = LIMITS.wasmConcurrency, entry: URL = WASM_WORKER_URL) {
@@ -126,6 +132,8 @@ export class WasmLanes {
   dispatcherFor(plan: WasmPlan): WasmDispatcher {
     this.#core ??= new WasmPoolCore<WebAssembly.Module, Lane>({
       size: this.#size,
+      keep: 1,
+      max: this.#size + 1,
       startWorker: (hooks) => this.#start(hooks),
       prepare: (bytes) => this.#planned.get(bytes) ?? fail('wasm-not-declared', 'that WASM module is not part of this run'),
       moduleFields: (module) => ({ module }),
@@ -196,7 +204,11 @@ export class WasmLanes {
   }
 
   #start(hooks: WasmPoolWorkerHooks): Lane {
-    const slot = 1 + (this.#starts++ % LANE_SLOTS);
+    let slot = 1;
+    while (this.#taken.has(slot)) slot++;
+    // More lanes than slots cannot be alive at once: the core starts at most `size + 1`.
+    if (slot > LANE_SLOTS) throw new Error(`WasmLanes: no free signal slot (${this.#taken.size} lanes alive)`);
+    this.#taken.add(slot);
     const calls = 2 * slot;
     const sleeping = calls + 1;
     const signal = this.#signal;
@@ -206,6 +218,14 @@ export class WasmLanes {
       workerData: { lane: { port: port2, signal: signal.buffer, slot } },
       transferList: [port2],
     });
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      // Its flag back to "awake", for the next lane that takes the slot.
+      Atomics.store(signal, sleeping, 0);
+      this.#taken.delete(slot);
+    };
     const lane: Lane = {
       port: port1,
       hooks,
@@ -214,7 +234,7 @@ export class WasmLanes {
         Atomics.add(signal, calls, 1);
         if (Atomics.load(signal, sleeping) === 1) Atomics.notify(signal, calls);
       },
-      terminate: () => worker.terminate(),
+      terminate: () => worker.terminate().finally(release),
     };
     this.#lanes.add(lane);
     port1.on('message', (raw: unknown) => hooks.message(raw));
@@ -224,7 +244,10 @@ export class WasmLanes {
       hooks.failed(why);
     };
     worker.on('error', (error) => gone(`the WASM worker failed: ${error.message}`));
-    worker.on('exit', (code) => gone(`the WASM worker stopped unexpectedly (exit code ${code})`));
+    worker.on('exit', (code) => {
+      release();
+      gone(`the WASM worker stopped unexpectedly (exit code ${code})`);
+    });
     return lane;
   }
 }

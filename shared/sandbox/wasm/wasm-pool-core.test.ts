@@ -34,6 +34,7 @@ function manualClock(): WasmPoolTimers & { advance(ms: number): void; pending():
       }
     },
     pending: () => timers.size,
+    now: () => now,
   };
 }
 
@@ -92,7 +93,7 @@ describe('WasmPoolCore', () => {
     expect(w.posted[2]).toEqual({ type: 'call', id: 2, digest: 'd3', exportName: 'g', args: [1], module: 'module-3' });
     w.hooks.message({ type: 'result', id: 2, ok: false, code: 'wasm-trap', message: 'unreachable', runMs: 1 });
     expect(await second).toEqual({ ok: false, code: 'wasm-trap', message: 'unreachable', runMs: 1 });
-    expect(core.stats()).toEqual({ workers: 1, ready: 1, busy: 0, queued: 0, started: 1, replaced: 0 });
+    expect(core.stats()).toEqual({ workers: 1, ready: 1, busy: 0, queued: 0, started: 1, replaced: 0, retired: 0 });
   });
 
   it('answers a preparation failure without queueing the call', async () => {

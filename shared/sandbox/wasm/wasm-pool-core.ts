@@ -4,7 +4,8 @@
 // and failures read the same in both places (the rules: WasmPoolCore).
 //
 // Ownership: the core owns its workers and timers; `dispose()` fails what is pending and resolves
-// once every worker — including ones terminated for timeouts — has finished terminating.
+// once every worker — including ones terminated for timeouts — has finished terminating. Workers
+// number between `keep` (idle) and `max`; above `size` only as the spare beside a held worker.
 
 import type { ErrorCode } from '../../protocol/codes.ts';
 import { fail, type Result } from '../../protocol/result.ts';
@@ -41,10 +42,21 @@ export interface PreparedWasmModule<M> {
 export interface WasmPoolTimers {
   setTimeout(run: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
+  /** Milliseconds, monotonic. */
+  now(): number;
 }
 
 export interface WasmPoolCoreOptions<M, W extends WasmPoolWorker> {
+  /** Workers that serve calls at once (the pool's size); queued calls start workers up to it. */
   readonly size: number;
+  /** Workers kept while idle, started with the pool (default `size`: a fixed pool). */
+  readonly keep?: number;
+  /** Most workers at once (default `size`); above `size` only as the spare beside a held worker. */
+  readonly max?: number;
+  /** An idle worker beyond `keep` retires after this long idle (default IDLE_RETIRE_MS). */
+  readonly idleMs?: number;
+  /** A call running this long holds its worker (default HELD_AFTER_MS). */
+  readonly heldMs?: number;
   readonly startWorker: (hooks: WasmPoolWorkerHooks) => W;
   /**
    * Hashes and checks the bytes (and may compile them); a failure is the call's answer. A
@@ -67,6 +79,8 @@ export interface WasmPoolCoreStats {
   readonly started: number;
   /** Workers terminated for a timeout, an abort, a malformed reply or a crash. */
   readonly replaced: number;
+  /** Workers retired after `idleMs` idle, beyond `keep`. */
+  readonly retired: number;
 }
 
 interface Job<M, W extends WasmPoolWorker> {
@@ -78,6 +92,8 @@ interface Job<M, W extends WasmPoolWorker> {
   readonly resolve: (reply: WasmPoolReply) => void;
   slot?: Slot<M, W>;
   timer?: unknown;
+  /** When a worker received it. */
+  postedAt: number;
   settled: boolean;
 }
 
@@ -87,26 +103,52 @@ interface Slot<M, W extends WasmPoolWorker> {
   ready: boolean;
   retired: boolean;
   job?: Job<M, W>;
+  /** When it last finished a call, or became ready. */
+  idleSince: number;
 }
 
 /** Workers that die before they are ready this many times in a row mean the install is broken. */
 export const MAX_START_FAILURES = 3;
+/**
+ * A call running this long holds its worker, so a spare may start beside it. Scalar exports answer
+ * in well under a millisecond; a worker start costs ~50 ms of CPU (bench wasm), so a legitimate
+ * 10 ms export should not start one.
+ */
+export const HELD_AFTER_MS = 50;
+/** An idle worker beyond `keep` retires after this long: a burst's workers go back within seconds. */
+export const IDLE_RETIRE_MS = 3_000;
 
 const globalTimers: WasmPoolTimers = {
   setTimeout: (run, ms) => setTimeout(run, ms),
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  now: () => performance.now(),
 };
+
+/** The pool's own upkeep must not keep a process alive (Node timers have `unref`; a page's are numbers). */
+function unref(handle: unknown): void {
+  (handle as { unref?: () => void } | undefined)?.unref?.();
+}
 
 /**
  * Each worker runs one call at a time; calls queue FIFO. A call's timer starts when a ready worker
- * receives it; when it fires the call answers `wasm-timeout`, the worker is terminated (the only way
- * to stop running WASM) and a replacement starts at once. A worker that dies fails its call with
- * `internal` and is replaced; if workers keep dying before they are ready (a broken install) the
- * pool stops respawning and fails calls instead of looping. An aborted call that is running costs
- * its worker the same way.
+ * receives it; when it fires the call answers `wasm-timeout` and the worker is terminated (the only
+ * way to stop running WASM). An aborted call that is running costs its worker the same way: a run
+ * that ended or passed its deadline has its calls stopped at once. A worker that dies fails its
+ * call with `internal`; if workers keep dying before they are ready (a broken install) the pool
+ * stops starting them and fails calls instead of looping.
+ *
+ * How many workers (`#ensure`): at least `keep`; as many more as queued calls need, up to `size`;
+ * and while a call has held its worker for `heldMs` (an export that spins), one idle worker beside
+ * it, up to `max` — so a call of another run, or of the next run once the spinning one is stopped,
+ * finds a started worker rather than waiting for the spin to end or for a worker to start. A
+ * stopped worker is replaced only as these rules need; idle ones beyond `keep` retire after `idleMs`.
  */
 export class WasmPoolCore<M, W extends WasmPoolWorker> {
   readonly size: number;
+  readonly keep: number;
+  readonly max: number;
+  readonly #idleMs: number;
+  readonly #heldMs: number;
   readonly #options: WasmPoolCoreOptions<M, W>;
   readonly #timers: WasmPoolTimers;
   readonly #slots = new Set<Slot<M, W>>();
@@ -116,6 +158,9 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
   #nextId = 1;
   #started = 0;
   #replaced = 0;
+  #retired = 0;
+  #heldTimer: unknown;
+  #idleTimer: unknown;
   #startFailures = 0;
   #broken: string | undefined;
   #disposed = false;
@@ -124,7 +169,11 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
     this.#options = options;
     this.#timers = options.timers ?? globalTimers;
     this.size = Math.max(1, Math.floor(options.size));
-    for (let i = 0; i < this.size; i++) this.#spawn();
+    this.keep = Math.min(this.size, Math.max(0, Math.floor(options.keep ?? this.size)));
+    this.max = Math.max(this.size, Math.floor(options.max ?? this.size));
+    this.#idleMs = options.idleMs ?? IDLE_RETIRE_MS;
+    this.#heldMs = options.heldMs ?? HELD_AFTER_MS;
+    this.#ensure();
   }
 
   call(request: WasmPoolRequest): Promise<WasmPoolReply> {
@@ -148,6 +197,7 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
         module: prepared.value.module,
         spare: prepared.value.spare === true,
         resolve,
+        postedAt: 0,
         settled: false,
       };
       if (request.signal) this.#watch(request.signal, job);
@@ -163,7 +213,15 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
       if (s.ready) ready++;
       if (s.job) busy++;
     }
-    return { workers: this.#slots.size, ready, busy, queued: this.#queue.length, started: this.#started, replaced: this.#replaced };
+    return {
+      workers: this.#slots.size,
+      ready,
+      busy,
+      queued: this.#queue.length,
+      started: this.#started,
+      replaced: this.#replaced,
+      retired: this.#retired,
+    };
   }
 
   /** The live workers, as the adapter started them. */
@@ -175,6 +233,7 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
   async dispose(): Promise<void> {
     if (!this.#disposed) {
       this.#disposed = true;
+      this.#clearUpkeep();
       for (const job of this.#queue.splice(0)) this.#settle(job, reply('internal', 'the WASM pool was shut down before the call ran', 0));
       for (const slot of [...this.#slots]) {
         if (slot.job) this.#settle(slot.job, reply('internal', 'the WASM pool was shut down during the call', 0));
@@ -185,7 +244,7 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
   }
 
   #spawn(): void {
-    const slot = { known: new Set<string>(), ready: false, retired: false } as Slot<M, W>;
+    const slot = { known: new Set<string>(), ready: false, retired: false, idleSince: 0 } as Slot<M, W>;
     slot.worker = this.#options.startWorker({
       message: (raw) => this.#onMessage(slot, raw),
       failed: (why) => this.#onExit(slot, why),
@@ -204,6 +263,7 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
     }
     if (msg.type === 'ready') {
       slot.ready = true;
+      slot.idleSince = this.#timers.now();
       this.#startFailures = 0;
       this.#pump();
       return;
@@ -215,6 +275,7 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
       return;
     }
     slot.job = undefined;
+    slot.idleSince = this.#timers.now();
     this.#settle(job, msg.ok ? { ok: true, value: msg.value, runMs: msg.runMs } : reply(msg.code, msg.message, msg.runMs));
     this.#pump();
   }
@@ -235,11 +296,12 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
   #pump(): void {
     if (this.#disposed) return;
     for (const slot of this.#slots) {
-      if (!this.#queue.length) return;
+      if (!this.#queue.length) break;
       if (!slot.ready || slot.job || slot.retired) continue;
       const job = this.#queue.shift() as Job<M, W>;
       slot.job = job;
       job.slot = slot;
+      job.postedAt = this.#timers.now();
       this.#post(slot, job, !slot.known.has(job.digest));
       const { timeoutMs } = job.request;
       job.timer = this.#timers.setTimeout(() => {
@@ -247,6 +309,83 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
         this.#replace(slot);
       }, timeoutMs);
     }
+    this.#ensure();
+  }
+
+  /** Starts the workers the rules in the class comment call for, and watches for held ones. */
+  #ensure(): void {
+    if (this.#disposed || this.#broken) return;
+    const now = this.#timers.now();
+    let live = 0;
+    let free = 0; // idle or still starting
+    let held = false;
+    let soonest = Infinity; // when the next running call becomes held
+    for (const s of this.#slots) {
+      live++;
+      if (!s.job) free++;
+      else if (now - s.job.postedAt >= this.#heldMs) held = true;
+      else soonest = Math.min(soonest, s.job.postedAt + this.#heldMs);
+    }
+    const waiting = this.#queue.length;
+    let start = Math.max(0, this.keep - live);
+    if (waiting > free + start) start += Math.max(0, Math.min(waiting - free - start, this.size - live - start));
+    if (held && free + start <= waiting && live + start < this.max) start++;
+    for (let i = 0; i < start; i++) this.#spawn();
+    // One upkeep timer for the pool, only while a spare could still be started.
+    if (this.#heldTimer === undefined && soonest < Infinity && live + start < this.max) {
+      this.#heldTimer = this.#timers.setTimeout(
+        () => {
+          this.#heldTimer = undefined;
+          this.#ensure();
+        },
+        Math.max(1, soonest - now),
+      );
+      unref(this.#heldTimer);
+    }
+    this.#armIdle();
+  }
+
+  /**
+   * Idle workers that may retire, the longest idle first: all but one while a call holds its
+   * worker (that one is the spare beside it, see `#ensure`).
+   */
+  #idleCandidates(now: number): Slot<M, W>[] {
+    const idle: Slot<M, W>[] = [];
+    let held = false;
+    for (const s of this.#slots) {
+      if (s.ready && !s.job) idle.push(s);
+      else if (s.job && now - s.job.postedAt >= this.#heldMs) held = true;
+    }
+    idle.sort((x, y) => x.idleSince - y.idleSince);
+    return held ? idle.slice(0, -1) : idle;
+  }
+
+  /** Arms the idle timer for the longest idle worker beyond `keep` (one timer for the pool). */
+  #armIdle(): void {
+    if (this.#idleTimer !== undefined || this.#disposed || this.#slots.size <= this.keep) return;
+    const first = this.#idleCandidates(this.#timers.now())[0];
+    if (!first) return;
+    this.#idleTimer = this.#timers.setTimeout(
+      () => {
+        this.#idleTimer = undefined;
+        const now = this.#timers.now();
+        for (const s of this.#idleCandidates(now)) {
+          if (this.#slots.size <= this.keep || now - s.idleSince < this.#idleMs) break;
+          this.#retire(s);
+          this.#retired++;
+        }
+        this.#armIdle();
+      },
+      Math.max(1, first.idleSince + this.#idleMs - this.#timers.now()),
+    );
+    unref(this.#idleTimer);
+  }
+
+  #clearUpkeep(): void {
+    if (this.#heldTimer !== undefined) this.#timers.clearTimeout(this.#heldTimer);
+    if (this.#idleTimer !== undefined) this.#timers.clearTimeout(this.#idleTimer);
+    this.#heldTimer = undefined;
+    this.#idleTimer = undefined;
   }
 
   #post(slot: Slot<M, W>, job: Job<M, W>, withModule: boolean): void {
@@ -303,12 +442,11 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
     job.resolve(result);
   }
 
-  /** Terminate a worker and, unless the pool is going away, start its replacement at once. */
+  /** Terminate a worker; a replacement starts as `#ensure` says (at once while below `keep`). */
   #replace(slot: Slot<M, W>): void {
     if (slot.retired) return;
     this.#retire(slot);
     this.#replaced++;
-    if (!this.#disposed && !this.#broken) this.#spawn();
     this.#pump();
   }
 
