@@ -22,6 +22,8 @@ export interface WasmPoolOptions {
   /** Workers kept while idle (default `size`), and most at once with a spare beside held ones (default `size`): see WasmPoolCore. */
   readonly keep?: number;
   readonly max?: number;
+  /** An idle worker beyond `keep` retires after this long (default: the core's). */
+  readonly idleMs?: number;
   /** Shared compile cache; one per process is the point, so pass the same one to every pool. */
   readonly cache?: WasmModuleCache;
   /**
@@ -45,6 +47,7 @@ export class WasmPool implements WasmPoolPort {
       size: options.size ?? LIMITS.wasmPoolSize,
       ...(options.keep !== undefined ? { keep: options.keep } : {}),
       ...(options.max !== undefined ? { max: options.max } : {}),
+      ...(options.idleMs !== undefined ? { idleMs: options.idleMs } : {}),
       startWorker: (hooks) => startNodeWorker(workerEntry, hooks),
       prepare: (bytes) => cache.get(bytes),
       moduleFields: (module): Pick<WorkerCallMessage, 'module'> => ({ module }),

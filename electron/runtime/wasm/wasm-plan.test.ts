@@ -19,6 +19,7 @@ import { ToWorkerSchema } from '../sandbox/messages.ts';
 import { SandboxPool } from '../sandbox/sandbox-pool.ts';
 import { WasmModuleCache } from './module-cache.ts';
 import { buildWasmPlan, WasmLanes, WasmPlanSchema, type WasmPlan } from './wasm-plan.ts';
+import { startRun } from '../../testing/started-run.ts';
 
 const bytes = buildWasm({
   funcs: [
@@ -81,8 +82,8 @@ afterEach(async () => {
   await Promise.all(owned.splice(0).map((o) => o.dispose()));
 });
 
-function lanes(size = 2): WasmLanes {
-  const l = new WasmLanes(size);
+function lanes(size = 2, idleMs?: number): WasmLanes {
+  const l = new WasmLanes(size, undefined, idleMs);
   owned.push(l);
   return l;
 }
@@ -193,6 +194,25 @@ describe('WasmLanes', () => {
     await l.dispose();
     await until(() => threadCount() <= before);
   });
+  it('starts lanes on demand up to its size, keeps one after idle, and a spare beside a spinning call', async () => {
+    const l = lanes(2, 200);
+    const dispatcher = l.dispatcherFor(await plan());
+    expect(l.workers).toBe(1); // one lane kept, started with the first dispatcher
+    await Promise.all([dispatcher.bridge('wasm:t', 'add', [1, 1]), dispatcher.bridge('wasm:t', 'add', [2, 2])]);
+    expect(l.workers).toBe(2);
+    await until(() => l.workers === 1);
+    // A call that spins holds its lane: one spare starts beside it, and stays while it spins.
+    const spin = dispatcher.bridge('wasm:t', 'spin', []);
+    await until(() => l.workers === 2);
+    expect(await dispatcher.bridge('wasm:t', 'add', [3, 4])).toEqual({ ok: true, value: 7 });
+    dispatcher.close(); // the run ends: the spinning lane stops, and is not replaced
+    expect(await spin).toMatchObject({ ok: false, code: 'timeout' });
+    expect(l.workers).toBe(1);
+    const next = l.dispatcherFor(await plan());
+    expect(await next.bridge('wasm:t', 'add', [5, 5])).toEqual({ ok: true, value: 10 });
+    expect(l.workers).toBe(1);
+    next.close();
+  });
 });
 
 describe('a sandbox worker with WASM lanes', () => {
@@ -226,6 +246,39 @@ describe('a sandbox worker with WASM lanes', () => {
     await until(() => threadCount() >= withoutLanes + 1);
     const second = await pool.run(request('import { add } from "@t/wasm";\nreturn await add(2, 3);'), { wasm: { plan } });
     expect(second).toMatchObject({ ok: true, value: 5 });
+    await pool.close();
+    await until(() => threadCount() <= before);
+  });
+
+  it('a run awaiting a small WASM export completes while two runs hold WASM lanes with spinning exports', async () => {
+    const before = await threadCountSettled();
+    // Two workers kept, one more at most: the spinning runs hold both, the small run needs the third.
+    const pool = new SandboxPool({ size: 2, maxWorkers: 3 });
+    owned.push({ dispose: () => pool.close() });
+    const res = resolution();
+    const { wasm: _bytes, ...guest } = res.modules['wasm:t'] as ExecutableModule;
+    const request = (code: string, timeoutMs = 30_000) => ({
+      code,
+      entries: { '@t/wasm': 'wasm:t' },
+      modules: { 'wasm:t': guest },
+      inputs: {},
+      grants: NO_GRANTS,
+      timeoutMs,
+    });
+    const ports = { wasm: { plan: await buildWasmPlan(res, new WasmModuleCache()) } };
+    // The two spinning runs: one spins one export, the other two at once (its whole concurrency
+    // budget), each again after every call timeout, until its run is stopped.
+    const again = (calls: string) => `import { spin } from "@t/wasm";\nfor (;;) await Promise.allSettled([${calls}]);`;
+    const spinners = [startRun(pool, request(again('spin()')), ports), startRun(pool, request(again('spin(), spin()')), ports)];
+    const small = await pool.run(request('import { add } from "@t/wasm";\nreturn await add(20, 22);'), ports);
+    expect(small).toMatchObject({ ok: true, value: 42 });
+    expect(spinners.filter((s) => s.answered)).toEqual([]);
+    for (const s of spinners) s.stop.abort();
+    expect((await Promise.all(spinners.map((s) => s.result))).map((r) => !r.ok && r.code)).toEqual(['cancelled', 'cancelled']);
+    const after = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => pool.run(request(`import { add } from "@t/wasm";\nreturn await add(${i}, 1);`), ports)),
+    );
+    expect(after.map((r) => r.ok && r.value)).toEqual([1, 2, 3, 4]);
     await pool.close();
     await until(() => threadCount() <= before);
   });

@@ -116,6 +116,7 @@ interface Lane extends WasmPoolWorker {
 export class WasmLanes {
   readonly #size: number;
   readonly #entry: URL;
+  readonly #idleMs: number | undefined;
   readonly #planned = new WeakMap<Uint8Array, Result<CompiledModule>>();
   readonly #signal = new Int32Array(new SharedArrayBuffer(2 * (LANE_SLOTS + 1) * Int32Array.BYTES_PER_ELEMENT));
   readonly #lanes = new Set<Lane>();
@@ -123,9 +124,11 @@ export class WasmLanes {
   readonly #taken = new Set<number>();
   #core: WasmPoolCore<WebAssembly.Module, Lane> | undefined;
 
-  constructor(size: number = LIMITS.wasmConcurrency, entry: URL = WASM_WORKER_URL) {
+  /** `idleMs`: how long a lane beyond the kept one idles before it retires (default: the core's). */
+  constructor(size: number = LIMITS.wasmConcurrency, entry: URL = WASM_WORKER_URL, idleMs?: number) {
     this.#size = size;
     this.#entry = entry;
+    this.#idleMs = idleMs;
   }
 
   /** The dispatcher for one run; close it when the run ends. */
@@ -134,6 +137,7 @@ export class WasmLanes {
       size: this.#size,
       keep: 1,
       max: this.#size + 1,
+      ...(this.#idleMs !== undefined ? { idleMs: this.#idleMs } : {}),
       startWorker: (hooks) => this.#start(hooks),
       prepare: (bytes) => this.#planned.get(bytes) ?? fail('wasm-not-declared', 'that WASM module is not part of this run'),
       moduleFields: (module) => ({ module }),

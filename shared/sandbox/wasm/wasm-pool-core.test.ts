@@ -38,12 +38,13 @@ function manualClock(): WasmPoolTimers & { advance(ms: number): void; pending():
   };
 }
 
-function setup(size = 1) {
+function setup(size = 1, shape: { keep?: number; max?: number; idleMs?: number; heldMs?: number } = {}) {
   const workers: ScriptedWorker[] = [];
   const clock = manualClock();
   const terminations: (() => void)[] = [];
   const core = new WasmPoolCore<string, ScriptedWorker>({
     size,
+    ...shape,
     startWorker: (hooks) => {
       const worker: ScriptedWorker = {
         hooks,
@@ -173,5 +174,100 @@ describe('WasmPoolCore', () => {
     await disposing;
     expect(core.stats()).toMatchObject({ workers: 0, busy: 0, queued: 0 });
     expect(await core.call(request())).toEqual({ ok: false, code: 'internal', message: 'the WASM pool has been shut down', runMs: 0 });
+  });
+
+  describe('between keep and max', () => {
+    /** Readies every started worker not yet ready and not terminated. */
+    const readyAll = (workers: ScriptedWorker[], readied: Set<ScriptedWorker>) => {
+      for (const w of workers) {
+        if (w.terminated || readied.has(w)) continue;
+        readied.add(w);
+        w.hooks.message({ type: 'ready' });
+      }
+    };
+    const answer = (w: ScriptedWorker, value: number) => {
+      const id = w.posted.at(-1)?.id as number;
+      w.hooks.message({ type: 'result', id, ok: true, value, runMs: 0 });
+    };
+
+    it('starts `keep` workers, more for queued calls up to `size`, and retires idle ones beyond `keep`', async () => {
+      const { core, workers, clock } = setup(2, { keep: 1, max: 3, idleMs: 1000, heldMs: 50 });
+      const readied = new Set<ScriptedWorker>();
+      expect(workers).toHaveLength(1);
+      readyAll(workers, readied);
+      const calls = [core.call(request('a')), core.call(request('b')), core.call(request('c'))];
+      await settle();
+      // One runs, two wait: one more worker starts (up to size 2), not two.
+      expect(core.stats()).toMatchObject({ workers: 2, busy: 1, queued: 2 });
+      readyAll(workers, readied);
+      expect(core.stats()).toMatchObject({ workers: 2, busy: 2, queued: 1 });
+      answer(workers[0]!, 1);
+      answer(workers[1]!, 2);
+      answer(workers[0]!, 3);
+      expect(await Promise.all(calls)).toEqual([1, 2, 3].map((value) => ({ ok: true, value, runMs: 0 })));
+      expect(core.stats()).toMatchObject({ workers: 2, busy: 0, retired: 0 });
+      clock.advance(999);
+      expect(core.stats().workers).toBe(2);
+      clock.advance(1);
+      expect(core.stats()).toMatchObject({ workers: 1, retired: 1, replaced: 0 });
+      expect(workers.filter((w) => w.terminated)).toHaveLength(1);
+      clock.advance(10_000);
+      expect(core.stats().workers).toBe(1); // never below keep
+      expect(clock.pending()).toBe(0);
+    });
+
+    it('starts one spare beside a call held past heldMs: another caller runs on it while the held call goes on', async () => {
+      const { core, workers, clock } = setup(1, { keep: 1, max: 2, heldMs: 50, idleMs: 1000 });
+      const readied = new Set<ScriptedWorker>();
+      readyAll(workers, readied);
+      const spinner = new AbortController();
+      const held = core.call({ ...request('spin', 5000), signal: spinner.signal });
+      await settle();
+      clock.advance(49);
+      expect(workers).toHaveLength(1);
+      clock.advance(1);
+      expect(workers).toHaveLength(2); // the spare, started while nobody waits yet
+      readyAll(workers, readied);
+      let heldSettled = false;
+      void held.then(() => (heldSettled = true));
+      const other = core.call(request('small'));
+      await settle();
+      expect(workers[1]!.posted).toHaveLength(1);
+      answer(workers[1]!, 5);
+      expect(await other).toEqual({ ok: true, value: 5, runMs: 0 });
+      expect(heldSettled).toBe(false);
+      // The spare is kept beside the held call however long it idles.
+      clock.advance(5_000 - 51);
+      expect(core.stats()).toMatchObject({ workers: 2, busy: 1, retired: 0 });
+      // The held call's run ends: its worker is stopped and, with `keep` met by the spare, not replaced.
+      spinner.abort();
+      expect(await held).toMatchObject({ ok: false, code: 'timeout' });
+      expect(workers[0]!.terminated).toBe(true);
+      expect(core.stats()).toMatchObject({ workers: 1, ready: 1, started: 2, replaced: 1 });
+      expect(workers).toHaveLength(2);
+    });
+
+    it('starts no spare past max, and replaces a stopped worker while below keep', async () => {
+      const { core, workers, clock } = setup(2, { keep: 2, max: 2, heldMs: 50 });
+      const readied = new Set<ScriptedWorker>();
+      readyAll(workers, readied);
+      const runs = [new AbortController(), new AbortController()];
+      const spins = runs.map((r) => core.call({ ...request('spin', 5000), signal: r.signal }));
+      await settle();
+      clock.advance(100);
+      expect(workers).toHaveLength(2);
+      const waiting = core.call(request('small'));
+      await settle();
+      expect(core.stats()).toMatchObject({ workers: 2, busy: 2, queued: 1 });
+      runs[0]!.abort(); // the first run ends: its worker stopped, a replacement starts (below keep)
+      expect(await spins[0]).toMatchObject({ ok: false, code: 'timeout' });
+      expect(workers).toHaveLength(3);
+      readyAll(workers, readied);
+      answer(workers[2]!, 9);
+      expect(await waiting).toEqual({ ok: true, value: 9, runMs: 0 });
+      runs[1]!.abort();
+      await spins[1];
+      expect(core.stats()).toMatchObject({ workers: 2, replaced: 2, started: 4 });
+    });
   });
 });

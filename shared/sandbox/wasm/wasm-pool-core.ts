@@ -138,8 +138,8 @@ function unref(handle: unknown): void {
  * stops starting them and fails calls instead of looping.
  *
  * How many workers (`#ensure`): at least `keep`; as many more as queued calls need, up to `size`;
- * and while a call has held its worker for `heldMs` (an export that spins), one idle worker beside
- * it, up to `max` — so a call of another run, or of the next run once the spinning one is stopped,
+ * and while every worker is held (its call has run `heldMs`: an export that spins), one more beside
+ * them, up to `max` — so a call of another run, or of the next run once the spinning one is stopped,
  * finds a started worker rather than waiting for the spin to end or for a worker to start. A
  * stopped worker is replaced only as these rules need; idle ones beyond `keep` retire after `idleMs`.
  */
@@ -318,18 +318,19 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
     const now = this.#timers.now();
     let live = 0;
     let free = 0; // idle or still starting
-    let held = false;
+    let held = 0;
     let soonest = Infinity; // when the next running call becomes held
     for (const s of this.#slots) {
       live++;
       if (!s.job) free++;
-      else if (now - s.job.postedAt >= this.#heldMs) held = true;
+      else if (now - s.job.postedAt >= this.#heldMs) held++;
       else soonest = Math.min(soonest, s.job.postedAt + this.#heldMs);
     }
     const waiting = this.#queue.length;
     let start = Math.max(0, this.keep - live);
     if (waiting > free + start) start += Math.max(0, Math.min(waiting - free - start, this.size - live - start));
-    if (held && free + start <= waiting && live + start < this.max) start++;
+    // Every worker held: one more beside them (a worker busy with a short call is free again soon).
+    if (held > 0 && held === live + start && live + start < this.max) start++;
     for (let i = 0; i < start; i++) this.#spawn();
     // One upkeep timer for the pool, only while a spare could still be started.
     if (this.#heldTimer === undefined && soonest < Infinity && live + start < this.max) {
@@ -346,18 +347,18 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
   }
 
   /**
-   * Idle workers that may retire, the longest idle first: all but one while a call holds its
-   * worker (that one is the spare beside it, see `#ensure`).
+   * Idle workers that may retire, the longest idle first: all but one while every other worker is
+   * held (that one is the spare beside them, see `#ensure`).
    */
   #idleCandidates(now: number): Slot<M, W>[] {
     const idle: Slot<M, W>[] = [];
-    let held = false;
+    let held = 0;
     for (const s of this.#slots) {
       if (s.ready && !s.job) idle.push(s);
-      else if (s.job && now - s.job.postedAt >= this.#heldMs) held = true;
+      else if (s.job && now - s.job.postedAt >= this.#heldMs) held++;
     }
     idle.sort((x, y) => x.idleSince - y.idleSince);
-    return held ? idle.slice(0, -1) : idle;
+    return held > 0 && held + idle.length === this.#slots.size ? idle.slice(0, -1) : idle;
   }
 
   /** Arms the idle timer for the longest idle worker beyond `keep` (one timer for the pool). */
