@@ -28,7 +28,7 @@ export interface WasmPoolOptions {
   readonly cache?: WasmModuleCache;
   /**
    * The worker entry; defaults to wasm-worker.mjs next to this file. It is plain ESM with no
-   * imports beyond node:worker_threads, so a bundled build copies it verbatim next to the bundle
+   * imports beyond Node built-ins, so a bundled build copies it verbatim next to the bundle
    * and passes its URL here (esbuild does not follow `new Worker(url)`).
    */
   readonly workerEntry?: URL;

@@ -5,7 +5,7 @@
 // leaves running, and leave no thread behind. Then the same through the sandbox pool: lanes start
 // on a worker's first WASM run and end with the pool.
 
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -194,6 +194,23 @@ describe('WasmLanes', () => {
     await l.dispose();
     await until(() => threadCount() <= before);
   });
+  it.runIf(process.platform === 'linux')('runs a lane whose call spins at the lowest priority', async () => {
+    const niceOf = (tid: string): number => {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    };
+    const lowered = () => readdirSync('/proc/self/task').filter((tid) => niceOf(tid) === 19).length;
+    const l = lanes(2);
+    const dispatcher = l.dispatcherFor(await plan());
+    expect(await dispatcher.bridge('wasm:t', 'add', [1, 1])).toEqual({ ok: true, value: 2 });
+    expect(lowered()).toBe(0); // a short call is never lowered
+    const spin = dispatcher.bridge('wasm:t', 'spin', []);
+    await until(() => lowered() === 1);
+    dispatcher.close();
+    expect(await spin).toMatchObject({ ok: false, code: 'timeout' });
+    await until(() => lowered() === 0); // the lowered lane was stopped, not reused
+  });
+
   it('starts lanes on demand up to its size, keeps one after idle, and a spare beside a spinning call', async () => {
     const l = lanes(2, 200);
     const dispatcher = l.dispatcherFor(await plan());

@@ -38,7 +38,10 @@ function manualClock(): WasmPoolTimers & { advance(ms: number): void; pending():
   };
 }
 
-function setup(size = 1, shape: { keep?: number; max?: number; idleMs?: number; heldMs?: number } = {}) {
+function setup(
+  size = 1,
+  shape: Pick<ConstructorParameters<typeof WasmPoolCore<string, ScriptedWorker>>[0], 'keep' | 'max' | 'idleMs' | 'heldMs' | 'held'> = {},
+) {
   const workers: ScriptedWorker[] = [];
   const clock = manualClock();
   const terminations: (() => void)[] = [];
@@ -268,6 +271,49 @@ describe('WasmPoolCore', () => {
       runs[1]!.abort();
       await spins[1];
       expect(core.stats()).toMatchObject({ workers: 2, replaced: 2, started: 4 });
+    });
+
+    it('tells `held` once per held call, with the thread id the worker reported; a worker it cannot restore retires after its call', async () => {
+      const told: [ScriptedWorker, number | undefined][] = [];
+      const restorable: boolean[] = [true, false];
+      const { core, workers, clock } = setup(1, {
+        keep: 1,
+        max: 1,
+        heldMs: 50,
+        held: (worker, tid) => {
+          told.push([worker, tid]);
+          const answer = restorable.shift() as boolean;
+          return () => answer;
+        },
+      });
+      workers[0]!.hooks.message({ type: 'ready', tid: 4242 });
+      const slow = core.call(request('slow', 5000));
+      await settle();
+      clock.advance(10);
+      expect(told).toEqual([]); // not held yet: nothing lowered
+      clock.advance(40);
+      clock.advance(500);
+      expect(told).toEqual([[workers[0], 4242]]); // once, however long it runs
+      answer(workers[0]!, 1);
+      expect(await slow).toMatchObject({ ok: true, value: 1 });
+      expect(core.stats()).toMatchObject({ workers: 1, replaced: 0 }); // restored: kept
+      const again = core.call(request('slow', 5000));
+      await settle();
+      clock.advance(50);
+      expect(told).toHaveLength(2);
+      answer(workers[0]!, 2);
+      expect(await again).toMatchObject({ ok: true, value: 2 });
+      // Not restorable: the lowered worker never serves another call.
+      expect(workers[0]!.terminated).toBe(true);
+      expect(core.stats()).toMatchObject({ workers: 1, replaced: 1, started: 2 });
+      // A short call is never told.
+      workers[1]!.hooks.message({ type: 'ready' });
+      const quick = core.call(request('quick'));
+      await settle();
+      answer(workers[1]!, 3);
+      expect(await quick).toMatchObject({ ok: true, value: 3 });
+      clock.advance(1000);
+      expect(told).toHaveLength(2);
     });
   });
 });

@@ -57,6 +57,12 @@ export interface WasmPoolCoreOptions<M, W extends WasmPoolWorker> {
   readonly idleMs?: number;
   /** A call running this long holds its worker (default HELD_AFTER_MS). */
   readonly heldMs?: number;
+  /**
+   * Told once when a worker's call becomes held, with the thread id the worker reported; may lower
+   * the worker's priority and return what raises it again (false: it cannot, and the worker then
+   * retires once its call ends, so a lowered worker never serves another call).
+   */
+  readonly held?: (worker: W, tid: number | undefined) => (() => boolean) | undefined;
   readonly startWorker: (hooks: WasmPoolWorkerHooks) => W;
   /**
    * Hashes and checks the bytes (and may compile them); a failure is the call's answer. A
@@ -94,6 +100,8 @@ interface Job<M, W extends WasmPoolWorker> {
   timer?: unknown;
   /** When a worker received it. */
   postedAt: number;
+  /** Whether `held` was told. */
+  heldNoted: boolean;
   settled: boolean;
 }
 
@@ -105,6 +113,10 @@ interface Slot<M, W extends WasmPoolWorker> {
   job?: Job<M, W>;
   /** When it last finished a call, or became ready. */
   idleSince: number;
+  /** The thread id it reported when ready. */
+  tid?: number;
+  /** What `held` returned for its current call. */
+  restore?: () => boolean;
 }
 
 /** Workers that die before they are ready this many times in a row mean the install is broken. */
@@ -198,6 +210,7 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
         spare: prepared.value.spare === true,
         resolve,
         postedAt: 0,
+        heldNoted: false,
         settled: false,
       };
       if (request.signal) this.#watch(request.signal, job);
@@ -263,6 +276,7 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
     }
     if (msg.type === 'ready') {
       slot.ready = true;
+      if (msg.tid !== undefined) slot.tid = msg.tid;
       slot.idleSince = this.#timers.now();
       this.#startFailures = 0;
       this.#pump();
@@ -277,6 +291,12 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
     slot.job = undefined;
     slot.idleSince = this.#timers.now();
     this.#settle(job, msg.ok ? { ok: true, value: msg.value, runMs: msg.runMs } : reply(msg.code, msg.message, msg.runMs));
+    const restore = slot.restore;
+    slot.restore = undefined;
+    if (restore && !restore()) {
+      this.#retire(slot);
+      this.#replaced++;
+    }
     this.#pump();
   }
 
@@ -323,8 +343,13 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
     for (const s of this.#slots) {
       live++;
       if (!s.job) free++;
-      else if (now - s.job.postedAt >= this.#heldMs) held++;
-      else soonest = Math.min(soonest, s.job.postedAt + this.#heldMs);
+      else if (now - s.job.postedAt >= this.#heldMs) {
+        held++;
+        if (!s.job.heldNoted) {
+          s.job.heldNoted = true;
+          s.restore = this.#options.held?.(s.worker, s.tid);
+        }
+      } else soonest = Math.min(soonest, s.job.postedAt + this.#heldMs);
     }
     const waiting = this.#queue.length;
     let start = Math.max(0, this.keep - live);
@@ -332,8 +357,8 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
     // Every worker held: one more beside them (a worker busy with a short call is free again soon).
     if (held > 0 && held === live + start && live + start < this.max) start++;
     for (let i = 0; i < start; i++) this.#spawn();
-    // One upkeep timer for the pool, only while a spare could still be started.
-    if (this.#heldTimer === undefined && soonest < Infinity && live + start < this.max) {
+    // One upkeep timer for the pool, only while a spare could still be started or `held` be told.
+    if (this.#heldTimer === undefined && soonest < Infinity && (live + start < this.max || this.#options.held)) {
       this.#heldTimer = this.#timers.setTimeout(
         () => {
           this.#heldTimer = undefined;
