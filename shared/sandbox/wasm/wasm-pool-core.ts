@@ -123,7 +123,7 @@ interface Slot<M, W extends WasmPoolWorker> {
 export const MAX_START_FAILURES = 3;
 /**
  * A call running this long holds its worker, so a spare may start beside it. Scalar exports answer
- * in well under a millisecond; a worker start costs ~50 ms of CPU (bench wasm), so a legitimate
+ * in well under a millisecond; a worker start costs ~50 ms of CPU (bench lanes), so a legitimate
  * 10 ms export should not start one.
  */
 export const HELD_AFTER_MS = 50;
