@@ -211,4 +211,29 @@ describe('WasmPool', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('a small call completes while two callers hold both workers with spinning exports; idle workers then retire to keep', async () => {
+    const p = new WasmPool({ size: 2, keep: 1, max: 3, idleMs: 200 });
+    pools.push(p);
+    const runs = [new AbortController(), new AbortController()];
+    const spins = runs.map((run) => p.call({ bytes: stateful, exportName: 'spin', args: [], timeoutMs: 60_000, signal: run.signal }));
+    let spinsSettled = 0;
+    for (const spin of spins) void spin.then(() => spinsSettled++);
+    for (let i = 0; i < 500 && p.stats().busy < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(p.stats()).toMatchObject({ busy: 2 });
+    // A third caller: a spare started beside the held workers answers it while both still spin.
+    expect(await call(p, 'div', [9, 3])).toMatchObject({ ok: true, value: 3 });
+    expect(spinsSettled).toBe(0);
+    expect(p.stats()).toMatchObject({ workers: 3, busy: 2 });
+    // The callers' runs end: their calls stop at once, their workers are terminated and not replaced.
+    for (const run of runs) run.abort();
+    expect((await Promise.all(spins)).map((r) => !r.ok && r.code)).toEqual(['timeout', 'timeout']);
+    expect(p.stats()).toMatchObject({ workers: 1, replaced: 2 });
+    expect(await call(p, 'div', [8, 2])).toMatchObject({ ok: true, value: 4 });
+    // A burst of calls starts workers up to size; idle, they go back to keep.
+    await Promise.all(Array.from({ length: 6 }, () => call(p, 'div', [4, 2])));
+    expect(p.stats().workers).toBe(2);
+    for (let i = 0; i < 500 && p.stats().workers > 1; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(p.stats()).toMatchObject({ workers: 1, retired: 1 });
+  });
 });

@@ -19,11 +19,16 @@ import { WASM_WORKER_OPTIONS, WASM_WORKER_URL, type WorkerCallMessage } from '..
 export interface WasmPoolOptions {
   /** Number of workers (default 4). */
   readonly size?: number;
+  /** Workers kept while idle (default `size`), and most at once with a spare beside held ones (default `size`): see WasmPoolCore. */
+  readonly keep?: number;
+  readonly max?: number;
+  /** An idle worker beyond `keep` retires after this long (default: the core's). */
+  readonly idleMs?: number;
   /** Shared compile cache; one per process is the point, so pass the same one to every pool. */
   readonly cache?: WasmModuleCache;
   /**
    * The worker entry; defaults to wasm-worker.mjs next to this file. It is plain ESM with no
-   * imports beyond node:worker_threads, so a bundled build copies it verbatim next to the bundle
+   * imports beyond Node built-ins, so a bundled build copies it verbatim next to the bundle
    * and passes its URL here (esbuild does not follow `new Worker(url)`).
    */
   readonly workerEntry?: URL;
@@ -40,6 +45,9 @@ export class WasmPool implements WasmPoolPort {
     const workerEntry = options.workerEntry ?? WASM_WORKER_URL;
     this.core = new WasmPoolCore<WebAssembly.Module, Worker>({
       size: options.size ?? LIMITS.wasmPoolSize,
+      ...(options.keep !== undefined ? { keep: options.keep } : {}),
+      ...(options.max !== undefined ? { max: options.max } : {}),
+      ...(options.idleMs !== undefined ? { idleMs: options.idleMs } : {}),
       startWorker: (hooks) => startNodeWorker(workerEntry, hooks),
       prepare: (bytes) => cache.get(bytes),
       moduleFields: (module): Pick<WorkerCallMessage, 'module'> => ({ module }),

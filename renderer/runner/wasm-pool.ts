@@ -23,6 +23,17 @@ export interface BrowserWasmPoolOptions {
   readonly size?: number;
 }
 
+/**
+ * A page runs one run at a time (its kernel host has one worker), so a run's calls never wait for
+ * another's; but when a run's calls spin, both of a small pool's workers may be stopped with it,
+ * and the next run's call would wait for a Web Worker to start. A pool below the host's size may
+ * start one spare beside workers held by spinning calls (WasmPoolCore), never more than the host's
+ * process-wide pool size.
+ */
+function spareMax(size: number): number {
+  return Math.max(size, Math.min(size + 1, LIMITS.wasmPoolSize));
+}
+
 /** How many checked binaries to remember (by digest), least recently used first out. */
 const CHECKED_MAX = 64;
 
@@ -37,6 +48,7 @@ export class BrowserWasmPool implements WasmPoolPort {
     this.#sha256 = options.sha256;
     this.#core = new WasmPoolCore<Uint8Array, WasmPoolWorker>({
       size: options.size ?? LIMITS.wasmPoolSize,
+      max: spareMax(options.size ?? LIMITS.wasmPoolSize),
       startWorker: (hooks) => startPageWorker(options.startWorker, hooks),
       prepare: (bytes) => this.#check(bytes),
       // A fresh copy per post: the buffer is the worker's to compile from.

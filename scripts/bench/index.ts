@@ -1,6 +1,7 @@
 // The sections `npm run bench` runs, in order (an opt-in one only when named). Each lives in its own file.
 import type { BenchSection } from './harness.ts';
 import { wasmSection } from './wasm.ts';
+import { lanesSection } from './lanes.ts';
 import { installSection } from './install.ts';
 import { compilerSection } from './compiler.ts';
 import { discoverySection } from './discovery.ts';
@@ -14,6 +15,7 @@ import { corpusSection } from './corpus.ts';
 
 export const SECTIONS: readonly BenchSection[] = [
   wasmSection,
+  lanesSection,
   installSection,
   compilerSection,
   kernelBench,

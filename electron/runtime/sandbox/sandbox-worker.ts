@@ -56,4 +56,6 @@ function takeMail(): void {
 
 // A worker whose engine cannot load fails here, before `ready`: the pool counts it as a boot failure.
 await loop.boot(compileEngineWasm);
+// Nested runs' WASM calls need a lane that is ready (wasm-plan.ts `warm`).
+if (hold) lanes.warm();
 port.on('message', (raw: unknown) => loop.receive(parseToWorker(raw)));

@@ -5,7 +5,7 @@
 // leaves running, and leave no thread behind. Then the same through the sandbox pool: lanes start
 // on a worker's first WASM run and end with the pool.
 
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ import { ToWorkerSchema } from '../sandbox/messages.ts';
 import { SandboxPool } from '../sandbox/sandbox-pool.ts';
 import { WasmModuleCache } from './module-cache.ts';
 import { buildWasmPlan, WasmLanes, WasmPlanSchema, type WasmPlan } from './wasm-plan.ts';
+import { startRun } from '../../testing/started-run.ts';
 
 const bytes = buildWasm({
   funcs: [
@@ -81,8 +82,8 @@ afterEach(async () => {
   await Promise.all(owned.splice(0).map((o) => o.dispose()));
 });
 
-function lanes(size = 2): WasmLanes {
-  const l = new WasmLanes(size);
+function lanes(size = 2, idleMs?: number): WasmLanes {
+  const l = new WasmLanes(size, undefined, idleMs);
   owned.push(l);
   return l;
 }
@@ -182,8 +183,9 @@ describe('WasmLanes', () => {
     const before = await threadCountSettled();
     const l = new WasmLanes(2);
     const dispatcher = l.dispatcherFor(await plan());
-    await dispatcher.bridge('wasm:t', 'add', [1, 1]);
-    await until(() => l.workers === 2);
+    // Two calls at once: the second starts the second lane (one is kept idle, more start on demand).
+    await Promise.all([dispatcher.bridge('wasm:t', 'add', [1, 1]), dispatcher.bridge('wasm:t', 'add', [2, 2])]);
+    expect(l.workers).toBe(2);
     expect(threadCount()).toBeGreaterThanOrEqual(before + 2);
     const running = dispatcher.bridge('wasm:t', 'spin', []);
     dispatcher.close();
@@ -192,10 +194,46 @@ describe('WasmLanes', () => {
     await l.dispose();
     await until(() => threadCount() <= before);
   });
+  it.runIf(process.platform === 'linux')('runs a lane whose call spins at the lowest priority', async () => {
+    const niceOf = (tid: string): number => {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    };
+    const lowered = () => readdirSync('/proc/self/task').filter((tid) => niceOf(tid) === 19).length;
+    const l = lanes(2);
+    const dispatcher = l.dispatcherFor(await plan());
+    expect(await dispatcher.bridge('wasm:t', 'add', [1, 1])).toEqual({ ok: true, value: 2 });
+    expect(lowered()).toBe(0); // a short call is never lowered
+    const spin = dispatcher.bridge('wasm:t', 'spin', []);
+    await until(() => lowered() === 1);
+    dispatcher.close();
+    expect(await spin).toMatchObject({ ok: false, code: 'timeout' });
+    await until(() => lowered() === 0); // the lowered lane was stopped, not reused
+  });
+
+  it('starts lanes on demand up to its size, keeps one after idle, and a spare beside a spinning call', async () => {
+    const l = lanes(2, 200);
+    const dispatcher = l.dispatcherFor(await plan());
+    expect(l.workers).toBe(1); // one lane kept, started with the first dispatcher
+    await Promise.all([dispatcher.bridge('wasm:t', 'add', [1, 1]), dispatcher.bridge('wasm:t', 'add', [2, 2])]);
+    expect(l.workers).toBe(2);
+    await until(() => l.workers === 1);
+    // A call that spins holds its lane: one spare starts beside it, and stays while it spins.
+    const spin = dispatcher.bridge('wasm:t', 'spin', []);
+    await until(() => l.workers === 2);
+    expect(await dispatcher.bridge('wasm:t', 'add', [3, 4])).toEqual({ ok: true, value: 7 });
+    dispatcher.close(); // the run ends: the spinning lane stops, and is not replaced
+    expect(await spin).toMatchObject({ ok: false, code: 'timeout' });
+    expect(l.workers).toBe(1);
+    const next = l.dispatcherFor(await plan());
+    expect(await next.bridge('wasm:t', 'add', [5, 5])).toEqual({ ok: true, value: 10 });
+    expect(l.workers).toBe(1);
+    next.close();
+  });
 });
 
 describe('a sandbox worker with WASM lanes', () => {
-  it('starts lanes on its first WASM run, answers the guest through them, and ends them with the pool', async () => {
+  it('starts its kept lane with the worker (nested runs need one ready), answers the guest through its lanes, and ends them with the pool', async () => {
     const before = await threadCountSettled();
     const pool = new SandboxPool({ size: 1, wasmLanes: 2 });
     owned.push({ dispose: () => pool.close() });
@@ -211,7 +249,8 @@ describe('a sandbox worker with WASM lanes', () => {
     });
     const plain = await pool.run({ ...request('return 1;'), entries: {}, modules: {} });
     expect(plain).toMatchObject({ ok: true, value: 1 });
-    const withoutLanes = threadCount();
+    // The worker's kept lane is already up (wasm-plan.ts `warm`).
+    const withKeptLane = threadCount();
     const plan = await buildWasmPlan(res, new WasmModuleCache());
     const code = [
       'import { add, bump, spin } from "@t/wasm";',
@@ -221,9 +260,43 @@ describe('a sandbox worker with WASM lanes', () => {
     ].join('\n');
     const first = await pool.run(request(code), { wasm: { plan } });
     expect(first).toMatchObject({ ok: true, value: [42, 1, 1, 'wasm-timeout', 3] });
-    await until(() => threadCount() >= withoutLanes + 2);
+    // The timed-out lane was stopped; the spare started beside it while it spun serves the rest.
+    await until(() => threadCount() >= withKeptLane);
     const second = await pool.run(request('import { add } from "@t/wasm";\nreturn await add(2, 3);'), { wasm: { plan } });
     expect(second).toMatchObject({ ok: true, value: 5 });
+    await pool.close();
+    await until(() => threadCount() <= before);
+  });
+
+  it('a run awaiting a small WASM export completes while two runs hold WASM lanes with spinning exports', async () => {
+    const before = await threadCountSettled();
+    // Two workers kept, one more at most: the spinning runs hold both, the small run needs the third.
+    const pool = new SandboxPool({ size: 2, maxWorkers: 3 });
+    owned.push({ dispose: () => pool.close() });
+    const res = resolution();
+    const { wasm: _bytes, ...guest } = res.modules['wasm:t'] as ExecutableModule;
+    const request = (code: string, timeoutMs = 30_000) => ({
+      code,
+      entries: { '@t/wasm': 'wasm:t' },
+      modules: { 'wasm:t': guest },
+      inputs: {},
+      grants: NO_GRANTS,
+      timeoutMs,
+    });
+    const ports = { wasm: { plan: await buildWasmPlan(res, new WasmModuleCache()) } };
+    // The two spinning runs: one spins one export, the other two at once (its whole concurrency
+    // budget), each again after every call timeout, until its run is stopped.
+    const again = (calls: string) => `import { spin } from "@t/wasm";\nfor (;;) await Promise.allSettled([${calls}]);`;
+    const spinners = [startRun(pool, request(again('spin()')), ports), startRun(pool, request(again('spin(), spin()')), ports)];
+    const small = await pool.run(request('import { add } from "@t/wasm";\nreturn await add(20, 22);'), ports);
+    expect(small).toMatchObject({ ok: true, value: 42 });
+    expect(spinners.filter((s) => s.answered)).toEqual([]);
+    for (const s of spinners) s.stop.abort();
+    expect((await Promise.all(spinners.map((s) => s.result))).map((r) => !r.ok && r.code)).toEqual(['cancelled', 'cancelled']);
+    const after = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => pool.run(request(`import { add } from "@t/wasm";\nreturn await add(${i}, 1);`), ports)),
+    );
+    expect(after.map((r) => r.ok && r.value)).toEqual([1, 2, 3, 4]);
     await pool.close();
     await until(() => threadCount() <= before);
   });

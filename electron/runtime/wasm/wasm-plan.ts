@@ -10,6 +10,7 @@
 // clone without compiling again.
 
 import { z } from 'zod';
+import { getPriority, setPriority } from 'node:os';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { SandboxModuleResolutionOk } from '../../../shared/protocol/catalog.ts';
 import { ErrorCodeSchema } from '../../../shared/protocol/codes.ts';
@@ -85,13 +86,43 @@ export async function buildWasmPlan(resolution: Pick<SandboxModuleResolutionOk, 
 /**
  * A sandbox worker's signal buffer, in Int32 cells: [0] counts replies from any lane, [1] is 1
  * while this worker sleeps on [0]; lane slot s (1…LANE_SLOTS) has its call counter at [2s] and
- * its own sleeping flag at [2s+1]. A replacement lane takes the next slot, round robin.
+ * its own sleeping flag at [2s+1]. A lane takes the lowest slot no lane holds; a stopped lane's
+ * slot is free again only once its thread has exited (two lanes sharing a flag could each clear
+ * the other's, and a call posted to a sleeping lane would then never wake it).
  */
 const REPLIES = 0;
 const HOST_SLEEPING = 1;
 const LANE_SLOTS = 31;
 /** How long `block` spins on the reply counter before sleeping on it. */
 const SPIN_MS = 0.1;
+/** The nice value of a lane whose call is held (the lowest priority there is). */
+const HELD_NICE = 19;
+
+/**
+ * A held call (one that spins) keeps running on a core; at the lowest priority it takes only the
+ * CPU nothing else wants, so ordinary runs' threads are not slowed by it (in a sandbox pool with
+ * three lanes spinning on 2 cores, small WASM runs one after another: median 10–20 ms → 3–7 ms,
+ * their quiet figure). Returns what restores the priority, if it could be lowered; the restore
+ * answers false where raising it back is not allowed (unprivileged, RLIMIT_NICE), and the pool
+ * core then retires the lane.
+ */
+function lowerPriority(tid: number | undefined): (() => boolean) | undefined {
+  if (tid === undefined) return undefined;
+  try {
+    const was = getPriority(tid);
+    setPriority(tid, HELD_NICE);
+    return () => {
+      try {
+        setPriority(tid, was);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+  } catch {
+    return undefined;
+  }
+}
 
 /** One lane as the pool core sees it: calls go down its port, and wake it through the signal. */
 interface Lane extends WasmPoolWorker {
@@ -110,33 +141,44 @@ interface Lane extends WasmPoolWorker {
  * thread compiled. `prepare` answers synchronously, so a call is posted to a free lane before the
  * guest's host call returns.
  *
- * Each sandbox worker owns `LIMITS.wasmConcurrency` WASM workers (started on its first run with
- * WASM, reused across runs), so the process holds sandbox workers × lanes of them (2 × 2 = 4 by
- * default, the spec's pool size) and a run never queues behind another run's WASM. A timed-out
- * lane is terminated and replaced by the shared pool core; lanes end with their sandbox worker.
+ * Each sandbox worker serves its run's calls on up to `LIMITS.wasmConcurrency` lanes (the run's
+ * concurrency budget), started on its first WASM run and kept while used; after a few seconds
+ * idle it keeps one (IDLE_RETIRE_MS), and starts more on demand. A call that spins (held past
+ * HELD_AFTER_MS) gets one spare lane started beside it, so the next run on this worker, once the
+ * spinning call is stopped (its run ended, or its timeout), finds a started lane: the stopped lane
+ * is terminated and not replaced; meanwhile it runs at the lowest priority (`lowerPriority`).
+ * Lanes end with their sandbox worker. The rules are the pool core's (wasm-pool-core.ts).
  */
 export class WasmLanes {
   readonly #size: number;
   readonly #entry: URL;
+  readonly #idleMs: number | undefined;
   readonly #planned = new WeakMap<Uint8Array, Result<CompiledModule>>();
   readonly #signal = new Int32Array(new SharedArrayBuffer(2 * (LANE_SLOTS + 1) * Int32Array.BYTES_PER_ELEMENT));
   readonly #lanes = new Set<Lane>();
-  #starts = 0;
+  /** Signal slots held by lanes whose threads have not exited yet. */
+  readonly #taken = new Set<number>();
   #core: WasmPoolCore<WebAssembly.Module, Lane> | undefined;
 
-  constructor(size: number = LIMITS.wasmConcurrency, entry: URL = WASM_WORKER_URL) {
+  /** `idleMs`: how long a lane beyond the kept one idles before it retires (default: the core's). */
+  constructor(size: number = LIMITS.wasmConcurrency, entry: URL = WASM_WORKER_URL, idleMs?: number) {
     this.#size = size;
     this.#entry = entry;
+    this.#idleMs = idleMs;
+  }
+
+  /**
+   * Starts the kept lane now rather than on the first run with WASM: a worker that runs nested
+   * runs answers their WASM calls only on a lane that is ready (`callNow`), and its long run may
+   * be one that never calls WASM.
+   */
+  warm(): void {
+    this.#coreNow();
   }
 
   /** The dispatcher for one run; close it when the run ends. */
   dispatcherFor(plan: WasmPlan): WasmDispatcher {
-    this.#core ??= new WasmPoolCore<WebAssembly.Module, Lane>({
-      size: this.#size,
-      startWorker: (hooks) => this.#start(hooks),
-      prepare: (bytes) => this.#planned.get(bytes) ?? fail('wasm-not-declared', 'that WASM module is not part of this run'),
-      moduleFields: (module) => ({ module }),
-    });
+    const core = this.#coreNow();
     const modules: Record<string, DispatcherModules[string]> = {};
     for (const m of plan.modules) {
       const identity = new Uint8Array(0);
@@ -151,8 +193,20 @@ export class WasmLanes {
         wasm: { bytes: identity, exports: m.exports, memoryPagesMax: m.memoryPagesMax, budgets: m.budgets },
       };
     }
-    const core = this.#core;
     return createWasmDispatcher({ modules }, { call: (request) => core.call(request), callNow: (request, ms) => this.#callNow(core, request, ms) });
+  }
+
+  #coreNow(): WasmPoolCore<WebAssembly.Module, Lane> {
+    return (this.#core ??= new WasmPoolCore<WebAssembly.Module, Lane>({
+      size: this.#size,
+      keep: 1,
+      max: this.#size + 1,
+      held: (_lane, tid) => lowerPriority(tid),
+      ...(this.#idleMs !== undefined ? { idleMs: this.#idleMs } : {}),
+      startWorker: (hooks) => this.#start(hooks),
+      prepare: (bytes) => this.#planned.get(bytes) ?? fail('wasm-not-declared', 'that WASM module is not part of this run'),
+      moduleFields: (module) => ({ module }),
+    }));
   }
 
   /**
@@ -224,7 +278,11 @@ export class WasmLanes {
   }
 
   #start(hooks: WasmPoolWorkerHooks): Lane {
-    const slot = 1 + (this.#starts++ % LANE_SLOTS);
+    let slot = 1;
+    while (this.#taken.has(slot)) slot++;
+    // More lanes than slots cannot be alive at once: the core starts at most `size + 1`.
+    if (slot > LANE_SLOTS) throw new Error(`WasmLanes: no free signal slot (${this.#taken.size} lanes alive)`);
+    this.#taken.add(slot);
     const calls = 2 * slot;
     const sleeping = calls + 1;
     const signal = this.#signal;
@@ -234,6 +292,14 @@ export class WasmLanes {
       workerData: { lane: { port: port2, signal: signal.buffer, slot } },
       transferList: [port2],
     });
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      // Its flag back to "awake", for the next lane that takes the slot.
+      Atomics.store(signal, sleeping, 0);
+      this.#taken.delete(slot);
+    };
     const lane: Lane = {
       port: port1,
       hooks,
@@ -242,7 +308,7 @@ export class WasmLanes {
         Atomics.add(signal, calls, 1);
         if (Atomics.load(signal, sleeping) === 1) Atomics.notify(signal, calls);
       },
-      terminate: () => worker.terminate(),
+      terminate: () => worker.terminate().finally(release),
     };
     this.#lanes.add(lane);
     port1.on('message', (raw: unknown) => hooks.message(raw));
@@ -252,7 +318,10 @@ export class WasmLanes {
       hooks.failed(why);
     };
     worker.on('error', (error) => gone(`the WASM worker failed: ${error.message}`));
-    worker.on('exit', (code) => gone(`the WASM worker stopped unexpectedly (exit code ${code})`));
+    worker.on('exit', (code) => {
+      release();
+      gone(`the WASM worker stopped unexpectedly (exit code ${code})`);
+    });
     return lane;
   }
 }

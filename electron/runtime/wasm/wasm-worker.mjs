@@ -8,6 +8,7 @@
 // Instance per call: every call instantiates the cached module with an empty import object,
 // runs one export and drops the instance, so no global, memory or table state survives a call.
 
+import { readlinkSync } from 'node:fs';
 import { MessagePort, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 
 const CACHE_MAX = 64;
@@ -95,6 +96,19 @@ function handle(msg) {
   }
 }
 
+/**
+ * This thread's kernel id, where the system names it (Linux: /proc/thread-self), so the sandbox
+ * worker can lower the priority of a lane whose call spins (see WasmLanes); elsewhere nothing.
+ */
+function threadId() {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    return Number.isSafeInteger(tid) && tid > 0 ? { tid } : {};
+  } catch {
+    return {};
+  }
+}
+
 /** Lane mode's start-up data, checked by hand like every inbound message (see wasm-plan.ts). */
 function isLane(lane) {
   return (
@@ -129,7 +143,7 @@ if (lane) {
     if (Atomics.load(signal, HOST_SLEEPING) === 1) Atomics.notify(signal, REPLIES);
   };
   let seen = Atomics.load(signal, calls);
-  reply({ type: 'ready' });
+  reply({ type: 'ready', ...threadId() });
   for (;;) {
     // Calls come in bursts (a guest's loop): spin a little before sleeping on the futex. The flag
     // is set before the wait re-checks the counter, so a call posted meanwhile is never missed.

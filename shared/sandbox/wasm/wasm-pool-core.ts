@@ -4,7 +4,8 @@
 // and failures read the same in both places (the rules: WasmPoolCore).
 //
 // Ownership: the core owns its workers and timers; `dispose()` fails what is pending and resolves
-// once every worker — including ones terminated for timeouts — has finished terminating.
+// once every worker — including ones terminated for timeouts — has finished terminating. Workers
+// number between `keep` (idle) and `max`; above `size` only as the spare beside a held worker.
 
 import type { ErrorCode } from '../../protocol/codes.ts';
 import { fail, type Result } from '../../protocol/result.ts';
@@ -41,10 +42,27 @@ export interface PreparedWasmModule<M> {
 export interface WasmPoolTimers {
   setTimeout(run: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
+  /** Milliseconds, monotonic. */
+  now(): number;
 }
 
 export interface WasmPoolCoreOptions<M, W extends WasmPoolWorker> {
+  /** Workers that serve calls at once (the pool's size); queued calls start workers up to it. */
   readonly size: number;
+  /** Workers kept while idle, started with the pool (default `size`: a fixed pool). */
+  readonly keep?: number;
+  /** Most workers at once (default `size`); above `size` only as the spare beside a held worker. */
+  readonly max?: number;
+  /** An idle worker beyond `keep` retires after this long idle (default IDLE_RETIRE_MS). */
+  readonly idleMs?: number;
+  /** A call running this long holds its worker (default HELD_AFTER_MS). */
+  readonly heldMs?: number;
+  /**
+   * Told once when a worker's call becomes held, with the thread id the worker reported; may lower
+   * the worker's priority and return what raises it again (false: it cannot, and the worker then
+   * retires once its call ends, so a lowered worker never serves another call).
+   */
+  readonly held?: (worker: W, tid: number | undefined) => (() => boolean) | undefined;
   readonly startWorker: (hooks: WasmPoolWorkerHooks) => W;
   /**
    * Hashes and checks the bytes (and may compile them); a failure is the call's answer. A
@@ -67,6 +85,8 @@ export interface WasmPoolCoreStats {
   readonly started: number;
   /** Workers terminated for a timeout, an abort, a malformed reply or a crash. */
   readonly replaced: number;
+  /** Workers retired after `idleMs` idle, beyond `keep`. */
+  readonly retired: number;
 }
 
 interface Job<M, W extends WasmPoolWorker> {
@@ -80,6 +100,10 @@ interface Job<M, W extends WasmPoolWorker> {
   readonly onSettled: ((reply: WasmPoolReply) => void) | undefined;
   slot?: Slot<M, W>;
   timer?: unknown;
+  /** When a worker received it. */
+  postedAt: number;
+  /** Whether `held` was told. */
+  heldNoted: boolean;
   settled: boolean;
 }
 
@@ -89,26 +113,56 @@ interface Slot<M, W extends WasmPoolWorker> {
   ready: boolean;
   retired: boolean;
   job?: Job<M, W>;
+  /** When it last finished a call, or became ready. */
+  idleSince: number;
+  /** The thread id it reported when ready. */
+  tid?: number;
+  /** What `held` returned for its current call. */
+  restore?: () => boolean;
 }
 
 /** Workers that die before they are ready this many times in a row mean the install is broken. */
 export const MAX_START_FAILURES = 3;
+/**
+ * A call running this long holds its worker, so a spare may start beside it. Scalar exports answer
+ * in well under a millisecond; a worker start costs ~50 ms of CPU (bench lanes), so a legitimate
+ * 10 ms export should not start one.
+ */
+export const HELD_AFTER_MS = 50;
+/** An idle worker beyond `keep` retires after this long: a burst's workers go back within seconds. */
+export const IDLE_RETIRE_MS = 3_000;
 
 const globalTimers: WasmPoolTimers = {
   setTimeout: (run, ms) => setTimeout(run, ms),
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  now: () => performance.now(),
 };
+
+/** The pool's own upkeep must not keep a process alive (Node timers have `unref`; a page's are numbers). */
+function unref(handle: unknown): void {
+  (handle as { unref?: () => void } | undefined)?.unref?.();
+}
 
 /**
  * Each worker runs one call at a time; calls queue FIFO. A call's timer starts when a ready worker
- * receives it; when it fires the call answers `wasm-timeout`, the worker is terminated (the only way
- * to stop running WASM) and a replacement starts at once. A worker that dies fails its call with
- * `internal` and is replaced; if workers keep dying before they are ready (a broken install) the
- * pool stops respawning and fails calls instead of looping. An aborted call that is running costs
- * its worker the same way.
+ * receives it; when it fires the call answers `wasm-timeout` and the worker is terminated (the only
+ * way to stop running WASM). An aborted call that is running costs its worker the same way: a run
+ * that ended or passed its deadline has its calls stopped at once. A worker that dies fails its
+ * call with `internal`; if workers keep dying before they are ready (a broken install) the pool
+ * stops starting them and fails calls instead of looping.
+ *
+ * How many workers (`#ensure`): at least `keep`; as many more as queued calls need, up to `size`;
+ * and while every worker is held (its call has run `heldMs`: an export that spins), one more beside
+ * them, up to `max` — so a call of another run, or of the next run once the spinning one is stopped,
+ * finds a started worker rather than waiting for the spin to end or for a worker to start. A
+ * stopped worker is replaced only as these rules need; idle ones beyond `keep` retire after `idleMs`.
  */
 export class WasmPoolCore<M, W extends WasmPoolWorker> {
   readonly size: number;
+  readonly keep: number;
+  readonly max: number;
+  readonly #idleMs: number;
+  readonly #heldMs: number;
   readonly #options: WasmPoolCoreOptions<M, W>;
   readonly #timers: WasmPoolTimers;
   readonly #slots = new Set<Slot<M, W>>();
@@ -118,6 +172,9 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
   #nextId = 1;
   #started = 0;
   #replaced = 0;
+  #retired = 0;
+  #heldTimer: unknown;
+  #idleTimer: unknown;
   #startFailures = 0;
   #broken: string | undefined;
   #disposed = false;
@@ -126,7 +183,11 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
     this.#options = options;
     this.#timers = options.timers ?? globalTimers;
     this.size = Math.max(1, Math.floor(options.size));
-    for (let i = 0; i < this.size; i++) this.#spawn();
+    this.keep = Math.min(this.size, Math.max(0, Math.floor(options.keep ?? this.size)));
+    this.max = Math.max(this.size, Math.floor(options.max ?? this.size));
+    this.#idleMs = options.idleMs ?? IDLE_RETIRE_MS;
+    this.#heldMs = options.heldMs ?? HELD_AFTER_MS;
+    this.#ensure();
   }
 
   /**
@@ -164,6 +225,8 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
         spare: prepared.value.spare === true,
         resolve,
         onSettled,
+        postedAt: 0,
+        heldNoted: false,
         settled: false,
       };
       if (request.signal) this.#watch(request.signal, job);
@@ -179,7 +242,15 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
       if (s.ready) ready++;
       if (s.job) busy++;
     }
-    return { workers: this.#slots.size, ready, busy, queued: this.#queue.length, started: this.#started, replaced: this.#replaced };
+    return {
+      workers: this.#slots.size,
+      ready,
+      busy,
+      queued: this.#queue.length,
+      started: this.#started,
+      replaced: this.#replaced,
+      retired: this.#retired,
+    };
   }
 
   /** The live workers, as the adapter started them. */
@@ -191,6 +262,7 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
   async dispose(): Promise<void> {
     if (!this.#disposed) {
       this.#disposed = true;
+      this.#clearUpkeep();
       for (const job of this.#queue.splice(0)) this.#settle(job, reply('internal', 'the WASM pool was shut down before the call ran', 0));
       for (const slot of [...this.#slots]) {
         if (slot.job) this.#settle(slot.job, reply('internal', 'the WASM pool was shut down during the call', 0));
@@ -201,7 +273,7 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
   }
 
   #spawn(): void {
-    const slot = { known: new Set<string>(), ready: false, retired: false } as Slot<M, W>;
+    const slot = { known: new Set<string>(), ready: false, retired: false, idleSince: 0 } as Slot<M, W>;
     slot.worker = this.#options.startWorker({
       message: (raw) => this.#onMessage(slot, raw),
       failed: (why) => this.#onExit(slot, why),
@@ -220,6 +292,8 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
     }
     if (msg.type === 'ready') {
       slot.ready = true;
+      if (msg.tid !== undefined) slot.tid = msg.tid;
+      slot.idleSince = this.#timers.now();
       this.#startFailures = 0;
       this.#pump();
       return;
@@ -231,7 +305,14 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
       return;
     }
     slot.job = undefined;
+    slot.idleSince = this.#timers.now();
     this.#settle(job, msg.ok ? { ok: true, value: msg.value, runMs: msg.runMs } : reply(msg.code, msg.message, msg.runMs));
+    const restore = slot.restore;
+    slot.restore = undefined;
+    if (restore && !restore()) {
+      this.#retire(slot);
+      this.#replaced++;
+    }
     this.#pump();
   }
 
@@ -251,11 +332,12 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
   #pump(): void {
     if (this.#disposed) return;
     for (const slot of this.#slots) {
-      if (!this.#queue.length) return;
+      if (!this.#queue.length) break;
       if (!slot.ready || slot.job || slot.retired) continue;
       const job = this.#queue.shift() as Job<M, W>;
       slot.job = job;
       job.slot = slot;
+      job.postedAt = this.#timers.now();
       this.#post(slot, job, !slot.known.has(job.digest));
       const { timeoutMs } = job.request;
       job.timer = this.#timers.setTimeout(() => {
@@ -263,6 +345,89 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
         this.#replace(slot);
       }, timeoutMs);
     }
+    this.#ensure();
+  }
+
+  /** Starts the workers the rules in the class comment call for, and watches for held ones. */
+  #ensure(): void {
+    if (this.#disposed || this.#broken) return;
+    const now = this.#timers.now();
+    let live = 0;
+    let free = 0; // idle or still starting
+    let held = 0;
+    let soonest = Infinity; // when the next running call becomes held
+    for (const s of this.#slots) {
+      live++;
+      if (!s.job) free++;
+      else if (now - s.job.postedAt >= this.#heldMs) {
+        held++;
+        if (!s.job.heldNoted) {
+          s.job.heldNoted = true;
+          s.restore = this.#options.held?.(s.worker, s.tid);
+        }
+      } else soonest = Math.min(soonest, s.job.postedAt + this.#heldMs);
+    }
+    const waiting = this.#queue.length;
+    let start = Math.max(0, this.keep - live);
+    if (waiting > free + start) start += Math.max(0, Math.min(waiting - free - start, this.size - live - start));
+    // Every worker held: one more beside them (a worker busy with a short call is free again soon).
+    if (held > 0 && held === live + start && live + start < this.max) start++;
+    for (let i = 0; i < start; i++) this.#spawn();
+    // One upkeep timer for the pool, only while a spare could still be started or `held` be told.
+    if (this.#heldTimer === undefined && soonest < Infinity && (live + start < this.max || this.#options.held)) {
+      this.#heldTimer = this.#timers.setTimeout(
+        () => {
+          this.#heldTimer = undefined;
+          this.#ensure();
+        },
+        Math.max(1, soonest - now),
+      );
+      unref(this.#heldTimer);
+    }
+    this.#armIdle();
+  }
+
+  /**
+   * Idle workers that may retire, the longest idle first: all but one while every other worker is
+   * held (that one is the spare beside them, see `#ensure`).
+   */
+  #idleCandidates(now: number): Slot<M, W>[] {
+    const idle: Slot<M, W>[] = [];
+    let held = 0;
+    for (const s of this.#slots) {
+      if (s.ready && !s.job) idle.push(s);
+      else if (s.job && now - s.job.postedAt >= this.#heldMs) held++;
+    }
+    idle.sort((x, y) => x.idleSince - y.idleSince);
+    return held > 0 && held + idle.length === this.#slots.size ? idle.slice(0, -1) : idle;
+  }
+
+  /** Arms the idle timer for the longest idle worker beyond `keep` (one timer for the pool). */
+  #armIdle(): void {
+    if (this.#idleTimer !== undefined || this.#disposed || this.#slots.size <= this.keep) return;
+    const first = this.#idleCandidates(this.#timers.now())[0];
+    if (!first) return;
+    this.#idleTimer = this.#timers.setTimeout(
+      () => {
+        this.#idleTimer = undefined;
+        const now = this.#timers.now();
+        for (const s of this.#idleCandidates(now)) {
+          if (this.#slots.size <= this.keep || now - s.idleSince < this.#idleMs) break;
+          this.#retire(s);
+          this.#retired++;
+        }
+        this.#armIdle();
+      },
+      Math.max(1, first.idleSince + this.#idleMs - this.#timers.now()),
+    );
+    unref(this.#idleTimer);
+  }
+
+  #clearUpkeep(): void {
+    if (this.#heldTimer !== undefined) this.#timers.clearTimeout(this.#heldTimer);
+    if (this.#idleTimer !== undefined) this.#timers.clearTimeout(this.#idleTimer);
+    this.#heldTimer = undefined;
+    this.#idleTimer = undefined;
   }
 
   #post(slot: Slot<M, W>, job: Job<M, W>, withModule: boolean): void {
@@ -320,12 +485,11 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
     job.resolve(result);
   }
 
-  /** Terminate a worker and, unless the pool is going away, start its replacement at once. */
+  /** Terminate a worker; a replacement starts as `#ensure` says (at once while below `keep`). */
   #replace(slot: Slot<M, W>): void {
     if (slot.retired) return;
     this.#retire(slot);
     this.#replaced++;
-    if (!this.#disposed && !this.#broken) this.#spawn();
     this.#pump();
   }
 

@@ -10,7 +10,8 @@ const runMs = z.number().min(0);
 const anyNumber = z.custom<number>((v) => typeof v === 'number', 'expected a number');
 
 export const WasmWorkerReplySchema = z.union([
-  z.object({ type: z.literal('ready') }).strict(),
+  /** `tid`: the worker's kernel thread id, where its host can name it (a Node lane on Linux). */
+  z.object({ type: z.literal('ready'), tid: z.number().int().positive().optional() }).strict(),
   z.object({ type: z.literal('missing'), id: z.number().int() }).strict(),
   z.object({ type: z.literal('result'), id: z.number().int(), ok: z.literal(true), value: anyNumber.optional(), runMs }).strict(),
   z
