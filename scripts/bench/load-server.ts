@@ -86,7 +86,7 @@ try {
     try {
       const bare = await startBare();
       try {
-        const line: LoadServerLine = { origin: host.origin, token: host.token, pid: process.pid, bare: bare.origin };
+        const line: LoadServerLine = { origin: host.origin, token: host.token, pid: process.pid, bare: bare.origin, dataDir: data.path };
         process.stdout.write(`${JSON.stringify(line)}\n`);
         await new Promise<void>((resolve) => {
           process.once('SIGINT', () => resolve());
