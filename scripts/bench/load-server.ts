@@ -1,9 +1,10 @@
 // Bench support (load.ts): the serving side of `bench load`, in a process of its own. A fixture
-// data dir (the shipped geo pack, a generated pack whose WASM export never returns), the app's
-// services and web host made exactly as `serve` makes them — plus the bench-only loopback fetch
-// grant (app-services.ts) for the host named in argv — and a bare node:http server on another port for
-// the floors: `/` answers `{}`, `/echo` answers after an echo worker thread replies. Prints one
-// JSON line (LoadServerLine) on stdout; SIGINT or SIGTERM closes all of it and removes the dir.
+// data dir (the shipped geo pack, the @acme/geo fixture, a generated pack whose WASM export never
+// returns), the app's services and web host made as `serve` makes them, plus the bench-only
+// loopback fetch grant (app-services.ts) for the one host named in argv; and a bare node:http
+// server on another port for the floors: `/` answers `{}`, `/echo` answers once an echo worker
+// thread replies. Prints one JSON line (LoadServerLine) on stdout; SIGINT or SIGTERM closes all
+// of it and removes the data dir.
 
 import { cp, mkdir, writeFile } from 'node:fs/promises';
 import http from 'node:http';
