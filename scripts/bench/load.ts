@@ -254,8 +254,8 @@ export const loadSection: BenchSection = {
       // Every round starts from the same connections, 48 fresh keep-alive sockets all open: a
       // hostile round lasts longer than the server keeps an idle socket (5 s), so the round after
       // one would otherwise time opening connections (~60 ms before its first run) or, when the
-      // server closes a socket just as it is reused, fail with ECONNRESET (seen here). So idle
-      // sockets are closed and 48 opened anew with a trivial run each, untimed.
+      // server closes a socket just as it is reused, fail with ECONNRESET (seen once; gone since
+      // idle sockets are closed here). So 48 are opened anew with a trivial run each, untimed.
       const warm = () => {
         for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
         return Promise.all(
@@ -306,10 +306,12 @@ export const loadSection: BenchSection = {
       // here, in the quiet app before any burst (printed last).
       const trivial = JSON.stringify({ code: 'return 1;', packages: [] });
       const answered: { status: number; text: string }[] = [];
+      const bareAnswers: { status: number; text: string }[] = [];
+      const json = { 'Content-Type': 'application/json' };
       const floors = [
         { label: 'code.run `return 1;`', fn: async () => answered.push(await post(floorAgents[0]!, `${origin}/api/rpc/code.run`, headers, trivial)) },
-        { label: 'bare loopback round trip', fn: () => post(floorAgents[1]!, `${bare}/`, { 'Content-Type': 'application/json' }, '{}') },
-        { label: 'bare worker echo round trip', fn: () => post(floorAgents[2]!, `${bare}/echo`, { 'Content-Type': 'application/json' }, '{}') },
+        { label: 'bare loopback round trip', fn: async () => bareAnswers.push(await post(floorAgents[1]!, `${bare}/`, json, '{}')) },
+        { label: 'bare worker echo round trip', fn: async () => bareAnswers.push(await post(floorAgents[2]!, `${bare}/echo`, json, '{}')) },
       ];
       const backToBack = await measureInterleaved(floors, { runs: IDLE_RUNS, warmup: 60 });
       const afterIdle = await measureInterleaved(floors, { runs: IDLE_RUNS, warmup: 20, idleMs: IDLE_MS });
@@ -317,6 +319,9 @@ export const loadSection: BenchSection = {
       for (const { status, text } of answered) {
         const result = runResultOf(text, status);
         if (!result.ok || result.value !== 1) throw new Error(`the trivial run answered ${JSON.stringify(result)}`);
+      }
+      for (const { status, text } of bareAnswers) {
+        if (status !== 200 || !z.object({}).strict().safeParse(JSON.parse(text)).success) throw new Error(`the bare server answered ${status} ${text}`);
       }
       let peak = baseline;
       sampler = setInterval(() => {
