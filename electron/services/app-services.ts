@@ -24,6 +24,12 @@ export interface AppServicesOptions {
   readonly secretStore?: SecretStore;
   /** The system's folder picker (the desktop app only). */
   readonly pickFolder?: PickFolder;
+  /**
+   * Bench and tests only (scripts/bench/load-server.ts): fetch hosts a run may reach on loopback
+   * (see CodeRunnerOptions). No face sets it — not the window, `serve`, `mcp` or the CLI — and no
+   * request can: production runs are refused private and loopback addresses.
+   */
+  readonly testOnlyPrivateFetchHosts?: readonly string[];
 }
 
 /** The composed services of the app (its catalog is discovered at start, so it needs no openCatalog). */
@@ -44,6 +50,7 @@ export async function createAppServices(options: AppServicesOptions): Promise<Re
     redactPaths: true,
     ...(options.secretStore ? { secretStore: options.secretStore } : {}),
     ...(options.pickFolder ? { pickFolder: options.pickFolder } : {}),
+    ...(options.testOnlyPrivateFetchHosts ? { runner: { testOnlyPrivateFetchHosts: options.testOnlyPrivateFetchHosts } } : {}),
   });
   if (!composed.ok) return composed;
   const { dataDir, catalog, events, dispatcher, dispose } = composed.value;

@@ -53,6 +53,12 @@ export interface CodeRunnerOptions {
   readonly sandboxWorkers?: number;
   /** WASM lanes per sandbox worker (default: the per-run WASM concurrency budget, 2). */
   readonly wasmLanes?: number;
+  /**
+   * Bench and tests only, never set by a face: a run whose fetch hosts are all listed here may
+   * reach them on private and loopback addresses (the bench's own loopback server). Hosts not
+   * listed, or listed beside others, stay refused as in production.
+   */
+  readonly testOnlyPrivateFetchHosts?: readonly string[];
 }
 
 export function createCodeRunner(catalog: SandboxModuleCatalog, options: CodeRunnerOptions = {}): CodeRunner {
@@ -102,7 +108,7 @@ export function createCodeRunner(catalog: SandboxModuleCatalog, options: CodeRun
     const result = await runCode(sandbox, {
       code: request.code,
       resolution,
-      grants: hostGrants(request, host),
+      grants: hostGrants(request, host, options.testOnlyPrivateFetchHosts ?? []),
       ...(request.inputs !== undefined ? { inputs: request.inputs } : {}),
       ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
       ...(host.partition !== undefined ? { partition: host.partition } : {}),
@@ -115,9 +121,11 @@ export function createCodeRunner(catalog: SandboxModuleCatalog, options: CodeRun
 }
 
 /** A run's host grants: fetch to the hosts the request lists, and whatever the face grants itself. */
-function hostGrants(request: CodeRunRequest, host: RunHost): HostGrants {
+function hostGrants(request: CodeRunRequest, host: RunHost, privateHosts: readonly string[]): HostGrants {
+  const hosts = request.fetchHosts ?? [];
+  const allowPrivate = privateHosts.length > 0 && hosts.every((h) => privateHosts.includes(h));
   return {
-    ...(request.fetchHosts && request.fetchHosts.length > 0 ? { fetch: { hosts: request.fetchHosts } } : {}),
+    ...(hosts.length > 0 ? { fetch: { hosts, ...(allowPrivate ? { allowPrivate } : {}) } } : {}),
     ...host.grants,
   };
 }
