@@ -58,7 +58,7 @@ export interface SandboxPoolOptions {
   readonly maxWorkers?: number;
   /** Hold a long run while short runs use the cores (default true; see run-hold.ts). */
   readonly holdLongRuns?: boolean;
-  /** An extra worker idle this long retires (default 30 s). */
+  /** An extra worker idle this long retires (default 5 s, fair-scheduler.ts). */
   readonly idleRetireMs?: number;
   /** Extra time past a run's deadline before its worker is terminated (default 1000 ms). */
   readonly graceMs?: number;
