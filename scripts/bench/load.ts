@@ -178,7 +178,7 @@ export const loadSection: BenchSection = {
         for (let r = 0; r < ROUNDS; r++) {
           const latencies = (await round(withHostile)).sort((a, b) => a - b);
           (withHostile ? pooled.hostile : pooled.alone).push(...latencies);
-          // After the first hostile round the extra workers it started are still there (they retire after 30 s idle).
+          // After the first hostile round the extra workers it started are still there (they retire after 5 s idle, and the next round starts sooner).
           if (withHostile && r > 0) pooled.hostileWarm.push(...latencies);
           rows.push([`${withHostile ? `with ${HOSTILE.length} hostile` : 'alone'}, round ${r + 1}`, latencies]);
         }
