@@ -16,6 +16,8 @@ const CLI = path.join(REPO, 'scripts', 'sandbox-packs.mjs');
 
 export interface ServeProcess {
   readonly origin: string;
+  /** The bearer token the server printed (for clients of its own, e.g. keep-alive sockets). */
+  readonly token: string;
   readonly pid: number;
   call<M extends MethodName>(method: M, request: RequestOf<M>): Promise<Result<ValueOf<M>>>;
   stop(): Promise<void>;
@@ -51,6 +53,7 @@ export async function startServeProcess(root: string, startTimeoutMs = 120_000):
     const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
     return {
       origin,
+      token,
       pid: child.pid ?? -1,
       async call(method, request) {
         let response: Response;

@@ -4,9 +4,9 @@
 // that cannot be posted, runs before boot, a failed boot. It lives here, not beside the loop,
 // because the engine binary is read with node:fs (engine-wasm.ts), which shared/ may not import.
 
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { NO_GRANTS, type KernelRunRequest } from '../../../shared/protocol/run.ts';
-import { KernelWorkerLoop, type KernelRunMessage } from '../../../shared/sandbox/hosting/kernel-worker-loop.ts';
+import { COLLECT_AFTER_GROWN_BYTES, KernelWorkerLoop, type KernelRunMessage } from '../../../shared/sandbox/hosting/kernel-worker-loop.ts';
 import type { FromKernelWorker } from '../../../shared/sandbox/hosting/kernel-worker-messages.ts';
 import { SYSTEM_CLOCK } from '../../../shared/sandbox/kernel/system-clock.ts';
 import { compileEngineWasm } from './engine-wasm.ts';
@@ -14,10 +14,11 @@ import { compileEngineWasm } from './engine-wasm.ts';
 const request = (code: string, grants = NO_GRANTS): KernelRunRequest => ({ code, entries: {}, modules: {}, inputs: {}, grants, timeoutMs: 10_000 });
 
 /** A loop over a fake port: `posted` is what reached the host; `refuse` says which messages cannot be cloned. */
-function harness(refuse: (message: FromKernelWorker) => boolean = () => false) {
+function harness(refuse: (message: FromKernelWorker) => boolean = () => false, collect?: () => void) {
   const posted: FromKernelWorker[] = [];
   const waiters: (() => void)[] = [];
   const loop = new KernelWorkerLoop<KernelRunMessage>({
+    ...(collect ? { collect } : {}),
     post: (message) => {
       if (refuse(message)) throw new DOMException(`${message.type} could not be cloned.`, 'DataCloneError');
       posted.push(structuredClone(message));
@@ -114,5 +115,24 @@ describe('kernel worker loop', () => {
     const { loop, posted } = harness();
     await expect(loop.boot(() => WebAssembly.compile(new Uint8Array([0, 1, 2, 3])))).rejects.toThrow(WebAssembly.CompileError);
     expect(posted).toEqual([]);
+  });
+
+  it('collects garbage after a run whose engine memory grew past the threshold was let go, and not after runs that grew none', async () => {
+    let collections = 0;
+    const { loop, posted, posts } = harness(undefined, () => collections++);
+    await loop.boot(compileEngineWasm);
+    const grow = `const a = new Uint8Array(${COLLECT_AFTER_GROWN_BYTES + (24 << 20)}); a.fill(7); return a.length;`;
+    loop.receive({ type: 'run', runId: 1, request: request('return 1;') });
+    await posts('done');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(collections).toBe(0);
+    loop.receive({ type: 'run', runId: 2, request: request(grow) });
+    await vi.waitFor(() => expect(posted.filter((m) => m.type === 'done')).toHaveLength(2), { timeout: 20_000 });
+    await vi.waitFor(() => expect(collections).toBe(1), { timeout: 20_000 });
+    expect(posted.filter((m) => m.type === 'done').map((m) => m.type === 'done' && m.result.ok)).toEqual([true, true]);
+    loop.receive({ type: 'run', runId: 3, request: request('return 3;') });
+    await vi.waitFor(() => expect(posted.filter((m) => m.type === 'done')).toHaveLength(3), { timeout: 20_000 });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(collections).toBe(1);
   });
 });

@@ -248,4 +248,68 @@ describe('SandboxSupply', () => {
     supply.retire(taken);
     expect(calls).toBe(2);
   }, 60_000);
+
+  const BASE = ENGINE_BASE_PAGES * 64 * 1024;
+  const GROW = 'const a = new Uint8Array(40 << 20); a.fill(7); return a.length;';
+
+  it('keeps no grown engine memory past its run (plain, WASM and module-set sandboxes), and says how far each memory it let go had grown', async () => {
+    const grown: number[] = [];
+    const supply = new SandboxSupply(compileEngineWasm, { onGrownMemoryFreed: (bytes) => grown.push(bytes) });
+    const withModule = { ...request(`import { v } from "m";\n${GROW}`), entries: { m: 'js:m' }, modules: { 'js:m': module } };
+    for (const [withWasm, run] of [
+      [false, request(GROW)],
+      [true, request(GROW)],
+      [false, withModule],
+    ] as const) {
+      const taken = await supply.take(withWasm, run);
+      expect(taken.sandbox.image !== undefined).toBe(run === withModule);
+      expect((await runPrepared(taken.sandbox, run, powers)).result).toMatchObject({ ok: true, value: 40 << 20 });
+      expect(taken.memory.buffer.byteLength).toBeGreaterThan(BASE);
+      supply.retire(taken);
+      // Every memory the supply keeps (its sandboxes, a blank one, a spare) is at the initial size.
+      const held = await supply.heldMemoryBytes();
+      expect(held.length).toBeGreaterThan(0);
+      expect(held.filter((bytes) => bytes !== BASE)).toEqual([]);
+    }
+    expect(grown).toHaveLength(3);
+    for (const bytes of grown) expect(bytes).toBeGreaterThanOrEqual((40 << 20) - BASE);
+    // A run that does not grow its memory lets none go.
+    const small = await supply.take(false);
+    expect((await runPrepared(small.sandbox, request('return 1;'), powers)).result).toMatchObject({ ok: true, value: 1 });
+    supply.retire(small);
+    expect(grown).toHaveLength(3);
+  }, 60_000);
+
+  it('stays within its image budget through a burst of module sets, some of whose runs grow their memory', async () => {
+    const budget = 40 * 1024 * 1024;
+    const supply = new SandboxSupply(compileEngineWasm, { imageBudgetBytes: budget });
+    const set = (n: number, grow: boolean) => ({
+      ...request(`import { v } from "m${n}";\n${grow ? GROW : 'return v;'}`),
+      entries: { [`m${n}`]: `js:m${n}` },
+      modules: {
+        [`js:m${n}`]: {
+          ...module,
+          moduleId: `js:m${n}`,
+          packName: `m${n}`,
+          displayName: `m${n}`,
+          source: `export const v = ${n};`,
+          digest: String(n).padEnd(64, '0'),
+        },
+      },
+    });
+    for (let round = 0; round < 2; round++) {
+      for (let n = 0; n < 6; n++) {
+        const run = set(n, n % 3 === round);
+        const taken = await supply.take(false, run);
+        expect((await runPrepared(taken.sandbox, run, powers)).result).toMatchObject({ ok: true });
+        supply.retire(taken);
+        expect(supply.images.bytes).toBeLessThanOrEqual(budget);
+      }
+    }
+    const held = await supply.heldMemoryBytes();
+    expect(held.filter((bytes) => bytes !== BASE)).toEqual([]);
+    // The plain sandbox, at most two sets' of about 18 MB each, a blank one and a spare.
+    expect(supply.images.count).toBeLessThanOrEqual(2);
+    expect(held.length).toBeLessThanOrEqual(1 + supply.images.count + 2);
+  }, 120_000);
 });

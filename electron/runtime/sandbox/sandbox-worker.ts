@@ -3,12 +3,14 @@
 // registered asset, WASM calls of a run that comes with a plan answered by its dispatcher over
 // this worker's own WASM lanes (wasm-plan.ts), and the pool's hold buffer (run-hold.ts), through
 // which a long run is held, and short runs sent nested are taken synchronously at its interrupt
-// polls. Workers exist because a guest's deep recursion on the main thread overflows the host
-// stack (measured): here the stack is sized by `resourceLimits.stackSizeMb`.
+// polls; and a garbage collection once grown engine memories were let go. Workers exist because
+// a guest's deep recursion on the main thread overflows the host stack (measured): `stackSizeMb`.
 //
 // Bundling: the pool starts this file by URL relative to the pool module (see sandbox-pool.ts);
 // a bundler must emit it as its own entry and the pool's `workerEntry` option points at it.
 
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { KernelWorkerLoop, type KernelWorkerMessage } from '../../../shared/sandbox/hosting/kernel-worker-loop.ts';
 import { parseToWorker, SandboxWorkerDataSchema, type ToWorker } from './messages.ts';
@@ -29,6 +31,24 @@ const hold = data.success ? data.data.hold : undefined;
 const pressure = data.success ? data.data.pressure : undefined;
 const mail: RunClockOptions = { onMail: takeMail, ...(pressure ? { pressure } : {}) };
 
+/**
+ * This thread's garbage collection (the loop's `collect`): Node gives `gc` only behind a V8 flag,
+ * so the flag is on while one new context reads it (the idiom of Node's own tests), then off
+ * again; no context made later gets `gc`. Undefined if the flag cannot be set.
+ */
+function threadGc(): (() => void) | undefined {
+  try {
+    v8.setFlagsFromString('--expose-gc');
+    const gc: unknown = runInNewContext('gc');
+    return typeof gc === 'function' ? () => void (gc as () => unknown)() : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    v8.setFlagsFromString('--no-expose-gc');
+  }
+}
+const collect = threadGc();
+
 const loop = new KernelWorkerLoop<RunMessage>({
   post: (message) => port.postMessage(message),
   peer: 'host',
@@ -42,6 +62,7 @@ const loop = new KernelWorkerLoop<RunMessage>({
   ...(hold ? { waitForMail: (ms: number) => waitForRing(hold, ms, takeMail) } : {}),
   // Nested runs get their own sandbox only where the pool can hold runs and ring this worker.
   nesting: hold !== undefined,
+  ...(collect ? { collect } : {}),
 });
 
 const receive = (message: KernelWorkerMessage<RunMessage> | undefined) => loop.receive(message);

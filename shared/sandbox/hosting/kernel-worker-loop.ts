@@ -50,7 +50,19 @@ export interface KernelWorkerEnvironment<R extends KernelRunMessage> {
   readonly waitForMail?: (ms: number) => void;
   /** Whether the host may send runs nested (it holds runs and rings the worker): they get a second sandbox. */
   readonly nesting?: boolean;
+  /**
+   * Collects garbage on this thread now. Called after a run's answer once engine memories let go
+   * have grown by COLLECT_AFTER_GROWN_BYTES in all: they are freed only when collected, and V8
+   * collects an idle thread's garbage only after seconds (a memory bomb's 96 MB stayed 8 s).
+   */
+  readonly collect?: () => void;
 }
+
+/**
+ * Grown engine memories let go, in all, that make the thread collect: a memory bomb's at once (its
+ * memory grew by 80 MB), a run that grew its memory a little not (a collection costs ~8 ms).
+ */
+export const COLLECT_AFTER_GROWN_BYTES = 32 * 1024 * 1024;
 
 /**
  * A nested run's budget: past either, it is given back (to run as usual, not nested). About 1.5 ms
@@ -78,6 +90,8 @@ export class KernelWorkerLoop<R extends KernelRunMessage> {
   /** Set once the first sandbox is ready: a run that arrives before is dropped (hosts send runs only to a worker that said `ready`). */
   #ready = false;
   readonly #block: ((ms: number) => boolean) | undefined;
+  /** Growth of the engine memories let go since the thread last collected (see `collect`). */
+  #grownFreed = 0;
 
   constructor(env: KernelWorkerEnvironment<R>) {
     this.#env = env;
@@ -97,14 +111,15 @@ export class KernelWorkerLoop<R extends KernelRunMessage> {
    */
   async boot(compile: () => Promise<WebAssembly.Module>): Promise<void> {
     const compiled = compile();
-    const sandboxes = new SandboxSupply(() => compiled);
+    const onGrownMemoryFreed = (bytes: number) => (this.#grownFreed += bytes);
+    const sandboxes = new SandboxSupply(() => compiled, { onGrownMemoryFreed });
     this.#sandboxes = sandboxes;
     await sandboxes.prepare();
     this.#ready = true;
     this.#post({ type: 'ready' });
     if (!this.#env.nesting) return;
     // Made once the worker is ready, while it waits for its first run (a nested run arriving before finds none and is given back).
-    this.#nestedSandboxes = new SandboxSupply(() => compiled);
+    this.#nestedSandboxes = new SandboxSupply(() => compiled, { onGrownMemoryFreed });
     void this.#nestedSandboxes.prepare(false).catch(() => undefined);
     // Runs with WASM may be sent nested where the environment answers their calls at once.
     if (this.#env.callNow) void this.#nestedSandboxes.prepare(true).catch(() => undefined);
@@ -329,5 +344,10 @@ export class KernelWorkerLoop<R extends KernelRunMessage> {
     // (sandbox-supply.ts). The worker itself is sound either way, so it is not replaced for that.
     this.#post({ type: 'done', runId, result: outcome.result, healthy: true });
     this.#sandboxes!.retire(supplied);
+    if (this.#grownFreed >= COLLECT_AFTER_GROWN_BYTES && this.#env.collect) {
+      this.#grownFreed = 0;
+      // From a task of its own: this frame still holds the run's sandbox, and its memory with it.
+      setTimeout(this.#env.collect, 0);
+    }
   }
 }

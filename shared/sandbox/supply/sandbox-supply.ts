@@ -11,6 +11,7 @@ import { EngineStateNotFound } from '../kernel/errors.ts';
 import { instantiateQuickJsNg } from './engine.ts';
 import { evaluateImageInto } from '../kernel/kernel.ts';
 import { reseedRandom, restoreSnapshot, takeSnapshot, zeroedForReuse, type MemorySnapshot, type RandomStateFinder } from './memory-snapshot.ts';
+import { ENGINE_BASE_PAGES, PAGE } from './engine.ts';
 import type { KernelRunRequest } from '../../protocol/run.ts';
 import { buildEntryModule } from '../kernel/entry-transform.ts';
 import { imagePlan, type ImagePlan } from './module-image.ts';
@@ -40,7 +41,14 @@ export interface SandboxSupplyOptions {
   readonly imageBudgetBytes?: number;
   /** Replaces the search for the Math.random state (memory-snapshot.ts), for tests. */
   readonly findRandomState?: RandomStateFinder;
+  /**
+   * Told how far past its initial size an engine memory let go had grown: it is freed only when
+   * the thread collects garbage, which an idle thread may not do for seconds (issue 30).
+   */
+  readonly onGrownMemoryFreed?: (grownBytes: number) => void;
 }
+
+const BASE_BYTES = ENGINE_BASE_PAGES * PAGE;
 
 /**
  * The module-set sandboxes one supply keeps: about three sets of a large library (zod's sandbox:
@@ -108,6 +116,9 @@ export class SandboxSupply {
   readonly #spare: WebAssembly.Memory[] = [];
   #kind = false;
   readonly #findRandomState: RandomStateFinder | undefined;
+  readonly #onGrownMemoryFreed: ((grownBytes: number) => void) | undefined;
+  /** Blank sandboxes made and not yet used, by kind (what `#blank` resolved to): for `heldMemoryBytes`. */
+  readonly #blankMade = new Map<boolean, WebAssembly.Memory>();
 
   /** `compile` yields the engine's compiled module; it is called once, now. */
   constructor(compile: () => Promise<WebAssembly.Module>, options: SandboxSupplyOptions = {}) {
@@ -115,6 +126,23 @@ export class SandboxSupply {
     this.#compiled.catch(() => undefined);
     this.#imageBudget = options.imageBudgetBytes ?? IMAGE_BUDGET_BYTES;
     this.#findRandomState = options.findRandomState;
+    this.#onGrownMemoryFreed = options.onGrownMemoryFreed;
+  }
+
+  /**
+   * The size of every engine memory this supply keeps once made (the sandboxes of each kind, the
+   * module-set sandboxes, a blank one, a zeroed spare), in bytes, after what is on its way has
+   * settled: for tests and diagnostics (no memory above the initial size outlives its run).
+   */
+  async heldMemoryBytes(): Promise<number[]> {
+    await Promise.all([...this.#templates.values(), ...this.#blank.values()].map((p) => Promise.resolve(p).catch(() => undefined)));
+    const memories = [
+      ...[...this.#ready.values()].map((t) => t.snapshot.memory),
+      ...[...this.#images.values()].map((t) => t.snapshot.memory),
+      ...this.#blankMade.values(),
+      ...this.#spare,
+    ];
+    return memories.map((memory) => memory.buffer.byteLength);
   }
 
   /** What the module-set sandboxes hold now, in bytes (engine memories and images), and how many there are. */
@@ -242,6 +270,7 @@ export class SandboxSupply {
     try {
       const blank = this.#blank.get(withWasm);
       this.#blank.delete(withWasm);
+      this.#blankMade.delete(withWasm);
       fresh = (await blank) ?? (await this.#fresh(withWasm));
     } catch {
       return undefined;
@@ -280,12 +309,17 @@ export class SandboxSupply {
     this.#free(template.sandbox, template.snapshot.memory);
   }
 
-  /** Free a sandbox, and keep its memory zeroed for the next instance if it is still at its initial size. */
+  /**
+   * Free a sandbox, and keep its memory zeroed for the next instance if it is still at its initial
+   * size and no spare is kept yet (zeroed first, a memory let go anyway stayed resident whole).
+   */
   #free(sandbox: Sandbox, memory: WebAssembly.Memory): void {
-    if (sandbox.dispose()) {
+    if (sandbox.dispose() && this.#spare.length === 0) {
       const zeroed = zeroedForReuse(memory);
-      if (zeroed && this.#spare.length === 0) this.#spare.push(zeroed);
+      if (zeroed) return void this.#spare.push(zeroed);
     }
+    const grown = memory.buffer.byteLength - BASE_BYTES;
+    if (grown > 0) this.#onGrownMemoryFreed?.(grown);
   }
 
   /**
@@ -327,10 +361,14 @@ export class SandboxSupply {
     if (template.key !== undefined) {
       this.#evict();
       if (!this.#blank.has(template.withWasm)) {
-        this.#blank.set(
-          template.withWasm,
-          this.#fresh(template.withWasm).catch(() => undefined),
+        const blank = this.#fresh(template.withWasm).then(
+          (made) => {
+            if (this.#blank.get(template.withWasm) === blank) this.#blankMade.set(template.withWasm, made.memory);
+            return made;
+          },
+          () => undefined,
         );
+        this.#blank.set(template.withWasm, blank);
       }
     }
   }
