@@ -14,6 +14,7 @@ import {
 } from '../../../shared/sandbox/hosting/kernel-worker-messages.ts';
 import { WasmPlanSchema } from '../wasm/wasm-plan.ts';
 import { isHoldBuffer, isPressureBuffer } from './run-hold.ts';
+import { isAnsweredWord } from './answered-word.ts';
 
 export const ToWorkerSchema = toKernelWorkerSchema(RunMessageSchema.extend({ wasm: WasmPlanSchema.optional() }));
 export type ToWorker = z.infer<typeof ToWorkerSchema>;
@@ -21,7 +22,7 @@ export type ToWorker = z.infer<typeof ToWorkerSchema>;
 export const FromWorkerSchema = FromKernelWorkerSchema;
 export type FromWorker = FromKernelWorker;
 
-/** What a sandbox worker is started with: its WASM lanes, and the buffer its runs are held through (run-hold.ts). */
+/** What a sandbox worker is started with: its WASM lanes, the buffer its runs are held through (run-hold.ts), and the word it restores after (answered-word.ts). */
 export const SandboxWorkerDataSchema = z
   .object({
     wasmLanes: z.number().int().min(1).max(LIMITS.wasmPoolSize),
@@ -33,6 +34,11 @@ export const SandboxWorkerDataSchema = z
       .custom<Int32Array<SharedArrayBuffer>>((value) => value instanceof Int32Array, 'the pressure word is an Int32Array')
       .refine(isPressureBuffer, 'the pressure word is one shared Int32 slot')
       .optional(),
+    answered: z
+      .custom<Int32Array<SharedArrayBuffer>>((value) => value instanceof Int32Array, 'the answered word is an Int32Array')
+      .refine(isAnsweredWord, 'the answered word is one shared Int32 slot')
+      .optional(),
+    answerWaitMs: z.number().positive().max(600_000).optional(),
   })
   .strict();
 export type SandboxWorkerData = z.infer<typeof SandboxWorkerDataSchema>;

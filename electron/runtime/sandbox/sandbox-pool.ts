@@ -20,6 +20,7 @@ import type { SandboxWorkerData, ToWorker } from './messages.ts';
 import type { WasmPlan } from '../wasm/wasm-plan.ts';
 import { assetUrl } from '../../platform/assets.ts';
 import { createHoldBuffer, createPressureBuffer, holdSwitch, pressureSwitch } from './run-hold.ts';
+import { createAnsweredWord, signalAnswered } from './answered-word.ts';
 
 /**
  * The most sandbox workers the app's pool runs at once (its `maxWorkers`): the two it keeps and
@@ -73,6 +74,8 @@ export interface SandboxPoolOptions {
   readonly wasmLanes?: number;
   /** Answers WASM calls on this thread (default: refused; the app's runs carry a plan instead). */
   readonly answerWasm?: HostWasmAnswer;
+  /** The longest a worker waits for the pool's word before restoring its sandbox (default ANSWER_WAIT_MS; tests lengthen it). */
+  readonly answerWaitMs?: number;
 }
 
 function tsBootstrap(entry: URL): string {
@@ -106,7 +109,10 @@ export class SandboxPool {
         ...(options.idleRetireMs !== undefined ? { idleRetireMs: options.idleRetireMs } : {}),
       }),
       graceMs: options.graceMs ?? 1000,
-      startWorker: (hooks) => startThread(entry, pressure ? { wasmLanes, hold: createHoldBuffer(), pressure } : { wasmLanes }, hooks),
+      startWorker: (hooks) => {
+        const answered = { answered: createAnsweredWord(), ...(options.answerWaitMs !== undefined ? { answerWaitMs: options.answerWaitMs } : {}) };
+        return startThread(entry, { wasmLanes, ...answered, ...(pressure ? { hold: createHoldBuffer(), pressure } : {}) }, hooks);
+      },
       ...(pressure ? { pressure: pressureSwitch(pressure) } : {}),
       // A held worker runs short runs nested at its long run's polls (see fair-scheduler.ts).
       ...(hold
@@ -187,7 +193,17 @@ function startThread(entry: URL, workerData: SandboxWorkerData, hooks: KernelWor
   const worker = entry.pathname.endsWith('.ts')
     ? new Worker(tsBootstrap(entry), { eval: true, resourceLimits, workerData })
     : new Worker(entry, { resourceLimits, workerData });
-  worker.on('message', hooks.message);
+  const answered = workerData.answered;
+  worker.on(
+    'message',
+    answered
+      ? (raw: unknown) => {
+          hooks.message(raw);
+          // After this turn of the event loop (the answer's promise chain has sent it on), the worker restores.
+          if (isDone(raw)) setImmediate(signalAnswered, answered);
+        }
+      : hooks.message,
+  );
   worker.on('error', (error: Error & { code?: string }) => {
     if (error.code === 'ERR_WORKER_OUT_OF_MEMORY') hooks.crashed('the code used more memory than the sandbox worker allows and was stopped.', 'memory-limit');
     else hooks.crashed(`the sandbox worker failed: ${error.message}`);
@@ -198,7 +214,13 @@ function startThread(entry: URL, workerData: SandboxWorkerData, hooks: KernelWor
     hooks.crashed(`the sandbox worker sent a message the host could not read (${error.message}), for example a value nested too deeply; the run was stopped.`);
   });
   return {
-    postMessage: (message) => worker.postMessage(message),
+    postMessage: answered
+      ? (message) => {
+          worker.postMessage(message);
+          // A worker that waits to restore takes what was just sent without waiting longer.
+          signalAnswered(answered);
+        }
+      : (message) => worker.postMessage(message),
     ...(workerData.hold ? { hold: holdSwitch(workerData.hold) } : {}),
     terminate: () => {
       worker.removeAllListeners('exit');
@@ -207,4 +229,9 @@ function startThread(entry: URL, workerData: SandboxWorkerData, hooks: KernelWor
       return worker.terminate();
     },
   };
+}
+
+/** A worker's `done` message, by its tag alone (the core parses it whole). */
+function isDone(raw: unknown): boolean {
+  return typeof raw === 'object' && raw !== null && (raw as { type?: unknown }).type === 'done';
 }

@@ -19,6 +19,7 @@ type RunMessage = Extract<ToWorker, { type: 'run' }>;
 import { WasmLanes } from '../wasm/wasm-plan.ts';
 import { compileEngineWasm } from './engine-wasm.ts';
 import { runClock, waitForRing, type RunClockOptions } from './run-hold.ts';
+import { answeredCount, awaitAnswered } from './answered-word.ts';
 
 const port = parentPort;
 if (!port) throw new Error('sandbox-worker.ts must run as a worker thread');
@@ -30,6 +31,11 @@ const hold = data.success ? data.data.hold : undefined;
 // Set by the pool while short work waits: a run that polls a lot then holds itself (run-hold.ts).
 const pressure = data.success ? data.data.pressure : undefined;
 const mail: RunClockOptions = { onMail: takeMail, ...(pressure ? { pressure } : {}) };
+// Where the pool says it has handled an answer: the sandbox is restored after that (answered-word.ts).
+const answered = data.success ? data.data.answered : undefined;
+const answerWaitMs = data.success ? data.data.answerWaitMs : undefined;
+/** Set while a run sent nested runs at a poll: its answer does not wait (the long run below it would). */
+let atPoll = false;
 
 /**
  * This thread's garbage collection (the loop's `collect`): Node gives `gc` only behind a V8 flag,
@@ -50,7 +56,13 @@ function threadGc(): (() => void) | undefined {
 const collect = threadGc();
 
 const loop = new KernelWorkerLoop<RunMessage>({
-  post: (message) => port.postMessage(message),
+  post: (message) => {
+    if (!answered || atPoll || message.type !== 'done') return port.postMessage(message);
+    const before = answeredCount(answered);
+    port.postMessage(message);
+    // The loop restores the sandbox when this returns: first let the host's thread send the answer on.
+    awaitAnswered(answered, before, answerWaitMs);
+  },
   peer: 'host',
   // The run's clock leaves out time the pool held it, or this thread ran a nested run.
   clock: () => runClock(hold, mail),
@@ -69,9 +81,16 @@ const receive = (message: KernelWorkerMessage<RunMessage> | undefined) => loop.r
 
 /** The pool rang while a run computes: what it sent meanwhile is taken here, at the run's interrupt poll. */
 function takeMail(): void {
-  for (let next = receiveMessageOnPort(port!); next; next = receiveMessageOnPort(port!)) {
-    const message = parseToWorker(next.message);
-    if (!loop.receiveAtPoll(message)) setImmediate(receive, message);
+  // Also called inside a nested run waiting for its host answer (waitForMail): restored, not cleared.
+  const was = atPoll;
+  atPoll = true;
+  try {
+    for (let next = receiveMessageOnPort(port!); next; next = receiveMessageOnPort(port!)) {
+      const message = parseToWorker(next.message);
+      if (!loop.receiveAtPoll(message)) setImmediate(receive, message);
+    }
+  } finally {
+    atPoll = was;
   }
 }
 
