@@ -10,8 +10,11 @@ import { startRun } from '../../testing/started-run.ts';
 
 const request = (code: string, grants = NO_GRANTS): KernelRunRequest => ({ code, entries: {}, modules: {}, inputs: {}, grants, timeoutMs: 20_000 });
 
-/** A run with a host call, which cannot run nested: it needs a worker of its own. */
-const CALLS_HOME = request('return (await getSecret("K")).length;', { ...NO_GRANTS, secrets: ['K'] });
+/**
+ * A run that computes past the nested budget before its host call, so it cannot run nested (its
+ * nested try is given back at its polls, before the call): it needs a worker of its own.
+ */
+const CALLS_HOME = request('let i = 0;\nwhile (i < 3000000) i++;\nreturn (await getSecret("K")).length;', { ...NO_GRANTS, secrets: ['K'] });
 
 const outcome = (result: RunResult): unknown => (result.ok ? result.value : result.code);
 

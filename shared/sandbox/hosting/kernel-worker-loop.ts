@@ -70,6 +70,8 @@ export const COLLECT_AFTER_GROWN_BYTES = 32 * 1024 * 1024;
  * given back.
  */
 const NESTED_POLLS = 10;
+/** The longest one wait for a nested run's host answer lasts before the mail is read again. */
+const MAIL_SLICE_MS = 5;
 const NESTED_MS = 20;
 
 const never = () => new Promise<HostCallResult>(() => undefined);
@@ -260,7 +262,8 @@ export class KernelWorkerLoop<R extends KernelRunMessage> {
           this.#waiting.delete(callId);
           break;
         }
-        waitForMail(left);
+        // In slices: the mail is read again after each, so an answer whose ring went unseen costs a slice, not the run.
+        waitForMail(Math.min(left, MAIL_SLICE_MS));
       }
       return answer;
     };
