@@ -3,38 +3,16 @@
 // awaiting a WASM export, 12 hostile), then the server's threads and resident memory from
 // /proc/<pid>/status every 500 ms for 15 s. Run: `npx tsx scripts/bench/burst-resident.ts [storms]`.
 
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fixtureDataDir } from '../../electron/testing/test-support.ts';
-import { buildWasm, op } from '../../shared/testing/wasm-builder.ts';
+import { writeSpinPack } from './spin-pack.ts';
 import { startServeProcess } from './serve-process.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SOCKETS = 48;
-
-const SPIN = buildWasm({
-  funcs: [{ type: { params: [], results: ['i32'] }, body: [op.loop, op.blocktype_empty, op.br, 0, op.end, op.i32_const, 0] }],
-  exports: [{ name: 'spin', kind: 'func', index: 0 }],
-});
-
-async function writeSpinPack(dataDir: string): Promise<void> {
-  const dir = path.join(dataDir, 'node_modules', '@bench', 'spin');
-  await mkdir(dir, { recursive: true });
-  const manifest = {
-    name: '@bench/spin',
-    version: '1.0.0',
-    description: 'A WASM export that never returns.',
-    nodetool: {
-      apiVersion: 1,
-      sandboxModules: [{ name: '.', kind: 'wasm', file: 'spin.wasm', memoryPagesMax: 1, exports: ['spin'], description: 'Never returns.' }],
-    },
-  };
-  await writeFile(path.join(dir, 'package.json'), JSON.stringify(manifest, null, 2));
-  await writeFile(path.join(dir, 'SKILL.md'), '# @bench/spin\n\n`spin()` never returns.\n');
-  await writeFile(path.join(dir, 'spin.wasm'), SPIN);
-}
 
 interface Body {
   code: string;

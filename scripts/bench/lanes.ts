@@ -9,7 +9,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import type { ExecutableModule } from '../../shared/protocol/catalog.ts';
-import { NO_GRANTS, type KernelRunRequest } from '../../shared/protocol/run.ts';
+import type { KernelRunRequest } from '../../shared/protocol/run.ts';
+import { toKernelRequest } from '../../shared/protocol/kernel-request.ts';
 import { WASM_BRIDGE_MODULE_ID, WASM_BRIDGE_SPECIFIER } from '../../shared/protocol/wasm-bridge.ts';
 import { generateWasmFacade } from '../../shared/packs/wasm-facade.ts';
 import { validateWasmBinary } from '../../shared/packs/wasm-binary.ts';
@@ -99,15 +100,8 @@ function canRaise(): boolean {
 }
 
 async function besideSpins(plan: WasmPlan, mod: ExecutableModule): Promise<void> {
-  const { wasm: _bytes, ...guest } = mod;
-  const request = (code: string, timeoutMs = 5000): KernelRunRequest => ({
-    code,
-    entries: { '@t/wasm': 'wasm:t' },
-    modules: { 'wasm:t': guest },
-    inputs: {},
-    grants: NO_GRANTS,
-    timeoutMs,
-  });
+  const resolution = { entries: { '@t/wasm': 'wasm:t' }, modules: { 'wasm:t': mod } };
+  const request = (code: string, timeoutMs = 5000): KernelRunRequest => toKernelRequest({ code, resolution, timeoutMs });
   const ports = { wasm: { plan } };
   const small = request('import { add } from "@t/wasm";\nreturn await add(2, 3);');
   const timed = async (pool: SandboxPool) => {

@@ -6,7 +6,7 @@
 // thread replies. Prints one JSON line (LoadServerLine) on stdout; SIGINT or SIGTERM closes all
 // of it and removes the data dir.
 
-import { cp, mkdir, writeFile } from 'node:fs/promises';
+import { cp } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -15,36 +15,13 @@ import { Worker } from 'node:worker_threads';
 import { createAppServices } from '../../electron/services/app-services.ts';
 import { startWebHost } from '../../electron/server/web-host.ts';
 import { fixtureDataDir } from '../../electron/testing/test-support.ts';
-import { buildWasm, op } from '../../shared/testing/wasm-builder.ts';
+import { writeSpinPack } from './spin-pack.ts';
 import type { LoadServerLine } from './load.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The only host the bench's runs may fetch on loopback (its own server, in the bench process). */
 const FETCH_HOST = process.argv[2];
 if (!FETCH_HOST) throw new Error('usage: load-server.ts FETCH_HOST');
-
-/** spin(): a loop that never ends, so the call never returns (the run's deadline ends it). */
-const SPIN = buildWasm({
-  funcs: [{ type: { params: [], results: ['i32'] }, body: [op.loop, op.blocktype_empty, op.br, 0, op.end, op.i32_const, 0] }],
-  exports: [{ name: 'spin', kind: 'func', index: 0 }],
-});
-
-async function writeSpinPack(dataDir: string): Promise<void> {
-  const dir = path.join(dataDir, 'node_modules', '@bench', 'spin');
-  await mkdir(dir, { recursive: true });
-  const manifest = {
-    name: '@bench/spin',
-    version: '1.0.0',
-    description: 'A WASM export that never returns (bench load).',
-    nodetool: {
-      apiVersion: 1,
-      sandboxModules: [{ name: '.', kind: 'wasm', file: 'spin.wasm', memoryPagesMax: 1, exports: ['spin'], description: 'Never returns.' }],
-    },
-  };
-  await writeFile(path.join(dir, 'package.json'), JSON.stringify(manifest, null, 2));
-  await writeFile(path.join(dir, 'SKILL.md'), '# @bench/spin\n\n`spin()` never returns.\n');
-  await writeFile(path.join(dir, 'spin.wasm'), SPIN);
-}
 
 /** The bare floor: a plain node:http server and an echo worker thread, nothing of ours between them. */
 async function startBare(): Promise<{ origin: string; close(): Promise<void> }> {

@@ -69,7 +69,7 @@ const loop = new KernelWorkerLoop<RunMessage>({
   dispatcherFor: (message) => (message.wasm ? lanes.dispatcherFor(message.wasm) : undefined),
   block: (ms) => lanes.busy && lanes.block(ms),
   // A nested run's WASM call is answered on a lane of this worker while its long run waits.
-  callNow: (dispatcher, moduleId, exportName, args, ms) => dispatcher.callNow?.(moduleId, exportName, args, ms),
+  answersWasmNow: true,
   // A nested run's capability call waits for the pool's answer, which it rings for.
   ...(hold ? { waitForMail: (ms: number) => waitForRing(hold, ms, takeMail) } : {}),
   // Nested runs get their own sandbox only where the pool can hold runs and ring this worker.

@@ -13,6 +13,7 @@ import { buildWasm, op } from '../../../shared/testing/wasm-builder.ts';
 import { validateWasmBinary } from '../../../shared/packs/wasm-binary.ts';
 import type { ExecutableModule } from '../../../shared/protocol/catalog.ts';
 import { NO_GRANTS } from '../../../shared/protocol/run.ts';
+import { toKernelRequest } from '../../../shared/protocol/kernel-request.ts';
 import { WASM_BRIDGE_MODULE_ID, WASM_BRIDGE_SPECIFIER } from '../../../shared/protocol/wasm-bridge.ts';
 import { generateWasmFacade } from '../../../shared/packs/wasm-facade.ts';
 import { ToWorkerSchema } from '../sandbox/messages.ts';
@@ -274,15 +275,8 @@ describe('a sandbox worker with WASM lanes', () => {
     const pool = new SandboxPool({ size: 2, maxWorkers: 3 });
     owned.push({ dispose: () => pool.close() });
     const res = resolution();
-    const { wasm: _bytes, ...guest } = res.modules['wasm:t'] as ExecutableModule;
-    const request = (code: string, timeoutMs = 30_000) => ({
-      code,
-      entries: { '@t/wasm': 'wasm:t' },
-      modules: { 'wasm:t': guest },
-      inputs: {},
-      grants: NO_GRANTS,
-      timeoutMs,
-    });
+    const request = (code: string, timeoutMs = 30_000) =>
+      toKernelRequest({ code, resolution: { entries: { '@t/wasm': 'wasm:t' }, modules: res.modules }, timeoutMs });
     const ports = { wasm: { plan: await buildWasmPlan(res, new WasmModuleCache()) } };
     // The two spinning runs: one spins one export, the other two at once (its whole concurrency
     // budget), each again after every call timeout, until its run is stopped.

@@ -93,6 +93,8 @@ export async function buildWasmPlan(resolution: Pick<SandboxModuleResolutionOk, 
 const REPLIES = 0;
 const HOST_SLEEPING = 1;
 const LANE_SLOTS = 31;
+/** The longest `callNow` blocks at a time before it checks the call's own limit. */
+const BLOCK_SLICE_MS = 5;
 /** How long `block` spins on the reply counter before sleeping on it. */
 const SPIN_MS = 0.1;
 /** The nice value of a lane whose call is held (the lowest priority there is). */
@@ -193,7 +195,10 @@ export class WasmLanes {
         wasm: { bytes: identity, exports: m.exports, memoryPagesMax: m.memoryPagesMax, budgets: m.budgets },
       };
     }
-    return createWasmDispatcher({ modules }, { call: (request) => core.call(request), callNow: (request, ms) => this.#callNow(core, request, ms) });
+    return createWasmDispatcher(
+      { modules },
+      { call: (request) => core.call(request), callNow: (request, ms, queue) => this.#callNow(core, request, ms, queue) },
+    );
   }
 
   #coreNow(): WasmPoolCore<WebAssembly.Module, Lane> {
@@ -215,16 +220,23 @@ export class WasmLanes {
    * (undefined: the caller stops it through its signal); with no lane free now (all busy, or still
    * starting), nothing is posted. For a nested run, which cannot wait.
    */
-  #callNow(core: WasmPoolCore<WebAssembly.Module, Lane>, request: WasmPoolRequest, ms: number): WasmPoolReply | typeof NO_FREE_LANE | undefined {
+  #callNow(
+    core: WasmPoolCore<WebAssembly.Module, Lane>,
+    request: WasmPoolRequest,
+    ms: number,
+    queue: boolean,
+  ): WasmPoolReply | typeof NO_FREE_LANE | undefined {
     const { ready, busy, queued } = core.stats();
-    if (queued > 0 || ready - busy <= 0) return NO_FREE_LANE;
+    if (!queue && (queued > 0 || ready - busy <= 0)) return NO_FREE_LANE;
     let answer: WasmPoolReply | undefined;
     void core.call(request, (reply) => (answer = reply));
     const until = performance.now() + ms;
     while (answer === undefined) {
       const left = until - performance.now();
       if (left <= 0) break;
-      this.block(left);
+      this.block(Math.min(left, BLOCK_SLICE_MS));
+      // The call's own limit, which the core's timer cannot enforce while this thread blocks.
+      core.timeOutOverdue();
     }
     return answer;
   }

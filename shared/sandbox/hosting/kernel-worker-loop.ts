@@ -32,17 +32,10 @@ export interface KernelWorkerEnvironment<R extends KernelRunMessage> {
   /** Waits on a futex for a WASM lane's reply (KernelPowers' `block`); used only while no host call is waiting. */
   readonly block?: (ms: number) => boolean;
   /**
-   * A nested run's WASM call answered before it returns (the environment blocks for its lane), at
-   * most `ms` from now; undefined when it cannot be (no lane free in time): the run is given back.
-   * Without it, a nested run with WASM is given back at its first call.
+   * Whether a nested run's WASM calls are answered at once, the thread blocking for its lane
+   * (the dispatcher's `callNow`). Without it, a nested run with WASM is given back.
    */
-  readonly callNow?: (
-    dispatcher: WasmDispatcher,
-    moduleId: unknown,
-    exportName: unknown,
-    args: unknown,
-    ms: number,
-  ) => HostCallResult | typeof NO_FREE_LANE | undefined;
+  readonly answersWasmNow?: boolean;
   /**
    * Blocks at most `ms` until the host rings this worker, then takes its mail (a nested run's host
    * answer arrives so). Without it, a nested run is given back at its first capability call.
@@ -124,7 +117,7 @@ export class KernelWorkerLoop<R extends KernelRunMessage> {
     this.#nestedSandboxes = new SandboxSupply(() => compiled, { onGrownMemoryFreed });
     void this.#nestedSandboxes.prepare(false).catch(() => undefined);
     // Runs with WASM may be sent nested where the environment answers their calls at once.
-    if (this.#env.callNow) void this.#nestedSandboxes.prepare(true).catch(() => undefined);
+    if (this.#env.answersWasmNow) void this.#nestedSandboxes.prepare(true).catch(() => undefined);
   }
 
   /** A message the event loop delivered, parsed by the environment (undefined: malformed, dropped). `init` is the environment's. */
@@ -207,8 +200,8 @@ export class KernelWorkerLoop<R extends KernelRunMessage> {
   #runNested(run: R): void {
     const { runId, request } = run;
     const withWasm = runNeedsWasm(request);
-    const { callNow, waitForMail } = this.#env;
-    if (withWasm && !callNow) return this.#post({ type: 'requeue', runId, nestable: false });
+    const { answersWasmNow, waitForMail } = this.#env;
+    if (withWasm && !answersWasmNow) return this.#post({ type: 'requeue', runId, nestable: false });
     // Its module set's image if this worker has one free (the run in progress uses another), else a plain nested sandbox.
     const image = this.#sandboxes?.takeImageNow(withWasm, request);
     const supply = image ? this.#sandboxes : this.#nestedSandboxes;
@@ -230,23 +223,21 @@ export class KernelWorkerLoop<R extends KernelRunMessage> {
       return undefined;
     };
     const wasmNow = (moduleId: string, args: readonly unknown[]): HostCallResult | undefined => {
-      if (!dispatcher || !callNow) return giveUp('own');
-      for (;;) {
-        const left = committed ? deadline - now() : NESTED_MS - (now() - start);
-        if (left <= 0) break;
-        const answer = callNow(dispatcher, moduleId, args[0], args[1], left);
-        if (answer !== NO_FREE_LANE) {
-          if (answer !== undefined) return answer;
-          break;
-        }
-        // No lane of this worker is free: an uncommitted run may nest elsewhere; a committed one waits for one.
-        if (!committed) return giveUp('no-lane');
-        this.#env.block?.(1);
+      const callNow = dispatcher?.callNow;
+      if (!callNow) return giveUp('own');
+      // A committed run waits for a lane like any run, to its own limit; one that may still be
+      // given back takes only a free lane, within the nested budget.
+      const left = committed ? deadline - now() : NESTED_MS - (now() - start);
+      const answer = left > 0 ? callNow(moduleId, args[0], args[1], left, committed) : undefined;
+      if (answer !== undefined && answer !== NO_FREE_LANE) return answer;
+      if (committed) {
+        expired = true;
+        return undefined;
       }
-      // Not answered within the nested budget (a spinning export, or a busy machine): it tries
-      // again a few times (the host counts), then runs as its own run.
-      if (committed) expired = true;
-      return committed ? undefined : giveUp('slow');
+      // No lane of this worker free: it may nest elsewhere. Not answered within the nested budget
+      // (a spinning export, or a busy machine): it tries again a few times (the host counts), then
+      // runs as its own run.
+      return giveUp(answer === NO_FREE_LANE ? 'no-lane' : 'slow');
     };
     const capabilityNow = (name: string, args: readonly unknown[]): HostCallResult | undefined => {
       if (!waitForMail) return giveUp('own');

@@ -31,9 +31,10 @@ export interface WasmPoolPort {
   /**
    * Optional: the call answered before this returns, blocking the thread at most `ms` for it;
    * undefined when it did not answer in time (the caller then aborts `signal`, which stops it);
-   * `NO_FREE_LANE` at once, with nothing posted, when no worker is free to take it now.
+   * `NO_FREE_LANE` at once, with nothing posted, when no worker is free to take it now — unless
+   * `queue`, when it waits for one like any call (within the same `ms`).
    */
-  callNow?(request: WasmPoolRequest, ms: number): WasmPoolReply | typeof NO_FREE_LANE | undefined;
+  callNow?(request: WasmPoolRequest, ms: number, queue: boolean): WasmPoolReply | typeof NO_FREE_LANE | undefined;
 }
 
 export interface WasmPoolRequest {
@@ -148,7 +149,7 @@ export interface WasmDispatcher {
    * call is stopped, and nothing of it is counted), or `NO_FREE_LANE` when no lane could take it
    * at once. For a run that never waits (a nested run).
    */
-  readonly callNow?: (moduleId: unknown, exportName: unknown, args: unknown, ms: number) => WasmBridgeReply | typeof NO_FREE_LANE | undefined;
+  readonly callNow?: (moduleId: unknown, exportName: unknown, args: unknown, ms: number, queue: boolean) => WasmBridgeReply | typeof NO_FREE_LANE | undefined;
   /** Counters for the run's receipt. */
   usage(): WasmUsage;
   /** The run is over: calls in flight are stopped and later calls are refused. Idempotent. */
@@ -256,10 +257,10 @@ export function createWasmDispatcher(
     return started.finish(reply);
   }
 
-  const callNow = (moduleId: unknown, exportName: unknown, args: unknown, ms: number): WasmBridgeReply | typeof NO_FREE_LANE | undefined => {
+  const callNow = (moduleId: unknown, exportName: unknown, args: unknown, ms: number, queue: boolean): WasmBridgeReply | typeof NO_FREE_LANE | undefined => {
     const started = start(moduleId, exportName, args);
     if (!('request' in started)) return started;
-    const reply = pool.callNow!(started.request, ms);
+    const reply = pool.callNow!(started.request, ms, queue);
     if (reply !== undefined && reply !== NO_FREE_LANE) return started.finish(reply);
     started.cancel();
     return reply;

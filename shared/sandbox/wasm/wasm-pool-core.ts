@@ -339,13 +339,28 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
       job.slot = slot;
       job.postedAt = this.#timers.now();
       this.#post(slot, job, !slot.known.has(job.digest));
-      const { timeoutMs } = job.request;
-      job.timer = this.#timers.setTimeout(() => {
-        this.#settle(job, reply('wasm-timeout', `\`${job.request.exportName}\` ran longer than its ${timeoutMs} ms limit and was stopped`, timeoutMs));
-        this.#replace(slot);
-      }, timeoutMs);
+      job.timer = this.#timers.setTimeout(() => this.#timeOut(slot, job), job.request.timeoutMs);
     }
     this.#ensure();
+  }
+
+  /** The call ran past its limit: it answers `wasm-timeout`, and its worker is stopped. */
+  #timeOut(slot: Slot<M, W>, job: Job<M, W>): void {
+    const { timeoutMs } = job.request;
+    this.#settle(job, reply('wasm-timeout', `\`${job.request.exportName}\` ran longer than its ${timeoutMs} ms limit and was stopped`, timeoutMs));
+    this.#replace(slot);
+  }
+
+  /**
+   * Times out, now, the running calls past their limit: for a caller that blocks this thread
+   * (WasmLanes' `callNow`), whose timers cannot fire meanwhile.
+   */
+  timeOutOverdue(): void {
+    const now = this.#timers.now();
+    for (const slot of [...this.#slots]) {
+      const job = slot.job;
+      if (job && !job.settled && now - job.postedAt >= job.request.timeoutMs) this.#timeOut(slot, job);
+    }
   }
 
   /** Starts the workers the rules in the class comment call for, and watches for held ones. */
