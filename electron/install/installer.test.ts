@@ -5,7 +5,7 @@
 
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -304,6 +304,34 @@ describe('trust and rebuild', () => {
     const retried = await installer.rebuild('@sp-fixture/register-pack');
     expect(retried).toMatchObject({ ok: true, value: { status: 'active', refetched: true } });
     expect(markers(root)).toContain('MARKER-@sp-fixture__register-pack-postinstall');
+  });
+  it('a pack whose files were cut short (package.json unreadable) stays recorded; reconcile deletes the files and rebuild fetches them again', async () => {
+    // As a rebuild's refetch killed while npm extracted it leaves the pack (a crash seed found it:
+    // the pack used to be forgotten, and the rebuild run again answered not-installed).
+    const root = newRoot();
+    const installer = createInstaller({ root, registry: registry.url });
+    expect(await installer.install('@sp-fixture/register-pack')).toMatchObject({ ok: true });
+    expect(await installer.trust('@sp-fixture/register-pack')).toMatchObject({ ok: true, value: { status: 'active' } });
+    const recorded = ledgerOf(root).packs['@sp-fixture/register-pack'];
+    const dir = path.join(root, 'node_modules/@sp-fixture/register-pack');
+    writeFileSync(path.join(dir, 'package.json'), '{"name": "@sp-fixture/regi');
+    expect(await activePackNames(root)).toEqual(new Set());
+
+    expect(await installer.reconcile()).toEqual({
+      ok: true,
+      value: {
+        fixed: ['Deleted node_modules/@sp-fixture/register-pack: its package.json was unreadable, left cut short by an interrupted operation.'],
+        removedFromTree: [],
+        forgotten: [],
+        missing: [
+          "@sp-fixture/register-pack@1.0.0's files are missing, so it is inactive; `rebuild @sp-fixture/register-pack` fetches it again (verified) or `uninstall @sp-fixture/register-pack` drops it.",
+        ],
+      },
+    });
+    expect(existsSync(dir)).toBe(false);
+    expect(ledgerOf(root).packs['@sp-fixture/register-pack']).toEqual(recorded);
+    expect(await installer.rebuild('@sp-fixture/register-pack')).toMatchObject({ ok: true, value: { status: 'active', refetched: true } });
+    expect(await activePackNames(root)).toEqual(new Set(['@sp-fixture/register-pack']));
   });
 });
 

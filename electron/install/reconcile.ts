@@ -4,7 +4,8 @@
 // the truth: a package the root's package.json lists but the ledger does not (an install or update
 // killed after npm wrote the tree, in a root without a journal) is removed; a recorded pack whose
 // files are replaced by another version is forgotten (it cannot be active anyway), one whose files
-// are gone stays recorded but inactive until `rebuild` restores it with verified integrity; temp
+// are gone, or cut short so its package.json is unreadable (then deleted), stays recorded but
+// inactive until `rebuild` restores it with verified integrity; temp
 // files of an interrupted durable write are deleted. Each fix is reported in a sentence.
 
 import { existsSync } from 'node:fs';
@@ -34,6 +35,10 @@ export interface ReconcileReport {
   readonly missing: readonly string[];
 }
 
+/** What a recorded pack without its files says; it stays recorded, inactive, until rebuilt. */
+const filesMissing = (record: { readonly name: string; readonly version: string }): string =>
+  `${record.name}@${record.version}'s files are missing, so it is inactive; \`rebuild ${record.name}\` fetches it again (verified) or \`uninstall ${record.name}\` drops it.`;
+
 /** `notes`: what the lock holder already repaired (a stale lock, the ledger, an interrupted operation), reported first. */
 export async function reconcileLocked(ctx: OpContext, ledger: Ledger, notes: readonly string[] = []): Promise<InstallResult<ReconcileReport>> {
   const fixed: string[] = [...notes];
@@ -52,17 +57,25 @@ export async function reconcileLocked(ctx: OpContext, ledger: Ledger, notes: rea
     const dir = path.join(ctx.root, 'node_modules', record.name);
     if (!existsSync(dir)) {
       // Kept: the lockfile still pins it, and `rebuild` restores it only after verifying integrity.
-      missing.push(
-        `${record.name}@${record.version}'s files are missing, so it is inactive; \`rebuild ${record.name}\` fetches it again (verified) or \`uninstall ${record.name}\` drops it.`,
-      );
+      missing.push(filesMissing(record));
       continue;
     }
     const pkg = await readInstalledPackageJson(ctx.root, `node_modules/${record.name}`);
-    if (!pkg.ok || pkg.value.name !== record.name || pkg.value.version !== record.version) {
+    if (!pkg.ok) {
+      // Files cut short (npm killed while it extracted them, e.g. during a rebuild's refetch): what
+      // is there cannot be trusted, but the record and the lockfile's pin are whole, so the pack
+      // stays recorded with its files gone, and `rebuild` fetches them again, verified.
+      await rm(dir, { recursive: true, force: true });
+      fixed.push(`Deleted node_modules/${record.name}: its package.json was unreadable, left cut short by an interrupted operation.`);
+      missing.push(filesMissing(record));
+      continue;
+    }
+    if (pkg.value.name !== record.name || pkg.value.version !== record.version) {
       delete packs[record.name];
       forgotten.push(record.name);
-      const found = pkg.ok ? `version ${pkg.value.version} is on disk instead (an interrupted update)` : 'its package.json is unreadable';
-      fixed.push(`Forgot ${record.name}@${record.version}: ${found}. Install it again to use it.`);
+      fixed.push(
+        `Forgot ${record.name}@${record.version}: version ${pkg.value.version} is on disk instead (an interrupted update). Install it again to use it.`,
+      );
     }
   }
 
