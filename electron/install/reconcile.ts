@@ -5,8 +5,8 @@
 // killed after npm wrote the tree, in a root without a journal) is removed; a recorded pack whose
 // files are replaced by another version is forgotten (it cannot be active anyway), one whose files
 // are gone, or cut short so its package.json is unreadable (then deleted), stays recorded but
-// inactive until `rebuild` restores it with verified integrity; temp
-// files of an interrupted durable write are deleted. Each fix is reported in a sentence.
+// inactive until `rebuild` restores it with verified integrity; temp files of an interrupted
+// durable write are deleted. Each fix is reported in a sentence.
 
 import { existsSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
