@@ -35,7 +35,7 @@ async function connect(root: string, extra: string[]): Promise<Session> {
   const errors: Error[] = [];
   const client = new Client({ name: 'mcp-test', version: '1.0.0' });
   client.onerror = (error) => errors.push(error);
-  await client.connect(transport);
+  await explained(client.connect(transport), () => stderr);
   return {
     client,
     errors,
@@ -46,6 +46,18 @@ async function connect(root: string, extra: string[]): Promise<Session> {
       return transport.pid;
     },
   };
+}
+
+/**
+ * A failure while the server starts says what the server printed: a child that exits early shows
+ * in the client only as "Connection closed", and its stderr is where the reason is.
+ */
+async function explained<T>(pending: Promise<T>, stderr: () => string): Promise<T> {
+  try {
+    return await pending;
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : String(error)}; the server's stderr:\n${stderr() || '(empty)'}`, { cause: error });
+  }
 }
 
 const text = (result: CallToolResult) => result.content.map((c) => (c.type === 'text' ? c.text : `<${c.type}>`)).join('\n');
@@ -72,7 +84,7 @@ beforeAll(async () => {
   [byDefault, allowed] = await Promise.all([connect(root.path, []), connect(root.path, [...ALLOW.flatMap((s) => ['--allow', s]), '--fetch', 'example.com'])]);
   // Listing the tools makes the SDK client check every later answer against the tool's advertised
   // output schema: a structured answer that breaks it fails the call.
-  await Promise.all([byDefault.client.listTools(), allowed.client.listTools()]);
+  await Promise.all([explained(byDefault.client.listTools(), byDefault.stderr), explained(allowed.client.listTools(), allowed.stderr)]);
 }, 180_000);
 
 afterAll(async () => {
