@@ -227,6 +227,8 @@ export default tseslint.config(
             '__HOST_RANDOM__',
             '__WEB_LAZY__',
             '__WASM_MAX_PARAMS__',
+            '__COPY_BYTES__',
+            '__COPY_DEPTH__',
             '__WASM_GLOBAL__',
             '__PRELUDE_NAME__',
             '__LIBRARY_NAME__',

@@ -10,6 +10,7 @@
 import type { FaceGrants } from '../../shared/contract/dispatcher.ts';
 import type { ParsedRequestOf } from '../../shared/contract/methods.ts';
 import type { SandboxModuleCatalog } from '../../shared/protocol/catalog.ts';
+import { isolatedSpecifiers } from '../../shared/protocol/kernel-request.ts';
 import { fail, ok, type Result } from '../../shared/protocol/result.ts';
 import type { RunResult } from '../../shared/protocol/run.ts';
 import type { HostGrants } from '../runtime/sandbox/host-capabilities.ts';
@@ -112,6 +113,7 @@ export function createCodeRunner(catalog: SandboxModuleCatalog, options: CodeRun
       ...(request.inputs !== undefined ? { inputs: request.inputs } : {}),
       ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
       ...(host.partition !== undefined ? { partition: host.partition } : {}),
+      isolated: isolatedSpecifiers(request.packages),
       ...(plan ? { wasm: { plan } } : {}),
       ...(cancel ? { cancel } : {}),
     });

@@ -34,6 +34,8 @@ export interface BrowserRunInput {
   readonly inputs?: Readonly<Record<string, unknown>>;
   readonly grants?: CapabilityGrants;
   readonly timeoutMs?: number;
+  /** Declared specifiers whose module runs isolated (KernelRunRequest.isolated). */
+  readonly isolated?: readonly string[];
   /** Host side of granted capability calls; default: refused in this window. */
   readonly capability?: KernelHostPorts['capability'];
   /** Replaces the WASM dispatcher (the fixtures' scripted WASM answers); default: the real pool. */
@@ -92,6 +94,7 @@ export class BrowserRunner {
       ...(input.inputs !== undefined ? { inputs: input.inputs } : {}),
       ...(input.grants !== undefined ? { grants: input.grants } : {}),
       ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
+      ...(input.isolated !== undefined ? { isolated: input.isolated } : {}),
     });
     const dispatcher = createWasmDispatcher({ modules }, this.#wasmPool);
     try {

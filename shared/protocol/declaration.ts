@@ -12,6 +12,11 @@ export const SandboxModuleDeclarationSchema = z
     specifier: SpecifierSchema,
     resolvedPackVersion: z.string().min(1).max(256).optional(),
     contentDigest: DigestSchema.optional(),
+    /**
+     * The module runs in a QuickJS context of its own (shared/sandbox/kernel/isolation.ts): none of
+     * the node's capabilities, inputs or globals, and only copies of the values passed to it.
+     */
+    isolation: z.boolean().optional(),
   })
   .strict();
 export type SandboxModuleDeclaration = z.infer<typeof SandboxModuleDeclarationSchema>;

@@ -20,6 +20,13 @@ export interface KernelRequestParts {
   readonly timeoutMs?: number;
   /** Who asked for the run (KernelRunRequest.partition). */
   readonly partition?: string;
+  /** Declared specifiers whose module runs isolated (KernelRunRequest.isolated). */
+  readonly isolated?: readonly string[];
+}
+
+/** The specifiers a node's declarations ask to run isolated (`isolation: true`), once each. */
+export function isolatedSpecifiers(declarations: readonly { readonly specifier: string; readonly isolation?: boolean }[]): string[] {
+  return [...new Set(declarations.filter((d) => d.isolation === true).map((d) => d.specifier))];
 }
 
 export function toKernelRequest(parts: KernelRequestParts): KernelRunRequest {
@@ -31,6 +38,7 @@ export function toKernelRequest(parts: KernelRequestParts): KernelRunRequest {
     grants: parts.grants ?? NO_GRANTS,
     timeoutMs: Math.min(parts.timeoutMs ?? LIMITS.guestTimeoutMs, LIMITS.guestTimeoutMs),
     ...(parts.partition !== undefined ? { partition: parts.partition } : {}),
+    ...(parts.isolated && parts.isolated.length > 0 ? { isolated: [...parts.isolated] } : {}),
   };
 }
 

@@ -44,6 +44,12 @@ export const LIMITS = {
    * from ~1,500 levels, a worker message from ~4,000), so they are refused first, iteratively.
    */
   jsonDepth: 256,
+  /**
+   * One copy between a node and a module it imports isolated (a call's arguments, its result, an
+   * export copied at import): characters of its strings and keys, bytes of its Uint8Arrays, and 8
+   * per object. Over it the copy is refused with the path where it ran out (kernel/isolation.ts).
+   */
+  isolationCopyBytes: 16 * 1024 * 1024,
   /** fetch requests one invocation may have in flight (each may buffer a response of up to 8 MB). */
   fetchConcurrency: 6,
   /** One-line disclosure tier: description length (characters). */

@@ -52,6 +52,11 @@ export const KernelRunRequestSchema = z
      * caller imported. Absent: one caller, the host's own.
      */
     partition: z.string().min(1).max(128).optional(),
+    /**
+     * Declared specifiers (keys of `entries`) whose module runs isolated: in a context of its own,
+     * reached only through data-only copies (shared/sandbox/kernel/isolation.ts).
+     */
+    isolated: z.array(z.string().min(1).max(LIMITS.specifierChars)).max(64).optional(),
   })
   .strict();
 export type KernelRunRequest = z.infer<typeof KernelRunRequestSchema>;
@@ -69,12 +74,24 @@ export const ReceiptDenialSchema = z
   .object({ kind: z.enum(['import', 'capability']), request: z.string(), from: z.string(), code: ErrorCodeSchema, reason: z.string() })
   .strict();
 
+/** A module the run imported isolated, and how often the node called each of its exports. */
+export const ReceiptIsolatedSchema = z
+  .object({
+    specifier: z.string(),
+    displayName: z.string(),
+    calls: z.array(z.object({ export: z.string(), count: z.number().int().min(1) }).strict()),
+  })
+  .strict();
+export type ReceiptIsolated = z.infer<typeof ReceiptIsolatedSchema>;
+
 export const RunReceiptSchema = z
   .object({
     wallMs: z.number(),
     modules: z.array(ReceiptModuleSchema),
     calls: z.array(ReceiptCallSchema),
     denied: z.array(ReceiptDenialSchema),
+    /** Present when the run imported a module isolated (its capability calls, if any, are denials). */
+    isolated: z.array(ReceiptIsolatedSchema).optional(),
   })
   .strict();
 export type RunReceipt = z.infer<typeof RunReceiptSchema>;

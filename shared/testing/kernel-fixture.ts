@@ -41,6 +41,12 @@ export const FixtureCaseSchema = z
     denied: z.array(z.object({ kind: z.enum(['import', 'capability']), request: z.string() }).strict()).optional(),
     /** Module ids the receipt must list as loaded, in load order. */
     loaded: z.array(z.string()).optional(),
+    /** Declared specifiers this node imports with `isolation: true` (KernelRunRequest.isolated). */
+    isolated: z.array(z.string()).optional(),
+    /** The receipt's isolated modules: specifier and the node's calls of each export, in order. */
+    isolatedCalls: z
+      .array(z.object({ specifier: z.string(), calls: z.array(z.object({ export: z.string(), count: z.number() }).strict()) }).strict())
+      .optional(),
   })
   .strict();
 export type FixtureCase = z.infer<typeof FixtureCaseSchema>;
@@ -104,7 +110,15 @@ export function fixtureRequest(file: FixtureFile, testCase: FixtureCase): Kernel
     if (id === undefined) throw new Error(`fixture case ${testCase.name} declares ${specifier}, which the file does not resolve`);
     entries[specifier] = id;
   }
-  return { code: testCase.code, entries, modules: file.modules, inputs: testCase.inputs ?? {}, grants: testCase.grants ?? NO_GRANTS, timeoutMs };
+  return {
+    code: testCase.code,
+    entries,
+    modules: file.modules,
+    inputs: testCase.inputs ?? {},
+    grants: testCase.grants ?? NO_GRANTS,
+    timeoutMs,
+    ...(testCase.isolated ? { isolated: testCase.isolated } : {}),
+  };
 }
 
 /** Every way `result` differs from what the case expects; empty when it matches. */
@@ -128,6 +142,11 @@ export function fixtureProblems(testCase: FixtureCase, result: RunResult): strin
   if (testCase.denied) {
     const got = result.receipt.denied.map((d) => ({ kind: d.kind, request: d.request }));
     if (JSON.stringify(got) !== JSON.stringify(testCase.denied)) problems.push(`denied ${JSON.stringify(got)} !== ${JSON.stringify(testCase.denied)}`);
+  }
+  if (testCase.isolatedCalls) {
+    const got = (result.receipt.isolated ?? []).map((m) => ({ specifier: m.specifier, calls: m.calls }));
+    if (JSON.stringify(got) !== JSON.stringify(testCase.isolatedCalls))
+      problems.push(`isolated ${JSON.stringify(got)} !== ${JSON.stringify(testCase.isolatedCalls)}`);
   }
   if (testCase.loaded) {
     const got = result.receipt.modules.map((m) => m.moduleId);

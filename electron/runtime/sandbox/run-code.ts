@@ -26,6 +26,7 @@ export function runCode(pool: SandboxPool, run: HostRun): Promise<RunResult> {
     ...(run.inputs !== undefined ? { inputs: run.inputs } : {}),
     ...(run.timeoutMs !== undefined ? { timeoutMs: run.timeoutMs } : {}),
     ...(run.partition !== undefined ? { partition: run.partition } : {}),
+    ...(run.isolated !== undefined ? { isolated: run.isolated } : {}),
   });
   const ports: SandboxHostPorts = run.wasm ? { capability: hostCapabilities(grants), wasm: run.wasm } : { capability: hostCapabilities(grants) };
   return pool.run(request, ports, run.cancel);

@@ -69,6 +69,7 @@ if (token === undefined) {
         inputs: request.inputs,
         grants: request.grants,
         timeoutMs: request.timeoutMs,
+        ...(request.isolated ? { isolated: request.isolated } : {}),
         capability: async (name) => fixtureAnswer(testCase, name),
         ...(scriptsWasm(testCase) ? { wasm: async (_moduleId: string, exportName: unknown) => fixtureAnswer(testCase, `wasm:${String(exportName)}`) } : {}),
       });

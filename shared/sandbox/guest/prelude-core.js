@@ -457,6 +457,253 @@
   // const deliver = undefined;
   // #endif
 
+  // Isolation (shared/sandbox/kernel/isolation.ts): the copy of values between a node's context
+  // and an isolated pack's, both ways. Only text and byte buffers cross (the host carries them from
+  // one context to the other); each side encodes with what this core captured before any guest
+  // code ran and decodes into values of its own realm, so neither ever holds an object of the
+  // other's. What crosses: undefined, null, booleans, numbers (-0, NaN and the infinities kept),
+  // strings, arrays, plain objects (own enumerable string keys), Uint8Array, Date, Map and Set.
+  // Anything else is refused with the path of the value.
+  const isoProtos = {
+    object: Obj.prototype,
+    array: Array.prototype,
+    bytes: Uint8Array.prototype,
+    date: Date.prototype,
+    map: Map.prototype,
+    set: Set.prototype,
+  };
+  const isoOwnKeys = Reflect.ownKeys;
+  const isoGetTime = Date.prototype.getTime;
+  const isoAbSlice = ArrayBuffer.prototype.slice;
+  const isoMapForEach = Map.prototype.forEach;
+  const isoSetForEach = Set.prototype.forEach;
+  const isoMapSet = Map.prototype.set;
+  const isoSetAdd = Set.prototype.add;
+  const isoMap = Map;
+  const isoSet = Set;
+  const isoDate = Date;
+  const isoIsError = Err.isError;
+  const isoErrors = { Error, TypeError, RangeError, SyntaxError, ReferenceError, URIError, EvalError };
+  const isoNumbers = { NaN: NaN, Infinity: Infinity, '-Infinity': -Infinity, '-0': -0 };
+  const ISO_BYTES = __COPY_BYTES__;
+  const ISO_DEPTH = __COPY_DEPTH__;
+  /** A refusal: the path of the value and why, for the sentence the host writes (isolation.ts). */
+  const isoRefuse = (path, why) => {
+    throw { __proto__: null, isoRefused: true, path: path, why: why };
+  };
+  const isoKeyPath = (path, key) =>
+    I.apply(regExpExec, /^[A-Za-z_$][A-Za-z0-9_$]*$/, [key]) !== null ? path + '.' + key : path + '[' + I.JSONstringify(key) + ']';
+  /**
+   * [text, buffers]: the value as tagged JSON (written here piece by piece: JSON.stringify would
+   * consult a toJSON of this realm's), its Uint8Arrays apart (the host copies their bytes).
+   */
+  const isoEncode = (value, root) => {
+    const buffers = [];
+    const open = [];
+    let bytes = 0;
+    const count = (n, path) => {
+      bytes += n;
+      if (bytes > ISO_BYTES) isoRefuse(path, 'over the copy limit of ' + ISO_BYTES + ' bytes');
+    };
+    const walk = (v, path, depth) => {
+      const type = typeof v;
+      if (v === null) return 'null';
+      if (type === 'boolean') return v ? 'true' : 'false';
+      if (type === 'string') {
+        count(v.length + 2, path);
+        return I.JSONstringify(v);
+      }
+      if (type === 'undefined') return '["u"]';
+      if (type === 'number') {
+        if (v !== v) return '["n","NaN"]';
+        if (v === Infinity) return '["n","Infinity"]';
+        if (v === -Infinity) return '["n","-Infinity"]';
+        if (v === 0 && 1 / v < 0) return '["n","-0"]';
+        return I.JSONstringify(v);
+      }
+      if (type === 'function') isoRefuse(path, 'a function');
+      if (type === 'symbol') isoRefuse(path, 'a symbol');
+      if (type === 'bigint') isoRefuse(path, 'a BigInt');
+      if (depth >= ISO_DEPTH) isoRefuse(path, 'nested deeper than ' + ISO_DEPTH + ' levels');
+      for (let i = 0; i < open.length; i++) if (open[i] === v) isoRefuse(path, 'a cycle (the value contains itself)');
+      count(8, path);
+      const proto = getPrototypeOf(v);
+      let out;
+      open[open.length] = v;
+      if (proto === isoProtos.array && I.isArray(v)) {
+        out = '["a"';
+        const length = v.length;
+        for (let i = 0; i < length; i++) {
+          const d = getOwnPropertyDescriptor(v, i);
+          const at = path + '[' + i + ']';
+          if (d !== undefined && d.get !== undefined) isoRefuse(at, 'a getter');
+          if (d !== undefined && d.set !== undefined) isoRefuse(at, 'a setter');
+          out += ',' + walk(d === undefined ? undefined : d.value, at, depth + 1);
+        }
+      } else if (proto === isoProtos.bytes) {
+        const offset = I.apply(I.TA[1], v, []);
+        const length = I.apply(I.TA[2], v, []);
+        count(length, path);
+        out = '["b",' + buffers.length;
+        // The viewed bytes alone, as an ArrayBuffer the host can read.
+        buffers[buffers.length] = I.apply(isoAbSlice, I.apply(I.TA[0], v, []), [offset, offset + length]);
+      } else if (proto === isoProtos.date) {
+        const time = I.apply(isoGetTime, v, []);
+        out = time !== time ? '["d",null' : '["d",' + time;
+      } else if (proto === isoProtos.map) {
+        out = '["m"';
+        let i = 0;
+        I.apply(isoMapForEach, v, [
+          (item, key) => {
+            out += ',' + walk(key, path + '.<key ' + i + '>', depth + 1) + ',' + walk(item, path + '.<value ' + i + '>', depth + 1);
+            i++;
+          },
+        ]);
+      } else if (proto === isoProtos.set) {
+        out = '["s"';
+        let i = 0;
+        I.apply(isoSetForEach, v, [
+          (item) => {
+            out += ',' + walk(item, path + '.<item ' + i + '>', depth + 1);
+            i++;
+          },
+        ]);
+      } else if (proto === isoProtos.object || proto === null) {
+        out = '["o"';
+        const keys = isoOwnKeys(v);
+        for (let i = 0; i < keys.length; i++) {
+          const key = keys[i];
+          if (typeof key === 'symbol') isoRefuse(path, 'a symbol-keyed property');
+          const d = getOwnPropertyDescriptor(v, key);
+          if (d === undefined || !d.enumerable) continue;
+          const at = isoKeyPath(path, key);
+          if (d.get !== undefined) isoRefuse(at, 'a getter');
+          if (d.set !== undefined) isoRefuse(at, 'a setter');
+          count(key.length + 2, at);
+          out += ',' + I.JSONstringify(key) + ',' + walk(d.value, at, depth + 1);
+        }
+      } else {
+        isoRefuse(path, 'an object that is not plain data (only plain objects, arrays, Uint8Array, Date, Map and Set are copied)');
+      }
+      open.length = open.length - 1;
+      return out + ']';
+    };
+    return [walk(value, root, 0), buffers];
+  };
+  /**
+   * A value of this realm from `isoEncode`'s text; `buffers` are ArrayBuffers the host made here.
+   * The text came from the other context: anything but the tags above is refused, never looked up.
+   */
+  const isoDecode = (text, buffers) => {
+    const malformed = () => {
+      throw new TypeErr('the isolation copy is malformed');
+    };
+    const build = (t) => {
+      if (t === null || typeof t !== 'object') return t;
+      if (!I.isArray(t)) malformed();
+      const tag = t[0];
+      const n = t.length;
+      if (tag === 'u') return undefined;
+      if (tag === 'n') return typeof t[1] === 'string' && I.hasOwn(isoNumbers, t[1]) ? isoNumbers[t[1]] : malformed();
+      if (tag === 'a') {
+        const out = [];
+        for (let i = 1; i < n; i++) defineProperty(out, i - 1, { value: build(t[i]), writable: true, enumerable: true, configurable: true });
+        return out;
+      }
+      if (tag === 'o') {
+        const out = {};
+        for (let i = 1; i + 1 < n; i += 2) {
+          if (typeof t[i] !== 'string') malformed();
+          defineProperty(out, t[i], { value: build(t[i + 1]), writable: true, enumerable: true, configurable: true });
+        }
+        return out;
+      }
+      if (tag === 'b') return typeof t[1] === 'number' && t[1] >= 0 && t[1] < buffers.length ? new I.U8(buffers[t[1]]) : malformed();
+      if (tag === 'd') return new isoDate(typeof t[1] === 'number' ? t[1] : NaN);
+      if (tag === 'm') {
+        const out = new isoMap();
+        for (let i = 1; i + 1 < n; i += 2) I.apply(isoMapSet, out, [build(t[i]), build(t[i + 1])]);
+        return out;
+      }
+      if (tag === 's') {
+        const out = new isoSet();
+        for (let i = 1; i < n; i++) I.apply(isoSetAdd, out, [build(t[i])]);
+        return out;
+      }
+      return malformed();
+    };
+    return build(I.JSONparse(text));
+  };
+  /** A thrown value as [kind, text, buffers]: an error by name, message and where it was thrown; anything else copied (or refused). */
+  const isoThrown = (e, what) => {
+    if (isoIsError(e)) {
+      let name = 'Error';
+      let message = '';
+      let stack = '';
+      try {
+        name = I.Str(e.name);
+        message = I.Str(e.message);
+        stack = I.Str(e.stack);
+      } catch (_) {
+        // A getter that throws: what was read so far is kept.
+      }
+      return ['error', I.JSONstringify([name, message, stack]), []];
+    }
+    try {
+      const copied = isoEncode(e, what);
+      return ['throw', copied[0], copied[1]];
+    } catch (refusal) {
+      return isoRefusal(refusal);
+    }
+  };
+  const isoRefusal = (refusal) => {
+    if (refusal !== null && typeof refusal === 'object' && refusal.isoRefused === true) return ['refused', I.JSONstringify([refusal.path, refusal.why]), []];
+    throw refusal;
+  };
+  /** In an isolated context: call export `name` of namespace `ns` with copied arguments; [kind, text, buffers] back. */
+  const isoInvoke = (ns, name, text, buffers, settle, id) => {
+    const args = isoDecode(text, buffers);
+    let result;
+    try {
+      result = I.apply(ns[name], undefined, args);
+    } catch (e) {
+      return isoThrown(e, 'the error thrown');
+    }
+    if (result instanceof I.Promise || (result !== null && (typeof result === 'object' || typeof result === 'function') && typeof result.then === 'function')) {
+      const answer = (kind, copied) => settle(id, kind, copied[1], copied[2]);
+      I.apply(I.P[0], new I.Promise((resolve) => resolve(result)), [
+        (value) => {
+          let copied;
+          try {
+            const encoded = isoEncode(value, 'result');
+            copied = ['value', encoded[0], encoded[1]];
+          } catch (refusal) {
+            copied = isoRefusal(refusal);
+          }
+          answer(copied[0], copied);
+        },
+        (e) => {
+          const copied = isoThrown(e, 'the rejection');
+          answer(copied[0], copied);
+        },
+      ]);
+      return ['pending', '', []];
+    }
+    try {
+      const encoded = isoEncode(result, 'result');
+      return ['value', encoded[0], encoded[1]];
+    } catch (refusal) {
+      return isoRefusal(refusal);
+    }
+  };
+  /** In the node's context: the error an isolated export threw, as an error of this realm (its standard class kept). */
+  const isoRaise = (name, message) => {
+    const Ctor = I.hasOwn(isoErrors, name) ? isoErrors[name] : Err;
+    const error = new Ctor(message);
+    if (!I.hasOwn(isoErrors, name)) defineProperty(error, 'name', { value: name, writable: true, enumerable: false, configurable: true });
+    return error;
+  };
+
   return freeze({
     serialize: (value) => I.JSONstringify(value === undefined ? null : value, toJson),
     parse: (text) => I.JSONparse(text, fromJson),
@@ -465,5 +712,16 @@
     warm: (names) => {
       for (const name of names.split(' ')) part(name);
     },
+    isoEncode: (value, root) => {
+      try {
+        const encoded = isoEncode(value, root);
+        return ['value', encoded[0], encoded[1]];
+      } catch (refusal) {
+        return isoRefusal(refusal);
+      }
+    },
+    isoDecode,
+    isoInvoke,
+    isoRaise,
   });
 })(globalThis);

@@ -57,6 +57,8 @@ const PLACEHOLDERS: Readonly<Record<string, string>> = {
   __PRELUDE_NAME__: JSON.stringify(PRELUDE_SCRIPT_NAME),
   __LIBRARY_NAME__: JSON.stringify(LIBRARY_SCRIPT_NAME),
   __JSON_DEPTH__: String(LIMITS.jsonDepth),
+  __COPY_BYTES__: String(LIMITS.isolationCopyBytes),
+  __COPY_DEPTH__: String(LIMITS.jsonDepth),
 };
 
 /** The text with every placeholder filled; throws at load on one this file does not know (a guest ReferenceError otherwise). */

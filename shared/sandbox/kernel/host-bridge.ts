@@ -64,6 +64,8 @@ export interface BridgeRun {
    * run's), and `drewRandom` says the set asked.
    */
   readonly imaging?: { drewRandom: boolean };
+  /** Set for an isolated module's context (isolation.ts): its display name; it is granted nothing, and its denials say so. */
+  readonly isolatedAs?: string;
 }
 
 export interface HostBridge {
@@ -326,8 +328,11 @@ export function installHostBridge(ctx: QuickJSContext, withWasm: boolean): HostB
         const from = callerOf(callerFile(), graph);
         const what = grant === 'secret' ? `getSecret(${JSON.stringify(secretName ?? '')})` : name;
         const who = from === UNKNOWN_CALLER ? `${what} was denied (the sandbox could not tell which code called it)` : `${what} called by ${from} was denied`;
-        const reason =
-          grant === 'secret' ? `${who}: this node was not granted that secret.` : `${who}: this node was not granted the ${grant ?? name} capability.`;
+        const reason = run.isolatedAs
+          ? `${who}: ${run.isolatedAs} runs isolated and can reach none of this node's network, workspace or secrets.`
+          : grant === 'secret'
+            ? `${who}: this node was not granted that secret.`
+            : `${who}: this node was not granted the ${grant ?? name} capability.`;
         state.deny({ kind: 'capability', request: what, from, code: 'capability-denied', reason });
         state.calls.push({ kind: 'capability', name, ok: false, code: 'capability-denied' });
         return { ok: false, code: 'capability-denied', message: reason };

@@ -17,6 +17,7 @@ import { webPartsNamedIn } from './guest-web.ts';
 import type { HostCall, HostCallNow } from './host-bridge.ts';
 import { RESULT_TOO_DEEP, runJobLoop, runJobLoopNow, WOULD_WAIT, type JobLoopRun, type Timer } from './job-loop.ts';
 import { DENIED_PREFIX, installModuleLoader } from './module-loader.ts';
+import { planIsolation, startIsolation } from './isolation.ts';
 import { RunState, type Outcome } from './run-state.ts';
 import { IMAGE_ENTRY_NAME, imageEntrySource, type ImagePlan, type ImageRecord } from '../supply/module-image.ts';
 import { prepareSandbox, warmWebParts, type Sandbox, type SandboxLease } from './sandbox.ts';
@@ -363,7 +364,29 @@ function evaluate<O extends Outcome | Promise<Outcome>>({ lease, request, entry,
 
   // What the image's evaluation logged, where evaluating the modules here would have logged it.
   for (const entry of lease.image?.logs ?? []) state.log(entry.level, entry.text);
-  installModuleLoader(runtime, request, graph, state, lease.image);
+  const isolation = planIsolation(request);
+  if (isolation && !isolation.ok) return isolation;
+  installModuleLoader(runtime, request, graph, state, lease.image, isolation?.routing);
+  if (isolation) {
+    // Each isolated module in a context of its own, and its facade in the node's, before the node's code.
+    const failed = startIsolation(
+      {
+        runtime,
+        ctx,
+        helpers: lease.copy,
+        scope,
+        request,
+        graph,
+        state,
+        withWasm: runNeedsWasm(request),
+        hostCall: powers.hostCall,
+        ...(powers.hostCallNow ? { hostCallNow: powers.hostCallNow } : {}),
+        now: powers.now,
+      },
+      isolation,
+    );
+    if (failed) return failed;
+  }
 
   const failure = (handle: QuickJSHandle): Outcome => {
     const info = ctx.dump(handle) as GuestErrorInfo;

@@ -87,7 +87,17 @@ export class RunState {
     this.logTruncated = true;
   }
 
+  /** Modules imported isolated, by specifier: their display name and the node's calls of each export (isolation.ts). */
+  readonly isolated = new Map<string, { readonly displayName: string; readonly calls: Map<string, number> }>();
+
   receipt(wallMs: number): RunReceipt {
-    return { wallMs, modules: [...this.modules.values()], calls: this.calls, denied: this.denied };
+    const receipt: RunReceipt = { wallMs, modules: [...this.modules.values()], calls: this.calls, denied: this.denied };
+    if (this.isolated.size === 0) return receipt;
+    const isolated = [...this.isolated].map(([specifier, { displayName, calls }]) => ({
+      specifier,
+      displayName,
+      calls: [...calls].map(([name, count]) => ({ export: name, count })),
+    }));
+    return { ...receipt, isolated };
   }
 }

@@ -58,6 +58,8 @@ interface SandboxParts {
   readonly parse: QuickJSHandle;
   /** The prelude's `warm(names)`: compiles web parts ahead (guest-web.ts), before any pack code has run. */
   readonly warm: QuickJSHandle;
+  /** The prelude's copy helpers for isolated modules (isolation.ts). */
+  readonly copy: { readonly encode: QuickJSHandle; readonly decode: QuickJSHandle; readonly invoke: QuickJSHandle; readonly raise: QuickJSHandle };
 }
 
 /** What a run, or a module set's evaluation, works with while it holds the sandbox. */
@@ -110,9 +112,9 @@ export class Sandbox {
   }
 
   #lease(): SandboxLease {
-    const { runtime, ctx, bridge, serialize, parse, warm } = this.#parts;
+    const { runtime, ctx, bridge, serialize, parse, warm, copy } = this.#parts;
     this.#runScope = new Scope();
-    return { runtime, ctx, bridge, serialize, parse, warm, scope: this.#runScope, image: this.#image };
+    return { runtime, ctx, bridge, serialize, parse, warm, copy, scope: this.#runScope, image: this.#image };
   }
 
   /** Hold the sandbox for `request`'s run (kernel.ts); it ends with `endRun`. */
@@ -120,6 +122,9 @@ export class Sandbox {
     this.#move('running', () => {
       if (!this.fits(request.modules)) throw new SandboxImageMismatch("this sandbox holds evaluated modules that are not the run's own: use another");
       if (runNeedsWasm(request) && !this.withWasm) throw new SandboxNeedsWasm('this run has WASM modules: it needs a sandbox prepared with the WASM bridge');
+      // An isolated module must not be evaluated in the node's context already (isolation.ts).
+      if (this.#image && (request.isolated?.length ?? 0) > 0)
+        throw new SandboxImageMismatch('a run that imports a module isolated needs a sandbox that holds no evaluated modules');
     });
     return this.#lease();
   }
@@ -256,13 +261,19 @@ export function prepareSandbox(engine: QuickJSWASMModule, withWasm: boolean, war
     const serialize = scope.manage(ctx.getProp(helpers, 'serialize'));
     const parse = scope.manage(ctx.getProp(helpers, 'parse'));
     const warm = scope.manage(ctx.getProp(helpers, 'warm'));
+    const copy = {
+      encode: scope.manage(ctx.getProp(helpers, 'isoEncode')),
+      decode: scope.manage(ctx.getProp(helpers, 'isoDecode')),
+      invoke: scope.manage(ctx.getProp(helpers, 'isoInvoke')),
+      raise: scope.manage(ctx.getProp(helpers, 'isoRaise')),
+    };
     bridge.attach({ deliver: scope.manage(ctx.getProp(helpers, 'deliver')), caller: scope.manage(ctx.getProp(helpers, 'caller')) });
     // The kernel's own modules, before any pack: each takes its one-shot binding (inputs, and the
     // WASM bridge where there is one), so no module ever sees either.
     evaluateKernelModule(ctx, INPUTS_MODULE_ID, inputsModuleSource());
     if (withWasm) evaluateKernelModule(ctx, WASM_BRIDGE_MODULE_ID, wasmBridgeModuleSource());
     warmWebParts(ctx, warm, warmWeb);
-    return new Sandbox(withWasm, { scope, runtime, ctx, bridge, serialize, parse, warm });
+    return new Sandbox(withWasm, { scope, runtime, ctx, bridge, serialize, parse, warm, copy });
   } catch (error) {
     try {
       scope.dispose();

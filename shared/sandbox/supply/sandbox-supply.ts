@@ -377,6 +377,8 @@ export class SandboxSupply {
 /** The image plan for a run: its entry's imports, in order, over its resolution (none for code that does not parse). */
 function planFor(request: KernelRunRequest, withWasm: boolean): ImagePlan | undefined {
   if (Object.keys(request.modules).length === 0) return undefined;
+  // An isolated module is evaluated in a context of its own at each run, never into the node's image.
+  if ((request.isolated?.length ?? 0) > 0) return undefined;
   const entry = buildEntryModule(request.code);
   if (!entry.ok) return undefined;
   return imagePlan(

@@ -1,0 +1,25 @@
+// Isolation (issue 31) through the in-thread kernel: the fixture file fixtures/kernel/isolation.json,
+// which the worker pool (fixture-dir.contract.test.ts) and Chromium (e2e/parity.e2e.test.ts) run too.
+import { describe, expect, it } from 'vitest';
+import isolation from '../../../fixtures/kernel/isolation.json' with { type: 'json' };
+import { loadQuickJsNg } from '../../testing/quickjs-engine.ts';
+import { FixtureFileSchema, fixtureAnswer, fixtureProblems, fixtureRequest } from '../../testing/kernel-fixture.ts';
+import { runKernel } from './kernel.ts';
+import { SYSTEM_CLOCK } from './system-clock.ts';
+
+const file = FixtureFileSchema.parse(isolation);
+
+describe('isolation fixtures (in-thread)', () => {
+  for (const testCase of file.cases) {
+    it(`${testCase.name}: ${testCase.why}`, async () => {
+      const engine = await loadQuickJsNg();
+      const outcome = await runKernel(fixtureRequest(file, testCase), {
+        engine,
+        ...SYSTEM_CLOCK,
+        hostCall: async (_kind, name) => fixtureAnswer(testCase, name),
+      });
+      expect(outcome.healthy).toBe(true);
+      expect(fixtureProblems(testCase, outcome.result)).toEqual([]);
+    });
+  }
+});
