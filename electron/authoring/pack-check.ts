@@ -32,6 +32,8 @@ export interface CheckOptions {
   readonly registry?: string;
   /** Run SKILL.md's examples (default true). */
   readonly examples?: boolean;
+  /** Also run the examples with every pack imported isolated (`isolation: true`, issue 31): `isolatedExamples`. */
+  readonly isolateExamples?: boolean;
   /** One line per stage, for a progress display. */
   readonly onProgress?: (line: string) => void;
 }
@@ -80,6 +82,8 @@ export interface CheckReport {
   readonly warnings: readonly PackWarning[];
   /** Undefined when examples were not run (--no-examples). */
   readonly examples?: readonly ExampleOutcome[];
+  /** The same examples with their packs imported isolated, when asked (`isolateExamples`); informational, not problems. */
+  readonly isolatedExamples?: readonly ExampleOutcome[];
   readonly problems: readonly CheckProblem[];
 }
 
@@ -163,6 +167,7 @@ export async function checkPack(options: CheckOptions): Promise<Result<CheckRepo
     }
 
     let examples: ExampleOutcome[] | undefined;
+    let isolatedExamples: ExampleOutcome[] | undefined;
     if (options.examples !== false && skillText !== undefined && pack.status === 'ok') {
       // An example of a skipped module cannot run; the skip is already a problem of its own.
       const skipped = new Set(pack.modules.filter((m) => m.status === 'skipped').map((m) => m.specifier));
@@ -179,6 +184,7 @@ export async function checkPack(options: CheckOptions): Promise<Result<CheckRepo
       });
       progress(`running ${prepared.length} SKILL.md example(s) in the sandbox`);
       examples = await runExamples(runner, prepared);
+      if (options.isolateExamples) isolatedExamples = await runExamples(runner, prepared, { isolation: true });
       for (const outcome of examples)
         for (const f of outcome.failures)
           problems.push({ code: f.code, message: withModuleFiles(f.message, manifest.data, name), file: 'SKILL.md', line: f.line });
@@ -208,6 +214,7 @@ export async function checkPack(options: CheckOptions): Promise<Result<CheckRepo
       sizes: await sizeRows(packDir, name, manifest.success ? manifest.data : undefined, catalog, pack),
       warnings: pack.warnings.filter((w) => !SKILL_CODES.has(w.code)),
       ...(examples ? { examples } : {}),
+      ...(isolatedExamples ? { isolatedExamples } : {}),
       problems,
     };
     return ok(report);

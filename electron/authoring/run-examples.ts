@@ -34,7 +34,12 @@ const ChecksSchema = z.object({ checks: z.array(z.object({ line: z.number().int(
 
 const show = (value: unknown): string => (value === undefined ? 'undefined' : JSON.stringify(value));
 
-export async function runExamples(runner: CodeRunner, examples: readonly PreparedExample[]): Promise<ExampleOutcome[]> {
+/** `isolation`: every example imports its packs with `isolation: true` (issue 31: the examples must hold both ways). */
+export async function runExamples(
+  runner: CodeRunner,
+  examples: readonly PreparedExample[],
+  options: { readonly isolation?: boolean } = {},
+): Promise<ExampleOutcome[]> {
   const outcomes: ExampleOutcome[] = [];
   for (const example of examples) {
     const base = { fenceLine: example.block.fenceLine, specifiers: example.specifiers };
@@ -48,7 +53,7 @@ export async function runExamples(runner: CodeRunner, examples: readonly Prepare
     }
     const ran = await runner.run({
       code: example.program,
-      packages: example.specifiers.map((specifier) => ({ specifier })),
+      packages: example.specifiers.map((specifier) => (options.isolation ? { specifier, isolation: true } : { specifier })),
       timeoutMs: EXAMPLE_TIMEOUT_MS,
     });
     const failures: ExampleFailure[] = [];

@@ -475,6 +475,26 @@
   const isoOwnKeys = Reflect.ownKeys;
   const isoGetTime = Date.prototype.getTime;
   const isoAbSlice = ArrayBuffer.prototype.slice;
+  const isoIsPrototypeOf = Obj.prototype.isPrototypeOf;
+  // A subclass instance (smol-toml's TomlDate, a Buffer-like Uint8Array) is copied as its base kind.
+  const isoKindOf = (proto, v) =>
+    proto === isoProtos.bytes ||
+    proto === isoProtos.date ||
+    proto === isoProtos.map ||
+    proto === isoProtos.set ||
+    proto === isoProtos.array ||
+    proto === isoProtos.object ||
+    proto === null
+      ? proto
+      : I.apply(isoIsPrototypeOf, isoProtos.bytes, [v])
+        ? isoProtos.bytes
+        : I.apply(isoIsPrototypeOf, isoProtos.date, [v])
+          ? isoProtos.date
+          : I.apply(isoIsPrototypeOf, isoProtos.map, [v])
+            ? isoProtos.map
+            : I.apply(isoIsPrototypeOf, isoProtos.set, [v])
+              ? isoProtos.set
+              : proto;
   const isoMapForEach = Map.prototype.forEach;
   const isoSetForEach = Set.prototype.forEach;
   const isoMapSet = Map.prototype.set;
@@ -494,18 +514,53 @@
   const isoKeyPath = (path, key) =>
     I.apply(regExpExec, /^[A-Za-z_$][A-Za-z0-9_$]*$/, [key]) !== null ? path + '.' + key : path + '[' + I.JSONstringify(key) + ']';
   /**
-   * [text, buffers]: the value as tagged JSON (written here piece by piece: JSON.stringify would
-   * consult a toJSON of this realm's), its Uint8Arrays apart (the host copies their bytes).
+   * [text, buffers, functions]: the value as tagged JSON (written here piece by piece: JSON.stringify
+   * would consult a toJSON of this realm's), its Uint8Arrays apart (the host copies their bytes).
+   * `exporting` (an export copied at import): a function inside plain objects and arrays is kept as
+   * a call target (its key path, in `functions`, as JSON) and anything else that cannot be copied
+   * as a marker that says why, so one unusable export never stops the others; elsewhere both are
+   * refused.
    */
-  const isoEncode = (value, root) => {
+  const isoEncode = (value, root, exporting) => {
     const buffers = [];
     const open = [];
+    const functions = [];
+    // The key path from the export to the value being walked, while every step is a property.
+    const trail = [];
     let bytes = 0;
     const count = (n, path) => {
       bytes += n;
       if (bytes > ISO_BYTES) isoRefuse(path, 'over the copy limit of ' + ISO_BYTES + ' bytes');
     };
-    const walk = (v, path, depth) => {
+    const unusable = (path, why) => {
+      if (!exporting) isoRefuse(path, why);
+      return '["x",' + I.JSONstringify(path) + ',' + I.JSONstringify(why) + ']';
+    };
+    // A plain object's (or a function's) own enumerable string-keyed properties, as key, value pairs.
+    const properties = (v, path, depth, through) => {
+      let out = '';
+      const keys = isoOwnKeys(v);
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i];
+        if (typeof key === 'symbol') {
+          if (exporting) continue;
+          isoRefuse(path, 'a symbol-keyed property');
+        }
+        const d = getOwnPropertyDescriptor(v, key);
+        if (d === undefined || !d.enumerable) continue;
+        const at = isoKeyPath(path, key);
+        count(key.length + 2, at);
+        trail[trail.length] = through ? key : undefined;
+        out +=
+          ',' +
+          I.JSONstringify(key) +
+          ',' +
+          (d.get !== undefined ? unusable(at, 'a getter') : d.set !== undefined ? unusable(at, 'a setter') : walk(d.value, at, depth + 1, through));
+        trail.length = trail.length - 1;
+      }
+      return out;
+    };
+    const walk = (v, path, depth, through) => {
       const type = typeof v;
       if (v === null) return 'null';
       if (type === 'boolean') return v ? 'true' : 'false';
@@ -521,24 +576,34 @@
         if (v === 0 && 1 / v < 0) return '["n","-0"]';
         return I.JSONstringify(v);
       }
-      if (type === 'function') isoRefuse(path, 'a function');
-      if (type === 'symbol') isoRefuse(path, 'a symbol');
-      if (type === 'bigint') isoRefuse(path, 'a BigInt');
+      if (type === 'symbol') return unusable(path, 'a symbol');
+      if (type === 'bigint') return unusable(path, 'a BigInt');
       if (depth >= ISO_DEPTH) isoRefuse(path, 'nested deeper than ' + ISO_DEPTH + ' levels');
-      for (let i = 0; i < open.length; i++) if (open[i] === v) isoRefuse(path, 'a cycle (the value contains itself)');
+      for (let i = 0; i < open.length; i++) if (open[i] === v) return unusable(path, 'a cycle (the value contains itself)');
+      if (type === 'function' && !(exporting && through)) return unusable(path, 'a function');
       count(8, path);
-      const proto = getPrototypeOf(v);
+      const proto = type === 'function' ? undefined : isoKindOf(getPrototypeOf(v), v);
       let out;
       open[open.length] = v;
-      if (proto === isoProtos.array && I.isArray(v)) {
+      if (type === 'function') {
+        out = '["f",' + functions.length;
+        functions[functions.length] = I.JSONstringify(trail);
+        out += properties(v, path, depth, through);
+      } else if (proto === isoProtos.array && I.isArray(v)) {
         out = '["a"';
         const length = v.length;
         for (let i = 0; i < length; i++) {
           const d = getOwnPropertyDescriptor(v, i);
           const at = path + '[' + i + ']';
-          if (d !== undefined && d.get !== undefined) isoRefuse(at, 'a getter');
-          if (d !== undefined && d.set !== undefined) isoRefuse(at, 'a setter');
-          out += ',' + walk(d === undefined ? undefined : d.value, at, depth + 1);
+          trail[trail.length] = through ? I.Str(i) : undefined;
+          out +=
+            ',' +
+            (d !== undefined && d.get !== undefined
+              ? unusable(at, 'a getter')
+              : d !== undefined && d.set !== undefined
+                ? unusable(at, 'a setter')
+                : walk(d === undefined ? undefined : d.value, at, depth + 1, through));
+          trail.length = trail.length - 1;
         }
       } else if (proto === isoProtos.bytes) {
         const offset = I.apply(I.TA[1], v, []);
@@ -551,11 +616,12 @@
         const time = I.apply(isoGetTime, v, []);
         out = time !== time ? '["d",null' : '["d",' + time;
       } else if (proto === isoProtos.map) {
+        // Entries are reached by no key path: a function in one cannot be a call target.
         out = '["m"';
         let i = 0;
         I.apply(isoMapForEach, v, [
           (item, key) => {
-            out += ',' + walk(key, path + '.<key ' + i + '>', depth + 1) + ',' + walk(item, path + '.<value ' + i + '>', depth + 1);
+            out += ',' + walk(key, path + '.<key ' + i + '>', depth + 1, false) + ',' + walk(item, path + '.<value ' + i + '>', depth + 1, false);
             i++;
           },
         ]);
@@ -564,39 +630,43 @@
         let i = 0;
         I.apply(isoSetForEach, v, [
           (item) => {
-            out += ',' + walk(item, path + '.<item ' + i + '>', depth + 1);
+            out += ',' + walk(item, path + '.<item ' + i + '>', depth + 1, false);
             i++;
           },
         ]);
       } else if (proto === isoProtos.object || proto === null) {
-        out = '["o"';
-        const keys = isoOwnKeys(v);
-        for (let i = 0; i < keys.length; i++) {
-          const key = keys[i];
-          if (typeof key === 'symbol') isoRefuse(path, 'a symbol-keyed property');
-          const d = getOwnPropertyDescriptor(v, key);
-          if (d === undefined || !d.enumerable) continue;
-          const at = isoKeyPath(path, key);
-          if (d.get !== undefined) isoRefuse(at, 'a getter');
-          if (d.set !== undefined) isoRefuse(at, 'a setter');
-          count(key.length + 2, at);
-          out += ',' + I.JSONstringify(key) + ',' + walk(d.value, at, depth + 1);
-        }
+        out = '["o"' + properties(v, path, depth, through);
       } else {
-        isoRefuse(path, 'an object that is not plain data (only plain objects, arrays, Uint8Array, Date, Map and Set are copied)');
+        open.length = open.length - 1;
+        return unusable(
+          path,
+          'an object that is not plain data (only plain objects, arrays, Uint8Array, Date, Map and Set are copied, subclasses of the last four as their base kind)',
+        );
       }
       open.length = open.length - 1;
       return out + ']';
     };
-    return [walk(value, root, 0), buffers];
+    const text = walk(value, root, 0, true);
+    let list = '[';
+    for (let i = 0; i < functions.length; i++) list += (i ? ',' : '') + functions[i];
+    return [text, buffers, list + ']'];
   };
   /**
    * A value of this realm from `isoEncode`'s text; `buffers` are ArrayBuffers the host made here.
    * The text came from the other context: anything but the tags above is refused, never looked up.
+   * `make(i)` and `unusable(path, why)` (an export's copy only) stand in for its i-th function and
+   * for what could not be copied; without them such tags are malformed.
    */
-  const isoDecode = (text, buffers) => {
+  const isoDecode = (text, buffers, make, unusable) => {
     const malformed = () => {
       throw new TypeErr('the isolation copy is malformed');
+    };
+    const own = (out, t, from) => {
+      for (let i = from; i + 1 < t.length; i += 2) {
+        if (typeof t[i] !== 'string') malformed();
+        defineProperty(out, t[i], { value: build(t[i + 1]), writable: true, enumerable: true, configurable: true });
+      }
+      return out;
     };
     const build = (t) => {
       if (t === null || typeof t !== 'object') return t;
@@ -610,14 +680,7 @@
         for (let i = 1; i < n; i++) defineProperty(out, i - 1, { value: build(t[i]), writable: true, enumerable: true, configurable: true });
         return out;
       }
-      if (tag === 'o') {
-        const out = {};
-        for (let i = 1; i + 1 < n; i += 2) {
-          if (typeof t[i] !== 'string') malformed();
-          defineProperty(out, t[i], { value: build(t[i + 1]), writable: true, enumerable: true, configurable: true });
-        }
-        return out;
-      }
+      if (tag === 'o') return own({}, t, 1);
       if (tag === 'b') return typeof t[1] === 'number' && t[1] >= 0 && t[1] < buffers.length ? new I.U8(buffers[t[1]]) : malformed();
       if (tag === 'd') return new isoDate(typeof t[1] === 'number' ? t[1] : NaN);
       if (tag === 'm') {
@@ -630,6 +693,8 @@
         for (let i = 1; i < n; i++) I.apply(isoSetAdd, out, [build(t[i])]);
         return out;
       }
+      if (tag === 'f' && make !== undefined && typeof t[1] === 'number') return own(make(t[1]), t, 2);
+      if (tag === 'x' && unusable !== undefined && typeof t[1] === 'string' && typeof t[2] === 'string') return unusable(t[1], t[2]);
       return malformed();
     };
     return build(I.JSONparse(text));
@@ -640,14 +705,41 @@
       let name = 'Error';
       let message = '';
       let stack = '';
+      // Its own data properties that are primitives come along (a parser's line and column).
+      let extra = '{';
       try {
         name = I.Str(e.name);
         message = I.Str(e.message);
         stack = I.Str(e.stack);
+        const keys = I.keys(e);
+        for (let i = 0, n = 0; i < keys.length && n < 32; i++) {
+          const d = getOwnPropertyDescriptor(e, keys[i]);
+          const t = d === undefined ? 'undefined' : typeof d.value;
+          if (
+            d === undefined ||
+            d.get !== undefined ||
+            !(t === 'string' || t === 'number' || t === 'boolean') ||
+            keys[i] === 'name' ||
+            keys[i] === 'message' ||
+            keys[i] === 'stack'
+          )
+            continue;
+          extra +=
+            (n++ ? ',' : '') +
+            I.JSONstringify(keys[i]) +
+            ':' +
+            (t === 'string'
+              ? I.JSONstringify(d.value)
+              : t === 'number' && d.value === d.value && d.value !== Infinity && d.value !== -Infinity
+                ? I.Str(d.value)
+                : t === 'boolean'
+                  ? I.Str(d.value)
+                  : 'null');
+        }
       } catch (_) {
         // A getter that throws: what was read so far is kept.
       }
-      return ['error', I.JSONstringify([name, message, stack]), []];
+      return ['error', '[' + I.JSONstringify(name) + ',' + I.JSONstringify(message) + ',' + I.JSONstringify(stack) + ',' + extra + '}]', []];
     }
     try {
       const copied = isoEncode(e, what);
@@ -661,11 +753,19 @@
     throw refusal;
   };
   /** In an isolated context: call export `name` of namespace `ns` with copied arguments; [kind, text, buffers] back. */
-  const isoInvoke = (ns, name, text, buffers, settle, id) => {
+  const isoInvoke = (ns, pathText, text, buffers, settle, id) => {
     const args = isoDecode(text, buffers);
+    const path = I.JSONparse(pathText);
     let result;
     try {
-      result = I.apply(ns[name], undefined, args);
+      // The target by its key path from the namespace; a method is called on its object.
+      let self;
+      let target = ns;
+      for (let i = 0; i < path.length; i++) {
+        self = i === 0 ? undefined : target;
+        target = target[path[i]];
+      }
+      result = I.apply(target, self, args);
     } catch (e) {
       return isoThrown(e, 'the error thrown');
     }
@@ -697,10 +797,18 @@
     }
   };
   /** In the node's context: the error an isolated export threw, as an error of this realm (its standard class kept). */
-  const isoRaise = (name, message) => {
+  const isoRaise = (name, message, extraText) => {
     const Ctor = I.hasOwn(isoErrors, name) ? isoErrors[name] : Err;
     const error = new Ctor(message);
     if (!I.hasOwn(isoErrors, name)) defineProperty(error, 'name', { value: name, writable: true, enumerable: false, configurable: true });
+    if (typeof extraText === 'string') {
+      const extra = I.JSONparse(extraText);
+      const keys = extra !== null && typeof extra === 'object' && !I.isArray(extra) ? I.keys(extra) : [];
+      for (let i = 0; i < keys.length; i++) {
+        const v = extra[keys[i]];
+        if (v === null || typeof v !== 'object') defineProperty(error, keys[i], { value: v, writable: true, enumerable: true, configurable: true });
+      }
+    }
     return error;
   };
 
@@ -712,10 +820,10 @@
     warm: (names) => {
       for (const name of names.split(' ')) part(name);
     },
-    isoEncode: (value, root) => {
+    isoEncode: (value, root, exporting) => {
       try {
-        const encoded = isoEncode(value, root);
-        return ['value', encoded[0], encoded[1]];
+        const encoded = isoEncode(value, root, exporting === true);
+        return ['value', encoded[0], encoded[1], encoded[2]];
       } catch (refusal) {
         return isoRefusal(refusal);
       }

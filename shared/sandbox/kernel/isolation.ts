@@ -89,6 +89,8 @@ interface Copied {
   readonly kind: string;
   readonly text: string;
   readonly buffers: Uint8Array[];
+  /** An export's copy: the key path of each function it holds, relative to the export. */
+  readonly functions: string[][];
 }
 
 const STANDARD_ERRORS = new Set(['Error', 'TypeError', 'RangeError', 'SyntaxError', 'ReferenceError', 'URIError', 'EvalError']);
@@ -222,16 +224,15 @@ function startOne(parts: IsolationParts, routing: { bindContext(vm: QuickJSConte
   }
   const calls = new Map<string, number>();
   state.isolated.set(planned.specifier, { displayName: planned.displayName, calls });
-  const functions: string[] = [];
-  const values: { name: string; copied: Copied }[] = [];
+  // Call targets by key path from the namespace (a function export, or a function inside an
+  // exported plain object: `default.parse`), and each export's copy with its first target's index.
+  const targets: string[][] = [];
+  const exports: { name: string; copied: Copied; base: number }[] = [];
   for (const name of exportNames) {
     const value = iso.getProp(namespace, name);
+    const label = iso.newString(name);
     try {
-      if (iso.typeof(value) === 'function') {
-        functions.push(name);
-        continue;
-      }
-      const copied = readCopied(iso, iso.callFunction(isoHelpers.encode, iso.undefined, value, scope.manage(iso.newString(`export ${name}`))));
+      const copied = readCopied(iso, iso.callFunction(isoHelpers.encode, iso.undefined, value, label, iso.true));
       if (copied.kind === 'refused')
         return { ok: false, code: 'invalid-data', message: refusedSentence(copied, `export ${JSON.stringify(name)} of ${planned.displayName}`) };
       if (copied.kind !== 'value')
@@ -240,9 +241,11 @@ function startOne(parts: IsolationParts, routing: { bindContext(vm: QuickJSConte
           code: 'invalid-data',
           message: `Export ${JSON.stringify(name)} of ${planned.displayName} could not be copied out of its isolated context.`,
         };
-      values.push({ name, copied });
+      exports.push({ name, copied, base: targets.length });
+      for (const relative of copied.functions) targets.push([name, ...relative]);
     } finally {
       value.dispose();
+      label.dispose();
     }
   }
 
@@ -254,8 +257,9 @@ function startOne(parts: IsolationParts, routing: { bindContext(vm: QuickJSConte
   const call = scope.manage(
     node.newFunction('call', (indexHandle, argsHandle) => {
       const index = node.typeof(indexHandle) === 'number' ? node.getNumber(indexHandle) : -1;
-      const name = functions[index];
-      if (name === undefined || !argsHandle) return { error: node.newError('The isolated module was called the wrong way.') };
+      const path = targets[index];
+      if (path === undefined || !argsHandle) return { error: node.newError('The isolated module was called the wrong way.') };
+      const name = path.join('.');
       calls.set(name, (calls.get(name) ?? 0) + 1);
       const label = `${name}() of ${planned.displayName} (isolated)`;
       const args = readCopied(node, node.callFunction(parts.helpers.encode, node.undefined, argsHandle, argsLabel));
@@ -263,7 +267,7 @@ function startOne(parts: IsolationParts, routing: { bindContext(vm: QuickJSConte
       if (args.kind !== 'value') return { error: raise(node, parts.helpers, 'TypeError', `The arguments of ${label} could not be copied.`) };
       const id = nextCall++;
       const answer = withCopyIn(iso, args, (text, buffers) => {
-        const fnName = iso.newString(name);
+        const fnName = iso.newString(JSON.stringify(path));
         const idHandle = iso.newNumber(id);
         try {
           return iso.callFunction(isoHelpers.invoke, iso.undefined, namespace, fnName, text, buffers, settle, idHandle);
@@ -300,6 +304,7 @@ function startOne(parts: IsolationParts, routing: { bindContext(vm: QuickJSConte
         kind: kindHandle && iso.typeof(kindHandle) === 'string' ? iso.getString(kindHandle) : '',
         text: textHandle && iso.typeof(textHandle) === 'string' ? iso.getString(textHandle) : '',
         buffers: buffersHandle ? readBuffers(iso, buffersHandle) : [],
+        functions: [],
       };
       const settled = toNode(copied, `${planned.displayName} (isolated)`);
       if ('value' in settled) {
@@ -327,41 +332,42 @@ function startOne(parts: IsolationParts, routing: { bindContext(vm: QuickJSConte
   }
 
   node.setProp(facadeBridge, 'call', call);
-  const valuesHandle = scope.manage(node.newArray());
-  values.forEach(({ copied }, i) => {
-    const decoded = decodeInto(node, parts.helpers.decode, copied);
-    if ('error' in decoded) throw new Error('an isolated export could not be copied into the node');
-    node.setProp(valuesHandle, i, decoded.value);
-    decoded.value.dispose();
-  });
-  node.setProp(facadeBridge, 'values', valuesHandle);
-  node.setProp(node.global, FACADE_GLOBAL, facadeBridge);
-  const facade = evalOrNull(
-    node,
-    facadeSource(
-      functions,
-      values.map((v) => v.name),
-    ),
-    planned.facadeId,
+  // The facade decodes each export's copy itself, handing in how its realm makes a target's proxy
+  // and an unusable value's stand-in.
+  const decodeExport = scope.manage(
+    node.newFunction('decode', (indexHandle, makeHandle, unusableHandle) => {
+      const index = indexHandle && node.typeof(indexHandle) === 'number' ? node.getNumber(indexHandle) : -1;
+      const entry = exports[index];
+      if (!entry || !makeHandle || !unusableHandle) return { error: node.newError('The isolated module was called the wrong way.') };
+      const result = withCopyIn(node, entry.copied, (text, buffers) =>
+        node.callFunction(parts.helpers.decode, node.undefined, text, buffers, makeHandle, unusableHandle),
+      );
+      return result.error ? { error: result.error } : result.value;
+    }),
   );
+  node.setProp(facadeBridge, 'decode', decodeExport);
+  node.setProp(node.global, FACADE_GLOBAL, facadeBridge);
+  const facade = evalOrNull(node, facadeSource(exports, planned.displayName), planned.facadeId);
   if (facade) return { ok: false, code: 'runtime-error', message: `The facade of the isolated module ${planned.displayName} could not be made: ${facade}.` };
   return undefined;
 }
 
-/** The node's facade: each function export a proxy through the bridge, each other export its copy. */
-function facadeSource(functions: readonly string[], values: readonly string[]): string {
+/**
+ * The node's facade: each export decoded from its copy, its functions proxies through the bridge
+ * (a function inside an exported plain object too, called on its object), and what could not be
+ * copied a stand-in that throws, naming the export, at any use.
+ */
+function facadeSource(exports: readonly { readonly name: string; readonly base: number }[], displayName: string): string {
   const lines = [
     `const b = globalThis[${JSON.stringify(FACADE_GLOBAL)}];`,
     `delete globalThis[${JSON.stringify(FACADE_GLOBAL)}];`,
     'const call = b.call;',
-    'const values = b.values;',
+    'const decode = b.decode;',
+    'const proxy = (id) => ({ isolated(...args) { return call(id, args); } }).isolated;',
+    `const unusable = (path, why) => { const refuse = () => { throw new TypeError(${JSON.stringify(displayName)} + " runs isolated: " + path + " is " + why + ", which cannot be used across the isolation boundary; only plain data and functions cross."); }; return new Proxy({}, { get: refuse, set: refuse, has: refuse, ownKeys: refuse, getPrototypeOf: refuse, setPrototypeOf: refuse, defineProperty: refuse, deleteProperty: refuse, getOwnPropertyDescriptor: refuse, isExtensible: refuse, preventExtensions: refuse }); };`,
   ];
-  functions.forEach((name, i) => {
-    lines.push(`const f${i} = { ${JSON.stringify(name)}(...args) { return call(${i}, args); } }[${JSON.stringify(name)}];`);
-    lines.push(`export { f${i} as ${JSON.stringify(name)} };`);
-  });
-  values.forEach((name, i) => {
-    lines.push(`const v${i} = values[${i}];`);
+  exports.forEach(({ name, base }, i) => {
+    lines.push(`const v${i} = decode(${i}, (k) => proxy(${base} + k), unusable);`);
     lines.push(`export { v${i} as ${JSON.stringify(name)} };`);
   });
   return lines.join('\n') + '\n';
@@ -387,7 +393,7 @@ function readBuffers(ctx: QuickJSContext, handle: QuickJSHandle): Uint8Array[] {
 function readCopied(ctx: QuickJSContext, result: ReturnType<QuickJSContext['callFunction']>): Copied {
   if (result.error) {
     result.error.dispose();
-    return { kind: 'failed', text: '', buffers: [] };
+    return { kind: 'failed', text: '', buffers: [], functions: [] };
   }
   const handle = result.value;
   try {
@@ -395,24 +401,43 @@ function readCopied(ctx: QuickJSContext, result: ReturnType<QuickJSContext['call
     const kind = part(0);
     const text = part(1);
     const buffers = part(2);
+    const functions = part(3);
     try {
       const copied: Copied = {
         kind: ctx.typeof(kind) === 'string' ? ctx.getString(kind) : '',
         text: ctx.typeof(text) === 'string' ? ctx.getString(text) : '',
         buffers: ctx.typeof(buffers) === 'object' ? readBuffers(ctx, buffers) : [],
+        functions: ctx.typeof(functions) === 'string' ? keyPaths(ctx.getString(functions)) : [],
       };
       // Written by the other side's helper, but measured here: a copy past the limit never crosses.
       if (copied.text.length > 2 * LIMITS.isolationCopyBytes)
-        return { kind: 'refused', text: JSON.stringify(['the value', `over the copy limit of ${LIMITS.isolationCopyBytes} bytes`]), buffers: [] };
+        return {
+          kind: 'refused',
+          text: JSON.stringify(['the value', `over the copy limit of ${LIMITS.isolationCopyBytes} bytes`]),
+          buffers: [],
+          functions: [],
+        };
       return copied;
     } finally {
       kind.dispose();
       text.dispose();
       buffers.dispose();
+      functions.dispose();
     }
   } finally {
     handle.dispose();
   }
+}
+
+/** An export's function key paths, as the prelude lists them (JSON); anything else lists none. */
+function keyPaths(text: string): string[][] {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (Array.isArray(parsed) && parsed.every((p) => Array.isArray(p) && p.every((k) => typeof k === 'string'))) return parsed as string[][];
+  } catch {
+    // None.
+  }
+  return [];
 }
 
 /** Copies `copied`'s text and buffers into `ctx` for `use`, and frees them after. */
@@ -442,16 +467,18 @@ function decodeInto(ctx: QuickJSContext, decode: QuickJSHandle, copied: Copied):
 }
 
 /** An error of `ctx`'s realm (its standard class when the name is one), made by the prelude's `isoRaise`. */
-function raise(ctx: QuickJSContext, helpers: CopyHelpers, name: string, message: string): QuickJSHandle {
+function raise(ctx: QuickJSContext, helpers: CopyHelpers, name: string, message: string, extra = '{}'): QuickJSHandle {
   const nameHandle = ctx.newString(name);
   const messageHandle = ctx.newString(message);
+  const extraHandle = ctx.newString(extra);
   try {
-    const made = ctx.callFunction(helpers.raise, ctx.undefined, nameHandle, messageHandle);
+    const made = ctx.callFunction(helpers.raise, ctx.undefined, nameHandle, messageHandle, extraHandle);
     if (made.error) return made.error;
     return made.value;
   } finally {
     nameHandle.dispose();
     messageHandle.dispose();
+    extraHandle.dispose();
   }
 }
 
@@ -468,14 +495,19 @@ function refusedSentence(copied: Copied, what: string): string {
   return `${what.charAt(0).toUpperCase()}${what.slice(1)} cannot cross into or out of an isolated module: ${path} is ${why}. Only copies of plain data pass (undefined, null, booleans, numbers, strings, arrays, plain objects, Uint8Array, Date, Map, Set).`;
 }
 
-/** An isolated export's thrown Error, for the node: its name, its message, and the pack's file and line. */
-function thrownError(text: string, graph: LoaderGraph): [string, string] {
+/** An isolated export's thrown Error, for the node: its name, its message with the pack's file and line, and its primitive own properties (as JSON). */
+function thrownError(text: string, graph: LoaderGraph): [string, string, string] {
   let name = 'Error';
   let message = '';
   let stack = '';
+  let extra = '{}';
   try {
     const parsed: unknown = JSON.parse(text);
-    if (Array.isArray(parsed) && parsed.every((part) => typeof part === 'string')) [name = 'Error', message = '', stack = ''] = parsed as string[];
+    if (Array.isArray(parsed) && parsed.slice(0, 3).every((part) => typeof part === 'string')) {
+      [name = 'Error', message = '', stack = ''] = parsed as string[];
+      const own: unknown = parsed[3];
+      if (own !== null && typeof own === 'object' && !Array.isArray(own)) extra = JSON.stringify(own);
+    }
   } catch {
     // An unreadable record: a plain Error.
   }
@@ -490,7 +522,7 @@ function thrownError(text: string, graph: LoaderGraph): [string, string] {
       break;
     }
   }
-  return [STANDARD_ERRORS.has(name) || /^[A-Za-z_$][\w$]{0,63}$/.test(name) ? name : 'Error', `${message}${where}`];
+  return [STANDARD_ERRORS.has(name) || /^[A-Za-z_$][\w$]{0,63}$/.test(name) ? name : 'Error', `${message}${where}`, extra];
 }
 
 function loadFailure(iso: QuickJSContext, error: QuickJSHandle, planned: Planned, state: RunState): Failure {
