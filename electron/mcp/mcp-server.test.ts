@@ -98,7 +98,7 @@ describe('sandbox-packs mcp: tools', () => {
     const { tools } = await byDefault.client.listTools();
     expect(tools.map((t) => t.name)).toEqual(['list_sandbox_modules', 'read_pack_skill', 'run_code', 'validate_code']);
     const run = tools.find((t) => t.name === 'run_code')!;
-    expect(Object.keys(run.inputSchema.properties ?? {})).toEqual(['code', 'packages', 'inputs', 'timeoutMs']);
+    expect(Object.keys(run.inputSchema.properties ?? {})).toEqual(['code', 'packages', 'isolate', 'inputs', 'timeoutMs']);
     expect(run.inputSchema).toMatchObject({
       type: 'object',
       required: ['code'],
@@ -275,6 +275,44 @@ describe('sandbox-packs mcp: run_code', () => {
     expect(lines[3]).toMatch(
       /^Receipt: \d+ ms; modules @acme\/geo \(sha256 [0-9a-f]{12}…\), @acme\/geo internal sandbox\/util\.js \(sha256 [0-9a-f]{12}…\), @acme\/geo\/simplify-wasm \(sha256 [0-9a-f]{12}…\); calls @acme\/geo\/simplify-wasm#add, @acme\/geo\/simplify-wasm#scale; denied nothing\.$/,
     );
+  });
+
+  it('runs a JS pack isolated with the same value, and the receipt and its text list the isolated module', async () => {
+    const code = await readFile(path.join(REPO_ROOT, GEO_CODE), 'utf8');
+    const plain = await allowed.call('run_code', { code, inputs: { input: { n: 7 } } });
+    const run = await allowed.call('run_code', { code, inputs: { input: { n: 7 } }, isolate: ['@acme/geo'] });
+    expect(run.isError).toBeUndefined();
+    const out = run.structuredContent as { value: unknown; receipt: { isolated?: unknown } };
+    expect(out.value).toEqual({ km: 111, sum: 5, scaled: 3, n: 7 });
+    expect(out.value).toEqual((plain.structuredContent as { value: unknown }).value);
+    expect((plain.structuredContent as { receipt: { isolated?: unknown } }).receipt.isolated).toBeUndefined();
+    expect(out.receipt.isolated).toEqual([{ specifier: '@acme/geo', displayName: '@acme/geo', calls: [{ export: 'haversine', count: 1 }] }]);
+    expect(text(run).split('\n').at(-1)).toMatch(/; denied nothing; isolated @acme\/geo \(calls haversine\)\.$/);
+    expect(text(plain)).not.toContain('isolated');
+    // Declared through `packages` works the same way.
+    const declared = await allowed.call('run_code', {
+      code: 'import { haversine } from "@acme/geo"; return Math.round(haversine({ lat: 0, lon: 0 }, { lat: 1, lon: 0 }));',
+      packages: ['@acme/geo'],
+      isolate: ['@acme/geo'],
+    });
+    expect(declared.structuredContent).toMatchObject({ ok: true, value: 111, receipt: { isolated: [{ specifier: '@acme/geo' }] } });
+  });
+
+  it('refuses an isolate entry the code does not declare, with a sentence, before anything runs', async () => {
+    const inPackages = await allowed.call('run_code', { code: 'return 1;', packages: ['@acme/geo'], isolate: ['@acme/geo', '@acme/geo/simplify-wasm'] });
+    expect(inPackages.isError).toBe(true);
+    const message = 'isolate: "@acme/geo/simplify-wasm" is not in packages ("@acme/geo"). Isolate only specifiers the code declares. The code was not run.';
+    expect(inPackages.structuredContent).toEqual({ ok: false, code: 'invalid-request', message });
+    expect(text(inPackages)).toBe(`invalid-request: ${message}`);
+    const imported = await allowed.call('run_code', { code: 'import { haversine } from "@acme/geo"; return 1;', isolate: ['@sp-mcp/hostile-docs'] });
+    expect(imported.structuredContent).toEqual({
+      ok: false,
+      code: 'invalid-request',
+      message:
+        'isolate: "@sp-mcp/hostile-docs" is not imported by the code (its imports: "@acme/geo"). Isolate only specifiers the code declares. The code was not run.',
+    });
+    const malformed = await allowed.call('run_code', { code: 'return 1;', isolate: 'all' });
+    expect(malformed.structuredContent).toMatchObject({ ok: false, code: 'invalid-request', message: expect.stringMatching(/^run_code arguments: isolate: /) });
   });
 
   it('refuses a specifier the session does not allow, declared or imported, before anything runs', async () => {

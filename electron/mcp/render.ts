@@ -4,7 +4,7 @@
 // sees the sentence and can correct itself, and never a stack trace.
 
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { RunLog, RunReceipt } from '../../shared/protocol/run.ts';
+import type { ReceiptIsolated, RunLog, RunReceipt } from '../../shared/protocol/run.ts';
 import { displayText } from '../../shared/protocol/display-text.ts';
 
 /** Longest returned value or log the text summary repeats (the structured content has it all). */
@@ -69,7 +69,15 @@ export function runDetails(logs: readonly RunLog[] | undefined, receipt: RunRece
     const denied = receipt.denied.length
       ? receipt.denied.map((d) => `${d.kind} ${JSON.stringify(d.request)} from ${d.from} (${d.code})`).join(', ')
       : 'nothing';
-    lines.push(`Receipt: ${Math.round(receipt.wallMs)} ms; modules ${modules}; calls ${calls}; denied ${denied}.`);
+    // Only a run that imported something isolated says so: the common line stays as short as it was.
+    const isolated = receipt.isolated?.length ? `; isolated ${receipt.isolated.map(isolatedText).join(', ')}` : '';
+    lines.push(`Receipt: ${Math.round(receipt.wallMs)} ms; modules ${modules}; calls ${calls}; denied ${denied}${isolated}.`);
   }
   return lines;
+}
+
+/** `@x/yaml (calls parse ×2, dump)`: an isolated module and the node's calls into it. */
+function isolatedText(module: ReceiptIsolated): string {
+  const calls = module.calls.map((c) => (c.count > 1 ? `${c.export} ×${c.count}` : c.export)).join(', ');
+  return `${module.displayName} (${calls ? `calls ${calls}` : 'no calls'})`;
 }

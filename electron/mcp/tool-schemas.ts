@@ -22,6 +22,17 @@ const PackagesSchema = z
   .max(64)
   .describe('The import specifiers the code imports, exactly as list_sandbox_modules shows them. Omit to use the static imports of the code.');
 
+/** What an isolated module cannot do, in the words the picker, the capability preview and the CLI use too. */
+export const ISOLATED_SENTENCE = "cannot reach this node's network, workspace or secrets, and sees only the values passed to it";
+
+// `isolate` can only take capabilities away from a pack, never give any: a model may choose it.
+const IsolateSchema = z
+  .array(SpecifierSchema)
+  .max(64)
+  .describe(
+    `Specifiers to run isolated, each one in \`packages\` (or among the code's imports when \`packages\` is omitted). An isolated module ${ISOLATED_SENTENCE}: only data crosses (JSON values, Uint8Array, Date, Map, Set; no functions or class instances).`,
+  );
+
 const CodeSchema = CodeRunRequestSchema.shape.code.describe(
   'JavaScript run as the body of an async function: static `import { x } from "<specifier>"` lines at the top, `await` allowed, `return` the result (it must be JSON-serializable).',
 );
@@ -36,6 +47,7 @@ export const RunCodeInput = z
   .object({
     code: CodeSchema,
     packages: PackagesSchema.optional(),
+    isolate: IsolateSchema.optional(),
     inputs: CodeRunRequestSchema.shape.inputs.describe('Values bound as global constants before the code runs, by identifier name.'),
     timeoutMs: CodeRunRequestSchema.shape.timeoutMs.describe(`Deadline in milliseconds (default and maximum ${LIMITS.guestTimeoutMs}).`),
   })
@@ -111,7 +123,8 @@ export const TOOLS = {
     name: 'run_code',
     title: 'Run code in the sandbox',
     description:
-      'Run JavaScript in an isolated QuickJS sandbox and get its returned value, console output and a receipt (modules mounted with their digests, WASM and capability calls, anything denied). The code is the body of an async function. It has ECMAScript plus TextEncoder/TextDecoder, atob/btoa, URL/URLSearchParams, structuredClone, crypto.getRandomValues/randomUUID and queueMicrotask; there is no Intl, no Node APIs, no filesystem, no timers, no process; network access exists only for hosts the user allowed when starting the server. Imports are limited to list_sandbox_modules. A run is stopped at its deadline or when it uses more than 64 MB.',
+      'Run JavaScript in an isolated QuickJS sandbox and get its returned value, console output and a receipt (modules mounted with their digests, WASM and capability calls, anything denied). The code is the body of an async function. It has ECMAScript plus TextEncoder/TextDecoder, atob/btoa, URL/URLSearchParams, structuredClone, crypto.getRandomValues/randomUUID and queueMicrotask; there is no Intl, no Node APIs, no filesystem, no timers, no process; network access exists only for hosts the user allowed when starting the server. Imports are limited to list_sandbox_modules. A run is stopped at its deadline or when it uses more than 64 MB. ' +
+      `Put a pack's specifier in \`isolate\` when you do not trust it with this run's network, workspace or secrets and your code only needs it to transform data (parse, format, compute): an isolated module ${ISOLATED_SENTENCE}.`,
     input: RunCodeInput,
     output: RunCodeOutput,
     // With fetch hosts granted at start-up a run can send requests out.

@@ -7,6 +7,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import { formatIssues } from '../../shared/protocol/parse.ts';
+import { fail, type Failure } from '../../shared/protocol/result.ts';
 import type { ValidationIssue } from '../../shared/protocol/workflow.ts';
 import { analyzeUserCode } from '../../shared/sandbox/kernel/entry-transform.ts';
 import { clip, runDetails, toolError, toolOk, valueText } from './render.ts';
@@ -81,16 +82,32 @@ function declaredSpecifiers(code: string, packages: readonly string[] | undefine
   return { ok: true as const, specifiers: [...new Set(analyzed.value.imports.map((i) => i.specifier))] };
 }
 
+/** `isolate` marks declarations: an entry that is not one is a mistake the model can fix. */
+function refuseUndeclaredIsolate(isolate: readonly string[], declared: readonly string[], fromPackages: boolean): Failure | undefined {
+  const undeclared = [...new Set(isolate)].filter((s) => !declared.includes(s));
+  if (undeclared.length === 0) return undefined;
+  const names = undeclared.map((s) => JSON.stringify(s)).join(', ');
+  const listed = declared.length ? declared.map((s) => JSON.stringify(s)).join(', ') : 'none';
+  const where = fromPackages ? `in packages (${listed})` : `imported by the code (its imports: ${listed})`;
+  return fail(
+    'invalid-request',
+    `isolate: ${names} ${undeclared.length === 1 ? 'is' : 'are'} not ${where}. Isolate only specifiers the code declares. The code was not run.`,
+  );
+}
+
 async function runCode(deps: ToolDeps, input: z.output<typeof RunCodeInput>): Promise<CallToolResult> {
   const view = await sessionView(deps.call, deps.allow);
   if (!view.ok) return toolError(view);
   const declared = declaredSpecifiers(input.code, input.packages);
   if (!declared.ok) return toolError(declared);
+  const undeclared = refuseUndeclaredIsolate(input.isolate ?? [], declared.specifiers, input.packages !== undefined);
+  if (undeclared) return toolError(undeclared);
   const refused = refuseNotAllowed(declared.specifiers, view.value.allowed);
   if (refused) return toolError({ code: refused.code, message: `${refused.message} The code was not run.` });
+  const isolated = new Set(input.isolate);
   const answer = await deps.call('code.run', {
     code: input.code,
-    packages: declared.specifiers.map((specifier) => ({ specifier })),
+    packages: declared.specifiers.map((specifier) => ({ specifier, ...(isolated.has(specifier) ? { isolation: true } : {}) })),
     ...(input.inputs ? { inputs: input.inputs } : {}),
     ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
     ...(deps.fetchHosts.length ? { fetchHosts: [...deps.fetchHosts] } : {}),

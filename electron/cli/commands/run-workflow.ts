@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { WorkflowNameSchema } from '../../../shared/contract/schemas.ts';
 import { formatIssues } from '../../../shared/protocol/parse.ts';
-import { emptyReceipt, type RunResult } from '../../../shared/protocol/run.ts';
+import { emptyReceipt, type RunReceipt, type RunResult } from '../../../shared/protocol/run.ts';
 import { WorkflowSchema, type CodeNode, type Workflow } from '../../../shared/protocol/workflow.ts';
 import { resolveNodeGrants, type GrantSources } from '../../services/node-grants.ts';
 import type { CliServices } from '../cli-services.ts';
@@ -130,5 +130,15 @@ export function print(io: CliIo, json: boolean, result: RunResult): void {
   else {
     io.err(`error (${result.code}): ${result.message}`);
     for (const d of result.receipt.denied) io.err(`  denied ${d.kind} ${JSON.stringify(d.request)} from ${d.from}`);
+    // A denial from an isolated module reads differently knowing the module had no grants at all.
+    for (const line of isolatedLines(result.receipt)) io.err(`  ${line}`);
   }
+}
+
+/** One line per module the run imported isolated: `isolated @x/y (calls: parse ×2, load)`. */
+export function isolatedLines(receipt: RunReceipt): string[] {
+  return (receipt.isolated ?? []).map((m) => {
+    const calls = m.calls.map((c) => (c.count > 1 ? `${c.export} ×${c.count}` : c.export)).join(', ');
+    return `isolated ${m.displayName} (${calls ? `calls: ${calls}` : 'no calls'})`;
+  });
 }

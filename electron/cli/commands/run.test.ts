@@ -153,6 +153,104 @@ describe('sandbox-packs run', () => {
   });
 });
 
+describe('sandbox-packs run --isolate', () => {
+  const GEO = ['--package', '@acme/geo', '--package', '@acme/geo/simplify-wasm', '--input', 'input={"n":7}', '--json'];
+
+  it('runs a JS pack isolated with the same value, and the receipt lists it with its calls', () => {
+    const plain = cli([code('geo-wasm.js'), ...ROOT, ...GEO]);
+    const isolated = cli([code('geo-wasm.js'), ...ROOT, ...GEO, '--isolate', '@acme/geo']);
+    expect(isolated.stderr).toBe('');
+    expect(isolated.code).toBe(0);
+    const [before, after] = [JSON.parse(plain.stdout), JSON.parse(isolated.stdout)];
+    expect(after.value).toEqual({ km: 111, sum: 5, scaled: 3, n: 7 });
+    expect(after.value).toEqual(before.value);
+    expect(before.receipt.isolated).toBeUndefined();
+    expect(after.receipt.isolated).toEqual([{ specifier: '@acme/geo', displayName: '@acme/geo', calls: [{ export: 'haversine', count: 1 }] }]);
+  });
+
+  it("denies an isolated pack the node's granted secret, and says so on stderr with the isolated module", async () => {
+    const data = await fixtureDataDir(path.join(repo, 'fixtures/discovery/isolation/node_modules/@sp-iso/reach'));
+    try {
+      const file = path.join(data.path, 'read.js');
+      await writeFile(file, 'import { readSecret, shout } from "@sp-iso/reach";\nreturn shout(await readSecret("SP_TEST_TOKEN"));');
+      const args = [file, '--root', data.path, '--package', '@sp-iso/reach', '--secret', 'SP_TEST_TOKEN'];
+      const env = { SP_TEST_TOKEN: 'abc' };
+      const trusted = cli([...args, '--json'], env);
+      expect(JSON.parse(trusted.stdout)).toMatchObject({ ok: true, value: 'ABC!' });
+
+      const isolated = cli([...args, '--isolate', '@sp-iso/reach', '--json'], env);
+      expect(isolated.code).toBe(1);
+      expect(JSON.parse(isolated.stdout)).toMatchObject({ ok: false, code: 'capability-denied' });
+      expect(isolated.stdout).not.toContain('abc');
+
+      const text = cli([...args, '--isolate', '@sp-iso/reach'], env);
+      expect(text.code).toBe(1);
+      expect(text.stdout).toBe('');
+      const lines = text.stderr.trim().split('\n');
+      expect(lines[0]).toMatch(
+        /^error \(capability-denied\): .*@sp-iso\/reach runs isolated and can reach none of this node's network, workspace or secrets\./,
+      );
+      expect(lines.slice(1)).toEqual([
+        '  denied capability "getSecret(\\"SP_TEST_TOKEN\\")" from @sp-iso/reach',
+        '  isolated @sp-iso/reach (calls: readSecret)',
+      ]);
+    } finally {
+      await data.remove();
+    }
+  });
+
+  it('exits 2 when --isolate names no declared package, or is given where it cannot apply', async () => {
+    const undeclared = cli([code('geo-wasm.js'), ...ROOT, '--package', '@acme/geo', '--isolate', '@acme/geo/extra']);
+    expect(undeclared.code).toBe(2);
+    expect(undeclared.stderr).toContain(
+      '--isolate "@acme/geo/extra": no --package declares that specifier (declared: "@acme/geo"). Declare it with --package too, or isolate a declared one.',
+    );
+    const none = cli([code('geo-wasm.js'), ...ROOT, '--isolate', '@acme/geo']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('--isolate "@acme/geo": no --package declares that specifier (no --package was given).');
+    const codeact = cli([code('geo-wasm.js'), ...ROOT, '--codeact', '--isolate', '@acme/geo']);
+    expect(codeact.code).toBe(2);
+    expect(codeact.stderr).toContain("--isolate marks a --package declaration, and --codeact takes its packages from the code's imports");
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'sp-cli-iso-'));
+    try {
+      const workflow = path.join(dir, 'flow.json');
+      await writeFile(
+        workflow,
+        JSON.stringify({ nodes: [{ id: 'a', type: 'code', code: 'return 1;', packages: [{ specifier: '@acme/geo', isolation: true }] }] }),
+      );
+      const given = cli([workflow, ...ROOT, '--isolate', '@acme/geo']);
+      expect(given.code).toBe(2);
+      expect(given.stderr).toContain('--isolate does not apply to a workflow file: its nodes declare their own packages and grants.');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('sandbox-packs run WORKFLOW.json with an isolated declaration', () => {
+  it("takes isolation from the node's declaration in the file", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'sp-cli-iso-'));
+    try {
+      const workflow = path.join(dir, 'flow.json');
+      const node = (isolation: boolean) => ({
+        id: isolation ? 'isolated' : 'plain',
+        type: 'code',
+        code: 'import { haversine } from "@acme/geo"; return Math.round(haversine({ lat: 0, lon: 0 }, { lat: 0, lon: 1 }));',
+        packages: [{ specifier: '@acme/geo', ...(isolation ? { isolation } : {}) }],
+      });
+      await writeFile(workflow, JSON.stringify({ nodes: [node(false), node(true)] }));
+      const run = cli([workflow, ...ROOT, '--json']);
+      expect(run.code).toBe(0);
+      const [plain, isolated] = JSON.parse(run.stdout).nodes;
+      expect([plain.value, isolated.value]).toEqual([111, 111]);
+      expect(plain.receipt.isolated).toBeUndefined();
+      expect(isolated.receipt.isolated).toEqual([{ specifier: '@acme/geo', displayName: '@acme/geo', calls: [{ export: 'haversine', count: 1 }] }]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('parsePackageOption', () => {
   it('splits specifier, version and digest', () => {
     const digest = 'a'.repeat(64);

@@ -4,6 +4,8 @@
 // each node runs in order (or the one --node names) with the grants the file gives it, resolved as
 // a run from the app resolves them (services/node-grants.ts). With --codeact the declaration is
 // not given: the code's imports are mounted only if each is on the session allowlist.
+// --isolate SPEC only marks SPEC's --package declaration `isolation: true`: what that means (its
+// own QuickJS context, data-only copies) is the kernel's (shared/sandbox/kernel/isolation.ts).
 // Secrets: a granted secret's value is the environment variable named by --secret NAME when that
 // is set (it wins), else the data directory's secret store. Exit codes: 0 ok, 1 guest error or
 // denial, 2 bad usage or unreadable input.
@@ -55,6 +57,8 @@ interface RunArgs {
   node: string | undefined;
   root: string | undefined;
   packages: SandboxModuleDeclaration[];
+  /** --isolate: specifiers checked against `packages` once the file is known not to be a workflow. */
+  isolate: string[];
   inputs: Record<string, unknown>;
   hosts: string[];
   workspace: string | undefined;
@@ -68,6 +72,11 @@ interface RunArgs {
 const OPTIONS = {
   root: { kind: 'string', value: 'DIR', help: 'install root (default: the app data directory, or SANDBOX_PACKS_ROOT)' },
   package: { kind: 'strings', value: 'SPEC', help: 'declare a package: specifier[@version][#digest] (repeatable)' },
+  isolate: {
+    kind: 'strings',
+    value: 'SPEC',
+    help: "run the module of --package SPEC isolated: it cannot reach this node's network,\nworkspace or secrets, and sees only the values passed to it (repeatable)",
+  },
   input: { kind: 'strings', value: 'NAME=JSON', help: 'bind a global NAME to a JSON value (repeatable)' },
   'allow-fetch': { kind: 'strings', value: 'HOST', help: 'grant fetch to HOST, or *.domain for its subdomains (repeatable)' },
   workspace: { kind: 'string', value: 'DIR', help: 'grant read/write/list under DIR' },
@@ -91,7 +100,7 @@ const USAGE = usageText({
     'A WORKFLOW.json (a saved workflow: <data dir>/workflows/NAME.json) runs each node in order, or the one',
     "--node names, with the packages and grants the file gives it; its workspace is the workflow's folder",
     '(<data dir>/workspaces/NAME/ unless chosen in the app) and its secrets come from the secret store.',
-    '(--package, --allow-fetch and --codeact are for a code FILE only.)',
+    '(--package, --isolate, --allow-fetch and --codeact are for a code FILE only.)',
   ],
   options: OPTIONS,
   footer: ['Exit status: 0 ok, 1 the code failed or was denied, 2 bad usage.'],
@@ -120,12 +129,17 @@ function parseRunArgs(args: readonly string[]): RunArgs {
   for (const secret of values.secret)
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(secret)) throw new UsageError(`--secret ${JSON.stringify(secret)}: a secret name is an environment variable name.`);
   if (values.codeact && values.package.length) throw new UsageError("--codeact takes its packages from the code's imports; do not pass --package.");
+  if (values.codeact && values.isolate.length)
+    throw new UsageError(
+      "--isolate marks a --package declaration, and --codeact takes its packages from the code's imports; run without --codeact to isolate a package.",
+    );
   if (!values.codeact && values['session-allow'].length) throw new UsageError('--session-allow only applies with --codeact.');
   return {
     file: positionals[0] as string,
     node: values.node,
     root: values.root,
     packages: values.package.map(parsePackageOption),
+    isolate: values.isolate,
     inputs,
     hosts: values['allow-fetch'].map((host) => host.toLowerCase()),
     workspace: values.workspace,
@@ -135,6 +149,20 @@ function parseRunArgs(args: readonly string[]): RunArgs {
     codeact: values.codeact,
     sessionAllow: values['session-allow'].map((spec) => parsePackageOption(spec).specifier),
   };
+}
+
+/** The --package declarations with each one --isolate names marked `isolation: true`. */
+export function markIsolated(packages: readonly SandboxModuleDeclaration[], isolate: readonly string[]): SandboxModuleDeclaration[] {
+  const declared = new Set(packages.map((p) => p.specifier));
+  for (const specifier of isolate)
+    if (!declared.has(specifier)) {
+      const known = declared.size ? `declared: ${[...declared].map((s) => JSON.stringify(s)).join(', ')}` : 'no --package was given';
+      throw new UsageError(
+        `--isolate ${JSON.stringify(specifier)}: no --package declares that specifier (${known}). Declare it with --package too, or isolate a declared one.`,
+      );
+    }
+  const isolated = new Set(isolate);
+  return packages.map((p) => (isolated.has(p.specifier) ? { ...p, isolation: true } : p));
 }
 
 /**
@@ -162,6 +190,7 @@ export const run: CliCommand = {
     if (input.kind === 'workflow') {
       for (const [given, option] of [
         [args.packages.length > 0, '--package'],
+        [args.isolate.length > 0, '--isolate'],
         [args.hosts.length > 0, '--allow-fetch'],
         [args.codeact, '--codeact'],
       ] as const)
@@ -191,7 +220,7 @@ export const run: CliCommand = {
       const options: RunOptions = { inputs: args.inputs, timeoutMs: args.timeoutMs, json: args.json };
       if (input.kind === 'workflow') return runWorkflow(services, io, { file, workflow: input.workflow, node: args.node, sources, options });
 
-      let packages = args.packages;
+      let packages = markIsolated(args.packages, args.isolate);
       if (args.codeact) {
         const allow = new Set(args.sessionAllow.length ? args.sessionAllow : await defaultAllowlist(services));
         const declared = codeActDeclarations(input.code, allow);
