@@ -3,7 +3,7 @@
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import type { RunReceipt } from '../../../shared/protocol/run.ts';
-import { isolatedLine, RunOutput } from './run-panel.tsx';
+import { isolatedCalls, RunOutput } from './run-panel.tsx';
 
 const receipt = (extra: Partial<RunReceipt>): RunReceipt => ({ wallMs: 1.5, modules: [], calls: [], denied: [], ...extra });
 const render = (r: RunReceipt) => renderToStaticMarkup(<RunOutput run={{ result: { ok: true, value: 1, logs: [], receipt: r }, resolved: [] }} />);
@@ -26,7 +26,9 @@ describe('RunOutput receipt', () => {
         ],
       }),
     );
-    expect(html).toContain('<dt>Isolated</dt><dd><div>@acme/x — isolated · parse ×2, dump ×1</div><div>@acme/y — isolated · no calls</div></dd>');
+    expect(html).toContain(
+      '<dt>Isolated</dt><dd><div><code>@acme/x</code> — isolated · parse ×2, dump ×1</div><div><code>@acme/y</code> — isolated · no calls</div></dd>',
+    );
   });
 
   it("shows an isolated module's denied capability call in Denied", () => {
@@ -43,6 +45,6 @@ describe('RunOutput receipt', () => {
   });
 
   it('shows hidden characters in an export name as escapes', () => {
-    expect(isolatedLine({ specifier: '@a/b', displayName: '@a/b', calls: [{ export: 'p\u202Eq', count: 3 }] })).toBe('@a/b — isolated · p\\u202Eq ×3');
+    expect(isolatedCalls({ specifier: '@a/b', displayName: '@a/b', calls: [{ export: 'p\u202Eq', count: 3 }] })).toBe('p\\u202Eq ×3');
   });
 });

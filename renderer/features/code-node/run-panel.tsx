@@ -11,10 +11,9 @@ import { ResultValue } from './result-view.tsx';
 
 type RunValue = ValueOf<'code.run'>;
 
-/** "@acme/x — isolated · parse ×2, dump ×1": the calls the node made into a module that ran isolated. */
-export function isolatedLine(m: ReceiptIsolated): string {
-  const calls = m.calls.length === 0 ? 'no calls' : m.calls.map((c) => `${displayText(c.export)} ×${c.count}`).join(', ');
-  return `${displayText(m.specifier)} — isolated · ${calls}`;
+/** "parse ×2, dump ×1": the calls the node made into a module that ran isolated. */
+export function isolatedCalls(m: ReceiptIsolated): string {
+  return m.calls.length === 0 ? 'no calls' : m.calls.map((c) => `${displayText(c.export)} ×${c.count}`).join(', ');
 }
 
 /** `nodeId` names the file "Download the whole result" saves. */
@@ -84,7 +83,9 @@ export function RunOutput({ run, nodeId = 'node' }: { run: RunValue; nodeId?: st
             <dt>Isolated</dt>
             <dd>
               {receipt.isolated.map((m) => (
-                <div key={m.specifier}>{isolatedLine(m)}</div>
+                <div key={m.specifier}>
+                  <code>{displayText(m.specifier)}</code> — isolated · {isolatedCalls(m)}
+                </div>
               ))}
             </dd>
           </>
