@@ -7,6 +7,7 @@
 import type { ContractClient } from '../../shared/contract/client.ts';
 import type { RequestOf, ValueOf } from '../../shared/contract/methods.ts';
 import { fail, ok, type Result } from '../../shared/protocol/result.ts';
+import { isolatedSpecifiers } from '../../shared/protocol/kernel-request.ts';
 import { NO_GRANTS } from '../../shared/protocol/run.ts';
 import type { BrowserRunner } from './browser-runner.ts';
 
@@ -41,6 +42,8 @@ export async function runNodeInWindow(client: ContractClient, runner: Pick<Brows
       workspace: node.nodeGrants?.workspace !== undefined,
       secrets: node.nodeGrants?.secrets ?? [],
     },
+    // The same modules run isolated here as in the main process (electron/services/code-runner.ts).
+    isolated: isolatedSpecifiers(node.packages),
     ...(node.timeoutMs !== undefined ? { timeoutMs: node.timeoutMs } : {}),
   });
   return ok({ result, resolved });

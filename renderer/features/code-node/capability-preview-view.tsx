@@ -1,4 +1,5 @@
-// Shown next to the picker: what each selected module could reach with this node's grants.
+// Shown next to the picker: what each selected module could reach with this node's grants (or,
+// for an isolated module, that it can reach none of them).
 
 import type { ModuleSummary } from '../../../shared/contract/schemas.ts';
 import type { SandboxModuleDeclaration } from '../../../shared/protocol/declaration.ts';
@@ -15,7 +16,7 @@ export function CapabilityPreview({
   grants: WorkflowGrants | undefined;
 }) {
   const preview = capabilityPreview(
-    packages.map((d) => ({ specifier: d.specifier, kind: byId.get(d.specifier)?.kind })),
+    packages.map((d) => ({ specifier: d.specifier, kind: byId.get(d.specifier)?.kind, isolation: d.isolation })),
     grants,
   );
   return (

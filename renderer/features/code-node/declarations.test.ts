@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModuleSummary } from '../../../shared/contract/schemas.ts';
-import { declarationState, driftMessage, moduleBySpecifier, repin, stampMissing, toggleDeclaration } from './declarations.ts';
+import { declarationState, driftMessage, moduleBySpecifier, repin, setIsolation, stampMissing, toggleDeclaration } from './declarations.ts';
 
 const A = 'a'.repeat(64);
 const B = 'b'.repeat(64);
@@ -58,5 +58,28 @@ describe('stampMissing', () => {
       { specifier: '@x/geo/hash' },
       { specifier: '@x/geo', resolvedPackVersion: '1.0.0' },
     ]);
+  });
+});
+
+describe('setIsolation', () => {
+  it('stores isolation: true on that declaration only, and turning it off removes the key', () => {
+    const list = [{ specifier: '@x/geo', resolvedPackVersion: '2.0.0', contentDigest: B }, { specifier: '@x/geo/hash' }];
+    const on = setIsolation(list, '@x/geo', true);
+    expect(on).toEqual([{ specifier: '@x/geo', resolvedPackVersion: '2.0.0', contentDigest: B, isolation: true }, { specifier: '@x/geo/hash' }]);
+    const off = setIsolation(on, '@x/geo', false);
+    expect(off).toEqual(list);
+    expect(Object.keys(off[0]!)).not.toContain('isolation');
+    // The list given is never changed: the draft store sees a new value, so the edit is unsaved.
+    expect(list[0]).not.toHaveProperty('isolation');
+  });
+
+  it('survives stamping at save and Re-pin', () => {
+    expect(stampMissing([{ specifier: '@x/geo', isolation: true }], modules)).toEqual([
+      { specifier: '@x/geo', resolvedPackVersion: '2.0.0', contentDigest: B, isolation: true },
+    ]);
+    expect(repin([{ specifier: '@x/geo', resolvedPackVersion: '1.0.0', contentDigest: A, isolation: true }], '@x/geo', modules)).toEqual([
+      { specifier: '@x/geo', resolvedPackVersion: '2.0.0', contentDigest: B, isolation: true },
+    ]);
+    expect(repin([{ specifier: '@x/geo', resolvedPackVersion: '1.0.0' }], '@x/geo', modules)[0]).not.toHaveProperty('isolation');
   });
 });

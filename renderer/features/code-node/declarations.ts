@@ -1,7 +1,8 @@
 // What a Code node saves about the modules it imports, and how the picker reads it back. Saving
 // stamps each selected specifier with the installed pack version and module-graph digest
 // (spec: "Declaring usage on the node"); reading compares those stamps with what is installed
-// now, so drift shows as a warning with a re-pin action instead of silently changing.
+// now, so drift shows as a warning with a re-pin action instead of silently changing. Whether a
+// module runs isolated is the user's choice on the declaration, and stamping never drops it.
 
 import type { ModuleSummary } from '../../../shared/contract/schemas.ts';
 import type { SandboxModuleDeclaration } from '../../../shared/protocol/declaration.ts';
@@ -56,11 +57,29 @@ export function toggleDeclaration(
   return on ? [...without, pin(specifier, modules)] : without;
 }
 
+/** Re-pinning restamps version and digest; what the user chose about the module (isolation) stays. */
+const repinned = (d: SandboxModuleDeclaration, modules: ReadonlyMap<string, ModuleSummary>): SandboxModuleDeclaration => ({
+  ...pin(d.specifier, modules),
+  ...(d.isolation === true ? { isolation: true } : {}),
+});
+
 export function repin(list: readonly SandboxModuleDeclaration[], specifier: string, modules: ReadonlyMap<string, ModuleSummary>): SandboxModuleDeclaration[] {
-  return list.map((d) => (d.specifier === specifier ? pin(specifier, modules) : d));
+  return list.map((d) => (d.specifier === specifier ? repinned(d, modules) : d));
 }
 
 /** At save: stamp declarations that carry no stamp yet; existing stamps (and their drift) stay until re-pinned. */
 export function stampMissing(list: readonly SandboxModuleDeclaration[], modules: ReadonlyMap<string, ModuleSummary>): SandboxModuleDeclaration[] {
-  return list.map((d) => (d.resolvedPackVersion === undefined && d.contentDigest === undefined ? pin(d.specifier, modules) : d));
+  return list.map((d) => (d.resolvedPackVersion === undefined && d.contentDigest === undefined ? repinned(d, modules) : d));
+}
+
+/**
+ * The picker's "Isolate" toggle: on stores `isolation: true` on that declaration, off removes the
+ * key, so a workflow file that never used isolation reads and saves exactly as before.
+ */
+export function setIsolation(list: readonly SandboxModuleDeclaration[], specifier: string, on: boolean): SandboxModuleDeclaration[] {
+  return list.map((d) => {
+    if (d.specifier !== specifier) return d;
+    const { isolation: _old, ...rest } = d;
+    return on ? { ...rest, isolation: true } : rest;
+  });
 }

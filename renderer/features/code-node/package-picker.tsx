@@ -6,16 +6,18 @@
 // user wants is a few keystrokes away, not the 61st Tab stop. Skipped modules are listed greyed
 // with their reason and cannot be picked; saved specifiers no installed pack provides are chips
 // marked unavailable, with a Remove. Adding a module also adds its import line to the code (onPicked).
+// Each chip has an "Isolate" checkbox (`isolation: true` on its declaration); an isolated chip says
+// what that means in place of the trust sentence above, which still covers every other module.
 
 import { useId, useRef, useState, type KeyboardEvent } from 'react';
 import type { ModuleSummary } from '../../../shared/contract/schemas.ts';
 import type { SandboxModuleDeclaration } from '../../../shared/protocol/declaration.ts';
 import { displayText } from '../../../shared/protocol/display-text.ts';
 import { Chip } from '../../ui/chip.tsx';
-import { IMPORT_CONSENT } from '../consent/consent-text.ts';
+import { IMPORT_CONSENT, isolatedConsent } from '../consent/consent-text.ts';
 import { SkillDoc } from '../skill-docs/skill-doc.tsx';
 import { comboboxKey } from './combobox-keys.ts';
-import { declarationState, driftMessage, repin, toggleDeclaration } from './declarations.ts';
+import { declarationState, driftMessage, repin, setIsolation, toggleDeclaration } from './declarations.ts';
 import { signatureText } from './import-context.ts';
 
 export interface PackagePickerProps {
@@ -118,10 +120,30 @@ export function PackagePicker({ nodeId, modules, byId, packages, onChange, onPic
     if (m) pick(m);
   };
 
+  const isolate = (specifier: string, on: boolean) => {
+    onChange(setIsolation(packages, specifier, on));
+    setAnnounce(on ? isolatedConsent(specifier) : `${specifier} runs with ${nodeId}'s capabilities again.`);
+  };
+
+  /** The toggle, and (when on) the sentence that replaces the trust sentence for this module. */
+  const isolation = (specifier: string) => {
+    const on = selected.get(specifier)?.isolation === true;
+    return {
+      toggle: (
+        <label className="pick-isolate small" title="Run this module in a sandbox context of its own">
+          <input type="checkbox" checked={on} aria-label={`Isolate ${specifier}`} onChange={(e) => isolate(specifier, e.currentTarget.checked)} />
+          Isolate
+        </label>
+      ),
+      note: on ? <p className="isolated-note small">{isolatedConsent(specifier)}</p> : null,
+    };
+  };
+
   const chip = (m: ModuleSummary) => {
     const declaration = selected.get(m.specifier);
     const state = declaration ? declarationState(declaration, byId) : undefined;
     const skipped = m.status !== 'ready';
+    const iso = isolation(m.specifier);
     return (
       <li key={m.specifier} className={skipped ? 'pick-chip pick-skipped' : 'pick-chip'}>
         <div className="pick-row">
@@ -138,6 +160,7 @@ export function PackagePicker({ nodeId, modules, byId, packages, onChange, onPic
               {docsFor === m.specifier ? 'Hide docs' : 'Docs'} for {m.specifier}
             </button>
           )}
+          {iso.toggle}
           <button
             type="button"
             className="chip-remove"
@@ -149,6 +172,7 @@ export function PackagePicker({ nodeId, modules, byId, packages, onChange, onPic
             ×
           </button>
         </div>
+        {iso.note}
         {skipped && <p className="reason small">Skipped: {displayText(m.reason ?? m.code ?? 'no reason given')}</p>}
         {state?.kind === 'ready' &&
           state.drift.map((d) => (
@@ -176,6 +200,7 @@ export function PackagePicker({ nodeId, modules, byId, packages, onChange, onPic
             <li key={d.specifier} className="pick-chip pick-unavailable">
               <div className="pick-row">
                 <code>{d.specifier}</code> <Chip tone="bad">unavailable</Chip>
+                {isolation(d.specifier).toggle}
                 <button
                   type="button"
                   className="chip-remove"

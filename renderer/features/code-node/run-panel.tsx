@@ -1,13 +1,20 @@
 // Run a Code node through code.run and show what happened: the value or the failure, the logs,
 // and the receipt — modules loaded with their digests, capability and WASM calls, and every
-// denied import or capability with its reason. The value is shown bounded (result-view.tsx).
+// denied import or capability with its reason, and each module that ran isolated with how often
+// the node called its exports. The value is shown bounded (result-view.tsx).
 
 import type { ValueOf } from '../../../shared/contract/methods.ts';
 import { Chip } from '../../ui/chip.tsx';
 import { displayText } from '../../../shared/protocol/display-text.ts';
+import type { ReceiptIsolated } from '../../../shared/protocol/run.ts';
 import { ResultValue } from './result-view.tsx';
 
 type RunValue = ValueOf<'code.run'>;
+
+/** "parse ×2, dump ×1": the calls the node made into a module that ran isolated. */
+export function isolatedCalls(m: ReceiptIsolated): string {
+  return m.calls.length === 0 ? 'no calls' : m.calls.map((c) => `${displayText(c.export)} ×${c.count}`).join(', ');
+}
 
 /** `nodeId` names the file "Download the whole result" saves. */
 export function RunOutput({ run, nodeId = 'node' }: { run: RunValue; nodeId?: string }) {
@@ -71,6 +78,18 @@ export function RunOutput({ run, nodeId = 'node' }: { run: RunValue; nodeId?: st
                 </div>
               ))}
         </dd>
+        {receipt.isolated !== undefined && (
+          <>
+            <dt>Isolated</dt>
+            <dd>
+              {receipt.isolated.map((m) => (
+                <div key={m.specifier}>
+                  <code>{displayText(m.specifier)}</code> — isolated · {isolatedCalls(m)}
+                </div>
+              ))}
+            </dd>
+          </>
+        )}
         <dt>Denied</dt>
         <dd>
           {receipt.denied.length === 0

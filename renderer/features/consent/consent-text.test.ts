@@ -9,6 +9,13 @@ describe('consent wording', () => {
     expect(consent.SANDBOX_ONLY_CONSENT.startsWith("This pack runs inside your workflows with the node's capabilities.")).toBe(true);
   });
 
+  it("says what an isolated module can do in the issue's words, with the specifier shown safely", () => {
+    expect(consent.isolatedConsent('@acme/sandbox-yaml')).toBe(
+      "@acme/sandbox-yaml runs isolated: it cannot reach this node's network, workspace or secrets, and sees only the values passed to it.",
+    );
+    expect(consent.isolatedConsent('@a/\u202Eb')).toMatch(/^@a\/\\u202Eb runs isolated: /);
+  });
+
   it('never tells the user that no trust is needed', () => {
     const texts = Object.values(consent).flatMap((value) =>
       typeof value === 'string'

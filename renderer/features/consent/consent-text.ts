@@ -10,6 +10,15 @@ import { SETUP_STATE_LABEL, setupState, type SetupState } from '../../../shared/
 /** Shown at install time and in the Code node's package picker. */
 export const IMPORT_CONSENT = "Importing a module means trusting it with that node's sandbox capabilities: its network access, its workspace, its secrets.";
 
+/**
+ * What a module declared with `isolation: true` can do, said instead of IMPORT_CONSENT's trust
+ * sentence wherever the UI describes that module: it runs in a QuickJS context of its own with
+ * none of the node's grants, inputs or globals (shared/sandbox/kernel/isolation.ts).
+ */
+export function isolatedConsent(specifier: string): string {
+  return `${displayText(specifier)} runs isolated: it cannot reach this node's network, workspace or secrets, and sees only the values passed to it.`;
+}
+
 /** What a sandbox-only pack is, without ever calling it trust-free. */
 export const SANDBOX_ONLY_CONSENT =
   "This pack runs inside your workflows with the node's capabilities. It runs no code on your computer outside the sandbox and ran no install scripts.";
