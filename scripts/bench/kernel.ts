@@ -22,6 +22,7 @@ import { compileEngineWasm } from '../../electron/runtime/sandbox/engine-wasm.ts
 import { SandboxPool } from '../../electron/runtime/sandbox/sandbox-pool.ts';
 import { Worker } from 'node:worker_threads';
 import { kernelLibraryRows } from './kernel-libraries.ts';
+import { isolationRows } from './isolation.ts';
 import { fmtMs, measure, measureAfterIdle, printRatio, printTable, statsOf, type BenchSection, type Stats } from './harness.ts';
 
 /** A deterministic ~50 KB ES module: many small functions and a table, like a real utility pack. */
@@ -250,5 +251,6 @@ export const kernelBench: BenchSection = {
     );
 
     await kernelLibraryRows(engine);
+    await isolationRows(compiled, RUNS);
   },
 };

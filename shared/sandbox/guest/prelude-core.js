@@ -513,6 +513,26 @@
   };
   const isoKeyPath = (path, key) =>
     I.apply(regExpExec, /^[A-Za-z_$][A-Za-z0-9_$]*$/, [key]) !== null ? path + '.' + key : path + '[' + I.JSONstringify(key) + ']';
+  /** A primitive's text when it needs no tag and no counting (the common argument and answer), else undefined. */
+  const isoQuick = (v) => {
+    const t = typeof v;
+    if (t === 'string') return v.length <= 4096 ? I.JSONstringify(v) : undefined;
+    if (t === 'number') return v === v && v !== Infinity && v !== -Infinity && (v !== 0 || 1 / v > 0) ? I.JSONstringify(v) : undefined;
+    if (t === 'boolean') return v ? 'true' : 'false';
+    return v === null ? 'null' : undefined;
+  };
+  /** A short list of such primitives (a call's arguments), or undefined. */
+  const isoQuickList = (v) => {
+    if (getPrototypeOf(v) !== isoProtos.array || !I.isArray(v) || v.length > 16) return undefined;
+    let out = '["a"';
+    for (let i = 0; i < v.length; i++) {
+      const d = getOwnPropertyDescriptor(v, i);
+      const item = d === undefined || d.get !== undefined || d.set !== undefined ? undefined : isoQuick(d.value);
+      if (item === undefined) return undefined;
+      out += ',' + item;
+    }
+    return out + ']';
+  };
   /**
    * [text, buffers, functions]: the value as tagged JSON (written here piece by piece: JSON.stringify
    * would consult a toJSON of this realm's), its Uint8Arrays apart (the host copies their bytes).
@@ -657,7 +677,26 @@
    * `make(i)` and `unusable(path, why)` (an export's copy only) stand in for its i-th function and
    * for what could not be copied; without them such tags are malformed.
    */
-  const isoDecode = (text, buffers, make, unusable) => {
+  const isoDecode = (text, buffersGiven, make, unusable) => {
+    const parsed = I.JSONparse(text);
+    if (parsed === null || typeof parsed !== 'object') return parsed;
+    // A list of primitives (a call's arguments): no tag inside to read.
+    if (I.isArray(parsed) && parsed[0] === 'a') {
+      let plain = true;
+      for (let i = 1; i < parsed.length; i++) {
+        const item = parsed[i];
+        if (item !== null && typeof item === 'object') {
+          plain = false;
+          break;
+        }
+      }
+      if (plain) {
+        const out = [];
+        for (let i = 1; i < parsed.length; i++) defineProperty(out, i - 1, { value: parsed[i], writable: true, enumerable: true, configurable: true });
+        return out;
+      }
+    }
+    const buffers = buffersGiven === undefined ? [] : buffersGiven;
     const malformed = () => {
       throw new TypeErr('the isolation copy is malformed');
     };
@@ -697,7 +736,7 @@
       if (tag === 'x' && unusable !== undefined && typeof t[1] === 'string' && typeof t[2] === 'string') return unusable(t[1], t[2]);
       return malformed();
     };
-    return build(I.JSONparse(text));
+    return build(parsed);
   };
   /** A thrown value as [kind, text, buffers]: an error by name, message and where it was thrown; anything else copied (or refused). */
   const isoThrown = (e, what) => {
@@ -753,9 +792,8 @@
     throw refusal;
   };
   /** In an isolated context: call export `name` of namespace `ns` with copied arguments; [kind, text, buffers] back. */
-  const isoInvoke = (ns, pathText, text, buffers, settle, id) => {
-    const args = isoDecode(text, buffers);
-    const path = I.JSONparse(pathText);
+  const isoInvoke = (ns, path, text, buffers, settle, id) => {
+    const args = isoDecode(text, buffers === undefined ? [] : buffers);
     let result;
     try {
       // The target by its key path from the namespace; a method is called on its object.
@@ -789,9 +827,12 @@
       ]);
       return ['pending', '', []];
     }
+    const quick = isoQuick(result);
+    if (quick !== undefined) return quick;
     try {
       const encoded = isoEncode(result, 'result');
-      return ['value', encoded[0], encoded[1]];
+      // The common answer, a copy with no byte buffers, is its bare text.
+      return encoded[1].length === 0 ? encoded[0] : ['value', encoded[0], encoded[1]];
     } catch (refusal) {
       return isoRefusal(refusal);
     }
@@ -820,9 +861,13 @@
     warm: (names) => {
       for (const name of names.split(' ')) part(name);
     },
+    // A copy with no byte buffers and no functions is answered as its bare text (the host reads one string).
     isoEncode: (value, root, exporting) => {
+      const quick = exporting === true ? undefined : value !== null && typeof value === 'object' ? isoQuickList(value) : isoQuick(value);
+      if (quick !== undefined) return quick;
       try {
         const encoded = isoEncode(value, root, exporting === true);
+        if (encoded[1].length === 0 && encoded[2] === '[]') return encoded[0];
         return ['value', encoded[0], encoded[1], encoded[2]];
       } catch (refusal) {
         return isoRefusal(refusal);

@@ -254,6 +254,8 @@ function startOne(parts: IsolationParts, routing: { bindContext(vm: QuickJSConte
   let nextCall = 1;
   const facadeBridge = scope.manage(node.newObject());
   const argsLabel = scope.manage(node.newString('args'));
+  // Each target's key path as an array of the isolated context, made at its first call.
+  const pathHandles: QuickJSHandle[] = [];
   const call = scope.manage(
     node.newFunction('call', (indexHandle, argsHandle) => {
       const index = node.typeof(indexHandle) === 'number' ? node.getNumber(indexHandle) : -1;
@@ -266,13 +268,12 @@ function startOne(parts: IsolationParts, routing: { bindContext(vm: QuickJSConte
       if (args.kind === 'refused') return { error: raise(node, parts.helpers, 'TypeError', refusedSentence(args, `the arguments of ${label}`)) };
       if (args.kind !== 'value') return { error: raise(node, parts.helpers, 'TypeError', `The arguments of ${label} could not be copied.`) };
       const id = nextCall++;
+      const pathHandle = (pathHandles[index] ??= keyPathHandle(iso, scope, path));
       const answer = withCopyIn(iso, args, (text, buffers) => {
-        const fnName = iso.newString(JSON.stringify(path));
         const idHandle = iso.newNumber(id);
         try {
-          return iso.callFunction(isoHelpers.invoke, iso.undefined, namespace, fnName, text, buffers, settle, idHandle);
+          return iso.callFunction(isoHelpers.invoke, iso.undefined, namespace, pathHandle, text, buffers, settle, idHandle);
         } finally {
-          fnName.dispose();
           idHandle.dispose();
         }
       });
@@ -321,6 +322,11 @@ function startOne(parts: IsolationParts, routing: { bindContext(vm: QuickJSConte
 
   /** A copy from the isolated side as a node value, or the error the node's call throws. */
   function toNode(copied: Copied, label: string): { value: QuickJSHandle } | { error: QuickJSHandle } {
+    if (copied.kind === 'value') {
+      // A primitive answer is made here at once (no call into the node's decoder).
+      const made = primitiveInto(node, copied);
+      if (made) return { value: made };
+    }
     if (copied.kind === 'value' || copied.kind === 'throw') {
       const decoded = decodeInto(node, parts.helpers.decode, copied);
       if ('error' in decoded) return { error: raise(node, parts.helpers, 'TypeError', `${label}: its answer could not be read.`) };
@@ -389,6 +395,16 @@ function readBuffers(ctx: QuickJSContext, handle: QuickJSHandle): Uint8Array[] {
   return buffers;
 }
 
+function keyPathHandle(ctx: QuickJSContext, scope: Scope, path: readonly string[]): QuickJSHandle {
+  const array = scope.manage(ctx.newArray());
+  path.forEach((key, i) => {
+    const keyHandle = ctx.newString(key);
+    ctx.setProp(array, i, keyHandle);
+    keyHandle.dispose();
+  });
+  return array;
+}
+
 /** The prelude's [kind, text, buffers] answer, read out of `ctx` (a throw from the helper itself is kind "failed"). */
 function readCopied(ctx: QuickJSContext, result: ReturnType<QuickJSContext['callFunction']>): Copied {
   if (result.error) {
@@ -396,6 +412,13 @@ function readCopied(ctx: QuickJSContext, result: ReturnType<QuickJSContext['call
     return { kind: 'failed', text: '', buffers: [], functions: [] };
   }
   const handle = result.value;
+  // The common answer: a copy with no buffers or functions, as its bare text.
+  if (ctx.typeof(handle) === 'string') {
+    const text = ctx.getString(handle);
+    handle.dispose();
+    if (text.length > 2 * LIMITS.isolationCopyBytes) return overLimit();
+    return { kind: 'value', text, buffers: [], functions: [] };
+  }
   try {
     const part = (i: number) => ctx.getProp(handle, i);
     const kind = part(0);
@@ -429,6 +452,13 @@ function readCopied(ctx: QuickJSContext, result: ReturnType<QuickJSContext['call
   }
 }
 
+const overLimit = (): Copied => ({
+  kind: 'refused',
+  text: JSON.stringify(['the value', `over the copy limit of ${LIMITS.isolationCopyBytes} bytes`]),
+  buffers: [],
+  functions: [],
+});
+
 /** An export's function key paths, as the prelude lists them (JSON); anything else lists none. */
 function keyPaths(text: string): string[][] {
   try {
@@ -443,6 +473,13 @@ function keyPaths(text: string): string[][] {
 /** Copies `copied`'s text and buffers into `ctx` for `use`, and frees them after. */
 function withCopyIn<T>(ctx: QuickJSContext, copied: Copied, use: (text: QuickJSHandle, buffers: QuickJSHandle) => T): T {
   const text = ctx.newString(copied.text);
+  if (copied.buffers.length === 0) {
+    try {
+      return use(text, ctx.undefined);
+    } finally {
+      text.dispose();
+    }
+  }
   const buffers = ctx.newArray();
   try {
     copied.buffers.forEach((bytes, i) => {
@@ -455,6 +492,26 @@ function withCopyIn<T>(ctx: QuickJSContext, copied: Copied, use: (text: QuickJSH
     text.dispose();
     buffers.dispose();
   }
+}
+
+/** The node's value for a copy that is one untagged primitive (a string, a finite number, a boolean, null), else undefined. */
+function primitiveInto(ctx: QuickJSContext, copied: Copied): QuickJSHandle | undefined {
+  const text = copied.text;
+  const first = text.charCodeAt(0);
+  // '[' is a tagged value; anything else is JSON of a primitive the prelude wrote.
+  if (copied.buffers.length > 0 || first === 0x5b || Number.isNaN(first)) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value === 'string') return ctx.newString(value);
+  if (typeof value === 'number') return ctx.newNumber(value);
+  if (value === true) return ctx.true;
+  if (value === false) return ctx.false;
+  if (value === null) return ctx.null;
+  return undefined;
 }
 
 function decodeInto(ctx: QuickJSContext, decode: QuickJSHandle, copied: Copied): { value: QuickJSHandle } | { error: true } {
