@@ -48,6 +48,62 @@ describe('kernel resource hygiene', () => {
     expect(memory.buffer.byteLength).toBe(sizeAfterWarmup);
   }, 120_000);
 
+  it('frees every isolated context and copy: 300 isolated runs, and isolated runs that fail in every way, leave the engine healthy and flat', async () => {
+    const { engine, memory } = await newBoundedQuickJsNg();
+    const powers = { engine, ...SYSTEM_CLOCK, hostCall: async () => ({ ok: true as const, value: 'k' }) };
+    const pack = {
+      moduleId: 'js:iso',
+      kind: 'js' as const,
+      packName: '@acme/iso',
+      packVersion: '1.0.0',
+      displayName: '@acme/iso',
+      source:
+        'export const up = (s) => s.toUpperCase();\nexport const later = async (x) => { await null; return { x, at: new Date(0), m: new Map([[1, [x]]]) }; };\n' +
+        'export const spin = () => { for (;;) {} };\nexport const bomb = () => { const k = []; for (;;) k.push(new Uint8Array(1 << 20)); };\n' +
+        'export const never = () => new Promise(() => {});\nexport const bad = () => { throw new RangeError("no"); };\nexport const fn = () => () => 1;\nexport const api = { twice: (x) => x * 2, re: /x/ };\n',
+      imports: {},
+      digest: 'c'.repeat(64),
+    };
+    const isolated = (code: string, timeoutMs = 5000): KernelRunRequest => ({
+      code,
+      entries: { '@acme/iso': 'js:iso' },
+      modules: { 'js:iso': pack },
+      inputs: {},
+      grants: { ...NO_GRANTS, secrets: ['K'] },
+      timeoutMs,
+      isolated: ['@acme/iso'],
+    });
+    const ordinary = isolated('import { up, later, api } from "@acme/iso";\nconst l = await later(up("a"));\nreturn [l.x, l.m.get(1)[0], api.twice(3)];');
+    let unhealthy = 0;
+    let sizeAfterWarmup = 0;
+    for (let i = 0; i < 300; i++) {
+      const outcome = await runKernel(ordinary, powers);
+      if (!outcome.healthy) unhealthy++;
+      if (i === 0) expect(outcome.result).toMatchObject({ ok: true, value: ['A', 'A', 6] });
+      if (i === 30) sizeAfterWarmup = memory.buffer.byteLength;
+    }
+    expect(unhealthy).toBe(0);
+    expect(memory.buffer.byteLength).toBe(sizeAfterWarmup);
+    const failing: [string, string][] = [
+      ['import { spin } from "@acme/iso"; spin();', 'timeout'],
+      ['import { bomb } from "@acme/iso"; bomb();', 'memory-limit'],
+      ['import { never } from "@acme/iso"; await never();', 'runtime-error'],
+      ['import { bad } from "@acme/iso"; bad();', 'runtime-error'],
+      ['import { fn } from "@acme/iso"; fn();', 'runtime-error'],
+      ['import { api } from "@acme/iso"; api.re.test("x");', 'runtime-error'],
+      ['import { up } from "@acme/iso"; up({ f() {} });', 'runtime-error'],
+    ];
+    for (let round = 0; round < 3; round++) {
+      for (const [code, expected] of failing) {
+        const outcome = await runKernel(isolated(code, 200), powers);
+        expect(outcome.result).toMatchObject({ ok: false, code: expected });
+        expect(outcome.healthy).toBe(true);
+      }
+    }
+    const after = await runKernel(ordinary, powers);
+    expect(after.result).toMatchObject({ ok: true, value: ['A', 'A', 6] });
+  }, 120_000);
+
   it('keeps the engine usable and flat after runs that fail in every way', async () => {
     const { engine, memory } = await newBoundedQuickJsNg();
     const powers = { engine, ...SYSTEM_CLOCK, hostCall: () => new Promise<never>(() => undefined) };
