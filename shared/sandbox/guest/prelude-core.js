@@ -682,15 +682,15 @@
     if (parsed === null || typeof parsed !== 'object') return parsed;
     // A list of primitives (a call's arguments): no tag inside to read.
     if (I.isArray(parsed) && parsed[0] === 'a') {
-      let plain = true;
+      let flat = true;
       for (let i = 1; i < parsed.length; i++) {
         const item = parsed[i];
         if (item !== null && typeof item === 'object') {
-          plain = false;
+          flat = false;
           break;
         }
       }
-      if (plain) {
+      if (flat) {
         const out = [];
         for (let i = 1; i < parsed.length; i++) defineProperty(out, i - 1, { value: parsed[i], writable: true, enumerable: true, configurable: true });
         return out;
@@ -792,8 +792,18 @@
     throw refusal;
   };
   /** In an isolated context: call export `name` of namespace `ns` with copied arguments; [kind, text, buffers] back. */
-  const isoInvoke = (ns, path, text, buffers, settle, id) => {
-    const args = isoDecode(text, buffers === undefined ? [] : buffers);
+  /** A call's answer that is a primitive, handed on as it is (`isoRun` with `raw`): strings, numbers and booleans have no realm. */
+  let isoRaw;
+  const ISO_RAW = freeze({ __proto__: null });
+  /** The answer of the last direct call that is not such a primitive, for the host to take (`isoTake`). */
+  let isoBoxed;
+  const ISO_BOX = freeze({ __proto__: null });
+  const isoPrimitive = (v) => {
+    const t = typeof v;
+    return t === 'string' || t === 'number' || t === 'boolean' || t === 'undefined';
+  };
+  /** Calls the target at `path` from namespace `ns` with `args` of this realm; [kind, text, buffers], a bare text, or ISO_RAW. */
+  const isoRun = (ns, path, args, settle, id, raw) => {
     let result;
     try {
       // The target by its key path from the namespace; a method is called on its object.
@@ -827,6 +837,10 @@
       ]);
       return ['pending', '', []];
     }
+    if (raw && isoPrimitive(result)) {
+      isoRaw = result;
+      return ISO_RAW;
+    }
     const quick = isoQuick(result);
     if (quick !== undefined) return quick;
     try {
@@ -836,6 +850,38 @@
     } catch (refusal) {
       return isoRefusal(refusal);
     }
+  };
+  /** In an isolated context: call the target at `path` with copied arguments; [kind, text, buffers] or a bare text back. */
+  const isoInvoke = (ns, path, text, buffers, settle, id) => isoRun(ns, path, isoDecode(text, buffers === undefined ? [] : buffers), settle, id, false);
+  /**
+   * The same with arguments that are all primitives, passed as they are (the host checked their
+   * types; no object of the node's realm ever comes this way). A primitive answer is returned as
+   * it is; anything else is ISO_BOX, its answer kept for `isoTake`.
+   */
+  const isoInvokeDirect = (ns, path, settle, id, ...args) => {
+    // The copy limit holds here too (the strings are shared, not copied, but the limit is the contract).
+    let size = 0;
+    let over = -1;
+    for (let i = 0; i < args.length && over < 0; i++) {
+      if (typeof args[i] === 'string') size += args[i].length + 2;
+      if (size > ISO_BYTES) over = i;
+    }
+    const answer =
+      over >= 0
+        ? ['refused', I.JSONstringify(['args[' + over + ']', 'over the copy limit of ' + ISO_BYTES + ' bytes']), []]
+        : isoRun(ns, path, args, settle, id, true);
+    if (answer === ISO_RAW) {
+      const value = isoRaw;
+      isoRaw = undefined;
+      return value;
+    }
+    isoBoxed = answer;
+    return ISO_BOX;
+  };
+  const isoTake = () => {
+    const answer = isoBoxed;
+    isoBoxed = undefined;
+    return answer;
   };
   /** In the node's context: the error an isolated export threw, as an error of this realm (its standard class kept). */
   const isoRaise = (name, message, extraText) => {
@@ -875,6 +921,8 @@
     },
     isoDecode,
     isoInvoke,
+    isoInvokeDirect,
+    isoTake,
     isoRaise,
   });
 })(globalThis);

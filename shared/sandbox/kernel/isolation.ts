@@ -33,10 +33,12 @@ const NAMESPACE_GLOBAL = '__sandboxIsolatedNamespace';
 const FACADE_GLOBAL = '__sandboxIsolatedFacade';
 
 /** The prelude helpers a context's copies go through (prelude-core.js). */
-interface CopyHelpers {
+export interface CopyHelpers {
   readonly encode: QuickJSHandle;
   readonly decode: QuickJSHandle;
   readonly invoke: QuickJSHandle;
+  readonly invokeDirect: QuickJSHandle;
+  readonly take: QuickJSHandle;
   readonly raise: QuickJSHandle;
 }
 
@@ -93,6 +95,8 @@ interface Copied {
   readonly functions: string[][];
 }
 
+/** What a handle's typeof says for a value with no realm, handed between contexts as it is. */
+const PRIMITIVE_TYPES = new Set(['string', 'number', 'boolean', 'undefined']);
 const STANDARD_ERRORS = new Set(['Error', 'TypeError', 'RangeError', 'SyntaxError', 'ReferenceError', 'URIError', 'EvalError']);
 const FRAME = /(?:\(|\s)([^\s()]+):(\d+):(\d+)\)?\s*$/;
 
@@ -162,7 +166,14 @@ function startOne(parts: IsolationParts, routing: { bindContext(vm: QuickJSConte
   const helpersHandle = scope.manage(prelude.value);
   const take = (name: string) => scope.manage(iso.getProp(helpersHandle, name));
   bridge.attach({ deliver: take('deliver'), caller: take('caller') });
-  const isoHelpers: CopyHelpers = { encode: take('isoEncode'), decode: take('isoDecode'), invoke: take('isoInvoke'), raise: take('isoRaise') };
+  const isoHelpers: CopyHelpers = {
+    encode: take('isoEncode'),
+    decode: take('isoDecode'),
+    invoke: take('isoInvoke'),
+    invokeDirect: take('isoInvokeDirect'),
+    take: take('isoTake'),
+    raise: take('isoRaise'),
+  };
   // No inputs here: the binding the node's inputs module takes is removed unread.
   evalOrThrow(iso, `delete globalThis[${JSON.stringify(HOST_INPUTS_GLOBAL)}];`, 'sandbox:isolated-setup', 'global');
   if (withWasm) evalOrThrow(iso, wasmBridgeModuleSource(), WASM_BRIDGE_MODULE_ID, 'module');
@@ -257,33 +268,54 @@ function startOne(parts: IsolationParts, routing: { bindContext(vm: QuickJSConte
   // Each target's key path as an array of the isolated context, made at its first call.
   const pathHandles: QuickJSHandle[] = [];
   const call = scope.manage(
-    node.newFunction('call', (indexHandle, argsHandle) => {
+    node.newFunction('call', (indexHandle, ...argHandles) => {
       const index = node.typeof(indexHandle) === 'number' ? node.getNumber(indexHandle) : -1;
       const path = targets[index];
-      if (path === undefined || !argsHandle) return { error: node.newError('The isolated module was called the wrong way.') };
+      if (path === undefined) return { error: node.newError('The isolated module was called the wrong way.') };
       const name = path.join('.');
       calls.set(name, (calls.get(name) ?? 0) + 1);
       const label = `${name}() of ${planned.displayName} (isolated)`;
-      const args = readCopied(node, node.callFunction(parts.helpers.encode, node.undefined, argsHandle, argsLabel));
-      if (args.kind === 'refused') return { error: raise(node, parts.helpers, 'TypeError', refusedSentence(args, `the arguments of ${label}`)) };
-      if (args.kind !== 'value') return { error: raise(node, parts.helpers, 'TypeError', `The arguments of ${label} could not be copied.`) };
       const id = nextCall++;
       const pathHandle = (pathHandles[index] ??= keyPathHandle(iso, scope, path));
-      const answer = withCopyIn(iso, args, (text, buffers) => {
-        const idHandle = iso.newNumber(id);
-        try {
-          return iso.callFunction(isoHelpers.invoke, iso.undefined, namespace, pathHandle, text, buffers, settle, idHandle);
-        } finally {
-          idHandle.dispose();
+      const idHandle = iso.newNumber(id);
+      let copied: Copied;
+      try {
+        // Arguments that are all strings, numbers, booleans or undefined have no realm: they are
+        // handed over as they are, and so is a primitive answer (the common call costs no copy).
+        const direct = argHandles.every((h) => PRIMITIVE_TYPES.has(node.typeof(h)));
+        let answer: ReturnType<QuickJSContext['callFunction']>;
+        if (direct) {
+          answer = iso.callFunction(isoHelpers.invokeDirect, iso.undefined, namespace, pathHandle, settle, idHandle, ...argHandles);
+          if (!answer.error && PRIMITIVE_TYPES.has(iso.typeof(answer.value))) return answer.value;
+          if (!answer.error) {
+            answer.value.dispose();
+            answer = iso.callFunction(isoHelpers.take, iso.undefined);
+          }
+        } else {
+          const argsArray = node.newArray();
+          let args: Copied;
+          try {
+            argHandles.forEach((h, i) => node.setProp(argsArray, i, h));
+            args = readCopied(node, node.callFunction(parts.helpers.encode, node.undefined, argsArray, argsLabel));
+          } finally {
+            argsArray.dispose();
+          }
+          if (args.kind === 'refused') return { error: raise(node, parts.helpers, 'TypeError', refusedSentence(args, `the arguments of ${label}`)) };
+          if (args.kind !== 'value') return { error: raise(node, parts.helpers, 'TypeError', `The arguments of ${label} could not be copied.`) };
+          answer = withCopyIn(iso, args, (text, buffers) =>
+            iso.callFunction(isoHelpers.invoke, iso.undefined, namespace, pathHandle, text, buffers, settle, idHandle),
+          );
         }
-      });
-      if (answer.error) {
-        // The isolated side was interrupted (its deadline is the run's) or its copy was malformed.
-        answer.error.dispose();
-        if (state.interrupted) return { error: node.newError('interrupted') };
-        return { error: raise(node, parts.helpers, 'TypeError', `${label} failed: its answer could not be read.`) };
+        if (answer.error) {
+          // The isolated side was interrupted (its deadline is the run's) or its copy was malformed.
+          answer.error.dispose();
+          if (state.interrupted) return { error: node.newError('interrupted') };
+          return { error: raise(node, parts.helpers, 'TypeError', `${label} failed: its answer could not be read.`) };
+        }
+        copied = readCopied(iso, answer);
+      } finally {
+        idHandle.dispose();
       }
-      const copied = readCopied(iso, answer);
       if (copied.kind === 'pending') {
         const deferred = node.newPromise();
         state.deferreds.add(deferred);
@@ -369,7 +401,7 @@ function facadeSource(exports: readonly { readonly name: string; readonly base: 
     `delete globalThis[${JSON.stringify(FACADE_GLOBAL)}];`,
     'const call = b.call;',
     'const decode = b.decode;',
-    'const proxy = (id) => ({ isolated(...args) { return call(id, args); } }).isolated;',
+    'const proxy = (id) => ({ isolated(...args) { return call(id, ...args); } }).isolated;',
     `const unusable = (path, why) => { const refuse = () => { throw new TypeError(${JSON.stringify(displayName)} + " runs isolated: " + path + " is " + why + ", which cannot be used across the isolation boundary; only plain data and functions cross."); }; return new Proxy({}, { get: refuse, set: refuse, has: refuse, ownKeys: refuse, getPrototypeOf: refuse, setPrototypeOf: refuse, defineProperty: refuse, deleteProperty: refuse, getOwnPropertyDescriptor: refuse, isExtensible: refuse, preventExtensions: refuse }); };`,
   ];
   exports.forEach(({ name, base }, i) => {

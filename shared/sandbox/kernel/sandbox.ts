@@ -17,6 +17,7 @@ import { PRELUDE_SCRIPT_NAME, guestPreludeSource } from './guest-prelude.ts';
 import { installHostBridge, type HostBridge } from './host-bridge.ts';
 import { HOST_INPUTS_GLOBAL, INPUTS_MODULE_ID } from './inputs-module.ts';
 import { fits, type ImageRecord } from '../supply/module-image.ts';
+import type { CopyHelpers } from './isolation.ts';
 
 /**
  * fresh: no run has used it; compiled: a module set was evaluated into it and nothing else;
@@ -59,7 +60,7 @@ interface SandboxParts {
   /** The prelude's `warm(names)`: compiles web parts ahead (guest-web.ts), before any pack code has run. */
   readonly warm: QuickJSHandle;
   /** The prelude's copy helpers for isolated modules (isolation.ts). */
-  readonly copy: { readonly encode: QuickJSHandle; readonly decode: QuickJSHandle; readonly invoke: QuickJSHandle; readonly raise: QuickJSHandle };
+  readonly copy: CopyHelpers;
 }
 
 /** What a run, or a module set's evaluation, works with while it holds the sandbox. */
@@ -265,6 +266,8 @@ export function prepareSandbox(engine: QuickJSWASMModule, withWasm: boolean, war
       encode: scope.manage(ctx.getProp(helpers, 'isoEncode')),
       decode: scope.manage(ctx.getProp(helpers, 'isoDecode')),
       invoke: scope.manage(ctx.getProp(helpers, 'isoInvoke')),
+      invokeDirect: scope.manage(ctx.getProp(helpers, 'isoInvokeDirect')),
+      take: scope.manage(ctx.getProp(helpers, 'isoTake')),
       raise: scope.manage(ctx.getProp(helpers, 'isoRaise')),
     };
     bridge.attach({ deliver: scope.manage(ctx.getProp(helpers, 'deliver')), caller: scope.manage(ctx.getProp(helpers, 'caller')) });
