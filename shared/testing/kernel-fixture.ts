@@ -161,3 +161,20 @@ export function fixtureAnswer(testCase: FixtureCase, key: string): HostCallResul
   if (Object.hasOwn(answers, key)) return { ok: true, value: answers[key] };
   return { ok: false, code: 'internal', message: `fixture ${testCase.name} scripts no host answer for ${key}` };
 }
+
+/**
+ * The file's real WASM binaries, instantiated on this thread for the in-thread kernel: a WASM call
+ * gets a real answer (`moduleId`, export, numbers), not a script.
+ */
+export async function fixtureWasmHost(file: FixtureFile): Promise<(moduleId: string, exportName: string, args: readonly number[]) => HostCallResult> {
+  const instances = new Map<string, WebAssembly.Instance>();
+  for (const [id, wasm] of Object.entries(file.wasm ?? {})) {
+    const bytes = Uint8Array.from(atob(wasm.bytesBase64), (c) => c.charCodeAt(0));
+    instances.set(id, (await WebAssembly.instantiate(bytes)).instance);
+  }
+  return (moduleId, exportName, args) => {
+    const exported = instances.get(moduleId)?.exports[exportName];
+    if (typeof exported !== 'function') return { ok: false, code: 'wasm-not-declared', message: `no export ${exportName}` };
+    return { ok: true, value: (exported as (...a: number[]) => unknown)(...args) };
+  };
+}

@@ -5,32 +5,18 @@
 // WASM bridge can and cannot do.
 import { describe, expect, it } from 'vitest';
 import hardening from '../../../fixtures/kernel/hardening.json' with { type: 'json' };
-import { NO_GRANTS, type GuestModule, type HostCallResult, type KernelRunRequest, type RunResult } from '../../protocol/run.ts';
+import { NO_GRANTS, type GuestModule, type KernelRunRequest, type RunResult } from '../../protocol/run.ts';
 import { loadQuickJsNg } from '../../testing/quickjs-engine.ts';
 import { runKernel, UNKNOWN_CALLER } from './kernel.ts';
 import { SYSTEM_CLOCK } from './system-clock.ts';
-import { FixtureFileSchema, fixtureAnswer, fixtureProblems, fixtureRequest, type FixtureCase } from '../../testing/kernel-fixture.ts';
+import { FixtureFileSchema, fixtureAnswer, fixtureWasmHost, fixtureProblems, fixtureRequest, type FixtureCase } from '../../testing/kernel-fixture.ts';
 import { WASM_BRIDGE_SPECIFIER, WASM_BRIDGE_MODULE_ID } from '../../protocol/wasm-bridge.ts';
 
 const file = FixtureFileSchema.parse(hardening);
 
-/** The fixture's real WASM binaries, instantiated here: the kernel sees a real answer, not a script. */
-async function wasmHost(): Promise<(moduleId: string, exportName: string, args: readonly number[]) => HostCallResult> {
-  const instances = new Map<string, WebAssembly.Instance>();
-  for (const [id, wasm] of Object.entries(file.wasm ?? {})) {
-    const bytes = Uint8Array.from(atob(wasm.bytesBase64), (c) => c.charCodeAt(0));
-    instances.set(id, (await WebAssembly.instantiate(bytes)).instance);
-  }
-  return (moduleId, exportName, args) => {
-    const exported = instances.get(moduleId)?.exports[exportName];
-    if (typeof exported !== 'function') return { ok: false, code: 'wasm-not-declared', message: `no export ${exportName}` };
-    return { ok: true, value: (exported as (...a: number[]) => unknown)(...args) };
-  };
-}
-
 async function runCase(testCase: FixtureCase): Promise<RunResult> {
   const engine = await loadQuickJsNg();
-  const wasm = await wasmHost();
+  const wasm = await fixtureWasmHost(file);
   const outcome = await runKernel(fixtureRequest(file, testCase), {
     engine,
     ...SYSTEM_CLOCK,
