@@ -385,7 +385,7 @@ function startOne(parts: IsolationParts, routing: { bindContext(vm: QuickJSConte
   );
   node.setProp(facadeBridge, 'decode', decodeExport);
   node.setProp(node.global, FACADE_GLOBAL, facadeBridge);
-  const facade = evalOrNull(node, facadeSource(exports, planned.displayName), planned.facadeId);
+  const facade = evalOrNull(node, facadeSource(exports, planned.displayName, targets), planned.facadeId);
   if (facade) return { ok: false, code: 'runtime-error', message: `The facade of the isolated module ${planned.displayName} could not be made: ${facade}.` };
   return undefined;
 }
@@ -395,13 +395,15 @@ function startOne(parts: IsolationParts, routing: { bindContext(vm: QuickJSConte
  * (a function inside an exported plain object too, called on its object), and what could not be
  * copied a stand-in that throws, naming the export, at any use.
  */
-function facadeSource(exports: readonly { readonly name: string; readonly base: number }[], displayName: string): string {
+function facadeSource(exports: readonly { readonly name: string; readonly base: number }[], displayName: string, targets: readonly string[][]): string {
   const lines = [
     `const b = globalThis[${JSON.stringify(FACADE_GLOBAL)}];`,
     `delete globalThis[${JSON.stringify(FACADE_GLOBAL)}];`,
     'const call = b.call;',
     'const decode = b.decode;',
-    'const proxy = (id) => ({ isolated(...args) { return call(id, ...args); } }).isolated;',
+    `const names = ${JSON.stringify(targets.map((path) => path.join('.')))};`,
+    // A class cannot be constructed across: say so, rather than the engine's "not a constructor".
+    `const proxy = (id) => function (...args) { if (new.target !== undefined) throw new TypeError("new " + names[id] + "() of " + ${JSON.stringify(displayName)} + " cannot be used: the module runs isolated, and an object with methods cannot cross the isolation boundary (only plain data and function calls do); import it without isolation to construct it."); return call(id, ...args); };`,
     `const unusable = (path, why) => { const refuse = () => { throw new TypeError(${JSON.stringify(displayName)} + " runs isolated: " + path + " is " + why + ", which cannot be used across the isolation boundary; only plain data and functions cross."); }; return new Proxy({}, { get: refuse, set: refuse, has: refuse, ownKeys: refuse, getPrototypeOf: refuse, setPrototypeOf: refuse, defineProperty: refuse, deleteProperty: refuse, getOwnPropertyDescriptor: refuse, isExtensible: refuse, preventExtensions: refuse }); };`,
   ];
   exports.forEach(({ name, base }, i) => {
