@@ -449,14 +449,15 @@ test.describe('nothing is lost', () => {
     await workflows();
     const select = page.getByLabel('Saved', { exact: true });
     const shown = () => select.evaluate((el) => (el as HTMLSelectElement).selectedOptions[0]?.textContent);
-    // The reloaded draft is the saved "alpha".
+    // The reloaded draft is the saved "alpha". The select shows it once the saved list has loaded,
+    // which can be after the heading (CI saw "(unsaved)" there): every check here waits for its value.
     await page.getByRole('heading', { name: 'Workflow: alpha', exact: true }).waitFor();
-    expect(await shown()).toBe('alpha');
+    await expect.poll(shown).toBe('alpha');
     await page.getByRole('button', { name: 'New workflow' }).click();
     await page.getByRole('heading', { name: 'Workflow', exact: true }).waitFor();
-    expect(await shown()).toBe('(unsaved)');
+    await expect.poll(shown).toBe('(unsaved)');
     await page.getByLabel('Name', { exact: true }).fill('gamma');
-    expect(await shown()).toBe('(unsaved)');
+    await expect.poll(shown).toBe('(unsaved)');
     await page.getByRole('button', { name: 'Save workflow' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved "gamma".' }).waitFor();
     await expect.poll(shown).toBe('gamma');
@@ -464,13 +465,13 @@ test.describe('nothing is lost', () => {
     await select.selectOption('alpha');
     await page.getByRole('button', { name: 'Open', exact: true }).click();
     await page.getByRole('heading', { name: 'Workflow: alpha', exact: true }).waitFor();
-    expect(await shown()).toBe('alpha');
+    await expect.poll(shown).toBe('alpha');
     // A pick that is not opened (the user cancels the unsaved-changes question) does not stay shown.
     await editor().fill('return "alpha, edited";');
     await select.selectOption('gamma');
     await page.getByRole('button', { name: 'Open', exact: true }).click();
     await page.getByRole('dialog', { name: 'Unsaved changes' }).getByRole('button', { name: 'Cancel' }).click();
-    expect(await shown()).toBe('alpha');
+    await expect.poll(shown).toBe('alpha');
     await snap(page, 'code-node-17-saved-select-open');
   });
 
