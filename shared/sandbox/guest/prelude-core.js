@@ -545,47 +545,66 @@
     const buffers = [];
     const open = [];
     const functions = [];
-    // The key path from the export to the value being walked, while every step is a property.
-    const trail = [];
-    let bytes = 0;
-    const count = (n, path) => {
-      bytes += n;
-      if (bytes > ISO_BYTES) isoRefuse(path, 'over the copy limit of ' + ISO_BYTES + ' bytes');
+    // Where the walk is, as steps from the root (kind 0 a property, 1 an index, 2 a Map or Set
+    // entry): the path's text is made only when a refusal names it. `entries` counts kind-2 steps,
+    // below which a function can be no call target (it is reached by no key path).
+    const kinds = [];
+    const keys = [];
+    let entries = 0;
+    const down = (kind, key) => {
+      kinds[kinds.length] = kind;
+      keys[keys.length] = key;
+      if (kind === 2) entries++;
     };
-    const unusable = (path, why) => {
-      if (!exporting) isoRefuse(path, why);
-      return '["x",' + I.JSONstringify(path) + ',' + I.JSONstringify(why) + ']';
+    const up = () => {
+      if (kinds[kinds.length - 1] === 2) entries--;
+      kinds.length = kinds.length - 1;
+      keys.length = keys.length - 1;
+    };
+    const here = () => {
+      let path = root;
+      for (let i = 0; i < keys.length; i++)
+        path = kinds[i] === 0 ? isoKeyPath(path, keys[i]) : kinds[i] === 1 ? path + '[' + keys[i] + ']' : path + '.<' + keys[i] + '>';
+      return path;
+    };
+    let bytes = 0;
+    const count = (n) => {
+      bytes += n;
+      if (bytes > ISO_BYTES) isoRefuse(here(), 'over the copy limit of ' + ISO_BYTES + ' bytes');
+    };
+    const unusable = (why) => {
+      if (!exporting) isoRefuse(here(), why);
+      return '["x",' + I.JSONstringify(here()) + ',' + I.JSONstringify(why) + ']';
     };
     // A plain object's (or a function's) own enumerable string-keyed properties, as key, value pairs.
-    const properties = (v, path, depth, through) => {
+    const properties = (v, depth) => {
       let out = '';
-      const keys = isoOwnKeys(v);
-      for (let i = 0; i < keys.length; i++) {
-        const key = keys[i];
+      const own = isoOwnKeys(v);
+      for (let i = 0; i < own.length; i++) {
+        const key = own[i];
         if (typeof key === 'symbol') {
           if (exporting) continue;
-          isoRefuse(path, 'a symbol-keyed property');
+          isoRefuse(here(), 'a symbol-keyed property');
         }
         const d = getOwnPropertyDescriptor(v, key);
         if (d === undefined || !d.enumerable) continue;
-        const at = isoKeyPath(path, key);
-        count(key.length + 2, at);
-        trail[trail.length] = through ? key : undefined;
+        down(0, key);
+        count(key.length + 2);
         out +=
           ',' +
           I.JSONstringify(key) +
           ',' +
-          (d.get !== undefined ? unusable(at, 'a getter') : d.set !== undefined ? unusable(at, 'a setter') : walk(d.value, at, depth + 1, through));
-        trail.length = trail.length - 1;
+          (d.get !== undefined ? unusable('a getter') : d.set !== undefined ? unusable('a setter') : walk(d.value, depth + 1));
+        up();
       }
       return out;
     };
-    const walk = (v, path, depth, through) => {
+    const walk = (v, depth) => {
       const type = typeof v;
       if (v === null) return 'null';
       if (type === 'boolean') return v ? 'true' : 'false';
       if (type === 'string') {
-        count(v.length + 2, path);
+        count(v.length + 2);
         return I.JSONstringify(v);
       }
       if (type === 'undefined') return '["u"]';
@@ -596,39 +615,41 @@
         if (v === 0 && 1 / v < 0) return '["n","-0"]';
         return I.JSONstringify(v);
       }
-      if (type === 'symbol') return unusable(path, 'a symbol');
-      if (type === 'bigint') return unusable(path, 'a BigInt');
-      if (depth >= ISO_DEPTH) isoRefuse(path, 'nested deeper than ' + ISO_DEPTH + ' levels');
-      for (let i = 0; i < open.length; i++) if (open[i] === v) return unusable(path, 'a cycle (the value contains itself)');
-      if (type === 'function' && !(exporting && through)) return unusable(path, 'a function');
-      count(8, path);
+      if (type === 'symbol') return unusable('a symbol');
+      if (type === 'bigint') return unusable('a BigInt');
+      if (depth >= ISO_DEPTH) isoRefuse(here(), 'nested deeper than ' + ISO_DEPTH + ' levels');
+      for (let i = 0; i < open.length; i++) if (open[i] === v) return unusable('a cycle (the value contains itself)');
+      if (type === 'function' && !(exporting && entries === 0)) return unusable('a function');
+      count(8);
       const proto = type === 'function' ? undefined : isoKindOf(getPrototypeOf(v), v);
       let out;
       open[open.length] = v;
       if (type === 'function') {
         out = '["f",' + functions.length;
-        functions[functions.length] = I.JSONstringify(trail);
-        out += properties(v, path, depth, through);
+        // Its key path from the export (indices as strings, as property keys are).
+        let trail = '[';
+        for (let i = 0; i < keys.length; i++) trail += (i ? ',' : '') + I.JSONstringify(I.Str(keys[i]));
+        functions[functions.length] = trail + ']';
+        out += properties(v, depth);
       } else if (proto === isoProtos.array && I.isArray(v)) {
         out = '["a"';
         const length = v.length;
         for (let i = 0; i < length; i++) {
           const d = getOwnPropertyDescriptor(v, i);
-          const at = path + '[' + i + ']';
-          trail[trail.length] = through ? I.Str(i) : undefined;
+          down(1, i);
           out +=
             ',' +
             (d !== undefined && d.get !== undefined
-              ? unusable(at, 'a getter')
+              ? unusable('a getter')
               : d !== undefined && d.set !== undefined
-                ? unusable(at, 'a setter')
-                : walk(d === undefined ? undefined : d.value, at, depth + 1, through));
-          trail.length = trail.length - 1;
+                ? unusable('a setter')
+                : walk(d === undefined ? undefined : d.value, depth + 1));
+          up();
         }
       } else if (proto === isoProtos.bytes) {
         const offset = I.apply(I.TA[1], v, []);
         const length = I.apply(I.TA[2], v, []);
-        count(length, path);
+        count(length);
         out = '["b",' + buffers.length;
         // The viewed bytes alone, as an ArrayBuffer the host can read.
         buffers[buffers.length] = I.apply(isoAbSlice, I.apply(I.TA[0], v, []), [offset, offset + length]);
@@ -636,12 +657,16 @@
         const time = I.apply(isoGetTime, v, []);
         out = time !== time ? '["d",null' : '["d",' + time;
       } else if (proto === isoProtos.map) {
-        // Entries are reached by no key path: a function in one cannot be a call target.
         out = '["m"';
         let i = 0;
         I.apply(isoMapForEach, v, [
           (item, key) => {
-            out += ',' + walk(key, path + '.<key ' + i + '>', depth + 1, false) + ',' + walk(item, path + '.<value ' + i + '>', depth + 1, false);
+            down(2, 'key ' + i);
+            out += ',' + walk(key, depth + 1);
+            up();
+            down(2, 'value ' + i);
+            out += ',' + walk(item, depth + 1);
+            up();
             i++;
           },
         ]);
@@ -650,23 +675,24 @@
         let i = 0;
         I.apply(isoSetForEach, v, [
           (item) => {
-            out += ',' + walk(item, path + '.<item ' + i + '>', depth + 1, false);
+            down(2, 'item ' + i);
+            out += ',' + walk(item, depth + 1);
+            up();
             i++;
           },
         ]);
       } else if (proto === isoProtos.object || proto === null) {
-        out = '["o"' + properties(v, path, depth, through);
+        out = '["o"' + properties(v, depth);
       } else {
         open.length = open.length - 1;
         return unusable(
-          path,
           'an object that is not plain data (only plain objects, arrays, Uint8Array, Date, Map and Set are copied, subclasses of the last four as their base kind)',
         );
       }
       open.length = open.length - 1;
       return out + ']';
     };
-    const text = walk(value, root, 0, true);
+    const text = walk(value, 0);
     let list = '[';
     for (let i = 0; i < functions.length; i++) list += (i ? ',' : '') + functions[i];
     return [text, buffers, list + ']'];
