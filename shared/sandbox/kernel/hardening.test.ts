@@ -9,19 +9,14 @@ import { NO_GRANTS, type GuestModule, type KernelRunRequest, type RunResult } fr
 import { loadQuickJsNg } from '../../testing/quickjs-engine.ts';
 import { runKernel, UNKNOWN_CALLER } from './kernel.ts';
 import { SYSTEM_CLOCK } from './system-clock.ts';
-import { FixtureFileSchema, fixtureAnswer, fixtureWasmHost, fixtureProblems, fixtureRequest, type FixtureCase } from '../../testing/kernel-fixture.ts';
+import { FixtureFileSchema, fixtureProblems, type FixtureCase } from '../../testing/kernel-fixture.ts';
+import { runFixtureCaseInThread } from '../../testing/kernel-fixture-thread.ts';
 import { WASM_BRIDGE_SPECIFIER, WASM_BRIDGE_MODULE_ID } from '../../protocol/wasm-bridge.ts';
 
 const file = FixtureFileSchema.parse(hardening);
 
 async function runCase(testCase: FixtureCase): Promise<RunResult> {
-  const engine = await loadQuickJsNg();
-  const wasm = await fixtureWasmHost(file);
-  const outcome = await runKernel(fixtureRequest(file, testCase), {
-    engine,
-    ...SYSTEM_CLOCK,
-    hostCall: async (kind, name, args) => (kind === 'wasm' ? wasm(name, String(args[0]), args[1] as number[]) : fixtureAnswer(testCase, name)),
-  });
+  const outcome = await runFixtureCaseInThread(file, testCase);
   expect(outcome.healthy).toBe(true);
   return outcome.result;
 }

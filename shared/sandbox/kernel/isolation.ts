@@ -19,8 +19,8 @@ import { LIMITS } from '../../protocol/limits.ts';
 import { NO_GRANTS, type KernelRunRequest } from '../../protocol/run.ts';
 import { WASM_BRIDGE_MODULE_ID } from '../../protocol/wasm-bridge.ts';
 import { wasmBridgeModuleSource } from '../../packs/wasm-facade.ts';
-import { PRELUDE_SCRIPT_NAME, guestPreludeSource } from './guest-prelude.ts';
-import { installHostBridge, type HostCall, type HostCallNow } from './host-bridge.ts';
+import type { HostCall, HostCallNow } from './host-bridge.ts';
+import { hardenContext, type CopyHelpers } from './sandbox.ts';
 import { HOST_INPUTS_GLOBAL } from './inputs-module.ts';
 import type { LoaderGraph } from './loader-policy.ts';
 import type { RunState } from './run-state.ts';
@@ -31,16 +31,6 @@ const entryModuleId = (index: number): string => `sandbox:isolated-entry:${index
 /** One-shot globals: the isolated entry hands the host its namespace, the node's facade takes its bridge. */
 const NAMESPACE_GLOBAL = '__sandboxIsolatedNamespace';
 const FACADE_GLOBAL = '__sandboxIsolatedFacade';
-
-/** The prelude helpers a context's copies go through (prelude-core.js). */
-export interface CopyHelpers {
-  readonly encode: QuickJSHandle;
-  readonly decode: QuickJSHandle;
-  readonly invoke: QuickJSHandle;
-  readonly invokeDirect: QuickJSHandle;
-  readonly take: QuickJSHandle;
-  readonly raise: QuickJSHandle;
-}
 
 /** What the run's module loader asks of an isolated context (module-loader.ts). */
 export interface IsolatedContextInfo {
@@ -56,6 +46,11 @@ export interface IsolatedContextInfo {
 export interface IsolationRouting {
   facadeOf(moduleId: string): string | undefined;
   contextOf(vm: QuickJSContext): IsolatedContextInfo | undefined;
+}
+
+/** The routing as the plan makes it: each isolated context is entered once it exists. */
+interface PlannedRouting extends IsolationRouting {
+  bindContext(vm: QuickJSContext, info: IsolatedContextInfo): void;
 }
 
 export interface IsolationParts {
@@ -106,7 +101,7 @@ const FRAME = /(?:\(|\s)([^\s()]+):(\d+):(\d+)\)?\s*$/;
  */
 export function planIsolation(
   request: KernelRunRequest,
-): { readonly ok: true; readonly routing: IsolationRouting; readonly planned: readonly Planned[] } | Failure | undefined {
+): { readonly ok: true; readonly routing: PlannedRouting; readonly planned: readonly Planned[] } | Failure | undefined {
   const specifiers = request.isolated ?? [];
   if (specifiers.length === 0) return undefined;
   const planned: Planned[] = [];
@@ -126,7 +121,7 @@ export function planIsolation(
     byModule.set(moduleId, facadeModuleId(index));
   }
   const contexts = new Map<QuickJSContext, IsolatedContextInfo>();
-  const routing: IsolationRouting & { bindContext(vm: QuickJSContext, info: IsolatedContextInfo): void } = {
+  const routing: PlannedRouting = {
     facadeOf: (moduleId) => byModule.get(moduleId),
     contextOf: (vm) => contexts.get(vm),
     bindContext: (vm, info) => void contexts.set(vm, info),
@@ -139,15 +134,15 @@ export function planIsolation(
  * without waiting on the host), and loads the node's facade of it into the node's context under
  * `facadeModuleId`, before the node's entry runs. A failure is the run's answer.
  */
-export function startIsolation(parts: IsolationParts, plan: { readonly routing: IsolationRouting; readonly planned: readonly Planned[] }): Failure | undefined {
+export function startIsolation(parts: IsolationParts, plan: { readonly routing: PlannedRouting; readonly planned: readonly Planned[] }): Failure | undefined {
   for (const planned of plan.planned) {
-    const failed = startOne(parts, plan.routing as IsolationRouting & { bindContext(vm: QuickJSContext, info: IsolatedContextInfo): void }, planned);
+    const failed = startOne(parts, plan.routing, planned);
     if (failed) return failed;
   }
   return undefined;
 }
 
-function startOne(parts: IsolationParts, routing: { bindContext(vm: QuickJSContext, info: IsolatedContextInfo): void }, planned: Planned): Failure | undefined {
+function startOne(parts: IsolationParts, routing: PlannedRouting, planned: Planned): Failure | undefined {
   const { runtime, ctx: node, state, request } = parts;
   const own = planned.info.modules;
   const withWasm = parts.withWasm && Object.values(own).some((m) => m.kind === 'wasm');
@@ -156,24 +151,7 @@ function startOne(parts: IsolationParts, routing: { bindContext(vm: QuickJSConte
   parts.scope.manage(scope);
   const iso = scope.manage(runtime.newContext());
   routing.bindContext(iso, planned.info);
-  const bridge = installHostBridge(iso, withWasm);
-  const prelude = iso.evalCode(guestPreludeSource(withWasm), PRELUDE_SCRIPT_NAME, { type: 'global', strict: true });
-  if (prelude.error) {
-    const info = iso.dump(prelude.error) as unknown;
-    prelude.error.dispose();
-    throw new Error(`the guest prelude failed in an isolated context: ${JSON.stringify(info)}`);
-  }
-  const helpersHandle = scope.manage(prelude.value);
-  const take = (name: string) => scope.manage(iso.getProp(helpersHandle, name));
-  bridge.attach({ deliver: take('deliver'), caller: take('caller') });
-  const isoHelpers: CopyHelpers = {
-    encode: take('isoEncode'),
-    decode: take('isoDecode'),
-    invoke: take('isoInvoke'),
-    invokeDirect: take('isoInvokeDirect'),
-    take: take('isoTake'),
-    raise: take('isoRaise'),
-  };
+  const { bridge, copy: isoHelpers } = hardenContext(iso, withWasm, scope);
   // No inputs here: the binding the node's inputs module takes is removed unread.
   evalOrThrow(iso, `delete globalThis[${JSON.stringify(HOST_INPUTS_GLOBAL)}];`, 'sandbox:isolated-setup', 'global');
   if (withWasm) evalOrThrow(iso, wasmBridgeModuleSource(), WASM_BRIDGE_MODULE_ID, 'module');
@@ -260,6 +238,8 @@ function startOne(parts: IsolationParts, routing: { bindContext(vm: QuickJSConte
     }
   }
 
+  const targetNames = targets.map((path) => path.join('.'));
+
   // The node's side: a bridge object of its own realm for the facade to take once.
   const pending = new Map<number, QuickJSDeferredPromise>();
   let nextCall = 1;
@@ -271,10 +251,10 @@ function startOne(parts: IsolationParts, routing: { bindContext(vm: QuickJSConte
     node.newFunction('call', (indexHandle, ...argHandles) => {
       const index = node.typeof(indexHandle) === 'number' ? node.getNumber(indexHandle) : -1;
       const path = targets[index];
-      if (path === undefined) return { error: node.newError('The isolated module was called the wrong way.') };
-      const name = path.join('.');
+      const name = targetNames[index];
+      if (path === undefined || name === undefined) return { error: node.newError('The isolated module was called the wrong way.') };
       calls.set(name, (calls.get(name) ?? 0) + 1);
-      const label = `${name}() of ${planned.displayName} (isolated)`;
+      const label = () => `${name}() of ${planned.displayName} (isolated)`;
       const id = nextCall++;
       const pathHandle = (pathHandles[index] ??= keyPathHandle(iso, scope, path));
       const idHandle = iso.newNumber(id);
@@ -300,8 +280,8 @@ function startOne(parts: IsolationParts, routing: { bindContext(vm: QuickJSConte
           } finally {
             argsArray.dispose();
           }
-          if (args.kind === 'refused') return { error: raise(node, parts.helpers, 'TypeError', refusedSentence(args, `the arguments of ${label}`)) };
-          if (args.kind !== 'value') return { error: raise(node, parts.helpers, 'TypeError', `The arguments of ${label} could not be copied.`) };
+          if (args.kind === 'refused') return { error: raise(node, parts.helpers, 'TypeError', refusedSentence(args, `the arguments of ${label()}`)) };
+          if (args.kind !== 'value') return { error: raise(node, parts.helpers, 'TypeError', `The arguments of ${label()} could not be copied.`) };
           answer = withCopyIn(iso, args, (text, buffers) =>
             iso.callFunction(isoHelpers.invoke, iso.undefined, namespace, pathHandle, text, buffers, settle, idHandle),
           );
@@ -310,7 +290,7 @@ function startOne(parts: IsolationParts, routing: { bindContext(vm: QuickJSConte
           // The isolated side was interrupted (its deadline is the run's) or its copy was malformed.
           answer.error.dispose();
           if (state.interrupted) return { error: node.newError('interrupted') };
-          return { error: raise(node, parts.helpers, 'TypeError', `${label} failed: its answer could not be read.`) };
+          return { error: raise(node, parts.helpers, 'TypeError', `${label()} failed: its answer could not be read.`) };
         }
         copied = readCopied(iso, answer);
       } finally {
@@ -339,7 +319,7 @@ function startOne(parts: IsolationParts, routing: { bindContext(vm: QuickJSConte
         buffers: buffersHandle ? readBuffers(iso, buffersHandle) : [],
         functions: [],
       };
-      const settled = toNode(copied, `${planned.displayName} (isolated)`);
+      const settled = toNode(copied, () => `${planned.displayName} (isolated)`);
       if ('value' in settled) {
         deferred.resolve(settled.value);
         settled.value.dispose();
@@ -353,7 +333,7 @@ function startOne(parts: IsolationParts, routing: { bindContext(vm: QuickJSConte
   );
 
   /** A copy from the isolated side as a node value, or the error the node's call throws. */
-  function toNode(copied: Copied, label: string): { value: QuickJSHandle } | { error: QuickJSHandle } {
+  function toNode(copied: Copied, label: () => string): { value: QuickJSHandle } | { error: QuickJSHandle } {
     if (copied.kind === 'value') {
       // A primitive answer is made here at once (no call into the node's decoder).
       const made = primitiveInto(node, copied);
@@ -361,12 +341,12 @@ function startOne(parts: IsolationParts, routing: { bindContext(vm: QuickJSConte
     }
     if (copied.kind === 'value' || copied.kind === 'throw') {
       const decoded = decodeInto(node, parts.helpers.decode, copied);
-      if ('error' in decoded) return { error: raise(node, parts.helpers, 'TypeError', `${label}: its answer could not be read.`) };
+      if ('error' in decoded) return { error: raise(node, parts.helpers, 'TypeError', `${label()}: its answer could not be read.`) };
       return copied.kind === 'value' ? { value: decoded.value } : { error: decoded.value };
     }
     if (copied.kind === 'error') return { error: raise(node, parts.helpers, ...thrownError(copied.text, planned.info.graph)) };
-    if (copied.kind === 'refused') return { error: raise(node, parts.helpers, 'TypeError', refusedSentence(copied, `the answer of ${label}`)) };
-    return { error: raise(node, parts.helpers, 'TypeError', `${label}: its answer could not be read.`) };
+    if (copied.kind === 'refused') return { error: raise(node, parts.helpers, 'TypeError', refusedSentence(copied, `the answer of ${label()}`)) };
+    return { error: raise(node, parts.helpers, 'TypeError', `${label()}: its answer could not be read.`) };
   }
 
   node.setProp(facadeBridge, 'call', call);
@@ -385,7 +365,7 @@ function startOne(parts: IsolationParts, routing: { bindContext(vm: QuickJSConte
   );
   node.setProp(facadeBridge, 'decode', decodeExport);
   node.setProp(node.global, FACADE_GLOBAL, facadeBridge);
-  const facade = evalOrNull(node, facadeSource(exports, planned.displayName, targets), planned.facadeId);
+  const facade = evalOrNull(node, facadeSource(exports, planned.displayName, targetNames), planned.facadeId);
   if (facade) return { ok: false, code: 'runtime-error', message: `The facade of the isolated module ${planned.displayName} could not be made: ${facade}.` };
   return undefined;
 }
@@ -395,13 +375,13 @@ function startOne(parts: IsolationParts, routing: { bindContext(vm: QuickJSConte
  * (a function inside an exported plain object too, called on its object), and what could not be
  * copied a stand-in that throws, naming the export, at any use.
  */
-function facadeSource(exports: readonly { readonly name: string; readonly base: number }[], displayName: string, targets: readonly string[][]): string {
+function facadeSource(exports: readonly { readonly name: string; readonly base: number }[], displayName: string, targetNames: readonly string[]): string {
   const lines = [
     `const b = globalThis[${JSON.stringify(FACADE_GLOBAL)}];`,
     `delete globalThis[${JSON.stringify(FACADE_GLOBAL)}];`,
     'const call = b.call;',
     'const decode = b.decode;',
-    `const names = ${JSON.stringify(targets.map((path) => path.join('.')))};`,
+    `const names = ${JSON.stringify(targetNames)};`,
     // A class cannot be constructed across: say so, rather than the engine's "not a constructor".
     `const proxy = (id) => function (...args) { if (new.target !== undefined) throw new TypeError("new " + names[id] + "() of " + ${JSON.stringify(displayName)} + " cannot be used: the module runs isolated, and an object with methods cannot cross the isolation boundary (only plain data and function calls do); import it without isolation to construct it."); return call(id, ...args); };`,
     `const unusable = (path, why) => { const refuse = () => { throw new TypeError(${JSON.stringify(displayName)} + " runs isolated: " + path + " is " + why + ", which cannot be used across the isolation boundary; only plain data and functions cross."); }; return new Proxy({}, { get: refuse, set: refuse, has: refuse, ownKeys: refuse, getPrototypeOf: refuse, setPrototypeOf: refuse, defineProperty: refuse, deleteProperty: refuse, getOwnPropertyDescriptor: refuse, isExtensible: refuse, preventExtensions: refuse }); };`,

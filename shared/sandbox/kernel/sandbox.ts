@@ -17,7 +17,6 @@ import { PRELUDE_SCRIPT_NAME, guestPreludeSource } from './guest-prelude.ts';
 import { installHostBridge, type HostBridge } from './host-bridge.ts';
 import { HOST_INPUTS_GLOBAL, INPUTS_MODULE_ID } from './inputs-module.ts';
 import { fits, type ImageRecord } from '../supply/module-image.ts';
-import type { CopyHelpers } from './isolation.ts';
 
 /**
  * fresh: no run has used it; compiled: a module set was evaluated into it and nothing else;
@@ -239,6 +238,58 @@ export function warmWebParts(ctx: QuickJSContext, warm: QuickJSHandle, names: re
   }
 }
 
+/** The prelude helpers a context's copies for isolated modules go through (prelude-core.js, isolation.ts). */
+export interface CopyHelpers {
+  readonly encode: QuickJSHandle;
+  readonly decode: QuickJSHandle;
+  readonly invoke: QuickJSHandle;
+  readonly invokeDirect: QuickJSHandle;
+  readonly take: QuickJSHandle;
+  readonly raise: QuickJSHandle;
+}
+
+/** A context's bridge and the prelude's helpers, as `hardenContext` leaves them. */
+export interface HardenedContext {
+  readonly bridge: HostBridge;
+  readonly serialize: QuickJSHandle;
+  readonly parse: QuickJSHandle;
+  readonly warm: QuickJSHandle;
+  readonly copy: CopyHelpers;
+}
+
+/**
+ * Step 2 on one context: the bridge's host functions, then the prelude that captures and deletes
+ * them; its helpers are kept in `scope`. Every context a run's code can reach is made so: the
+ * sandbox's own and each isolated module's (isolation.ts). Throws when the prelude fails.
+ */
+export function hardenContext(ctx: QuickJSContext, withWasm: boolean, scope: Scope): HardenedContext {
+  // Host functions first: the prelude captures and deletes them.
+  const bridge = installHostBridge(ctx, withWasm);
+  const prelude = ctx.evalCode(guestPreludeSource(withWasm), PRELUDE_SCRIPT_NAME, { type: 'global', strict: true });
+  if (prelude.error) {
+    const info = ctx.dump(prelude.error) as unknown;
+    prelude.error.dispose();
+    throw new Error(`the guest prelude failed: ${JSON.stringify(info)}`);
+  }
+  const helpers = scope.manage(prelude.value);
+  const take = (name: string) => scope.manage(ctx.getProp(helpers, name));
+  bridge.attach({ deliver: take('deliver'), caller: take('caller') });
+  return {
+    bridge,
+    serialize: take('serialize'),
+    parse: take('parse'),
+    warm: take('warm'),
+    copy: {
+      encode: take('isoEncode'),
+      decode: take('isoDecode'),
+      invoke: take('isoInvoke'),
+      invokeDirect: take('isoInvokeDirect'),
+      take: take('isoTake'),
+      raise: take('isoRaise'),
+    },
+  };
+}
+
 /**
  * Steps 1–2: a new runtime and context on `engine`, the bridge's host functions, the prelude.
  * Throws when the engine or the prelude fails (engine trouble, never a guest's: no guest code has run).
@@ -250,27 +301,7 @@ export function prepareSandbox(engine: QuickJSWASMModule, withWasm: boolean, war
     runtime.setMemoryLimit(LIMITS.guestMemoryBytes);
     runtime.setMaxStackSize(LIMITS.guestStackBytes);
     const ctx = scope.manage(runtime.newContext());
-    // Host functions first: the prelude captures and deletes them.
-    const bridge = installHostBridge(ctx, withWasm);
-    const prelude = ctx.evalCode(guestPreludeSource(withWasm), PRELUDE_SCRIPT_NAME, { type: 'global', strict: true });
-    if (prelude.error) {
-      const info = ctx.dump(prelude.error) as unknown;
-      prelude.error.dispose();
-      throw new Error(`the guest prelude failed: ${JSON.stringify(info)}`);
-    }
-    const helpers = scope.manage(prelude.value);
-    const serialize = scope.manage(ctx.getProp(helpers, 'serialize'));
-    const parse = scope.manage(ctx.getProp(helpers, 'parse'));
-    const warm = scope.manage(ctx.getProp(helpers, 'warm'));
-    const copy = {
-      encode: scope.manage(ctx.getProp(helpers, 'isoEncode')),
-      decode: scope.manage(ctx.getProp(helpers, 'isoDecode')),
-      invoke: scope.manage(ctx.getProp(helpers, 'isoInvoke')),
-      invokeDirect: scope.manage(ctx.getProp(helpers, 'isoInvokeDirect')),
-      take: scope.manage(ctx.getProp(helpers, 'isoTake')),
-      raise: scope.manage(ctx.getProp(helpers, 'isoRaise')),
-    };
-    bridge.attach({ deliver: scope.manage(ctx.getProp(helpers, 'deliver')), caller: scope.manage(ctx.getProp(helpers, 'caller')) });
+    const { bridge, serialize, parse, warm, copy } = hardenContext(ctx, withWasm, scope);
     // The kernel's own modules, before any pack: each takes its one-shot binding (inputs, and the
     // WASM bridge where there is one), so no module ever sees either.
     evaluateKernelModule(ctx, INPUTS_MODULE_ID, inputsModuleSource());
