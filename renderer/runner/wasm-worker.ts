@@ -5,16 +5,19 @@
 // global or table state survives a call. A runaway export is stopped by the pool terminating
 // this worker. It has no imports, so a replacement starts fast.
 
+import { failureCode, invokeExport, isCallAbi, isCallArgs, type CallAbi, type CallArg } from '../../shared/sandbox/wasm/canonical-abi.mjs';
+
 const CACHE_MAX = 64;
 const modules = new Map<string, Promise<WebAssembly.Module>>();
-const scope = self as unknown as { postMessage(message: unknown): void; onmessage: ((event: MessageEvent) => void) | null };
+const scope = self as unknown as { postMessage(message: unknown, transfer?: Transferable[]): void; onmessage: ((event: MessageEvent) => void) | null };
 
 interface CallMessage {
   readonly type: 'call';
   readonly id: number;
   readonly digest: string;
   readonly exportName: string;
-  readonly args: number[];
+  readonly args: CallArg[];
+  readonly abi?: CallAbi;
   readonly bytes?: ArrayBuffer;
 }
 
@@ -27,8 +30,8 @@ function isCall(msg: unknown): msg is CallMessage {
     Number.isSafeInteger(m.id) &&
     typeof m.digest === 'string' &&
     typeof m.exportName === 'string' &&
-    Array.isArray(m.args) &&
-    m.args.every((a) => typeof a === 'number') &&
+    isCallArgs(m.args) &&
+    (m.abi === undefined || isCallAbi(m.abi)) &&
     (m.bytes === undefined || m.bytes instanceof ArrayBuffer)
   );
 }
@@ -69,18 +72,16 @@ scope.onmessage = async (event: MessageEvent) => {
   const start = performance.now();
   try {
     const instance = new WebAssembly.Instance(module, {});
-    const fn = instance.exports[msg.exportName];
-    if (typeof fn !== 'function') throw new TypeError(`export ${msg.exportName} is not a function`);
-    const value: unknown = (fn as (...args: number[]) => unknown)(...msg.args);
-    scope.postMessage({ type: 'result', id: msg.id, ok: true, value, runMs: performance.now() - start });
+    const value = invokeExport(instance, msg.exportName, msg.args, msg.abi);
+    // A bytes result is the reply's own copy: move its buffer rather than copy it again.
+    scope.postMessage({ type: 'result', id: msg.id, ok: true, value, runMs: performance.now() - start }, value instanceof Uint8Array ? [value.buffer] : []);
   } catch (error) {
-    // RuntimeError: traps. RangeError: out of stack or the declared memory could not be allocated.
-    const trap = error instanceof WebAssembly.RuntimeError || error instanceof RangeError;
+    // Traps, ABI violations and an over-long result are the module's doing (failureCode says which).
     scope.postMessage({
       type: 'result',
       id: msg.id,
       ok: false,
-      code: trap ? 'wasm-trap' : 'internal',
+      code: failureCode(error),
       message: error instanceof Error ? error.message : String(error),
       runMs: performance.now() - start,
     });

@@ -5,7 +5,7 @@
 
 import { z } from 'zod';
 import { MODULE_STATUSES, PACK_STATUSES } from '../protocol/catalog.ts';
-import { PackageNameSchema, WASM_VALUE_TYPES } from '../protocol/manifest.ts';
+import { PackageNameSchema, WASM_TYPES } from '../protocol/manifest.ts';
 import { LIMITS } from '../protocol/limits.ts';
 import { ErrorCodeSchema } from './result-schema.ts';
 
@@ -30,8 +30,8 @@ export const ModuleSummarySchema = z.object({
     .array(
       z.object({
         as: Text(LIMITS.exportNameChars),
-        params: z.array(z.enum(WASM_VALUE_TYPES)).max(LIMITS.wasmMaxParams),
-        results: z.array(z.enum(WASM_VALUE_TYPES)).max(LIMITS.wasmMaxResults),
+        params: z.array(z.enum(WASM_TYPES)).max(LIMITS.wasmMaxParams),
+        results: z.array(z.enum(WASM_TYPES)).max(LIMITS.wasmMaxResults),
       }),
     )
     .max(LIMITS.exportsPerModule)

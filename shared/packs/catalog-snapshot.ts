@@ -181,7 +181,7 @@ export class CatalogSnapshot {
       imports: { ...module.imports },
       sources: module.graphSources ? [...module.graphSources] : [{ id: module.moduleId, kind: 'wasm-bridge', producer: { ...BRIDGE_GRAPH_SOURCE.producer }, content: 'source' }],
       ...(module.wasm
-        ? { wasm: { exports: module.wasm.exports.map((e) => ({ wasm: e.wasm, as: e.as })), memoryPagesMax: module.wasm.memoryPagesMax, budgets: { ...module.wasm.budgets } } }
+        ? { wasm: { exports: module.wasm.exports.map((e) => ({ wasm: e.wasm, as: e.as, params: [...e.params], ...(e.results[0] ? { result: e.results[0] } : {}) })), memoryPagesMax: module.wasm.memoryPagesMax, budgets: { ...module.wasm.budgets } } }
         : {}),
     };
     const delivery: AuthorizedSandboxModuleDelivery = {

@@ -8,7 +8,7 @@
 
 import type { WasmExportSignature } from '../protocol/catalog.ts';
 import { LIMITS } from '../protocol/limits.ts';
-import type { WasmExportDeclaration, WasmScalarType } from '../protocol/manifest.ts';
+import { WASM_TYPES, type WasmExportDeclaration, type WasmScalarType, type WasmValueType } from '../protocol/manifest.ts';
 import { fail, ok, type Result } from '../protocol/result.ts';
 import { Reader, WasmReject, invalid, readLimits, readValType, skipConstExpr } from './wasm-reader.ts';
 
@@ -291,9 +291,47 @@ function describeSignatureProblem(exp: string, type: FuncType): string | undefin
   return undefined;
 }
 
-/** The manifest's export list as `{ wasm, as }` pairs, with the guest names checked. */
-function normalizeDeclarations(declared: readonly WasmExportDeclaration[]): Result<{ wasm: string; as: string }[]> {
-  const out: { wasm: string; as: string }[] = [];
+/** One declared export: names, and for the typed form its declared types. */
+interface DeclaredExport {
+  readonly wasm: string;
+  readonly as: string;
+  /** The typed form's types, checked: undefined for a name or `{ wasm, as }` (typed by the binary). */
+  readonly typed?: { readonly params: readonly WasmValueType[]; readonly results: readonly WasmValueType[] };
+}
+
+const TYPES: ReadonlySet<string> = new Set<string>(WASM_TYPES);
+const isByteType = (t: string): boolean => t === 'bytes' || t === 'string';
+/** The canonical ABI's flattening: a bytes/string parameter is a (ptr, len) pair of i32s. */
+const flatParams = (params: readonly WasmValueType[]): string[] => params.flatMap((t) => (isByteType(t) ? ['i32', 'i32'] : [t]));
+/** A bytes/string result comes back through a return area: the core function returns its i32 pointer. */
+const flatResults = (results: readonly WasmValueType[]): string[] => results.map((t) => (isByteType(t) ? 'i32' : t));
+const showCore = (t: FuncType): string => `(${t.params.join(', ')}) → ${t.results[0] ?? 'nothing'}`;
+const showDeclared = (params: readonly string[], results: readonly string[]): string => `(${params.join(', ')}) → ${results[0] ?? 'nothing'}`;
+
+/** The typed form's types, or the sentence that says what is wrong with them. */
+function checkDeclaredTypes(as: string, params: readonly string[], result: string | undefined): Result<DeclaredExport['typed'] & object> {
+  const named = `export \`${as}\``;
+  const choices = WASM_TYPES.join(', ');
+  for (const [i, t] of params.entries()) {
+    if (!TYPES.has(t)) return fail('wasm-export-signature', `${named} declares parameter ${i + 1} as ${JSON.stringify(t)}, which is not a type (${choices})`);
+  }
+  if (result !== undefined && !TYPES.has(result)) {
+    return fail('wasm-export-signature', `${named} declares its result as ${JSON.stringify(result)}, which is not a type (${choices}; leave "result" out for none)`);
+  }
+  const typed = { params: params as WasmValueType[], results: (result === undefined ? [] : [result]) as WasmValueType[] };
+  const words = flatParams(typed.params).length;
+  if (words > LIMITS.wasmMaxParams) {
+    return fail(
+      'wasm-export-signature',
+      `${named} declares ${words} parameter words (a bytes or string parameter counts as two: pointer and length); at most ${LIMITS.wasmMaxParams}`,
+    );
+  }
+  return ok(typed);
+}
+
+/** The manifest's export list as declared exports, with the guest names and declared types checked. */
+function normalizeDeclarations(declared: readonly WasmExportDeclaration[]): Result<DeclaredExport[]> {
+  const out: DeclaredExport[] = [];
   const seen = new Set<string>();
   for (const decl of declared) {
     const pair = typeof decl === 'string' ? { wasm: decl, as: decl } : { wasm: decl.wasm, as: decl.as };
@@ -303,10 +341,23 @@ function normalizeDeclarations(declared: readonly WasmExportDeclaration[]): Resu
     }
     if (seen.has(pair.as)) return fail('wasm-export-name-invalid', `the manifest declares the export name \`${pair.as}\` twice`);
     seen.add(pair.as);
-    out.push(pair);
+    if (typeof decl === 'string' || (decl.params === undefined && decl.result === undefined)) {
+      out.push(pair);
+      continue;
+    }
+    if (decl.params === undefined) {
+      return fail('wasm-export-signature', `export \`${pair.as}\` declares a result but no "params"; declare both (use "params": [] for none)`);
+    }
+    const typed = checkDeclaredTypes(pair.as, decl.params, decl.result);
+    if (!typed.ok) return typed;
+    out.push({ ...pair, typed: typed.value });
   }
   return ok(out);
 }
+
+const REALLOC: FuncType = { params: ['i32', 'i32', 'i32', 'i32'], results: ['i32'] };
+const sameType = (a: FuncType, b: FuncType): boolean =>
+  a.params.length === b.params.length && a.results.length === b.results.length && a.params.every((t, i) => t === b.params[i]) && a.results.every((t, i) => t === b.results[i]);
 
 /**
  * Validate `bytes` against the v1 WASM rules and the manifest entry. Never compiles. Returns the
@@ -325,21 +376,51 @@ export function validateWasmBinary(bytes: Uint8Array, entry: WasmBinaryEntry): R
     if (error instanceof WasmReject) return fail(error.code, error.message);
     throw error;
   }
+  const typeOf = (index: number): FuncType => parsed.types[parsed.funcTypes[index] as number] as FuncType;
 
   const signatures: WasmExportSignature[] = [];
+  let byteUser: string | undefined;
   for (const pair of names.value) {
     const found = parsed.exports.get(pair.wasm);
     if (!found) return fail('wasm-export-missing', `the binary has no export named \`${pair.wasm}\``);
     if (found.kind !== 0) return fail('wasm-export-not-function', `export \`${pair.wasm}\` is a ${EXPORT_KINDS[found.kind]}, not a function`);
-    const type = parsed.types[parsed.funcTypes[found.index] as number] as FuncType;
-    const problem = describeSignatureProblem(pair.wasm, type);
-    if (problem) return fail('wasm-export-signature', problem);
-    signatures.push({
-      wasm: pair.wasm,
-      as: pair.as,
-      params: type.params as WasmScalarType[],
-      results: type.results as WasmScalarType[],
-    });
+    const type = typeOf(found.index);
+    if (!pair.typed) {
+      const problem = describeSignatureProblem(pair.wasm, type);
+      if (problem) return fail('wasm-export-signature', problem);
+      signatures.push({ wasm: pair.wasm, as: pair.as, params: type.params as WasmScalarType[], results: type.results as WasmScalarType[] });
+      continue;
+    }
+    const { params, results } = pair.typed;
+    const core: FuncType = { params: flatParams(params), results: flatResults(results) };
+    if (!sameType(core, type)) {
+      const lowered = params.some(isByteType) || results.some(isByteType) ? `, which the canonical ABI lowers to ${showCore(core)},` : '';
+      return fail(
+        'wasm-export-signature',
+        `export \`${pair.as}\` is declared ${showDeclared(params, results)}${lowered} but the binary's \`${pair.wasm}\` is ${showCore(type)}`,
+      );
+    }
+    if (params.some(isByteType) || results.some(isByteType)) byteUser ??= pair.as;
+    const postName = `cabi_post_${pair.wasm}`;
+    const post = parsed.exports.get(postName);
+    if (post) {
+      const want: FuncType = { params: core.results, results: [] };
+      if (post.kind !== 0 || !sameType(typeOf(post.index), want)) {
+        return fail('wasm-export-signature', `\`${postName}\` must be a function ${showCore(want)} (it is called with \`${pair.wasm}\`'s result after the host read it)`);
+      }
+    }
+    signatures.push({ wasm: pair.wasm, as: pair.as, params, results, ...(post ? { post: postName } : {}) });
+  }
+  if (byteUser !== undefined) {
+    const why = `which \`${byteUser}\` needs to take or return bytes or strings (the canonical ABI)`;
+    const memory = parsed.exports.get('memory');
+    if (!memory) return fail('wasm-export-missing', `the binary exports no \`memory\`, ${why}`);
+    if (memory.kind !== 2) return fail('wasm-export-missing', `the binary's \`memory\` export is a ${EXPORT_KINDS[memory.kind]}, not a memory, ${why}`);
+    const realloc = parsed.exports.get('cabi_realloc');
+    if (!realloc) return fail('wasm-export-missing', `the binary has no export named \`cabi_realloc\`, ${why}: cabi_realloc(old_ptr, old_size, align, new_size) -> ptr`);
+    if (realloc.kind !== 0 || !sameType(typeOf(realloc.index), REALLOC)) {
+      return fail('wasm-export-signature', `\`cabi_realloc\` must be a function ${showCore(REALLOC)} (old_ptr, old_size, align, new_size → ptr)`);
+    }
   }
   return ok({ exports: signatures, instantiation: parsed.instantiation });
 }

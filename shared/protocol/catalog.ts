@@ -6,7 +6,7 @@
 import type { ErrorCode } from './codes.ts';
 import type { SandboxModuleDeclaration } from './declaration.ts';
 import type { DeliveredGraphSource, DeliveredModuleInfo, DeliveryPart } from './delivery.ts';
-import type { WasmBudgets, WasmScalarType } from './manifest.ts';
+import type { WasmBudgets, WasmValueType } from './manifest.ts';
 import type { Failure } from './result.ts';
 
 export type ModuleKind = 'js' | 'wasm';
@@ -37,17 +37,17 @@ export interface SandboxModuleSummary {
   readonly summary: string;
   /** Exported names (WASM: the `as` names) when known. */
   readonly exports?: readonly string[];
-  /** A ready WASM module's exports with their scalar signatures (from the validated binary), for completions. */
+  /** A ready WASM module's exports with their declared signatures (from the validated binary), for completions. */
   readonly signatures?: readonly WasmExportTypes[];
   readonly hasSkill: boolean;
 }
 
-/** The guest-facing name of a WASM export and its scalar types (no binary-internal name). */
+/** The guest-facing name of a WASM export and its types (no binary-internal name). */
 export interface WasmExportTypes {
   readonly as: string;
-  readonly params: readonly WasmScalarType[];
+  readonly params: readonly WasmValueType[];
   /** Empty for a void export. */
-  readonly results: readonly WasmScalarType[];
+  readonly results: readonly WasmValueType[];
 }
 
 /** Diagnostics: one row per pack, with its modules and warnings. */
@@ -72,9 +72,12 @@ export interface WasmExportSignature {
   readonly wasm: string;
   /** Name the guest imports. */
   readonly as: string;
-  readonly params: readonly WasmScalarType[];
-  /** Empty for a void export. */
-  readonly results: readonly WasmScalarType[];
+  /** As declared: a `bytes`/`string` parameter is a (ptr, len) pair of i32s in the binary. */
+  readonly params: readonly WasmValueType[];
+  /** Empty for a void export. A `bytes`/`string` result comes back through a return area. */
+  readonly results: readonly WasmValueType[];
+  /** `cabi_post_<wasm>`, when the binary exports it (called after a result is read). */
+  readonly post?: string;
 }
 
 export interface ExecutableWasm {

@@ -6,7 +6,8 @@
 // files relative to the pack, exactly as the digest does.
 
 import { z } from 'zod';
-import { WasmBudgetsSchema } from './manifest.ts';
+import { LIMITS } from './limits.ts';
+import { WASM_TYPES, WasmBudgetsSchema } from './manifest.ts';
 
 export const DELIVERY_DIGEST_HEADER = 'X-Sandbox-Module-Digest';
 export const DELIVERY_DEPENDENCIES_HEADER = 'X-Sandbox-Module-Dependencies';
@@ -45,7 +46,19 @@ export const DeliveredModuleInfoSchema = z
     /** For a WASM entry: what the dispatcher needs besides the bytes. */
     wasm: z
       .object({
-        exports: z.array(z.object({ wasm: z.string().min(1).max(256), as: z.string().min(1).max(256) }).strict()).max(256),
+        // Each export with its validated types (the browser validates the binary against them again).
+        exports: z
+          .array(
+            z
+              .object({
+                wasm: z.string().min(1).max(256),
+                as: z.string().min(1).max(256),
+                params: z.array(z.enum(WASM_TYPES)).max(LIMITS.wasmMaxParams).optional(),
+                result: z.enum(WASM_TYPES).optional(),
+              })
+              .strict(),
+          )
+          .max(256),
         memoryPagesMax: z.number().int().min(0),
         budgets: WasmBudgetsSchema,
       })

@@ -34,6 +34,14 @@ export const LIMITS = {
   wasmCallsPerInvocation: 256,
   /** Per-invocation aggregate WASM wall clock (ms). */
   wasmAggregateMs: 30_000,
+  /** Bytes one WASM call may pass in: its bytes arguments and its strings' UTF-8, summed. */
+  wasmCallInputBytes: 16 * 1024 * 1024,
+  /** Bytes one WASM call may return (a bytes result, or a string result's UTF-8). */
+  wasmCallOutputBytes: 16 * 1024 * 1024,
+  /** Bytes all of one invocation's WASM calls may pass in. */
+  wasmInputBytesPerInvocation: 64 * 1024 * 1024,
+  /** Bytes all of one invocation's WASM calls may return. */
+  wasmOutputBytesPerInvocation: 64 * 1024 * 1024,
   /** Captured console output per invocation (bytes). */
   consoleBytes: 64 * 1024,
   /** Captured console entries per invocation: empty lines cost no bytes but still cost memory and output. */

@@ -9,6 +9,13 @@ import { LIMITS } from './limits.ts';
 
 export const WASM_VALUE_TYPES = ['i32', 'f32', 'f64'] as const;
 export type WasmScalarType = (typeof WASM_VALUE_TYPES)[number];
+/**
+ * The types a typed export declaration may name (docs/wasm-host.md, "Bytes and strings"): the
+ * scalars, and `bytes` (a Uint8Array in the guest) and `string` (UTF-8 on the wire), which the
+ * canonical ABI lowers to a (ptr, len) pair of i32s.
+ */
+export const WASM_TYPES = ['i32', 'f32', 'f64', 'bytes', 'string'] as const;
+export type WasmValueType = (typeof WASM_TYPES)[number];
 
 /** Budgets a WASM entry may lower (never raise) from the host defaults. */
 export const WasmBudgetsSchema = z
@@ -17,11 +24,33 @@ export const WasmBudgetsSchema = z
     concurrency: z.number().int().min(1).max(LIMITS.wasmConcurrency).optional(),
     calls: z.number().int().min(1).max(LIMITS.wasmCallsPerInvocation).optional(),
     aggregateMs: z.number().int().min(1).max(LIMITS.wasmAggregateMs).optional(),
+    /** Bytes one call may pass in (its bytes and strings' UTF-8, summed) / return. */
+    callInputBytes: z.number().int().min(1).max(LIMITS.wasmCallInputBytes).optional(),
+    callOutputBytes: z.number().int().min(1).max(LIMITS.wasmCallOutputBytes).optional(),
+    /** Bytes all of a run's calls may pass in / return. */
+    inputBytes: z.number().int().min(1).max(LIMITS.wasmInputBytesPerInvocation).optional(),
+    outputBytes: z.number().int().min(1).max(LIMITS.wasmOutputBytesPerInvocation).optional(),
   })
   .strict();
 export type WasmBudgets = z.infer<typeof WasmBudgetsSchema>;
 
-export const WasmExportSchema = z.union([z.string().min(1).max(128), z.object({ wasm: z.string().min(1).max(128), as: z.string().min(1).max(128) }).strict()]);
+/**
+ * An export: its name, `{ wasm, as }`, or the typed form `{ wasm, as, params, result }`. The
+ * types are plain strings here, bounded in number and length, so that a wrong one skips this
+ * module with a sentence naming it (binary validation judges them) instead of failing the whole
+ * manifest.
+ */
+export const WasmExportSchema = z.union([
+  z.string().min(1).max(128),
+  z
+    .object({
+      wasm: z.string().min(1).max(128),
+      as: z.string().min(1).max(128),
+      params: z.array(z.string().max(32)).max(32).optional(),
+      result: z.string().max(32).optional(),
+    })
+    .strict(),
+]);
 export type WasmExportDeclaration = z.infer<typeof WasmExportSchema>;
 
 /** Longest `npm` field: a package name (npm allows 214 characters), "/", a subpath. */

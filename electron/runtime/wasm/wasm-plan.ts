@@ -15,7 +15,7 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 import type { SandboxModuleResolutionOk } from '../../../shared/protocol/catalog.ts';
 import { ErrorCodeSchema } from '../../../shared/protocol/codes.ts';
 import { LIMITS } from '../../../shared/protocol/limits.ts';
-import { WASM_VALUE_TYPES, WasmBudgetsSchema } from '../../../shared/protocol/manifest.ts';
+import { WASM_TYPES, WasmBudgetsSchema } from '../../../shared/protocol/manifest.ts';
 import { fail, ok, type Result } from '../../../shared/protocol/result.ts';
 import {
   createWasmDispatcher,
@@ -33,8 +33,9 @@ const WasmExportSignatureSchema = z
   .object({
     wasm: z.string().min(1).max(128),
     as: z.string().min(1).max(128),
-    params: z.array(z.enum(WASM_VALUE_TYPES)).max(LIMITS.wasmMaxParams),
-    results: z.array(z.enum(WASM_VALUE_TYPES)).max(LIMITS.wasmMaxResults),
+    params: z.array(z.enum(WASM_TYPES)).max(LIMITS.wasmMaxParams),
+    results: z.array(z.enum(WASM_TYPES)).max(LIMITS.wasmMaxResults),
+    post: z.string().startsWith('cabi_post_').max(140).optional(),
   })
   .strict();
 
@@ -72,7 +73,7 @@ export async function buildWasmPlan(resolution: Pick<SandboxModuleResolutionOk, 
     modules.push({
       moduleId: mod.moduleId,
       displayName: mod.displayName,
-      exports: mod.wasm.exports.map((e) => ({ wasm: e.wasm, as: e.as, params: [...e.params], results: [...e.results] })),
+      exports: mod.wasm.exports.map((e) => ({ wasm: e.wasm, as: e.as, params: [...e.params], results: [...e.results], ...(e.post ? { post: e.post } : {}) })),
       memoryPagesMax: mod.wasm.memoryPagesMax,
       budgets: { ...mod.wasm.budgets },
       compiled: compiled.ok

@@ -10,6 +10,8 @@
 
 import { readlinkSync } from 'node:fs';
 import { MessagePort, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
+// The canonical ABI's lowering for typed exports, the browser worker's too (no imports of its own).
+import { failureCode, invokeExport, isCallAbi, isCallArgs } from '../../../shared/sandbox/wasm/canonical-abi.mjs';
 
 const CACHE_MAX = 64;
 /** Lane mode: the shared signal's layout (see WasmLanes in wasm-plan.ts) and the spin before a wait. */
@@ -39,8 +41,8 @@ function isCall(msg) {
     Number.isSafeInteger(msg.id) &&
     typeof msg.digest === 'string' &&
     typeof msg.exportName === 'string' &&
-    Array.isArray(msg.args) &&
-    msg.args.every((a) => typeof a === 'number') &&
+    isCallArgs(msg.args) &&
+    (msg.abi === undefined || isCallAbi(msg.abi)) &&
     (msg.module === undefined || msg.module instanceof WebAssembly.Module) &&
     (msg.spare === undefined || msg.spare === true)
   );
@@ -84,16 +86,17 @@ function handle(msg) {
     const ready = spare !== undefined && spare.digest === msg.digest ? spare.instance : undefined;
     spare = undefined;
     const instance = ready ?? new WebAssembly.Instance(module, {});
-    const fn = instance.exports[msg.exportName];
-    if (typeof fn !== 'function') throw new TypeError(`export ${msg.exportName} is not a function`);
-    const value = fn(...msg.args);
+    const value = invokeExport(instance, msg.exportName, msg.args, msg.abi);
     return { type: 'result', id: msg.id, ok: true, value, runMs: performance.now() - start };
   } catch (error) {
-    // RuntimeError: traps (unreachable, divide by zero, out of bounds). RangeError: the engine
-    // ran out of stack or could not allocate the declared memory. Both are the module's doing.
-    const trap = error instanceof WebAssembly.RuntimeError || error instanceof RangeError;
-    return { type: 'result', id: msg.id, ok: false, code: trap ? 'wasm-trap' : 'internal', message: errorMessage(error), runMs: performance.now() - start };
+    // Traps, ABI violations and an over-long result are the module's doing (failureCode says which).
+    return { type: 'result', id: msg.id, ok: false, code: failureCode(error), message: errorMessage(error), runMs: performance.now() - start };
   }
+}
+
+/** A bytes result's buffer is the reply's own copy (canonical-abi.mjs slices it): move it, do not copy it again. */
+function transferOf(message) {
+  return message.value instanceof Uint8Array ? [message.value.buffer] : [];
 }
 
 /**
@@ -136,7 +139,7 @@ if (lane) {
   const calls = slot * 2,
     sleeping = slot * 2 + 1;
   const reply = (message) => {
-    port.postMessage(message);
+    port.postMessage(message, transferOf(message));
     Atomics.add(signal, REPLIES, 1);
     // A wake-up through the futex is the expensive part of a round trip here (measured); skip it
     // while the host is spinning, which it says through its flag (see WasmLanes.block).
@@ -162,7 +165,8 @@ if (lane) {
   }
 } else {
   parentPort.on('message', (msg) => {
-    parentPort.postMessage(handle(msg));
+    const answer = handle(msg);
+    parentPort.postMessage(answer, transferOf(answer));
     prepareSpare(msg);
   });
   parentPort.postMessage({ type: 'ready' });

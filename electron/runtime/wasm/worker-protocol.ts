@@ -4,6 +4,7 @@
 // the browser pool (shared/sandbox/wasm/wasm-worker-reply.ts).
 
 import type { WorkerOptions } from 'node:worker_threads';
+import type { CallAbi, CallArg } from '../../../shared/sandbox/wasm/canonical-abi.mjs';
 import { assetUrl } from '../../platform/assets.ts';
 
 export interface WorkerCallMessage {
@@ -13,7 +14,10 @@ export interface WorkerCallMessage {
   /** Sent the first time a worker needs this digest, and again when it reports it missing. */
   readonly module?: WebAssembly.Module;
   readonly exportName: string;
-  readonly args: readonly number[];
+  /** Numbers, and bytes for a typed export's `bytes`/`string` parameters. */
+  readonly args: readonly CallArg[];
+  /** A typed export's lowering (shared/sandbox/wasm/canonical-abi.mjs). */
+  readonly abi?: CallAbi;
   /** After this call, keep a fresh instance of the module ready for the next one. */
   readonly spare?: boolean;
 }

@@ -82,6 +82,9 @@
     TA: getters(typedArrayProto, 'buffer byteOffset byteLength'),
     DV: getters(DataView.prototype, 'buffer byteOffset byteLength'),
     ABG: getters(ArrayBuffer.prototype, 'byteLength'),
+    /** %TypedArray%.prototype[Symbol.toStringTag]: the kind from the internal slot ("Uint8Array"), undefined for anything else. */
+    taTag: getOwnPropertyDescriptor(typedArrayProto, Symbol.toStringTag).get,
+    abSlice: ArrayBuffer.prototype.slice,
   });
 
   // "then" asks the promise's species for the promise it returns; locked, so a pack's species
@@ -404,13 +407,20 @@
 
   // #if wasm
   // The WASM bridge (the facades' only way out): a promise of the export's value, or a rejection
-  // with an Error carrying the host's code. Plain number lists take the fast path below.
+  // with an Error carrying the host's code. Lists of numbers, strings and Uint8Arrays take the
+  // fast path below. The host answers `deliver(id, answer, how)`: how 2, an ArrayBuffer that
+  // is a bytes result (handed over as a Uint8Array of its own); how 1, a tagged result as JSON
+  // (a failure); otherwise the value itself (a number, undefined, a string result).
   const waiting = Obj.create(null);
-  const deliver = (id, answer) => {
+  const deliver = (id, answer, how) => {
     const settle = waiting[id];
     if (settle === undefined) return;
     delete waiting[id];
-    if (typeof answer !== 'string') {
+    if (how === 2) {
+      settle[0](new I.U8(answer));
+      return;
+    }
+    if (how !== 1) {
       settle[0](answer);
       return;
     }
@@ -426,16 +436,29 @@
       // A null-prototype list: filling an array would pass each number to an index setter a pack put on Array.prototype.
       const n = args.length;
       const list = { __proto__: null, 0: moduleId, 1: exportName, length: n + 2 };
-      let numbers = true;
+      let plain = true;
       for (let i = 0; i < n; i++) {
         const x = args[i];
-        if (typeof x !== 'number') {
-          numbers = false;
+        if (typeof x === 'number' || typeof x === 'string') list[i + 2] = x;
+        else if (typeof x === 'object' && x !== null && I.apply(I.taTag, x, []) === 'Uint8Array') {
+          // The viewed bytes as an ArrayBuffer the host copies: the buffer itself when the view is
+          // all of it (no copy here), else a slice. Read through captured getters only.
+          const buffer = I.apply(I.TA[0], x, []);
+          const offset = I.apply(I.TA[1], x, []);
+          const length = I.apply(I.TA[2], x, []);
+          // No bytes at all travel as undefined (an empty ArrayBuffer has no data the host could read).
+          list[i + 2] =
+            length === 0
+              ? undefined
+              : offset === 0 && length === I.apply(I.ABG[0], buffer, [])
+                ? buffer
+                : I.apply(I.abSlice, buffer, [offset, offset + length]);
+        } else {
+          plain = false;
           break;
         }
-        list[i + 2] = x;
       }
-      if (numbers) {
+      if (plain) {
         return new I.Promise((resolve, reject) => {
           waiting[I.apply(hostWasm, undefined, list)] = [resolve, reject];
         });

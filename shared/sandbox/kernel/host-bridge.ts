@@ -96,6 +96,31 @@ function callerOf(file: string, graph: LoaderGraph): string {
   return module ? module.displayName : UNKNOWN_CALLER;
 }
 
+/**
+ * The fast path's arguments: numbers, strings, and ArrayBuffers (copied out of the guest's heap
+ * as Uint8Arrays; `undefined` stands for no bytes); undefined when any is something else (the
+ * guest's core sends nothing else).
+ */
+function readWasmArgs(ctx: QuickJSContext, handles: readonly QuickJSHandle[]): (number | string | Uint8Array)[] | undefined {
+  const values: (number | string | Uint8Array)[] = [];
+  for (const handle of handles) {
+    const type = ctx.typeof(handle);
+    if (type === 'number') values.push(ctx.getNumber(handle));
+    else if (type === 'string') values.push(ctx.getString(handle));
+    else if (type === 'undefined') values.push(new Uint8Array(0));
+    else if (type === 'object') {
+      try {
+        const view = ctx.getArrayBuffer(handle);
+        values.push(view.value.slice());
+        view.dispose();
+      } catch {
+        return undefined;
+      }
+    } else return undefined;
+  }
+  return values;
+}
+
 function readArgs(ctx: QuickJSContext, jsonHandle: QuickJSHandle | undefined, buffersHandle: QuickJSHandle | undefined): unknown[] | undefined {
   if (!jsonHandle || ctx.typeof(jsonHandle) !== 'string') return undefined;
   const buffers: Uint8Array[] = [];
@@ -214,38 +239,28 @@ export function installHostBridge(ctx: QuickJSContext, withWasm: boolean): HostB
     return answerWith(run.state, dispatch(run, kind, name, args));
   });
 
-  // The WASM fast path (see HOST_WASM_GLOBAL): numbers in, a call id back at once, and later a
-  // number or `undefined` delivered through the core's `deliver`. The same dispatch and checks as
-  // the general bridge; only the marshaling differs. `deliver` is attached once the core has run.
+  // The WASM fast path (see HOST_WASM_GLOBAL): numbers, strings and ArrayBuffers (a Uint8Array's
+  // bytes) in, a call id back at once, and later the answer delivered through the core's
+  // `deliver`. The same dispatch and checks as the general bridge; only the marshaling differs.
+  // `deliver` is attached once the core has run.
   let nextWasmCall = 1;
   if (withWasm) {
     define(HOST_WASM_GLOBAL, (moduleHandle, exportHandle, ...argHandles) => {
       const moduleId = moduleHandle && ctx.typeof(moduleHandle) === 'string' ? ctx.getString(moduleHandle) : undefined;
       const exportName = exportHandle && ctx.typeof(exportHandle) === 'string' ? ctx.getString(exportHandle) : undefined;
-      const numbers: number[] = [];
-      for (const handle of argHandles) {
-        if (ctx.typeof(handle) !== 'number') {
-          numbers.length = 0;
-          break;
-        }
-        numbers.push(ctx.getNumber(handle));
-      }
-      const args = numbers.length === argHandles.length ? [moduleId, exportName, numbers] : undefined;
+      const values = readWasmArgs(ctx, argHandles);
+      const args = values ? [moduleId, exportName, values] : undefined;
       if (!run) return asTaggedJson(UNBOUND);
       const { state } = run;
       const id = nextWasmCall++;
       const settle = (result: HostCallResult) => {
         if (state.closed || !ctx.alive || !deliver) return;
         const idHandle = ctx.newNumber(id);
-        const value =
-          result.ok && typeof result.value === 'number'
-            ? ctx.newNumber(result.value)
-            : result.ok && result.value === undefined
-              ? ctx.undefined
-              : asTaggedJson(result);
-        const delivered = ctx.callFunction(deliver, ctx.undefined, idHandle, value);
+        const [value, how] = wasmAnswer(result);
+        const delivered = ctx.callFunction(deliver, ctx.undefined, idHandle, value, how);
         idHandle.dispose();
         if (value !== ctx.undefined) value.dispose();
+        if (how !== ctx.undefined) how.dispose();
         if (delivered.error) delivered.error.dispose();
         else delivered.value.dispose();
       };
@@ -256,6 +271,22 @@ export function installHostBridge(ctx: QuickJSContext, withWasm: boolean): HostB
       return ctx.newNumber(id);
     });
   }
+
+  /** A WASM answer as `deliver` takes it: the value, and how to read it (1: tagged JSON, 2: bytes). */
+  const wasmAnswer = (result: HostCallResult): [QuickJSHandle, QuickJSHandle] => {
+    if (result.ok) {
+      const value: unknown = result.value;
+      if (typeof value === 'number') return [ctx.newNumber(value), ctx.undefined];
+      if (value === undefined) return [ctx.undefined, ctx.undefined];
+      if (typeof value === 'string') return [ctx.newString(value), ctx.undefined];
+      if (value instanceof Uint8Array) {
+        // A copy into the guest's heap, which counts against its memory limit like any allocation.
+        const buffer = value.byteOffset === 0 && value.byteLength === value.buffer.byteLength ? value.buffer : value.slice().buffer;
+        return [ctx.newArrayBuffer(buffer as ArrayBuffer), ctx.newNumber(2)];
+      }
+    }
+    return [asTaggedJson(result), ctx.newNumber(1)];
+  };
 
   // The bridge library is compiled on first use only (see guest-prelude.ts); the core calls this
   // once with the intrinsics it captured before any guest code ran.

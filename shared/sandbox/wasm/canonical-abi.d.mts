@@ -17,6 +17,12 @@ export interface CallAbi {
 /** One argument as a call message carries it: a number, or a string's UTF-8 / a Uint8Array's bytes. */
 export type CallArg = number | Uint8Array;
 
-export function invokeExport(instance: WebAssembly.Instance, exportName: string, args: readonly CallArg[], abi?: CallAbi): number | undefined | Uint8Array | string;
+/** A result longer than the call may return, found before anything was copied. */
+export class OutputTooLarge extends Error {}
+
+/** Scalar exports answer a number or undefined; typed bytes/string results are a Uint8Array. */
+export function invokeExport(instance: WebAssembly.Instance, exportName: string, args: readonly CallArg[], abi?: CallAbi): number | undefined | Uint8Array;
+/** The reply code for what `invokeExport` threw. */
+export function failureCode(error: unknown): 'wasm-trap' | 'wasm-budget-bytes' | 'internal';
 export function isCallAbi(abi: unknown): abi is CallAbi;
 export function isCallArgs(args: unknown): args is CallArg[];

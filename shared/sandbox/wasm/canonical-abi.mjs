@@ -13,15 +13,23 @@
 //   3. a `bytes`/`string` result comes back through a return area: the export returns an i32
 //      pointer, 4-aligned, to two little-endian u32s (ptr, len); the length is checked against
 //      the call's output allowance and the range against memory *before* anything is copied;
-//   4. `cabi_post_<export>` is called with the export's core result when the module exports it;
-//   5. a `string` result must be valid UTF-8 (the canonical ABI traps on anything else; so do we).
-// Every violation is thrown as a WebAssembly.RuntimeError with a sentence, which both workers
-// report as `wasm-trap`, like an engine trap.
+//   4. `cabi_post_<export>` is called with the export's core result when the module exports it.
+// A `string` result comes back as its bytes; the dispatcher decodes it and refuses bytes that are
+// not UTF-8 (the canonical ABI traps on those; so do we), so the host counts the bytes it copied.
+// A violation is thrown as a WebAssembly.RuntimeError with a sentence, which both workers report
+// as `wasm-trap` like an engine trap; a result over the call's allowance is an OutputTooLarge,
+// reported as `wasm-budget-bytes`.
 //
 // Memory is re-read after every call into the module: `cabi_realloc` may grow it (which detaches
 // the old buffer), and a module may grow it to its maximum in the middle of a copy.
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+/** A result longer than the call may return, found before anything was copied. */
+export class OutputTooLarge extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'OutputTooLarge';
+  }
+}
 
 /** A canonical-ABI violation, reported like a trap. */
 function violation(message) {
@@ -63,7 +71,7 @@ function liftBytes(memory, name, retptr, maxBytes) {
   const view = new DataView(memory.buffer);
   const ptr = view.getUint32(retptr, true);
   const len = view.getUint32(retptr + 4, true);
-  if (len > maxBytes) throw violation(`\`${name}\` returned ${len} bytes, more than the ${maxBytes} bytes this call may return`);
+  if (len > maxBytes) throw new OutputTooLarge(`\`${name}\` returned ${len} bytes, more than the ${maxBytes} bytes this call may return (budget: output bytes)`);
   checkRange(memory, ptr, len, `the result of \`${name}\``);
   return new Uint8Array(memory.buffer, ptr, len).slice();
 }
@@ -73,7 +81,7 @@ function liftBytes(memory, name, retptr, maxBytes) {
  * numbers are passed as they are and its value is returned. With `abi` (`{ params, result, post,
  * maxResultBytes }`, from the validated manifest declaration), `args` hold a number for each
  * scalar parameter and a Uint8Array for each `bytes`/`string` one; the result is a number,
- * undefined, a Uint8Array (`bytes`) or a string (`string`).
+ * undefined, or a Uint8Array of its own (`bytes` and `string`: the string's UTF-8, unchecked).
  */
 export function invokeExport(instance, exportName, args, abi) {
   const exports = instance.exports;
@@ -103,12 +111,15 @@ export function invokeExport(instance, exportName, args, abi) {
   }
   const bytes = liftBytes(memory, exportName, core >>> 0, abi.maxResultBytes);
   if (abi.post !== undefined) exports[abi.post](core);
-  if (abi.result === 'bytes') return bytes;
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    throw violation(`\`${exportName}\` returned a string that is not valid UTF-8`);
-  }
+  return bytes;
+}
+
+/** The reply code for what `invokeExport` threw: the module's doing (a trap, a budget), or ours. */
+export function failureCode(error) {
+  if (error instanceof OutputTooLarge) return 'wasm-budget-bytes';
+  // RuntimeError: traps (unreachable, divide by zero, out of bounds) and ABI violations.
+  // RangeError: the engine ran out of stack or could not allocate the declared memory.
+  return error instanceof WebAssembly.RuntimeError || error instanceof RangeError ? 'wasm-trap' : 'internal';
 }
 
 /** True when `abi` is the shape `invokeExport` takes (the workers check inbound messages by hand). */

@@ -8,6 +8,7 @@ import type { WasmBudgets } from '../../protocol/manifest.ts';
 import { buildWasm, op } from '../../testing/wasm-builder.ts';
 import { validateWasmBinary } from '../../packs/wasm-binary.ts';
 import { createWasmDispatcher, effectiveBudgets, type WasmPoolPort, type WasmPoolRequest } from './wasm-dispatcher.ts';
+import { failureCode, invokeExport } from './canonical-abi.mjs';
 
 const bytes = buildWasm({
   funcs: [
@@ -55,7 +56,7 @@ function resolution(...mods: ExecutableModule[]): Pick<SandboxModuleResolutionOk
   return { modules: Object.fromEntries([...mods, jsModule].map((m) => [m.moduleId, m])) };
 }
 
-/** In-process pool port: a fresh instance per call on the real engine, after a macrotask. */
+/** In-process pool port: a fresh instance per call on the real engine, after a macrotask, through the workers' own lowering. */
 class InlinePort implements WasmPoolPort {
   requests: WasmPoolRequest[] = [];
   async call(request: WasmPoolRequest) {
@@ -64,10 +65,10 @@ class InlinePort implements WasmPoolPort {
     const start = performance.now();
     try {
       const instance = new WebAssembly.Instance(new WebAssembly.Module(request.bytes.slice()), {});
-      const value = (instance.exports[request.exportName] as (...a: number[]) => number | undefined)(...request.args);
+      const value = invokeExport(instance, request.exportName, request.args, request.abi);
       return { ok: true as const, value, runMs: performance.now() - start };
     } catch (error) {
-      return { ok: false as const, code: 'wasm-trap' as const, message: (error as Error).message, runMs: performance.now() - start };
+      return { ok: false as const, code: failureCode(error), message: (error as Error).message, runMs: performance.now() - start };
     }
   }
 }
@@ -190,14 +191,19 @@ describe('createWasmDispatcher', () => {
   });
 
   it('never raises budgets above the host defaults', () => {
-    expect(effectiveBudgets({ calls: 10_000, concurrency: 50, aggregateMs: 10 ** 9, callTimeoutMs: 10 ** 9 })).toEqual({
-      callTimeoutMs: 5000,
+    const bytes = { callInputBytes: 16 * 2 ** 20, callOutputBytes: 16 * 2 ** 20, inputBytes: 64 * 2 ** 20, outputBytes: 64 * 2 ** 20 };
+    expect(
+      effectiveBudgets({ calls: 10_000, concurrency: 50, aggregateMs: 10 ** 9, callTimeoutMs: 10 ** 9, callInputBytes: 2 ** 40, outputBytes: 2 ** 40 }),
+    ).toEqual({ callTimeoutMs: 5000, concurrency: 2, calls: 256, aggregateMs: 30_000, ...bytes });
+    expect(effectiveBudgets({ calls: 3, callTimeoutMs: 50, callOutputBytes: 64 })).toEqual({
+      callTimeoutMs: 50,
       concurrency: 2,
-      calls: 256,
+      calls: 3,
       aggregateMs: 30_000,
+      ...bytes,
+      callOutputBytes: 64,
     });
-    expect(effectiveBudgets({ calls: 3, callTimeoutMs: 50 })).toEqual({ callTimeoutMs: 50, concurrency: 2, calls: 3, aggregateMs: 30_000 });
-    expect(effectiveBudgets({ calls: 0, concurrency: Number.NaN })).toEqual({ callTimeoutMs: 5000, concurrency: 2, calls: 256, aggregateMs: 30_000 });
+    expect(effectiveBudgets({ calls: 0, concurrency: Number.NaN })).toEqual({ callTimeoutMs: 5000, concurrency: 2, calls: 256, aggregateMs: 30_000, ...bytes });
   });
 
   it('refuses every call after close and aborts the ones in flight', async () => {

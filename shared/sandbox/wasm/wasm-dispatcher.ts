@@ -13,13 +13,16 @@ import type { ErrorCode } from '../../protocol/codes.ts';
 import { LIMITS } from '../../protocol/limits.ts';
 import type { WasmBudgets } from '../../protocol/manifest.ts';
 import { fail, ok, type Failure, type Result } from '../../protocol/result.ts';
-import { checkWasmArguments, convertWasmResult } from './wasm-scalars.ts';
+import type { CallAbi, CallArg } from './canonical-abi.mjs';
+import { checkWasmArguments, convertWasmResult, type WasmValue } from './wasm-scalars.ts';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** `callNow`'s answer when no worker is free to take the call at once (nothing was posted). */
 export const NO_FREE_LANE = 'no-free-lane';
 
 /** What a pool reports for one call: the result, and how long the worker spent on it. */
-export type WasmPoolReply = Result<number | undefined> & { readonly runMs: number };
+export type WasmPoolReply = Result<number | undefined | Uint8Array> & { readonly runMs: number };
 
 /**
  * The pool as the dispatcher sees it. `bytes` identify the module by content (the pool hashes and
@@ -40,14 +43,17 @@ export interface WasmPoolPort {
 export interface WasmPoolRequest {
   readonly bytes: Uint8Array;
   readonly exportName: string;
-  readonly args: readonly number[];
+  /** Numbers, and bytes for `bytes`/`string` parameters. */
+  readonly args: readonly CallArg[];
+  /** A typed export's lowering (canonical-abi.mjs); absent for a scalar export. */
+  readonly abi?: CallAbi;
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
 }
 
 /** The guest-visible reply, exactly what `wasmBridgeModuleSource()` expects. */
 export type WasmBridgeReply =
-  { readonly ok: true; readonly value: number | undefined } | { readonly ok: false; readonly code: ErrorCode; readonly message: string };
+  { readonly ok: true; readonly value: WasmValue } | { readonly ok: false; readonly code: ErrorCode; readonly message: string };
 
 /** The function bound as the bridge global: `(moduleId, exportName, args)`; never rejects. */
 export type WasmBridgeFunction = (moduleId: unknown, exportName: unknown, args: unknown) => Promise<WasmBridgeReply>;
@@ -57,6 +63,10 @@ export interface EffectiveBudgets {
   readonly concurrency: number;
   readonly calls: number;
   readonly aggregateMs: number;
+  readonly callInputBytes: number;
+  readonly callOutputBytes: number;
+  readonly inputBytes: number;
+  readonly outputBytes: number;
 }
 
 export const DEFAULT_WASM_BUDGETS: EffectiveBudgets = {
@@ -64,6 +74,10 @@ export const DEFAULT_WASM_BUDGETS: EffectiveBudgets = {
   concurrency: LIMITS.wasmConcurrency,
   calls: LIMITS.wasmCallsPerInvocation,
   aggregateMs: LIMITS.wasmAggregateMs,
+  callInputBytes: LIMITS.wasmCallInputBytes,
+  callOutputBytes: LIMITS.wasmCallOutputBytes,
+  inputBytes: LIMITS.wasmInputBytesPerInvocation,
+  outputBytes: LIMITS.wasmOutputBytesPerInvocation,
 };
 
 /** A manifest's budgets over the defaults: each value can only go down. */
@@ -74,6 +88,10 @@ export function effectiveBudgets(declared: WasmBudgets | undefined, base: Effect
     concurrency: lower(declared?.concurrency, base.concurrency),
     calls: lower(declared?.calls, base.calls),
     aggregateMs: lower(declared?.aggregateMs, base.aggregateMs),
+    callInputBytes: lower(declared?.callInputBytes, base.callInputBytes),
+    callOutputBytes: lower(declared?.callOutputBytes, base.callOutputBytes),
+    inputBytes: lower(declared?.inputBytes, base.inputBytes),
+    outputBytes: lower(declared?.outputBytes, base.outputBytes),
   };
 }
 
@@ -92,6 +110,11 @@ class BudgetMeter {
   inFlight = 0;
   usedMs = 0;
   reservedMs = 0;
+  /** Bytes passed in so far (counted when a call starts: they are copied for it). */
+  inBytes = 0;
+  /** Bytes returned so far, and the allowance calls in flight hold (so the output cap is hard too). */
+  outBytes = 0;
+  reservedOut = 0;
   constructor(
     readonly budgets: EffectiveBudgets,
     readonly label: string,
@@ -114,6 +137,25 @@ class BudgetMeter {
 
   remainingMs(): number {
     return this.budgets.aggregateMs - this.usedMs - this.reservedMs;
+  }
+
+  /** Why `bytes` more input may not be passed, if it may not. */
+  refuseInput(bytes: number): Failure | undefined {
+    const b = this.budgets;
+    if (bytes > b.callInputBytes)
+      return fail('wasm-budget-bytes', `${this.label} may take at most ${b.callInputBytes} bytes per WASM call; this call passes ${bytes} (budget: input bytes)`);
+    if (this.inBytes + bytes > b.inputBytes) {
+      return fail(
+        'wasm-budget-bytes',
+        `${this.label} may pass at most ${b.inputBytes} bytes into WASM per run; ${this.inBytes} are used and this call passes ${bytes} (budget: input bytes)`,
+      );
+    }
+    return undefined;
+  }
+
+  /** The most bytes a call may return now: its per-call cap, within what is left of the run's. */
+  outputAllowance(): number {
+    return Math.max(0, Math.min(this.budgets.callOutputBytes, this.budgets.outputBytes - this.outBytes - this.reservedOut));
   }
 
   timeFailure(): Failure {
@@ -156,10 +198,12 @@ export interface WasmDispatcher {
   close(): void;
 }
 
-/** Build the dispatcher for one run from its resolution; only its WASM modules are served. */
+const isByteType = (t: string): t is 'bytes' | 'string' => t === 'bytes' || t === 'string';
+
 /** What the dispatcher reads of a resolution's modules. */
 export type DispatcherModules = Readonly<Record<string, Pick<ExecutableModule, 'moduleId' | 'kind' | 'displayName' | 'wasm'>>>;
 
+/** Build the dispatcher for one run from its resolution; only its WASM modules are served. */
 export function createWasmDispatcher(
   resolution: { readonly modules: DispatcherModules },
   pool: WasmPoolPort,
@@ -200,9 +244,16 @@ export function createWasmDispatcher(
     }
     const checked = checkWasmArguments(sig, args);
     if (!checked.ok) return checked;
+    const typed = sig.params.some(isByteType) || sig.results.some(isByteType);
+    let inputBytes = 0;
+    for (const arg of checked.value) if (typeof arg !== 'number') inputBytes += arg.length;
 
-    const refused = run.refuse() ?? mod.meter.refuse();
+    const refused = run.refuse() ?? mod.meter.refuse() ?? (typed ? (mod.meter.refuseInput(inputBytes) ?? run.refuseInput(inputBytes)) : undefined);
     if (refused) return refused;
+    const resultType = sig.results[0];
+    const byteResult = resultType !== undefined && isByteType(resultType);
+    // Output is capped before it is copied: the call may return what is left of both allowances.
+    const maxResultBytes = byteResult ? Math.min(run.outputAllowance(), mod.meter.outputAllowance()) : 0;
     // The timeout is the per-call limit, capped by what is left of both time budgets.
     const timeBound = Math.min(run.remainingMs(), mod.meter.remainingMs());
     const timeoutMs = Math.max(1, Math.min(mod.meter.budgets.callTimeoutMs, Math.floor(timeBound)));
@@ -211,18 +262,27 @@ export function createWasmDispatcher(
       m.calls++;
       m.inFlight++;
       m.reservedMs += timeoutMs;
+      m.inBytes += inputBytes;
+      m.reservedOut += maxResultBytes;
     }
     const release = () => {
       for (const m of [run, mod.meter]) {
         m.inFlight--;
         m.reservedMs -= timeoutMs;
+        m.reservedOut -= maxResultBytes;
       }
     };
+    const abi: CallAbi | undefined = typed
+      ? { params: sig.params, ...(resultType ? { result: resultType } : {}), ...(sig.post ? { post: sig.post } : {}), maxResultBytes }
+      : undefined;
     return {
-      request: { bytes: mod.wasm.bytes, exportName: sig.wasm, args: checked.value, timeoutMs, signal: abort.signal },
+      request: { bytes: mod.wasm.bytes, exportName: sig.wasm, args: checked.value, ...(abi ? { abi } : {}), timeoutMs, signal: abort.signal },
       cancel: () => {
         release();
-        for (const m of [run, mod.meter]) m.calls--;
+        for (const m of [run, mod.meter]) {
+          m.calls--;
+          m.inBytes -= inputBytes;
+        }
       },
       finish: (reply) => {
         release();
@@ -238,10 +298,25 @@ export function createWasmDispatcher(
           if (reply.code === 'wasm-trap') return fail('wasm-trap', `\`${sig.as}\` trapped: ${reply.message}`);
           return fail(reply.code, reply.message);
         }
+        if (byteResult) return lift(sig.as, resultType, reply.value, maxResultBytes, mod.meter);
         const value = convertWasmResult(sig, reply.value);
         return value.ok ? ok(value.value) : value;
       },
     };
+  }
+
+  /** A bytes/string result as the guest gets it, counted against the output budgets. */
+  function lift(as: string, type: 'bytes' | 'string', value: unknown, maxBytes: number, meter: BudgetMeter): WasmBridgeReply {
+    if (!(value instanceof Uint8Array) || value.length > maxBytes) {
+      return fail('internal', `\`${as}\` answered something other than at most ${maxBytes} bytes; the WASM worker misbehaved`);
+    }
+    for (const m of [run, meter]) m.outBytes += value.length;
+    if (type === 'bytes') return ok(value);
+    try {
+      return ok(utf8.decode(value));
+    } catch {
+      return fail('wasm-trap', `\`${as}\` returned a string that is not valid UTF-8`);
+    }
   }
 
   async function call(moduleId: unknown, exportName: unknown, args: unknown): Promise<WasmBridgeReply> {

@@ -453,6 +453,7 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
       digest: job.digest,
       exportName: job.request.exportName,
       args: [...job.request.args],
+      ...(job.request.abi ? { abi: job.request.abi } : {}),
       ...(job.spare ? { spare: true } : {}),
       ...(withModule ? this.#options.moduleFields(job.module) : {}),
     });

@@ -13,13 +13,14 @@ export const WasmWorkerReplySchema = z.union([
   /** `tid`: the worker's kernel thread id, where its host can name it (a Node lane on Linux). */
   z.object({ type: z.literal('ready'), tid: z.number().int().positive().optional() }).strict(),
   z.object({ type: z.literal('missing'), id: z.number().int() }).strict(),
-  z.object({ type: z.literal('result'), id: z.number().int(), ok: z.literal(true), value: anyNumber.optional(), runMs }).strict(),
+  /** A bytes or string result arrives as bytes (canonical-abi.mjs); the dispatcher checks its length and UTF-8. */
+  z.object({ type: z.literal('result'), id: z.number().int(), ok: z.literal(true), value: z.union([anyNumber, z.instanceof(Uint8Array)]).optional(), runMs }).strict(),
   z
     .object({
       type: z.literal('result'),
       id: z.number().int(),
       ok: z.literal(false),
-      code: z.enum(['wasm-trap', 'internal']),
+      code: z.enum(['wasm-trap', 'wasm-budget-bytes', 'internal']),
       message: z.string().max(10_000),
       runMs,
     })
