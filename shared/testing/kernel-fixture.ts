@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { validateWasmBinary } from '../packs/wasm-binary.ts';
 import type { ExecutableModule } from '../protocol/catalog.ts';
-import { WasmBudgetsSchema } from '../protocol/manifest.ts';
+import { WasmBudgetsSchema, WasmExportSchema } from '../protocol/manifest.ts';
 import { CapabilityGrantsSchema, GuestModuleSchema, NO_GRANTS, type HostCallResult, type KernelRunRequest, type RunResult } from '../protocol/run.ts';
 
 export const FixtureExpectSchema = z.union([
@@ -59,7 +59,7 @@ export type FixtureCase = z.infer<typeof FixtureCaseSchema>;
 export const FixtureWasmSchema = z
   .object({
     bytesBase64: z.string(),
-    exports: z.array(z.union([z.string(), z.object({ wasm: z.string(), as: z.string() }).strict()])),
+    exports: z.array(WasmExportSchema),
     memoryPagesMax: z.number().int().min(0),
     budgets: WasmBudgetsSchema.optional(),
   })

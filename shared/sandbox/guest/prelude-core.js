@@ -439,8 +439,12 @@
       let plain = true;
       for (let i = 0; i < n; i++) {
         const x = args[i];
+        const kind = typeof x === 'object' && x !== null ? I.apply(I.taTag, x, []) : undefined;
         if (typeof x === 'number' || typeof x === 'string') list[i + 2] = x;
-        else if (typeof x === 'object' && x !== null && I.apply(I.taTag, x, []) === 'Uint8Array') {
+        else if (kind !== undefined && kind !== 'Uint8Array') {
+          // Another typed array: never its bytes (the host names its kind in the refusal).
+          list[i + 2] = { __proto__: null, notBytes: kind };
+        } else if (kind === 'Uint8Array') {
           // The viewed bytes as an ArrayBuffer the host copies: the buffer itself when the view is
           // all of it (no copy here), else a slice. Read through captured getters only.
           const buffer = I.apply(I.TA[0], x, []);

@@ -6,6 +6,7 @@
 
 import { Lifetime, type QuickJSContext, type QuickJSHandle, type Scope } from 'quickjs-emscripten-core';
 import type { HostCallResult, KernelRunRequest, RunLog } from '../../protocol/run.ts';
+import type { NotBytes } from '../wasm/wasm-scalars.ts';
 import { bytesReplacer, reviveNumber } from './base64.ts';
 import { ENTRY_MODULE_NAME } from './entry-transform.ts';
 import {
@@ -101,14 +102,21 @@ function callerOf(file: string, graph: LoaderGraph): string {
  * as Uint8Arrays; `undefined` stands for no bytes); undefined when any is something else (the
  * guest's core sends nothing else).
  */
-function readWasmArgs(ctx: QuickJSContext, handles: readonly QuickJSHandle[]): (number | string | Uint8Array)[] | undefined {
-  const values: (number | string | Uint8Array)[] = [];
+function readWasmArgs(ctx: QuickJSContext, handles: readonly QuickJSHandle[]): (number | string | Uint8Array | NotBytes)[] | undefined {
+  const values: (number | string | Uint8Array | NotBytes)[] = [];
   for (const handle of handles) {
     const type = ctx.typeof(handle);
     if (type === 'number') values.push(ctx.getNumber(handle));
     else if (type === 'string') values.push(ctx.getString(handle));
     else if (type === 'undefined') values.push(new Uint8Array(0));
     else if (type === 'object') {
+      const notBytes = ctx.getProp(handle, 'notBytes');
+      const kind = ctx.typeof(notBytes) === 'string' ? ctx.getString(notBytes) : undefined;
+      notBytes.dispose();
+      if (kind !== undefined) {
+        values.push({ notBytes: kind.slice(0, 32) });
+        continue;
+      }
       try {
         const view = ctx.getArrayBuffer(handle);
         values.push(view.value.slice());

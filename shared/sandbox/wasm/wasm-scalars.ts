@@ -22,8 +22,23 @@ export interface ScalarSignature {
   readonly results: readonly WasmValueType[];
 }
 
+/**
+ * A typed array other than a Uint8Array, as the guest's fast path names it (never its bytes). A
+ * plain object, so that it reads the same after a structured clone (the browser runner's kernel
+ * and dispatcher are in different threads); it only ever words a refusal.
+ */
+export interface NotBytes {
+  readonly notBytes: string;
+}
+
+const isNotBytes = (value: object): value is NotBytes => {
+  const keys = Object.keys(value);
+  return keys.length === 1 && keys[0] === 'notBytes' && typeof (value as { notBytes?: unknown }).notBytes === 'string';
+};
+
 function describe(value: unknown): string {
   if (value === null) return 'null';
+  if (typeof value === 'object' && isNotBytes(value)) return `a ${value.notBytes}`;
   if (typeof value === 'number') return String(value);
   if (typeof value === 'string') return 'a string';
   if (typeof value === 'bigint') return 'a bigint';

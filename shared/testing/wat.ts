@@ -1,0 +1,18 @@
+// Test support: WebAssembly text (WAT) to a binary, with binaryen's text parser (the compiler
+// AssemblyScript itself uses, pinned in package.json). For hand-written modules, the hostile
+// ones above all: what they do is plain to read, which a builder's opcode lists are not.
+
+import binaryen from 'binaryen';
+
+/** Assemble `text`; throws with binaryen's message when the text does not parse or validate. */
+export function wat(text: string): Uint8Array {
+  const module = binaryen.parseText(text);
+  try {
+    // MVP plus what ordinary toolchains emit (bulk memory, sign extension, mutable globals).
+    module.setFeatures(binaryen.Features.MVP | binaryen.Features.BulkMemory | binaryen.Features.SignExt | binaryen.Features.MutableGlobals);
+    if (!module.validate()) throw new Error('wat: the module does not validate');
+    return module.emitBinary();
+  } finally {
+    module.dispose();
+  }
+}
