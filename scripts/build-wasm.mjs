@@ -34,6 +34,15 @@ export const REFERENCE_MODULES = [
     // Exports memory and `alloc` on purpose: that is what a future byte ABI would drive.
     flags: ['--initialMemory', '1', '--maximumMemory', '16'],
   },
+  {
+    name: 'hash',
+    source: 'wasm-src/hash.ts',
+    output: 'packs/sandbox-hash/wasm/hash.wasm',
+    // The canonical ABI's core lowering (docs/wasm-host.md): memory and `cabi_realloc` exported.
+    // 160 pages (10 MiB) hold a 4 MiB input and its base64 (the largest any export allocates:
+    // 4 MiB + 5.33 MiB); packs/sandbox-hash/SKILL.md states the per-export input limits.
+    flags: ['--initialMemory', '1', '--maximumMemory', '160'],
+  },
 ];
 
 const COMMON_FLAGS = ['-O3', '--noAssert', '--runtime', 'stub', '--use', 'abort='];

@@ -19,7 +19,7 @@ describe('scripts/build-wasm.mjs', () => {
         .trim()
         .split('\n')
         .map((line) => line.replace(/ \(\d+ bytes\)$/, '')),
-    ).toEqual(['ok    packs/geo/wasm/geo.wasm', 'ok    wasm-src/bin/bytes.wasm']);
+    ).toEqual(['ok    packs/geo/wasm/geo.wasm', 'ok    wasm-src/bin/bytes.wasm', 'ok    packs/sandbox-hash/wasm/hash.wasm']);
   }, 120_000);
 
   it('the geo pack manifest accepts its binary with the declared signatures', () => {

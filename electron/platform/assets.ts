@@ -69,6 +69,7 @@ export const SHIPPED_PACKS = [
   { dir: 'sandbox-stats', name: '@nodetool-ai/sandbox-stats' },
   { dir: 'sandbox-html', name: '@nodetool-ai/sandbox-html' },
   { dir: 'geo', name: '@nodetool-ai/sandbox-geo' },
+  { dir: 'sandbox-hash', name: '@nodetool-ai/sandbox-hash' },
 ] as const;
 
 export type ShippedPack = (typeof SHIPPED_PACKS)[number];

@@ -6,7 +6,7 @@ import { RegistryIndexSchema, searchIndex } from './registry-index.ts';
 const bundled: unknown = bundledJson;
 
 describe('registry index', () => {
-  it('the bundled index parses and lists our twelve packs', () => {
+  it('the bundled index parses and lists our thirteen packs', () => {
     const parsed = parseWith(RegistryIndexSchema, bundled, 'registry/index.json');
     if (!parsed.ok) throw new Error(parsed.message);
     expect(parsed.value.packs.map((p) => p.name).sort()).toEqual([
@@ -14,6 +14,7 @@ describe('registry index', () => {
       '@nodetool-ai/sandbox-dates',
       '@nodetool-ai/sandbox-diff',
       '@nodetool-ai/sandbox-geo',
+      '@nodetool-ai/sandbox-hash',
       '@nodetool-ai/sandbox-html',
       '@nodetool-ai/sandbox-markdown',
       '@nodetool-ai/sandbox-stats',
@@ -38,10 +39,11 @@ describe('registry index', () => {
       '@nodetool-ai/sandbox-yaml',
       '@nodetool-ai/sandbox-html',
     ]);
+    expect(searchIndex(parsed.value, 'sha256 base64').map((e) => e.name)).toEqual(['@nodetool-ai/sandbox-hash']);
     expect(searchIndex(parsed.value, 'schema').map((e) => e.name)).toEqual(['@nodetool-ai/sandbox-validation']);
     expect(searchIndex(parsed.value, 'markdown html').map((e) => e.name)).toEqual(['@nodetool-ai/sandbox-markdown']);
     expect(searchIndex(parsed.value, 'nothing-like-this')).toEqual([]);
-    expect(searchIndex(parsed.value, '')).toHaveLength(12);
+    expect(searchIndex(parsed.value, '')).toHaveLength(13);
   });
 
   it('marks none of our packs as known skipped (cheerio is admitted since the guest has atob); an empty reason is refused', () => {
