@@ -3,16 +3,13 @@
 // results lifted by the hosts' own canonical-ABI code (shared/sandbox/wasm/canonical-abi.mjs),
 // with the types the pack's manifest declares. Answers are compared with node:crypto, zlib and
 // Buffer on random inputs around SHA-256's block and padding boundaries and at 1 MB; the memory
-// limits SKILL.md states are checked at their edges. The pack's JS entry is run over a stand-in
-// for its generated facade that makes the same calls.
+// limits SKILL.md states are checked at their edges. The pack's JS entry runs through the real
+// host in shipped-packs.test.ts (its SKILL.md examples).
 
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { crc32 as zlibCrc32 } from 'node:zlib';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { instantiatesQuietly, validateWasmBinary } from '../shared/packs/wasm-binary.ts';
 import { invokeExport, type CallAbi, type CallAbiType } from '../shared/sandbox/wasm/canonical-abi.mjs';
 
@@ -51,7 +48,9 @@ function call(as: string, ...args: (Uint8Array | string | number)[]): number | u
   const exp = declared(as);
   const abi: CallAbi = { params: exp.params, ...(exp.result ? { result: exp.result } : {}), maxResultBytes: MAX_RESULT_BYTES };
   const lowered = args.map((a) => (typeof a === 'string' ? new TextEncoder().encode(a) : a));
-  return invokeExport(new WebAssembly.Instance(module, {}), exp.wasm, lowered, abi);
+  const value = invokeExport(new WebAssembly.Instance(module, {}), exp.wasm, lowered, abi);
+  // A string result arrives as its UTF-8; the dispatcher decodes it (strictly), as here.
+  return exp.result === 'string' && value instanceof Uint8Array ? new TextDecoder('utf-8', { fatal: true }).decode(value) : value;
 }
 
 const SIZES = [0, 1, 2, 3, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 1000, 1 << 20];
@@ -167,50 +166,5 @@ describe('packs/sandbox-hash/wasm/hash.wasm', () => {
     expect([...view().subarray(moved, moved + 3)]).toEqual([9, 8, 7]);
     for (const align of [0, 3, 12, 1 << 17]) expect(() => ex.cabi_realloc(0, 0, align, 1), `align ${align}`).toThrow(WebAssembly.RuntimeError);
     expect(() => ex.cabi_realloc(0, 0, 1, 2 ** 30 + 1)).toThrow(WebAssembly.RuntimeError);
-  });
-});
-
-describe('packs/sandbox-hash/sandbox/hash.js over a stand-in facade', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'sandbox-hash-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  /** The entry, importing a facade that makes here the calls the generated one sends to the host. */
-  async function load(): Promise<Record<string, (x: unknown) => Promise<unknown>>> {
-    const canonical = new URL('shared/sandbox/wasm/canonical-abi.mjs', root).href;
-    const facade = [
-      `import { readFileSync } from 'node:fs';`,
-      `import { invokeExport } from ${JSON.stringify(canonical)};`,
-      `const module = new WebAssembly.Module(readFileSync(${JSON.stringify(fileURLToPath(new URL(entry.file, PACK)))}));`,
-      `const lower = (a) => (typeof a === 'string' ? new TextEncoder().encode(a) : a);`,
-      ...entry.exports.map((e) => {
-        const abi = JSON.stringify({ params: e.params, result: e.result, maxResultBytes: MAX_RESULT_BYTES });
-        return `export async function ${e.as}(...args) { return invokeExport(new WebAssembly.Instance(module, {}), ${JSON.stringify(e.wasm)}, args.map(lower), ${abi}); }`;
-      }),
-    ].join('\n');
-    writeFileSync(join(dir, 'facade.mjs'), facade);
-    const source = readFileSync(new URL('sandbox/hash.js', PACK), 'utf8');
-    expect(source).toContain(`from '@nodetool-ai/sandbox-hash/wasm'`);
-    writeFileSync(join(dir, 'hash.mjs'), source.replace(`'@nodetool-ai/sandbox-hash/wasm'`, `'./facade.mjs'`));
-    return (await import(pathToFileURL(join(dir, 'hash.mjs')).href)) as Record<string, (x: unknown) => Promise<unknown>>;
-  }
-
-  it('dispatches strings and Uint8Arrays, answers CRC-32 unsigned, refuses other values', async () => {
-    const hash = await load();
-    const abc = new Uint8Array([97, 98, 99]);
-    const digest = 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad';
-    expect(await hash.sha256?.('abc')).toBe(digest);
-    expect(await hash.sha256?.(abc)).toBe(digest);
-    expect(Buffer.from((await hash.sha256Digest?.('abc')) as Uint8Array).toString('hex')).toBe(digest);
-    expect(Buffer.from((await hash.sha256Digest?.(abc)) as Uint8Array).toString('hex')).toBe(digest);
-    expect(await hash.crc32?.('123456789')).toBe(0xcbf43926);
-    expect(await hash.crc32?.(new TextEncoder().encode('123456789'))).toBe(0xcbf43926);
-    expect(await hash.toBase64?.('héllo')).toBe(Buffer.from('héllo').toString('base64'));
-    expect(await hash.toBase64?.(new Uint8Array([0, 1, 2, 255]))).toBe('AAEC/w==');
-    expect([...((await hash.fromBase64?.('AAEC/w==')) as Uint8Array)]).toEqual([0, 1, 2, 255]);
-    await expect(hash.fromBase64?.('not base64')).rejects.toThrow(new WebAssembly.RuntimeError('unreachable'));
-    for (const name of ['sha256', 'sha256Digest', 'crc32', 'toBase64']) {
-      await expect(hash[name]?.([1, 2, 3]), name).rejects.toThrow(new TypeError(`${name} takes a string or a Uint8Array, got object`));
-    }
-    await expect(hash.fromBase64?.(new Uint8Array(4))).rejects.toThrow(new TypeError('fromBase64 takes a string, got object'));
   });
 });
