@@ -41,7 +41,12 @@ export function checkText(report: CheckReport): string {
   lines.push(
     ...table([
       ['SPECIFIER', 'KIND', 'STATUS', 'DETAIL'],
-      ...report.modules.map((m) => [t(m.specifier), m.kind, m.status, m.status === 'ready' ? t(m.summary) : `${m.code ?? ''}: ${t(m.reason ?? '')}`]),
+      ...report.modules.map((m) => [
+        t(m.specifier),
+        m.kind,
+        m.status,
+        m.status === 'ready' ? t(m.summary) + (m.signatures ? `; exports ${m.signatures.map(t).join(', ')}` : '') : `${m.code ?? ''}: ${t(m.reason ?? '')}`,
+      ]),
     ]).map((l) => `  ${l}`),
   );
 

@@ -24,6 +24,7 @@ import { importFailures, type ImportFailure } from './import-check.ts';
 import { npmPack } from './npm-pack.ts';
 import { runExamples, type ExampleOutcome } from './run-examples.ts';
 import { prepareExamples } from './skill-examples.ts';
+import { wasmSignatureText } from '../../shared/packs/wasm-signature.ts';
 
 export interface CheckOptions {
   /** The pack's working folder (its package.json). */
@@ -63,6 +64,8 @@ export interface CheckedModule {
   readonly reason?: string;
   readonly summary: string;
   readonly exports?: readonly string[];
+  /** A WASM module's exports with their declared types, as `digest(bytes) → string (async)`. */
+  readonly signatures?: readonly string[];
 }
 
 export interface CheckReport {
@@ -209,6 +212,7 @@ export async function checkPack(options: CheckOptions): Promise<Result<CheckRepo
           ...(thrown ? { reason: `importing it throws: ${thrown.message}` } : m.reason !== undefined ? { reason: m.reason } : {}),
           summary: m.summary,
           ...(m.exports ? { exports: m.exports } : {}),
+          ...(m.signatures?.length ? { signatures: m.signatures.map(wasmSignatureText) } : {}),
         };
       }),
       sizes: await sizeRows(packDir, name, manifest.success ? manifest.data : undefined, catalog, pack),

@@ -80,6 +80,12 @@ describe.concurrent('shipped packs pass check', () => {
         const otherFailures = isolated.flatMap((e) => e.failures).filter((f) => !behaviour.test(f.message));
         expect(otherFailures).toEqual([]);
         expect(isolated.filter((e) => e.status === 'passed').length).toBe(ISOLATED_PASSING[dir]);
+        // A WASM module's exports are reported with their declared types (issue 32).
+        if (dir === 'sandbox-hash') {
+          const wasm = report.modules.find((m) => m.specifier === '@nodetool-ai/sandbox-hash/wasm');
+          expect(wasm?.signatures).toContain('sha256(bytes) → string (async)');
+          expect(wasm?.signatures).toContain('base64Decode(string) → bytes (async)');
+        }
       },
       120_000,
     );

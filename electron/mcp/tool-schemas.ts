@@ -64,6 +64,8 @@ const ModuleLineSchema = z.object({
   /** The one-line disclosure tier: manifest-derived, charset- and length-bounded. */
   line: z.string(),
   hasSkill: z.boolean(),
+  /** A WASM module's exports with their types: `digest(bytes) → string (async)`. */
+  exports: z.array(z.string()).optional(),
 });
 
 export const ListModulesOutput = z.discriminatedUnion('ok', [z.object({ ok: z.literal(true), modules: z.array(ModuleLineSchema) }), Failure]);
@@ -105,7 +107,7 @@ export const TOOLS = {
     name: 'list_sandbox_modules',
     title: 'List sandbox modules',
     description:
-      'List the modules your code may import in run_code, one line each: the import specifier, js or wasm, exported names when known, and a short description. Nothing else can be imported. WASM exports are async and take and return numbers only. Packs marked hasSkill have documentation: read it with read_pack_skill.',
+      'List the modules your code may import in run_code, one line each: the import specifier, js or wasm, exported names when known, and a short description. Nothing else can be imported. WASM exports are async; each is listed with its types: numbers (i32, f32, f64), bytes (a Uint8Array) and string, e.g. digest(bytes) → string (async). Packs marked hasSkill have documentation: read it with read_pack_skill.',
     input: ListModulesInput,
     output: ListModulesOutput,
     readOnly: true,

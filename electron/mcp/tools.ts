@@ -10,6 +10,7 @@ import { formatIssues } from '../../shared/protocol/parse.ts';
 import { fail, type Failure } from '../../shared/protocol/result.ts';
 import type { ValidationIssue } from '../../shared/protocol/workflow.ts';
 import { analyzeUserCode } from '../../shared/sandbox/kernel/entry-transform.ts';
+import { wasmSignatureText } from '../../shared/packs/wasm-signature.ts';
 import { clip, runDetails, toolError, toolOk, valueText } from './render.ts';
 import { packAllowed, refuseNotAllowed, sessionView, type ContractCall } from './session.ts';
 import { skillText } from './skill-text.ts';
@@ -47,11 +48,21 @@ export async function callTool(deps: ToolDeps, name: string, args: unknown): Pro
 async function listModules(deps: ToolDeps): Promise<CallToolResult> {
   const view = await sessionView(deps.call, deps.allow);
   if (!view.ok) return toolError(view);
-  const modules = view.value.modules.map((m) => ({ specifier: m.specifier, packName: m.packName, kind: m.kind, line: m.summary, hasSkill: m.hasSkill }));
+  const modules = view.value.modules.map((m) => ({
+    specifier: m.specifier,
+    packName: m.packName,
+    kind: m.kind,
+    line: m.summary,
+    hasSkill: m.hasSkill,
+    // A WASM module's exports with their types: what to pass (bytes: a Uint8Array) and what comes back.
+    ...(m.signatures?.length ? { exports: m.signatures.map(wasmSignatureText) } : {}),
+  }));
   const text = modules.length
     ? [
         'Modules this session may import (one per line):',
-        ...modules.map((m) => `${m.line}${m.hasSkill ? `  [docs: read_pack_skill "${m.packName}"]` : ''}`),
+        ...modules.map(
+          (m) => `${m.line}${m.exports ? `; exports ${m.exports.join(', ')}` : ''}${m.hasSkill ? `  [docs: read_pack_skill "${m.packName}"]` : ''}`,
+        ),
       ].join('\n')
     : 'No modules are allowed in this session. Plain JavaScript without imports still runs; only the user can allow packs for an agent session.';
   return toolOk({ modules }, text);

@@ -34,14 +34,4 @@ export function importContext(before: string, after: string): ImportContext | un
   return { kind: 'export', from: before.length - typed.length, typed, specifier: target[1], already };
 }
 
-type Signature = { readonly as: string; readonly params: readonly string[]; readonly results: readonly string[] };
-
-/** `scale(f64, f64) → f64`; a void export returns nothing. */
-export function signatureText(signature: Signature): string {
-  return `${signature.as}(${signature.params.join(', ')}) → ${signature.results[0] ?? 'nothing'}`;
-}
-
-/** A WASM export as the completion shows it: `scale(f64, f64) → f64 (async)`. */
-export function wasmSignatureText(signature: Signature): string {
-  return `${signatureText(signature)} (async)`;
-}
+export { signatureText, wasmSignatureText } from '../../../shared/packs/wasm-signature.ts';

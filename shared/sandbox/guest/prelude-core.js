@@ -436,7 +436,7 @@
       // A null-prototype list: filling an array would pass each number to an index setter a pack put on Array.prototype.
       const n = args.length;
       const list = { __proto__: null, 0: moduleId, 1: exportName, length: n + 2 };
-      let plain = true;
+      let passable = true;
       for (let i = 0; i < n; i++) {
         const x = args[i];
         const kind = typeof x === 'object' && x !== null ? I.apply(I.taTag, x, []) : undefined;
@@ -458,11 +458,11 @@
                 ? buffer
                 : I.apply(I.abSlice, buffer, [offset, offset + length]);
         } else {
-          plain = false;
+          passable = false;
           break;
         }
       }
-      if (plain) {
+      if (passable) {
         return new I.Promise((resolve, reject) => {
           waiting[I.apply(hostWasm, undefined, list)] = [resolve, reject];
         });

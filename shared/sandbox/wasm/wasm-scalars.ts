@@ -6,7 +6,7 @@
 // same way in Node and in a browser. So this file is the single definition of what an argument
 // list may be, and every runtime (Node pool, browser Web Worker pool) calls it.
 
-import type { WasmScalarType, WasmValueType } from '../../protocol/manifest.ts';
+import type { WasmValueType } from '../../protocol/manifest.ts';
 import { fail, ok, type Result } from '../../protocol/result.ts';
 import type { CallArg } from './canonical-abi.mjs';
 
