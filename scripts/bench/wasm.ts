@@ -22,6 +22,7 @@ import { portedSandboxPool, withWasmPort } from '../../electron/testing/wasm-por
 import { WasmModuleCache } from '../../electron/runtime/wasm/module-cache.ts';
 import { buildWasmPlan } from '../../electron/runtime/wasm/wasm-plan.ts';
 import { fmtMs, measure, printRatio, printTable, type BenchSection, type Stats } from './harness.ts';
+import { wasmBytesRows } from './wasm-bytes.ts';
 
 const GEO = new Uint8Array(readFileSync(new URL('../../packs/geo/wasm/geo.wasm', import.meta.url)));
 const ARGS = [52.52, 13.405, 48.8566, 2.3522];
@@ -215,6 +216,8 @@ export const wasmSection: BenchSection = {
     } finally {
       await pool4.dispose();
     }
+
+    await wasmBytesRows();
 
     console.log('\n## wasm: pool throughput (calls/s, all issued at once)');
     console.log(`${'workers'.padEnd(8)}  ${'trivial call'.padStart(14)}  ${'~0.5 ms call'.padStart(14)}`);
