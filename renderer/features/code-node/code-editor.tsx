@@ -156,7 +156,7 @@ function catalogCompletions(catalog: () => CatalogForCompletion | undefined) {
     const options: Completion[] = module.exports
       .filter((name) => !where.already.includes(name) && name !== 'default')
       .map((name) => {
-        // A WASM facade's exports take and return numbers only: the signature says which.
+        // A WASM facade export shows its declared types (numbers, bytes, strings): the signature says which.
         const signature = module.signatures?.find((s) => s.as === name);
         const detail = module.kind !== 'wasm' ? `from ${module.specifier}` : signature ? wasmSignatureText(signature) : 'WASM export (async)';
         return { label: name, type: module.kind === 'wasm' ? 'function' : 'variable', detail };
