@@ -190,14 +190,24 @@ const cases: FixtureCase[] = [
     'import { echo } from "@fx/bytes-small";\nconst out = [];\nfor (let i = 0; i < 4; i++) { try { out.push((await echo(new Uint8Array(6))).length); } catch (e) { out.push([e.code, e.message]); } }\nreturn out;',
     {
       ok: true,
-      value: [6, 6, 6, ['wasm-budget-bytes', '`@fx/bytes-small` may pass at most 20 bytes into WASM per run; 18 are used and this call passes 6 (budget: input bytes)']],
+      value: [
+        6,
+        6,
+        6,
+        ['wasm-budget-bytes', '`@fx/bytes-small` may pass at most 20 bytes into WASM per run; 18 are used and this call passes 6 (budget: input bytes)'],
+      ],
     },
   ),
 ];
 
 const wasm: Record<string, FixtureWasm> = {};
 for (const mod of MODULES) {
-  wasm[mod.id] = { bytesBase64: encodeBase64(mod.bytes), exports: mod.exports, memoryPagesMax: mod.memoryPagesMax, ...(mod.budgets ? { budgets: mod.budgets } : {}) };
+  wasm[mod.id] = {
+    bytesBase64: encodeBase64(mod.bytes),
+    exports: mod.exports,
+    memoryPagesMax: mod.memoryPagesMax,
+    ...(mod.budgets ? { budgets: mod.budgets } : {}),
+  };
 }
 const file = FixtureFileSchema.parse({
   description:

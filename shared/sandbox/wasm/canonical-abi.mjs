@@ -71,7 +71,8 @@ function liftBytes(memory, name, retptr, maxBytes) {
   const view = new DataView(memory.buffer);
   const ptr = view.getUint32(retptr, true);
   const len = view.getUint32(retptr + 4, true);
-  if (len > maxBytes) throw new OutputTooLarge(`\`${name}\` returned ${len} bytes, more than the ${maxBytes} bytes this call may return (budget: output bytes)`);
+  if (len > maxBytes)
+    throw new OutputTooLarge(`\`${name}\` returned ${len} bytes, more than the ${maxBytes} bytes this call may return (budget: output bytes)`);
   checkRange(memory, ptr, len, `the result of \`${name}\``);
   return new Uint8Array(memory.buffer, ptr, len).slice();
 }

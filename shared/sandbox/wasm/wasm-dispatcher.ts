@@ -52,8 +52,7 @@ export interface WasmPoolRequest {
 }
 
 /** The guest-visible reply, exactly what `wasmBridgeModuleSource()` expects. */
-export type WasmBridgeReply =
-  { readonly ok: true; readonly value: WasmValue } | { readonly ok: false; readonly code: ErrorCode; readonly message: string };
+export type WasmBridgeReply = { readonly ok: true; readonly value: WasmValue } | { readonly ok: false; readonly code: ErrorCode; readonly message: string };
 
 /** The function bound as the bridge global: `(moduleId, exportName, args)`; never rejects. */
 export type WasmBridgeFunction = (moduleId: unknown, exportName: unknown, args: unknown) => Promise<WasmBridgeReply>;
@@ -143,7 +142,10 @@ class BudgetMeter {
   refuseInput(bytes: number): Failure | undefined {
     const b = this.budgets;
     if (bytes > b.callInputBytes)
-      return fail('wasm-budget-bytes', `${this.label} may take at most ${b.callInputBytes} bytes per WASM call; this call passes ${bytes} (budget: input bytes)`);
+      return fail(
+        'wasm-budget-bytes',
+        `${this.label} may take at most ${b.callInputBytes} bytes per WASM call; this call passes ${bytes} (budget: input bytes)`,
+      );
     if (this.inBytes + bytes > b.inputBytes) {
       return fail(
         'wasm-budget-bytes',
