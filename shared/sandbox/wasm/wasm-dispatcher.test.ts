@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { ExecutableModule, SandboxModuleResolutionOk, WasmExportSignature } from '../../protocol/catalog.ts';
 import type { WasmBudgets } from '../../protocol/manifest.ts';
 import { buildWasm, op } from '../../testing/wasm-builder.ts';
+import { wat } from '../../testing/wat.ts';
 import { validateWasmBinary } from '../../packs/wasm-binary.ts';
 import { createWasmDispatcher, effectiveBudgets, type WasmPoolPort, type WasmPoolRequest } from './wasm-dispatcher.ts';
 import { failureCode, invokeExport } from './canonical-abi.mjs';
@@ -226,5 +227,60 @@ describe('createWasmDispatcher', () => {
     });
     expect(await d.bridge('m', 'add', [1, 1])).toEqual({ ok: false, code: 'internal', message: 'the WASM pool failed: port bug' });
     expect(d.usage().inFlight).toBe(0);
+  });
+});
+
+/**
+ * A typed module (canonical ABI): a bump allocator, echo, zeros(n), a string that starts with a
+ * byte order mark, and a misaligned return area. The binary's names differ from the guest's
+ * (`as`), as toolchains' often do; every sentence must use the guest's.
+ */
+const typedBytes = wat(`(module
+ (memory (export "memory") 1 16)
+ (global $top (mut i32) (i32.const 1024))
+ (func $alloc (export "cabi_realloc") (param i32 i32 i32) (param $size i32) (result i32)
+  (local $p i32)
+  (local.set $p (global.get $top))
+  (global.set $top (i32.add (local.get $p) (local.get $size)))
+  (local.get $p))
+ (func $area (param $p i32) (param $n i32) (result i32)
+  (i32.store (i32.const 16) (local.get $p)) (i32.store (i32.const 20) (local.get $n)) (i32.const 16))
+ (func (export "echo_bytes") (param $p i32) (param $n i32) (result i32) (call $area (local.get $p) (local.get $n)))
+ (func (export "make_zeros") (param $n i32) (result i32) (call $area (call $alloc (i32.const 0) (i32.const 0) (i32.const 1) (local.get $n)) (local.get $n)))
+ (data (i32.const 512) "\\ef\\bb\\bfok")
+ (func (export "bom_text") (result i32) (call $area (i32.const 512) (i32.const 5)))
+ (func (export "bad_area") (result i32) (i32.const 2))
+)`);
+
+function typedModule(moduleId: string, budgets: WasmBudgets = {}): ExecutableModule {
+  const validated = validateWasmBinary(typedBytes, {
+    memoryPagesMax: 16,
+    exports: [
+      { wasm: 'echo_bytes', as: 'echo', params: ['bytes'], result: 'bytes' },
+      { wasm: 'make_zeros', as: 'zeros', params: ['i32'], result: 'bytes' },
+      { wasm: 'bom_text', as: 'bomText', params: [], result: 'string' },
+      { wasm: 'bad_area', as: 'badArea', params: [], result: 'bytes' },
+    ],
+  });
+  if (!validated.ok) throw new Error(validated.message);
+  return { ...wasmModule(moduleId), wasm: { bytes: typedBytes, exports: validated.value.exports, memoryPagesMax: 16, budgets } };
+}
+
+describe('createWasmDispatcher: bytes and strings', () => {
+  it('names the export as the guest knows it in the lowering’s sentences', async () => {
+    const port = new InlinePort();
+    const d = createWasmDispatcher(resolution(typedModule('t', { callOutputBytes: 5 })), port);
+    expect(await d.bridge('t', 'echo', [new Uint8Array([1, 2])])).toEqual({ ok: true, value: new Uint8Array([1, 2]) });
+    expect(port.requests[0]).toMatchObject({ exportName: 'echo_bytes', abi: { name: 'echo', params: ['bytes'], result: 'bytes', maxResultBytes: 5 } });
+    expect(await d.bridge('t', 'zeros', [6])).toEqual({
+      ok: false,
+      code: 'wasm-budget-bytes',
+      message: '`zeros` returned 6 bytes, more than the 5 bytes this call may return (budget: output bytes)',
+    });
+    expect(await d.bridge('t', 'badArea', [])).toEqual({
+      ok: false,
+      code: 'wasm-trap',
+      message: '`badArea` trapped: `badArea` returned a return area at 2, which is not 4-byte aligned',
+    });
   });
 });

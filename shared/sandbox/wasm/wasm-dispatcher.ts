@@ -275,7 +275,7 @@ export function createWasmDispatcher(
       }
     };
     const abi: CallAbi | undefined = typed
-      ? { params: sig.params, ...(resultType ? { result: resultType } : {}), ...(sig.post ? { post: sig.post } : {}), maxResultBytes }
+      ? { name: sig.as, params: sig.params, ...(resultType ? { result: resultType } : {}), ...(sig.post ? { post: sig.post } : {}), maxResultBytes }
       : undefined;
     return {
       request: { bytes: mod.wasm.bytes, exportName: sig.wasm, args: checked.value, ...(abi ? { abi } : {}), timeoutMs, signal: abort.signal },
