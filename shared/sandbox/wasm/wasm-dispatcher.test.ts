@@ -267,7 +267,7 @@ function typedModule(moduleId: string, budgets: WasmBudgets = {}): ExecutableMod
 }
 
 describe('createWasmDispatcher: bytes and strings', () => {
-  it('names the export as the guest knows it in the lowering’s sentences', async () => {
+  it('names the export as the guest knows it in the lowering’s sentences, and keeps a leading byte order mark', async () => {
     const port = new InlinePort();
     const d = createWasmDispatcher(resolution(typedModule('t', { callOutputBytes: 5 })), port);
     expect(await d.bridge('t', 'echo', [new Uint8Array([1, 2])])).toEqual({ ok: true, value: new Uint8Array([1, 2]) });
@@ -282,5 +282,7 @@ describe('createWasmDispatcher: bytes and strings', () => {
       code: 'wasm-trap',
       message: '`badArea` trapped: `badArea` returned a return area at 2, which is not 4-byte aligned',
     });
+    // EF BB BF is U+FEFF, a character of the string (the canonical ABI does no BOM sniffing).
+    expect(await d.bridge('t', 'bomText', [])).toEqual({ ok: true, value: '\uFEFFok' });
   });
 });

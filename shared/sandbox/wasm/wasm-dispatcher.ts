@@ -16,7 +16,10 @@ import { fail, ok, type Failure, type Result } from '../../protocol/result.ts';
 import type { CallAbi, CallArg } from './canonical-abi.mjs';
 import { checkWasmArguments, convertWasmResult, type WasmValue } from './wasm-scalars.ts';
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// Strict, as the canonical ABI is: bytes that are not UTF-8 fail the call. And a leading byte order
+// mark is a character like any other (the canonical ABI decodes without BOM sniffing), so it is
+// kept, not stripped as a TextDecoder does by default: "\uFEFFab" round-trips.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** `callNow`'s answer when no worker is free to take the call at once (nothing was posted). */
 export const NO_FREE_LANE = 'no-free-lane';
