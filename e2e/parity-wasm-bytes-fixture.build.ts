@@ -90,6 +90,158 @@ interface FixtureModule {
   readonly budgets?: WasmBudgets;
 }
 
+// Hostile modules: hand-written WAT that breaks the canonical ABI's rules one at a time, each its
+// own pack so that budgets and timeouts do not mix. Unless a module says otherwise its memory is
+// one page that cannot grow, so every range is checked against 65536 bytes.
+
+/** take(bytes) -> i32: the argument's length (the argument had to be copied in first). */
+const TAKE = '(func (export "take") (param $p i32) (param $n i32) (result i32) (local.get $n))';
+/** ping() -> i32: a scalar export, no lowering: the module still answers after a failed call. */
+const PING = '(func (export "ping") (result i32) (i32.const 7))';
+const takePing: WasmExportDeclaration[] = [{ wasm: 'take', as: 'take', params: ['bytes'], result: 'i32' }, 'ping'];
+
+/** cabi_realloc answers 2 bytes before the end of memory, whatever it was asked for. */
+const reallocOutOfRange = wat(`(module
+ (memory (export "memory") 1 1)
+ (func (export "cabi_realloc") (param i32 i32 i32 i32) (result i32)
+  (i32.sub (i32.mul (memory.size) (i32.const 65536)) (i32.const 2)))
+ ${TAKE}
+ ${PING})`);
+
+/** cabi_realloc answers 0xFFFFFFF0: negative as an i32, far past memory as the u32 pointer it is. */
+const reallocHuge = wat(`(module
+ (memory (export "memory") 1 1)
+ (func (export "cabi_realloc") (param i32 i32 i32 i32) (result i32) (i32.const -16))
+ ${TAKE}
+ ${PING})`);
+
+/** cabi_realloc never returns. */
+const reallocLoop = wat(`(module
+ (memory (export "memory") 1 1)
+ (func (export "cabi_realloc") (param i32 i32 i32 i32) (result i32) (loop $spin (br $spin)) (i32.const 0))
+ ${TAKE}
+ ${PING})`);
+
+/**
+ * Memory grows to its maximum (16 pages) in the middle of a call: cabi_realloc grows it and
+ * answers the start of the last page; fresh(n) grows it inside the export and answers n bytes
+ * of the last page (zeros). The host must read the grown memory, not the buffer it had before.
+ */
+const grow = wat(`(module
+ (memory (export "memory") 1 16)
+ (func (export "cabi_realloc") (param i32 i32 i32 i32) (result i32)
+  (drop (memory.grow (i32.sub (i32.const 16) (memory.size))))
+  (i32.mul (i32.sub (memory.size) (i32.const 1)) (i32.const 65536)))
+ ;; echo(bytes) -> bytes; where(bytes) -> i32: the pointer the argument was copied to.
+ (func (export "echo") (param $p i32) (param $n i32) (result i32)
+  (i32.store (i32.const 16) (local.get $p)) (i32.store (i32.const 20) (local.get $n)) (i32.const 16))
+ (func (export "where") (param $p i32) (param $n i32) (result i32) (local.get $p))
+ (func (export "fresh") (param $n i32) (result i32)
+  (drop (memory.grow (i32.sub (i32.const 16) (memory.size))))
+  (i32.store (i32.const 16) (i32.const 983040)) (i32.store (i32.const 20) (local.get $n)) (i32.const 16))
+)`);
+
+/** cabi_realloc grows memory to its maximum (2 pages) and answers 8 bytes before the new end. */
+const growPast = wat(`(module
+ (memory (export "memory") 1 2)
+ (func (export "cabi_realloc") (param i32 i32 i32 i32) (result i32)
+  (drop (memory.grow (i32.sub (i32.const 2) (memory.size))))
+  (i32.sub (i32.mul (memory.size) (i32.const 65536)) (i32.const 8)))
+ ${TAKE})`);
+
+/** An honest allocator with results that are not: return areas and ranges out of bounds, lengths over the cap, bad UTF-8. */
+const returns = wat(`(module
+ (memory (export "memory") 1 1)
+ ${BUMP_REALLOC}
+ (func $area (param $p i32) (param $n i32) (result i32)
+  (i32.store (i32.const 16) (local.get $p)) (i32.store (i32.const 20) (local.get $n)) (i32.const 16))
+ (func (export "echo") (param $p i32) (param $n i32) (result i32) (call $area (local.get $p) (local.get $n)))
+ ;; Return areas: misaligned, past the end, "negative" (0xFFFFFFFC, 4-aligned), and one that ends
+ ;; exactly at the end of memory and points at the two bytes just before it (valid).
+ (func (export "misaligned") (result i32) (i32.const 2))
+ (func (export "area_past_end") (result i32) (i32.const 65532))
+ (func (export "area_wraps") (result i32) (i32.const -4))
+ (data (i32.const 65526) "\\01\\02")
+ (func (export "at_end") (result i32)
+  (i32.store (i32.const 65528) (i32.const 65526)) (i32.store (i32.const 65532) (i32.const 2)) (i32.const 65528))
+ ;; Result ranges: past the end, wrapping past 2^32, and a length of 2^31-1 in a 1-page memory.
+ (func (export "range_past_end") (result i32) (call $area (i32.const 65000) (i32.const 1000)))
+ (func (export "range_wraps") (result i32) (call $area (i32.const -16) (i32.const 32)))
+ (func (export "huge") (result i32) (call $area (i32.const 0) (i32.const 0x7fffffff)))
+ ;; text(offset, length) -> string over these bytes: FF FE | ED A0 80 (a UTF-16 surrogate) | C3
+ ;; (truncated) | C0 AF (overlong "/") | EF BB BF "ok" (a byte order mark, then ASCII).
+ (data (i32.const 700) "\\ff\\fe\\ed\\a0\\80\\c3\\c0\\af\\ef\\bb\\bfok")
+ (func (export "text") (param $off i32) (param $len i32) (result i32)
+  (call $area (i32.add (i32.const 700) (local.get $off)) (local.get $len)))
+ ;; boom(bytes) -> bytes: traps when the argument, already copied in, starts with 0xAB.
+ (func (export "boom") (param $p i32) (param $n i32) (result i32)
+  (if (i32.and (i32.gt_u (local.get $n) (i32.const 0)) (i32.eq (i32.load8_u (local.get $p)) (i32.const 0xab))) (then unreachable))
+  (call $area (local.get $p) (local.get $n)))
+ ;; tick() -> string: bumps a global and a memory counter and answers both as digits.
+ (global $ticks (mut i32) (i32.const 0))
+ (func (export "tick") (result i32)
+  (global.set $ticks (i32.add (global.get $ticks) (i32.const 1)))
+  (i32.store (i32.const 0) (i32.add (i32.load (i32.const 0)) (i32.const 1)))
+  (i32.store8 (i32.const 600) (i32.add (i32.const 48) (global.get $ticks)))
+  (i32.store8 (i32.const 601) (i32.add (i32.const 48) (i32.load (i32.const 0))))
+  (call $area (i32.const 600) (i32.const 2)))
+ ;; where(bytes) -> i32: the pointer the bump allocator gave the argument.
+ (func (export "where") (param $p i32) (param $n i32) (result i32) (local.get $p))
+)`);
+const returnsExports: WasmExportDeclaration[] = [
+  { wasm: 'echo', as: 'echo', params: ['bytes'], result: 'bytes' },
+  // Mapped names: the guest's sentences must name the export as the guest knows it.
+  { wasm: 'misaligned', as: 'misalignedArea', params: [], result: 'bytes' },
+  { wasm: 'area_past_end', as: 'areaPastEnd', params: [], result: 'bytes' },
+  { wasm: 'area_wraps', as: 'areaWraps', params: [], result: 'bytes' },
+  { wasm: 'at_end', as: 'atEnd', params: [], result: 'bytes' },
+  { wasm: 'range_past_end', as: 'rangePastEnd', params: [], result: 'bytes' },
+  { wasm: 'range_wraps', as: 'rangeWraps', params: [], result: 'bytes' },
+  { wasm: 'huge', as: 'huge', params: [], result: 'bytes' },
+  { wasm: 'text', as: 'text', params: ['i32', 'i32'], result: 'string' },
+  { wasm: 'text', as: 'raw', params: ['i32', 'i32'], result: 'bytes' },
+  { wasm: 'boom', as: 'boom', params: ['bytes'], result: 'bytes' },
+  { wasm: 'tick', as: 'tick', params: [], result: 'string' },
+  { wasm: 'where', as: 'where', params: ['bytes'], result: 'i32' },
+];
+
+/**
+ * cabi_post_<name> after the result was read: one traps, one does nothing, one zeroes the result
+ * and its return area (the host must have copied them already), and one traps only when it is
+ * handed the export's own result (42).
+ */
+const post = wat(`(module
+ (memory (export "memory") 1 1)
+ ${BUMP_REALLOC}
+ (func $area (param $p i32) (param $n i32) (result i32)
+  (i32.store (i32.const 16) (local.get $p)) (i32.store (i32.const 20) (local.get $n)) (i32.const 16))
+ (func (export "echo_trap") (param $p i32) (param $n i32) (result i32) (call $area (local.get $p) (local.get $n)))
+ (func (export "cabi_post_echo_trap") (param i32) unreachable)
+ (func (export "echo_noop") (param $p i32) (param $n i32) (result i32) (call $area (local.get $p) (local.get $n)))
+ (func (export "cabi_post_echo_noop") (param i32))
+ (func (export "echo_clobber") (param $p i32) (param $n i32) (result i32) (call $area (local.get $p) (local.get $n)))
+ (func (export "cabi_post_echo_clobber") (param $area i32)
+  (memory.fill (i32.load (local.get $area)) (i32.const 0) (i32.load offset=4 (local.get $area)))
+  (i64.store (local.get $area) (i64.const 0)))
+ (func (export "answer") (param $p i32) (param $n i32) (result i32) (i32.const 42))
+ (func (export "cabi_post_answer") (param $v i32) (if (i32.eq (local.get $v) (i32.const 42)) (then unreachable)))
+)`);
+const postExports: WasmExportDeclaration[] = [
+  { wasm: 'echo_trap', as: 'echoTrap', params: ['bytes'], result: 'bytes' },
+  { wasm: 'echo_noop', as: 'echoNoop', params: ['bytes'], result: 'bytes' },
+  { wasm: 'echo_clobber', as: 'echoClobber', params: ['bytes'], result: 'bytes' },
+  { wasm: 'answer', as: 'answer', params: ['bytes'], result: 'i32' },
+];
+
+const hostile = (name: string, bytes: Uint8Array, exports: WasmExportDeclaration[], memoryPagesMax: number, budgets?: WasmBudgets): FixtureModule => ({
+  id: `wasm:hostile-${name}`,
+  pack: `@fx/hostile-${name}`,
+  bytes,
+  exports,
+  memoryPagesMax,
+  ...(budgets ? { budgets } : {}),
+});
+
 const MODULES: FixtureModule[] = [
   { id: 'wasm:good', pack: '@fx/bytes', bytes: good, exports: goodExports, memoryPagesMax: 64 },
   {
@@ -100,6 +252,22 @@ const MODULES: FixtureModule[] = [
     memoryPagesMax: 64,
     budgets: { callInputBytes: 8, callOutputBytes: 8, inputBytes: 20, outputBytes: 20 },
   },
+  hostile('realloc-out-of-range', reallocOutOfRange, takePing, 1),
+  hostile('realloc-huge', reallocHuge, takePing, 1),
+  hostile('realloc-loop', reallocLoop, takePing, 1, { callTimeoutMs: 200 }),
+  hostile(
+    'grow',
+    grow,
+    [
+      { wasm: 'echo', as: 'echo', params: ['bytes'], result: 'bytes' },
+      { wasm: 'where', as: 'where', params: ['bytes'], result: 'i32' },
+      { wasm: 'fresh', as: 'fresh', params: ['i32'], result: 'bytes' },
+    ],
+    16,
+  ),
+  hostile('grow-past', growPast, [{ wasm: 'take', as: 'take', params: ['bytes'], result: 'i32' }], 2),
+  hostile('returns', returns, returnsExports, 1),
+  hostile('post', post, postExports, 1),
 ];
 
 function wasmModule(mod: FixtureModule) {
@@ -125,6 +293,9 @@ const c = (name: string, why: string, code: string, expect: FixtureCase['expect'
   ...extra,
 });
 const catching = (call: string) => `try { return await ${call}; } catch (e) { return [e.code, e.message]; }`;
+/** Guest code that makes `calls` one after another and answers each one's value (bytes as an array) or [code, message]. */
+const settleAll = (calls: string[]) =>
+  `const out = [];\nfor (const call of [${calls.map((x) => `() => ${x}`).join(', ')}]) {\n  try { const v = await call(); out.push(v instanceof Uint8Array ? Array.from(v) : v); } catch (e) { out.push([e.code, e.message]); }\n}\nreturn out;`;
 
 const cases: FixtureCase[] = [
   c(
@@ -195,6 +366,162 @@ const cases: FixtureCase[] = [
         6,
         6,
         ['wasm-budget-bytes', '`@fx/bytes-small` may pass at most 20 bytes into WASM per run; 18 are used and this call passes 6 (budget: input bytes)'],
+      ],
+    },
+  ),
+
+  // Hostile modules. Each case also calls again on the same run where that means something: a
+  // failed call is the call's failure, never the run's.
+  c(
+    'hostile-realloc-out-of-range',
+    "cabi_realloc's answer is checked against memory before anything is copied: 2 bytes before the end holds 2 bytes (and 0), not 3 or 16",
+    `import { take } from "@fx/hostile-realloc-out-of-range";\n${settleAll(['take(new Uint8Array(16))', 'take(new Uint8Array(3))', 'take(new Uint8Array(2))', 'take(new Uint8Array(0))'])}`,
+    {
+      ok: true,
+      value: [
+        ['wasm-trap', "`take` trapped: cabi_realloc's answer for argument 1 of `take` (65534, 16 bytes) lies outside the module's memory of 65536 bytes"],
+        ['wasm-trap', "`take` trapped: cabi_realloc's answer for argument 1 of `take` (65534, 3 bytes) lies outside the module's memory of 65536 bytes"],
+        2,
+        0,
+      ],
+    },
+  ),
+  c(
+    'hostile-realloc-huge',
+    "cabi_realloc answering 0xFFFFFFF0 (-16 as an i32) is read as the u32 pointer it is, far past memory, even for an empty argument; the module's next call works",
+    `import { take, ping } from "@fx/hostile-realloc-huge";\n${settleAll(['take(new Uint8Array(16))', 'take(new Uint8Array(0))', 'ping()'])}`,
+    {
+      ok: true,
+      value: [
+        ['wasm-trap', "`take` trapped: cabi_realloc's answer for argument 1 of `take` (4294967280, 16 bytes) lies outside the module's memory of 65536 bytes"],
+        ['wasm-trap', "`take` trapped: cabi_realloc's answer for argument 1 of `take` (4294967280, 0 bytes) lies outside the module's memory of 65536 bytes"],
+        7,
+      ],
+    },
+  ),
+  c(
+    'hostile-return-area',
+    'the return area must be 4-aligned and its 8 bytes inside memory (0xFFFFFFFC is aligned but past the end); one ending exactly at the end of memory is fine',
+    `import { misalignedArea, areaPastEnd, areaWraps, atEnd, echo } from "@fx/hostile-returns";\n${settleAll(['misalignedArea()', 'areaPastEnd()', 'areaWraps()', 'atEnd()', 'echo(new Uint8Array([5]))'])}`,
+    {
+      ok: true,
+      value: [
+        ['wasm-trap', '`misalignedArea` trapped: `misalignedArea` returned a return area at 2, which is not 4-byte aligned'],
+        ['wasm-trap', "`areaPastEnd` trapped: the return area of `areaPastEnd` (65532, 8 bytes) lies outside the module's memory of 65536 bytes"],
+        ['wasm-trap', "`areaWraps` trapped: the return area of `areaWraps` (4294967292, 8 bytes) lies outside the module's memory of 65536 bytes"],
+        [1, 2],
+        [5],
+      ],
+    },
+  ),
+  c(
+    'hostile-result-range',
+    'the (ptr, len) a return area holds must lie inside memory: past the end, or wrapping past 2^32 (0xFFFFFFF0 + 32), is a trap before anything is copied',
+    `import { rangePastEnd, rangeWraps, echo } from "@fx/hostile-returns";\n${settleAll(['rangePastEnd()', 'rangeWraps()', 'echo(new Uint8Array([6]))'])}`,
+    {
+      ok: true,
+      value: [
+        ['wasm-trap', "`rangePastEnd` trapped: the result of `rangePastEnd` (65000, 1000 bytes) lies outside the module's memory of 65536 bytes"],
+        ['wasm-trap', "`rangeWraps` trapped: the result of `rangeWraps` (4294967280, 32 bytes) lies outside the module's memory of 65536 bytes"],
+        [6],
+      ],
+    },
+  ),
+  c(
+    'hostile-result-length-over-cap',
+    'a result length of 2^31-1 in a 1-page memory is refused by the output allowance (16 MB per call) before the range is even checked, so nothing is allocated for it',
+    `import { huge, echo } from "@fx/hostile-returns";\n${settleAll(['huge()', 'echo(new Uint8Array([7]))'])}`,
+    {
+      ok: true,
+      value: [['wasm-budget-bytes', '`huge` returned 2147483647 bytes, more than the 16777216 bytes this call may return (budget: output bytes)'], [7]],
+    },
+  ),
+  c(
+    'hostile-realloc-never-returns',
+    "cabi_realloc runs under the call's timeout: a realloc that loops is stopped at the module's 200 ms, and the run goes on (the module's scalar export, then another module)",
+    `import { take, ping } from "@fx/hostile-realloc-loop";\nimport { echo } from "@fx/bytes";\n${settleAll(['take(new Uint8Array(4))', 'ping()', 'echo(new Uint8Array([1, 2]))'])}`,
+    { ok: true, value: [['wasm-timeout', '`take` ran longer than its 200 ms limit and was stopped'], 7, [1, 2]] },
+  ),
+  c(
+    'hostile-memory-grows-to-max',
+    'memory grown to its maximum inside cabi_realloc (the argument lands in the last of 16 pages) or inside the export is read as it is after the call: the calls work',
+    'import { echo, where, fresh } from "@fx/hostile-grow";\nconst input = Uint8Array.from({ length: 1000 }, (_, i) => i & 255);\nconst out = await echo(input);\nconst f = await fresh(65536);\nreturn [out.length, out.every((b, i) => b === (i & 255)), await where(new Uint8Array(1)), f.length, f.every((b) => b === 0)];',
+    { ok: true, value: [1000, true, 983040, 65536, true] },
+  ),
+  c(
+    'hostile-memory-grows-past-range',
+    'cabi_realloc grows memory to its maximum (2 pages) and answers 8 bytes before the new end: 16 bytes do not fit (checked against the grown memory), 8 do',
+    `import { take } from "@fx/hostile-grow-past";\n${settleAll(['take(new Uint8Array(16))', 'take(new Uint8Array(8))'])}`,
+    {
+      ok: true,
+      value: [
+        ['wasm-trap', "`take` trapped: cabi_realloc's answer for argument 1 of `take` (131064, 16 bytes) lies outside the module's memory of 131072 bytes"],
+        8,
+      ],
+    },
+  ),
+  c(
+    'hostile-string-not-utf8',
+    'a string result that is not UTF-8 (FF FE) is a tagged failure, not replacement characters: the canonical ABI traps on invalid code units, and we report it as wasm-trap; the same bytes as a bytes result are fine, and the next string call works',
+    `import { text, raw } from "@fx/hostile-returns";\n${settleAll(['text(0, 2)', 'raw(0, 2)', 'text(11, 2)'])}`,
+    { ok: true, value: [['wasm-trap', '`text` returned a string that is not valid UTF-8'], [255, 254], 'ok'] },
+  ),
+  c(
+    'hostile-string-utf8-strict',
+    'UTF-8 is decoded strictly: an encoded surrogate, a truncated sequence and an overlong form are refused like FF FE; a leading byte order mark is a character (U+FEFF), kept as the canonical ABI keeps it',
+    `import { text } from "@fx/hostile-returns";\n${settleAll(['text(2, 3)', 'text(5, 1)', 'text(6, 2)', 'text(8, 5)'])}`,
+    {
+      ok: true,
+      value: [
+        ['wasm-trap', '`text` returned a string that is not valid UTF-8'],
+        ['wasm-trap', '`text` returned a string that is not valid UTF-8'],
+        ['wasm-trap', '`text` returned a string that is not valid UTF-8'],
+        '\uFEFFok',
+      ],
+    },
+  ),
+  c(
+    'string-byte-order-mark-round-trip',
+    'a string that starts with U+FEFF goes in and comes back with it',
+    'import { upper } from "@fx/bytes";\nconst out = await upper("\\uFEFFab");\nreturn [out.length, out.charCodeAt(0), out.slice(1)];',
+    { ok: true, value: [3, 0xfeff, 'AB'] },
+  ),
+  c(
+    'hostile-post-return',
+    "cabi_post_<name> runs after the result was copied: a post that traps fails the call, one that does nothing or zeroes the result and its return area leaves the value intact, and a post handed the export's own result (42) shows it got it by trapping",
+    `import { echoTrap, echoNoop, echoClobber, answer } from "@fx/hostile-post";\n${settleAll(['echoTrap(new Uint8Array([1, 2]))', 'echoNoop(new Uint8Array([1, 2]))', 'echoClobber(new Uint8Array([1, 2, 3]))', 'answer(new Uint8Array([9]))'])}`,
+    {
+      ok: true,
+      value: [
+        ['wasm-trap', '`echoTrap` trapped: unreachable'],
+        [1, 2],
+        [1, 2, 3],
+        ['wasm-trap', '`answer` trapped: unreachable'],
+      ],
+    },
+  ),
+  c(
+    'hostile-stateless',
+    'every call gets a fresh instance: a global and a memory counter bumped by each call read 1 every time (in sequence and two in flight), and the bump allocator starts at 1024 every time',
+    'import { tick, where } from "@fx/hostile-returns";\nconst seq = [];\nfor (let i = 0; i < 4; i++) seq.push(await tick());\nreturn [seq, await Promise.all([tick(), tick()]), [await where(new Uint8Array(8)), await where(new Uint8Array(8))]];',
+    {
+      ok: true,
+      value: [
+        ['11', '11', '11', '11'],
+        ['11', '11'],
+        [1024, 1024],
+      ],
+    },
+  ),
+  c(
+    'hostile-trap-after-realloc',
+    'a trap inside the export after cabi_realloc ran and the argument was copied in (it traps on reading 0xAB) is a wasm-trap; the next call works',
+    `import { boom } from "@fx/hostile-returns";\n${settleAll(['boom(new Uint8Array([0xab, 1]))', 'boom(new Uint8Array([1, 0xab]))'])}`,
+    {
+      ok: true,
+      value: [
+        ['wasm-trap', '`boom` trapped: unreachable'],
+        [1, 171],
       ],
     },
   ),

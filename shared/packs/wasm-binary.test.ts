@@ -4,6 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { buildExportsModule, buildWasm, f64Bytes, op, sleb, uleb, type BuilderValType } from '../testing/wasm-builder.ts';
+import { wat } from '../testing/wat.ts';
 import { instantiatesQuietly, isGuestExportName, validateWasmBinary } from './wasm-binary.ts';
 
 const add = buildExportsModule([{ name: 'add', params: ['i32', 'i32'], results: ['i32'], body: [op.local_get, 0, op.local_get, 1, op.i32_add] }], {
@@ -248,6 +249,146 @@ describe('validateWasmBinary: rejections', () => {
 
   it('rejects binaries over the 4 MB limit before parsing', () => {
     expectFail(new Uint8Array(4 * 1024 * 1024 + 1), { memoryPagesMax: 0, exports: ['f'] }, 'file-too-large', 'the WASM binary is 4194305 bytes; the limit is 4194304');
+  });
+});
+
+/** A WAT module's bytes, in a buffer of their own (as expectAccepted takes them). */
+const watBytes = (text: string) => wat(text).slice();
+
+describe('validateWasmBinary: typed declarations (bytes and strings, the canonical ABI)', () => {
+  const REALLOC = '(func (export "cabi_realloc") (param i32 i32 i32 i32) (result i32) (i32.const 1024))';
+  const MEMORY = '(memory (export "memory") 1 1)';
+  /** echo(bytes) -> bytes, length(bytes) -> i32 and zeros(i32) -> bytes, with whatever else `parts` add. */
+  const module = (...parts: string[]) =>
+    watBytes(`(module
+ ${parts.join('\n ')}
+ (func (export "echo") (param i32 i32) (result i32) (i32.const 16))
+ (func (export "length") (param i32 i32) (result i32) (local.get 1))
+ (func (export "zeros") (param i32) (result i32) (i32.const 16)))`);
+  const echo = { wasm: 'echo', as: 'echo', params: ['bytes'], result: 'bytes' };
+  const entry = (...exports: Parameters<typeof validateWasmBinary>[1]['exports']) => ({ memoryPagesMax: 1, exports });
+  const typeError = (message: string) => ['wasm-export-signature', message] as const;
+
+  it('accepts a byte module with memory and cabi_realloc, and records cabi_post_ when it is exported', () => {
+    const result = expectAccepted(module(MEMORY, REALLOC, '(func (export "cabi_post_echo") (param i32))'), entry(echo, { wasm: 'length', as: 'size', params: ['bytes'], result: 'i32' }));
+    expect(result.ok && result.value.exports).toEqual([
+      { wasm: 'echo', as: 'echo', params: ['bytes'], results: ['bytes'], post: 'cabi_post_echo' },
+      { wasm: 'length', as: 'size', params: ['bytes'], results: ['i32'] },
+    ]);
+  });
+
+  it('needs an exported memory, and names the export that needs it', () => {
+    expectFail(module(REALLOC), entry(echo), 'wasm-export-missing', 'the binary exports no `memory`, which `echo` needs to take or return bytes or strings (the canonical ABI)');
+    // A memory the module keeps to itself is no memory the host can copy into.
+    expectFail(module('(memory 1 1)', REALLOC), entry({ ...echo, as: 'copy' }), 'wasm-export-missing', 'the binary exports no `memory`, which `copy` needs to take or return bytes or strings (the canonical ABI)');
+  });
+
+  it('needs `memory` to be a memory (WAT can export a global or a function by that name)', () => {
+    const why = 'which `echo` needs to take or return bytes or strings (the canonical ABI)';
+    expectFail(module('(global (export "memory") i32 (i32.const 0))', REALLOC), entry(echo), 'wasm-export-missing', `the binary's \`memory\` export is a global, not a memory, ${why}`);
+    expectFail(module('(func (export "memory"))', REALLOC), entry(echo), 'wasm-export-missing', `the binary's \`memory\` export is a function, not a memory, ${why}`);
+  });
+
+  it('needs cabi_realloc, and says what it must be', () => {
+    expectFail(
+      module(MEMORY),
+      entry(echo),
+      'wasm-export-missing',
+      'the binary has no export named `cabi_realloc`, which `echo` needs to take or return bytes or strings (the canonical ABI): cabi_realloc(old_ptr, old_size, align, new_size) -> ptr',
+    );
+    // Byte results need it too (the canonical ABI's contract; this module happens not to call it).
+    expect(validateWasmBinary(module(MEMORY), entry({ wasm: 'zeros', as: 'zeros', params: ['i32'], result: 'bytes' }))).toMatchObject({ ok: false, code: 'wasm-export-missing' });
+  });
+
+  it.each([
+    ['three parameters', '(func (export "cabi_realloc") (param i32 i32 i32) (result i32) (i32.const 0))'],
+    ['no result', '(func (export "cabi_realloc") (param i32 i32 i32 i32))'],
+    ['i64 parameters', '(func (export "cabi_realloc") (param i64 i32 i32 i32) (result i32) (i32.const 0))'],
+    ['a global', '(global (export "cabi_realloc") i32 (i32.const 0))'],
+  ])('rejects a cabi_realloc with %s', (_what, realloc) => {
+    expectFail(module(MEMORY, realloc), entry(echo), ...typeError('`cabi_realloc` must be a function (i32, i32, i32, i32) → i32 (old_ptr, old_size, align, new_size → ptr)'));
+  });
+
+  it('checks cabi_post_<name> against the export’s core result', () => {
+    const after = (name: string) => `(it is called with \`${name}\`'s result after the host read it)`;
+    expectFail(module(MEMORY, REALLOC, '(func (export "cabi_post_echo") (param i32) (result i32) (i32.const 0))'), entry(echo), ...typeError(`\`cabi_post_echo\` must be a function (i32) → nothing ${after('echo')}`));
+    expectFail(module(MEMORY, REALLOC, '(func (export "cabi_post_echo"))'), entry(echo), ...typeError(`\`cabi_post_echo\` must be a function (i32) → nothing ${after('echo')}`));
+    expectFail(module(MEMORY, REALLOC, '(global (export "cabi_post_echo") i32 (i32.const 0))'), entry(echo), ...typeError(`\`cabi_post_echo\` must be a function (i32) → nothing ${after('echo')}`));
+    // Named by the binary's export: the guest's name is not what the module exports.
+    expectFail(
+      module(MEMORY, REALLOC, '(func (export "cabi_post_length") (param f64))'),
+      entry({ wasm: 'length', as: 'size', params: ['bytes'], result: 'i32' }),
+      ...typeError(`\`cabi_post_length\` must be a function (i32) → nothing ${after('length')}`),
+    );
+  });
+
+  it('refuses a type that is not one', () => {
+    const choices = 'i32, f32, f64, bytes, string';
+    expectFail(module(MEMORY, REALLOC), entry({ ...echo, params: ['u8'] }), ...typeError(`export \`echo\` declares parameter 1 as "u8", which is not a type (${choices})`));
+    expectFail(module(MEMORY, REALLOC), entry({ ...echo, params: ['i32', 'Uint8Array'] }), ...typeError(`export \`echo\` declares parameter 2 as "Uint8Array", which is not a type (${choices})`));
+    expectFail(module(MEMORY, REALLOC), entry({ ...echo, params: ['i64'] }), ...typeError(`export \`echo\` declares parameter 1 as "i64", which is not a type (${choices})`));
+    expectFail(
+      module(MEMORY, REALLOC),
+      entry({ ...echo, result: 'buffer' }),
+      ...typeError(`export \`echo\` declares its result as "buffer", which is not a type (${choices}; leave "result" out for none)`),
+    );
+    expectFail(module(MEMORY, REALLOC), entry({ ...echo, result: '' }), ...typeError(`export \`echo\` declares its result as "", which is not a type (${choices}; leave "result" out for none)`));
+  });
+
+  it('refuses a result without "params"', () => {
+    expectFail(
+      module(MEMORY, REALLOC),
+      entry({ wasm: 'zeros', as: 'zeros', result: 'bytes' }),
+      ...typeError('export `zeros` declares a result but no "params"; declare both (use "params": [] for none)'),
+    );
+  });
+
+  it('counts a bytes or string parameter as two words: at most 8', () => {
+    // Judged before the binary is read: a mistake in the manifest is named as such.
+    const fiveBytes = { wasm: 'many', as: 'many', params: ['bytes', 'bytes', 'bytes', 'bytes', 'bytes'] };
+    const words = (n: number) => `export \`many\` declares ${n} parameter words (a bytes or string parameter counts as two: pointer and length); at most 8`;
+    expectFail(module(MEMORY, REALLOC), entry(fiveBytes), ...typeError(words(10)));
+    expectFail(module(MEMORY, REALLOC), entry({ ...fiveBytes, params: ['string', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32'] }), ...typeError(words(9)));
+    const eight = watBytes(`(module ${MEMORY} ${REALLOC} (func (export "many") (param i32 i32 i32 i32 i32 i32 i32 i32)))`);
+    expectAccepted(eight, entry({ ...fiveBytes, params: ['bytes', 'string', 'bytes', 'bytes'] }));
+    expectAccepted(eight, entry({ ...fiveBytes, params: ['bytes', 'i32', 'i32', 'string', 'i32', 'i32'] }));
+  });
+
+  it('refuses a declaration the binary’s signature does not lower to, naming both', () => {
+    // A scalar result declared for a function that returns another scalar.
+    expectFail(
+      module(MEMORY, REALLOC),
+      entry({ wasm: 'length', as: 'length', params: ['bytes'], result: 'f64' }),
+      ...typeError("export `length` is declared (bytes) → f64, which the canonical ABI lowers to (i32, i32) → f64, but the binary's `length` is (i32, i32) → i32"),
+    );
+    // Bytes declared for a function taking one i32.
+    expectFail(
+      module(MEMORY, REALLOC),
+      entry({ wasm: 'zeros', as: 'makeZeros', params: ['bytes'], result: 'bytes' }),
+      ...typeError("export `makeZeros` is declared (bytes) → bytes, which the canonical ABI lowers to (i32, i32) → i32, but the binary's `zeros` is (i32) → i32"),
+    );
+    // A void declaration for a function with a result, and a scalar declaration with no lowering.
+    expectFail(
+      module(MEMORY, REALLOC),
+      entry({ wasm: 'echo', as: 'echo', params: ['string'] }),
+      ...typeError("export `echo` is declared (string) → nothing, which the canonical ABI lowers to (i32, i32) → nothing, but the binary's `echo` is (i32, i32) → i32"),
+    );
+    expectFail(module(MEMORY, REALLOC), entry({ wasm: 'zeros', as: 'zeros', params: ['f32'], result: 'i32' }), ...typeError("export `zeros` is declared (f32) → i32 but the binary's `zeros` is (i32) → i32"));
+  });
+
+  it('lets a scalar-only typed declaration go without memory or cabi_realloc', () => {
+    const scalar = watBytes('(module (func (export "add") (param i32) (result i32) (local.get 0)) (func (export "half") (param f64) (result f64) (f64.mul (local.get 0) (f64.const 0.5))))');
+    const result = expectAccepted(scalar, {
+      memoryPagesMax: 0,
+      exports: [
+        { wasm: 'add', as: 'add', params: ['i32'], result: 'i32' },
+        { wasm: 'half', as: 'half', params: ['f64'], result: 'f64' },
+      ],
+    });
+    expect(result.ok && result.value.exports).toEqual([
+      { wasm: 'add', as: 'add', params: ['i32'], results: ['i32'] },
+      { wasm: 'half', as: 'half', params: ['f64'], results: ['f64'] },
+    ]);
   });
 });
 

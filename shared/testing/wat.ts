@@ -9,7 +9,10 @@ export function wat(text: string): Uint8Array {
   const module = binaryen.parseText(text);
   try {
     // MVP plus what ordinary toolchains emit (bulk memory, sign extension, mutable globals).
-    module.setFeatures(binaryen.Features.MVP | binaryen.Features.BulkMemory | binaryen.Features.SignExt | binaryen.Features.MutableGlobals);
+    // binaryen splits bulk memory in two and asserts (aborting the process) when a module uses
+    // memory.fill/copy with BulkMemory but not BulkMemoryOpt set, so both go together.
+    const { MVP, BulkMemory, BulkMemoryOpt, SignExt, MutableGlobals } = binaryen.Features;
+    module.setFeatures(MVP | BulkMemory | BulkMemoryOpt | SignExt | MutableGlobals);
     if (!module.validate()) throw new Error('wat: the module does not validate');
     return module.emitBinary();
   } finally {

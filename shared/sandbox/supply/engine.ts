@@ -49,6 +49,25 @@ type EmscriptenFactory = (options: Record<string, unknown>) => Promise<Emscripte
 let loaded: Promise<{ readonly factory: EmscriptenFactory; readonly ffiClass: FfiClass }> | undefined;
 
 /**
+ * Every string the host reads out of the guest (`getString`, `dump`: a capability's or a WASM
+ * export's string argument, a log line, an error message) goes through the glue's `UTF8ToString`,
+ * whose TextDecoder strips a leading U+FEFF — "\uFEFFab" would arrive as "ab", one character
+ * silently gone. This replaces it with the same decoding (replacement characters for bad bytes,
+ * which the engine's own strings never have) that keeps the character.
+ */
+export function keepLeadingByteOrderMark(emscripten: Pick<EmscriptenModule, 'HEAPU8' | 'UTF8ToString'>): void {
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  emscripten.UTF8ToString = (ptr, maxBytesToRead) => {
+    if (!ptr) return '';
+    // HEAPU8 is read at every call: the glue replaces it when the memory grows.
+    const heap = emscripten.HEAPU8;
+    const limit = maxBytesToRead === undefined ? heap.length : Math.min(heap.length, ptr + maxBytesToRead);
+    const nul = heap.indexOf(0, ptr);
+    return decoder.decode(heap.subarray(ptr, nul < 0 || nul > limit ? limit : nul));
+  };
+}
+
+/**
  * The variant's glue and FFI, imported once per thread. The stock path
  * (`newQuickJSWASMModuleFromVariant`) imports both and a module of its own on every
  * instantiation; each dynamic import is a loader round trip (under tsx, a hop to its hooks
@@ -92,6 +111,7 @@ export async function instantiateQuickJsNg(wasmModule: WebAssembly.Module, recyc
   if (pretend) delete proc.type;
   const emscripten = await pending;
   emscripten.type = 'sync';
+  keepLeadingByteOrderMark(emscripten);
   const engine = new QuickJSWASMModule(emscripten, new ffiClass(emscripten));
   return { engine, memory };
 }

@@ -5,6 +5,8 @@ export type CallAbiType = 'i32' | 'f32' | 'f64' | 'bytes' | 'string';
 
 /** How one call of a typed export is lowered and lifted (from its validated manifest declaration). */
 export interface CallAbi {
+  /** The export as the guest knows it (the manifest's `as`), for sentences; the call names the binary's export. */
+  readonly name: string;
   readonly params: readonly CallAbiType[];
   /** Absent for a void export. */
   readonly result?: CallAbiType;

@@ -79,10 +79,12 @@ function liftBytes(memory, name, retptr, maxBytes) {
 
 /**
  * Run export `exportName` of `instance` with `args`. Without `abi` the export is scalar: the
- * numbers are passed as they are and its value is returned. With `abi` (`{ params, result, post,
- * maxResultBytes }`, from the validated manifest declaration), `args` hold a number for each
+ * numbers are passed as they are and its value is returned. With `abi` (`{ name, params, result,
+ * post, maxResultBytes }`, from the validated manifest declaration), `args` hold a number for each
  * scalar parameter and a Uint8Array for each `bytes`/`string` one; the result is a number,
  * undefined, or a Uint8Array of its own (`bytes` and `string`: the string's UTF-8, unchecked).
+ * Sentences name the export as the guest knows it (`abi.name`, the manifest's `as`), not by the
+ * binary's name, which the guest never sees.
  */
 export function invokeExport(instance, exportName, args, abi) {
   const exports = instance.exports;
@@ -90,18 +92,19 @@ export function invokeExport(instance, exportName, args, abi) {
   if (typeof fn !== 'function') throw new TypeError(`export ${exportName} is not a function`);
   if (abi === undefined) return fn(...args);
 
+  const name = abi.name;
   const byteResult = abi.result === 'bytes' || abi.result === 'string';
   const needsMemory = byteResult || abi.params.some((t) => t === 'bytes' || t === 'string');
-  const memory = needsMemory ? memoryOf(exports, exportName) : undefined;
+  const memory = needsMemory ? memoryOf(exports, name) : undefined;
   const flat = [];
   for (let i = 0; i < abi.params.length; i++) {
     const type = abi.params[i];
     const arg = args[i];
     if (type === 'bytes' || type === 'string') {
-      if (!(arg instanceof Uint8Array)) throw new TypeError(`argument ${i + 1} of ${exportName} must arrive as bytes`);
-      flat.push(lowerBytes(exports, memory, exportName, i + 1, arg), arg.length);
+      if (!(arg instanceof Uint8Array)) throw new TypeError(`argument ${i + 1} of ${name} must arrive as bytes`);
+      flat.push(lowerBytes(exports, memory, name, i + 1, arg), arg.length);
     } else {
-      if (typeof arg !== 'number') throw new TypeError(`argument ${i + 1} of ${exportName} must arrive as a number`);
+      if (typeof arg !== 'number') throw new TypeError(`argument ${i + 1} of ${name} must arrive as a number`);
       flat.push(arg);
     }
   }
@@ -110,7 +113,7 @@ export function invokeExport(instance, exportName, args, abi) {
     if (abi.post !== undefined) exports[abi.post](...(core === undefined ? [] : [core]));
     return core;
   }
-  const bytes = liftBytes(memory, exportName, core >>> 0, abi.maxResultBytes);
+  const bytes = liftBytes(memory, name, core >>> 0, abi.maxResultBytes);
   if (abi.post !== undefined) exports[abi.post](core);
   return bytes;
 }
@@ -129,6 +132,8 @@ export function isCallAbi(abi) {
   return (
     abi !== null &&
     typeof abi === 'object' &&
+    typeof abi.name === 'string' &&
+    abi.name.length <= 128 &&
     Array.isArray(abi.params) &&
     abi.params.length <= 8 &&
     abi.params.every((t) => types.includes(t)) &&

@@ -6,8 +6,9 @@ import { describe, expect, it } from 'vitest';
 import type { ExecutableModule, SandboxModuleResolutionOk, WasmExportSignature } from '../../protocol/catalog.ts';
 import type { WasmBudgets } from '../../protocol/manifest.ts';
 import { buildWasm, op } from '../../testing/wasm-builder.ts';
+import { wat } from '../../testing/wat.ts';
 import { validateWasmBinary } from '../../packs/wasm-binary.ts';
-import { createWasmDispatcher, effectiveBudgets, type WasmPoolPort, type WasmPoolRequest } from './wasm-dispatcher.ts';
+import { createWasmDispatcher, effectiveBudgets, NO_FREE_LANE, type WasmPoolPort, type WasmPoolReply, type WasmPoolRequest } from './wasm-dispatcher.ts';
 import { failureCode, invokeExport } from './canonical-abi.mjs';
 
 const bytes = buildWasm({
@@ -56,20 +57,34 @@ function resolution(...mods: ExecutableModule[]): Pick<SandboxModuleResolutionOk
   return { modules: Object.fromEntries([...mods, jsModule].map((m) => [m.moduleId, m])) };
 }
 
+/** One call on a fresh instance of the real engine, through the workers' own lowering. */
+function runInline(request: WasmPoolRequest): WasmPoolReply {
+  const start = performance.now();
+  try {
+    const instance = new WebAssembly.Instance(new WebAssembly.Module(request.bytes.slice()), {});
+    const value = invokeExport(instance, request.exportName, request.args, request.abi);
+    return { ok: true as const, value, runMs: performance.now() - start };
+  } catch (error) {
+    return { ok: false as const, code: failureCode(error), message: (error as Error).message, runMs: performance.now() - start };
+  }
+}
+
 /** In-process pool port: a fresh instance per call on the real engine, after a macrotask, through the workers' own lowering. */
 class InlinePort implements WasmPoolPort {
   requests: WasmPoolRequest[] = [];
   async call(request: WasmPoolRequest) {
     this.requests.push(request);
     await new Promise((r) => setTimeout(r, 1));
-    const start = performance.now();
-    try {
-      const instance = new WebAssembly.Instance(new WebAssembly.Module(request.bytes.slice()), {});
-      const value = invokeExport(instance, request.exportName, request.args, request.abi);
-      return { ok: true as const, value, runMs: performance.now() - start };
-    } catch (error) {
-      return { ok: false as const, code: failureCode(error), message: (error as Error).message, runMs: performance.now() - start };
-    }
+    return runInline(request);
+  }
+}
+
+/** The same, answering at once too (`callNow`), or with NO_FREE_LANE while `free` is false (nothing is run then). */
+class NowPort extends InlinePort {
+  free = true;
+  callNow(request: WasmPoolRequest): WasmPoolReply | typeof NO_FREE_LANE {
+    this.requests.push(request);
+    return this.free ? runInline(request) : NO_FREE_LANE;
   }
 }
 
@@ -226,5 +241,111 @@ describe('createWasmDispatcher', () => {
     });
     expect(await d.bridge('m', 'add', [1, 1])).toEqual({ ok: false, code: 'internal', message: 'the WASM pool failed: port bug' });
     expect(d.usage().inFlight).toBe(0);
+  });
+});
+
+/**
+ * A typed module (canonical ABI): a bump allocator, echo, zeros(n), a string that starts with a
+ * byte order mark, and a misaligned return area. The binary's names differ from the guest's
+ * (`as`), as toolchains' often do; every sentence must use the guest's.
+ */
+const typedBytes = wat(`(module
+ (memory (export "memory") 1 16)
+ (global $top (mut i32) (i32.const 1024))
+ (func $alloc (export "cabi_realloc") (param i32 i32 i32) (param $size i32) (result i32)
+  (local $p i32)
+  (local.set $p (global.get $top))
+  (global.set $top (i32.add (local.get $p) (local.get $size)))
+  (local.get $p))
+ (func $area (param $p i32) (param $n i32) (result i32)
+  (i32.store (i32.const 16) (local.get $p)) (i32.store (i32.const 20) (local.get $n)) (i32.const 16))
+ (func (export "echo_bytes") (param $p i32) (param $n i32) (result i32) (call $area (local.get $p) (local.get $n)))
+ (func (export "make_zeros") (param $n i32) (result i32) (call $area (call $alloc (i32.const 0) (i32.const 0) (i32.const 1) (local.get $n)) (local.get $n)))
+ (data (i32.const 512) "\\ef\\bb\\bfok")
+ (func (export "bom_text") (result i32) (call $area (i32.const 512) (i32.const 5)))
+ (func (export "bad_area") (result i32) (i32.const 2))
+)`);
+
+function typedModule(moduleId: string, budgets: WasmBudgets = {}): ExecutableModule {
+  const validated = validateWasmBinary(typedBytes, {
+    memoryPagesMax: 16,
+    exports: [
+      { wasm: 'echo_bytes', as: 'echo', params: ['bytes'], result: 'bytes' },
+      { wasm: 'make_zeros', as: 'zeros', params: ['i32'], result: 'bytes' },
+      { wasm: 'bom_text', as: 'bomText', params: [], result: 'string' },
+      { wasm: 'bad_area', as: 'badArea', params: [], result: 'bytes' },
+    ],
+  });
+  if (!validated.ok) throw new Error(validated.message);
+  return { ...wasmModule(moduleId), wasm: { bytes: typedBytes, exports: validated.value.exports, memoryPagesMax: 16, budgets } };
+}
+
+describe('createWasmDispatcher: bytes and strings', () => {
+  it('names the export as the guest knows it in the lowering’s sentences, and keeps a leading byte order mark', async () => {
+    const port = new InlinePort();
+    const d = createWasmDispatcher(resolution(typedModule('t', { callOutputBytes: 5 })), port);
+    expect(await d.bridge('t', 'echo', [new Uint8Array([1, 2])])).toEqual({ ok: true, value: new Uint8Array([1, 2]) });
+    expect(port.requests[0]).toMatchObject({ exportName: 'echo_bytes', abi: { name: 'echo', params: ['bytes'], result: 'bytes', maxResultBytes: 5 } });
+    expect(await d.bridge('t', 'zeros', [6])).toEqual({
+      ok: false,
+      code: 'wasm-budget-bytes',
+      message: '`zeros` returned 6 bytes, more than the 5 bytes this call may return (budget: output bytes)',
+    });
+    expect(await d.bridge('t', 'badArea', [])).toEqual({
+      ok: false,
+      code: 'wasm-trap',
+      message: '`badArea` trapped: `badArea` returned a return area at 2, which is not 4-byte aligned',
+    });
+    // EF BB BF is U+FEFF, a character of the string (the canonical ABI does no BOM sniffing).
+    expect(await d.bridge('t', 'bomText', [])).toEqual({ ok: true, value: '\uFEFFok' });
+  });
+
+  it('holds each call’s output allowance while it is in flight: the second of two calls gets only what the first left of the run’s budget', async () => {
+    const port = new InlinePort();
+    const d = createWasmDispatcher(resolution(typedModule('t')), port, { budgets: { callOutputBytes: 16, outputBytes: 20 } });
+    const first = d.bridge('t', 'zeros', [10]);
+    const second = d.bridge('t', 'zeros', [10]);
+    // Both calls are with the pool now: 16 are held for the first, so the second may return 4.
+    expect(port.requests.map((r) => r.abi?.maxResultBytes)).toEqual([16, 4]);
+    expect(await first).toEqual({ ok: true, value: new Uint8Array(10) });
+    expect(await second).toEqual({
+      ok: false,
+      code: 'wasm-budget-bytes',
+      message: '`zeros` returned 10 bytes, more than the 4 bytes this call may return (budget: output bytes)',
+    });
+    // Settled, the holds are gone and only what was returned counts: 10 used, 10 left.
+    expect(await d.bridge('t', 'zeros', [10])).toEqual({ ok: true, value: new Uint8Array(10) });
+    expect(port.requests.map((r) => r.abi?.maxResultBytes)).toEqual([16, 4, 10]);
+    expect(await d.bridge('t', 'zeros', [1])).toEqual({
+      ok: false,
+      code: 'wasm-budget-bytes',
+      message: '`zeros` returned 1 bytes, more than the 0 bytes this call may return (budget: output bytes)',
+    });
+    expect(await d.bridge('t', 'zeros', [0])).toEqual({ ok: true, value: new Uint8Array(0) });
+    expect(d.usage()).toMatchObject({ calls: 5, inFlight: 0 });
+  });
+
+  it('gives a call back whole when no lane could take it at once (callNow: NO_FREE_LANE): its input bytes, output hold and call are not counted', () => {
+    const port = new NowPort();
+    const d = createWasmDispatcher(resolution(typedModule('t')), port, { budgets: { inputBytes: 20, callOutputBytes: 16, outputBytes: 20 } });
+    const callNow = d.callNow!;
+    const fifteen = new Uint8Array(15).fill(7);
+    port.free = false;
+    expect(callNow('t', 'echo', [fifteen], 100, false)).toBe(NO_FREE_LANE);
+    expect(callNow('t', 'echo', [fifteen], 100, false)).toBe(NO_FREE_LANE);
+    expect(d.usage()).toMatchObject({ calls: 0, inFlight: 0 });
+    port.free = true;
+    // Had the two given-back calls counted, 30 of the run's 20 input bytes would be used.
+    expect(callNow('t', 'echo', [fifteen], 100, false)).toEqual({ ok: true, value: fifteen });
+    // An answered call counts (the module's budgets are the run's here, and the module's are checked first).
+    expect(callNow('t', 'echo', [fifteen], 100, false)).toEqual({
+      ok: false,
+      code: 'wasm-budget-bytes',
+      message: '`@acme/math/t` may pass at most 20 bytes into WASM per run; 15 are used and this call passes 15 (budget: input bytes)',
+    });
+    expect(callNow('t', 'echo', [new Uint8Array(5)], 100, false)).toEqual({ ok: true, value: new Uint8Array(5) });
+    // Each call posted held the same output allowance: the given-back calls held nothing after.
+    expect(port.requests.map((r) => r.abi?.maxResultBytes)).toEqual([16, 16, 16, 5]);
+    expect(d.usage()).toMatchObject({ calls: 2, inFlight: 0 });
   });
 });

@@ -16,7 +16,10 @@ import { fail, ok, type Failure, type Result } from '../../protocol/result.ts';
 import type { CallAbi, CallArg } from './canonical-abi.mjs';
 import { checkWasmArguments, convertWasmResult, type WasmValue } from './wasm-scalars.ts';
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// Strict, as the canonical ABI is: bytes that are not UTF-8 fail the call. And a leading byte order
+// mark is a character like any other (the canonical ABI decodes without BOM sniffing), so it is
+// kept, not stripped as a TextDecoder does by default: "\uFEFFab" round-trips.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** `callNow`'s answer when no worker is free to take the call at once (nothing was posted). */
 export const NO_FREE_LANE = 'no-free-lane';
@@ -52,8 +55,7 @@ export interface WasmPoolRequest {
 }
 
 /** The guest-visible reply, exactly what `wasmBridgeModuleSource()` expects. */
-export type WasmBridgeReply =
-  { readonly ok: true; readonly value: WasmValue } | { readonly ok: false; readonly code: ErrorCode; readonly message: string };
+export type WasmBridgeReply = { readonly ok: true; readonly value: WasmValue } | { readonly ok: false; readonly code: ErrorCode; readonly message: string };
 
 /** The function bound as the bridge global: `(moduleId, exportName, args)`; never rejects. */
 export type WasmBridgeFunction = (moduleId: unknown, exportName: unknown, args: unknown) => Promise<WasmBridgeReply>;
@@ -143,7 +145,10 @@ class BudgetMeter {
   refuseInput(bytes: number): Failure | undefined {
     const b = this.budgets;
     if (bytes > b.callInputBytes)
-      return fail('wasm-budget-bytes', `${this.label} may take at most ${b.callInputBytes} bytes per WASM call; this call passes ${bytes} (budget: input bytes)`);
+      return fail(
+        'wasm-budget-bytes',
+        `${this.label} may take at most ${b.callInputBytes} bytes per WASM call; this call passes ${bytes} (budget: input bytes)`,
+      );
     if (this.inBytes + bytes > b.inputBytes) {
       return fail(
         'wasm-budget-bytes',
@@ -273,7 +278,7 @@ export function createWasmDispatcher(
       }
     };
     const abi: CallAbi | undefined = typed
-      ? { params: sig.params, ...(resultType ? { result: resultType } : {}), ...(sig.post ? { post: sig.post } : {}), maxResultBytes }
+      ? { name: sig.as, params: sig.params, ...(resultType ? { result: resultType } : {}), ...(sig.post ? { post: sig.post } : {}), maxResultBytes }
       : undefined;
     return {
       request: { bytes: mod.wasm.bytes, exportName: sig.wasm, args: checked.value, ...(abi ? { abi } : {}), timeoutMs, signal: abort.signal },
