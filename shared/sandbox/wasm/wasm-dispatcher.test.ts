@@ -281,6 +281,27 @@ function typedModule(moduleId: string, budgets: WasmBudgets = {}): ExecutableMod
 }
 
 describe('createWasmDispatcher: bytes and strings', () => {
+  it('calls cabi_post_ after a typed export that takes and returns only scalars', async () => {
+    // The post-return function traps, so a call that reached it says so.
+    const postBytes = wat(`(module
+ (memory (export "memory") 1 1)
+ (func (export "cabi_realloc") (param i32 i32 i32 i32) (result i32) (i32.const 0))
+ (func (export "twice") (param $x i32) (result i32) (i32.mul (local.get $x) (i32.const 2)))
+ (func (export "cabi_post_twice") (param i32) unreachable)
+ (func (export "plain") (param $x i32) (result i32) (local.get $x))
+)`);
+    const validated = validateWasmBinary(postBytes, {
+      memoryPagesMax: 1,
+      exports: [{ wasm: 'twice', as: 'twice', params: ['i32'], result: 'i32' }, 'plain'],
+    });
+    if (!validated.ok) throw new Error(validated.message);
+    expect(validated.value.exports[0]?.post).toBe('cabi_post_twice');
+    const mod: ExecutableModule = { ...wasmModule('p'), wasm: { bytes: postBytes, exports: validated.value.exports, memoryPagesMax: 1, budgets: {} } };
+    const d = createWasmDispatcher(resolution(mod), new InlinePort());
+    expect(await d.bridge('p', 'twice', [21])).toEqual({ ok: false, code: 'wasm-trap', message: '`twice` trapped: unreachable' });
+    expect(await d.bridge('p', 'plain', [21])).toEqual({ ok: true, value: 21 });
+  });
+
   it('names the export as the guest knows it in the lowering’s sentences, and keeps a leading byte order mark', async () => {
     const port = new InlinePort();
     const d = createWasmDispatcher(resolution(typedModule('t', { callOutputBytes: 5 })), port);
@@ -337,11 +358,11 @@ describe('createWasmDispatcher: bytes and strings', () => {
     port.free = true;
     // Had the two given-back calls counted, 30 of the run's 20 input bytes would be used.
     expect(callNow('t', 'echo', [fifteen], 100, false)).toEqual({ ok: true, value: fifteen });
-    // An answered call counts (the module's budgets are the run's here, and the module's are checked first).
+    // An answered call counts (the budget is the run's, and the refusal says so).
     expect(callNow('t', 'echo', [fifteen], 100, false)).toEqual({
       ok: false,
       code: 'wasm-budget-bytes',
-      message: '`@acme/math/t` may pass at most 20 bytes into WASM per run; 15 are used and this call passes 15 (budget: input bytes)',
+      message: 'this run may pass at most 20 bytes into WASM per run; 15 are used and this call passes 15 (budget: input bytes)',
     });
     expect(callNow('t', 'echo', [new Uint8Array(5)], 100, false)).toEqual({ ok: true, value: new Uint8Array(5) });
     // Each call posted held the same output allowance: the given-back calls held nothing after.

@@ -249,11 +249,12 @@ export function createWasmDispatcher(
     }
     const checked = checkWasmArguments(sig, args);
     if (!checked.ok) return checked;
-    const typed = sig.params.some(isByteType) || sig.results.some(isByteType);
+    // The canonical-ABI path: bytes or strings to lower, or a `cabi_post_` to call after the result.
+    const typed = sig.params.some(isByteType) || sig.results.some(isByteType) || sig.post !== undefined;
     let inputBytes = 0;
     for (const arg of checked.value) if (typeof arg !== 'number') inputBytes += arg.length;
 
-    const refused = run.refuse() ?? mod.meter.refuse() ?? (typed ? (mod.meter.refuseInput(inputBytes) ?? run.refuseInput(inputBytes)) : undefined);
+    const refused = run.refuse() ?? mod.meter.refuse() ?? (typed ? (run.refuseInput(inputBytes) ?? mod.meter.refuseInput(inputBytes)) : undefined);
     if (refused) return refused;
     const resultType = sig.results[0];
     const byteResult = resultType !== undefined && isByteType(resultType);
