@@ -11,9 +11,11 @@
 // a bump allocator that never frees). No export needs a `cabi_post_`.
 //
 // What a call allocates, for an input of n bytes (the pack's memoryPagesMax follows from it):
-// every export n (its argument); base64_encode 4 * ceil(n / 3) more; base64_decode nothing more (it
-// decodes in place: 3 bytes out for every 4 in); SHA-256 and CRC-32 nothing more (static areas).
-// Below the heap sit about 10 KB of static data, 8 KB of it CRC-32's tables.
+// every export n (its argument); base64_encode 4 * ceil(n / 3) more; base64_decode 256 bytes more (it
+// decodes in place: 3 bytes out for every 4 in); SHA-256 nothing more (static areas); CRC-32 8 KB
+// more from 512 bytes up (its tables). Below the heap sit under 1 KB of static data. The manifest
+// declares the string form of an export (sha256Text, crc32Text, base64EncodeText) on the same
+// function as its bytes form: both lower to (ptr, len), and every export costs a fresh instance.
 
 // --- Static areas (zero-filled data; no allocation) ---
 
@@ -26,10 +28,15 @@ const TAIL: usize = memory.data(128, 4);
 const DIGEST: usize = memory.data(32, 4);
 /** The digest in lowercase hex. */
 const HEX_OUT: usize = memory.data(64, 4);
-/** CRC-32's eight 256-entry slicing tables, built by crc32. */
-const CRC_TABLE: usize = memory.data(8192, 4);
-/** base64 value of each byte (0xff: not in the alphabet), built by base64_decode. */
-const B64_VALUE: usize = memory.data(256, 4);
+/**
+ * CRC-32's eight 256-entry slicing tables (8 KB) and base64's value of each byte (0xff: not in
+ * the alphabet) are allocated by the calls that build them, from the heap, not reserved here: so
+ * every static area sits in memory's first 4 KB page, the heap starts right after, and a call on
+ * a small input touches one page of its fresh instance's memory (each page touched costs a fresh
+ * instance a page fault and its unmapping; docs/wasm-host.md).
+ */
+let CRC_TABLE: usize = 0;
+let B64_VALUE: usize = 0;
 
 /** SHA-256 round constants (FIPS 180-4, 4.2.2). */
 const K: usize = memory.data<u32>([
@@ -177,11 +184,6 @@ export function sha256(ptr: usize, len: usize): usize {
   return result(HEX_OUT, 64);
 }
 
-/** `sha256_text(string) -> string`: the same digest of a string's UTF-8 (the host encodes it). */
-export function sha256_text(ptr: usize, len: usize): usize {
-  return sha256(ptr, len);
-}
-
 /** `sha256_bytes(bytes) -> bytes`: the raw 32-byte digest. */
 export function sha256_bytes(ptr: usize, len: usize): usize {
   digest(ptr, len);
@@ -195,12 +197,25 @@ export function sha256_bytes(ptr: usize, len: usize): usize {
   return load<u32>(CRC_TABLE + (k << 10) + (<usize>n << 2));
 }
 
+/** Inputs shorter than this are checksummed bit by bit: building the tables costs about as much as 512 bytes' bits. */
+const CRC_TABLE_FROM: usize = 512;
+
 /**
  * `crc32(bytes) -> i32`: the checksum's 32 bits (negative as an i32 when the top bit is set).
- * Slicing-by-8 (8 bytes per step through eight 256-entry tables, built first: 8 KB, ~4,000
- * steps), then byte at a time for the last 0-7 bytes.
+ * Short inputs bit by bit, with no tables (a fresh instance has none, and building them is
+ * ~4,000 steps); longer ones slicing-by-8 (8 bytes per step through eight 256-entry tables,
+ * built first: 8 KB), then byte at a time for the last 0-7 bytes.
  */
 export function crc32(ptr: usize, len: usize): u32 {
+  if (len < CRC_TABLE_FROM) {
+    let c: u32 = 0xffffffff;
+    for (let i: usize = 0; i < len; i++) {
+      c ^= <u32>load<u8>(ptr + i);
+      for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & (0 - (c & 1)));
+    }
+    return ~c;
+  }
+  CRC_TABLE = bump(8192, 4);
   for (let n: u32 = 0; n < 256; n++) {
     let c = n;
     for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & (0 - (c & 1)));
@@ -224,11 +239,6 @@ export function crc32(ptr: usize, len: usize): u32 {
   }
   for (; i < len; i++) crc = crcTable(0, (crc ^ load<u8>(ptr + i)) & 0xff) ^ (crc >>> 8);
   return ~crc;
-}
-
-/** `crc32_text(string) -> i32`: the same checksum of a string's UTF-8 (the host encodes it). */
-export function crc32_text(ptr: usize, len: usize): u32 {
-  return crc32(ptr, len);
 }
 
 // --- base64 (RFC 4648, section 4: standard alphabet, padded) ---
@@ -258,11 +268,6 @@ export function base64_encode(ptr: usize, len: usize): usize {
   return result(out, outLen);
 }
 
-/** `base64_encode_text(string) -> string`: the base64 of a string's UTF-8 (the host encodes it). */
-export function base64_encode_text(ptr: usize, len: usize): usize {
-  return base64_encode(ptr, len);
-}
-
 /**
  * `base64_decode(string) -> bytes`, strictly: the standard alphabet only, a length that is a
  * multiple of 4, "=" only as one or two last characters. Anything else (whitespace, base64url's
@@ -273,6 +278,7 @@ export function base64_encode_text(ptr: usize, len: usize): usize {
 export function base64_decode(ptr: usize, len: usize): usize {
   if ((len & 3) != 0) unreachable();
   if (len == 0) return result(ptr, 0);
+  B64_VALUE = bump(256, 4);
   memory.fill(B64_VALUE, 0xff, 256);
   for (let v: usize = 0; v < 64; v++) store<u8>(B64_VALUE + <usize>load<u8>(B64 + v), <u8>v);
   const last = len - 4;

@@ -9,7 +9,7 @@
 // Each figure is a difference of two runs timed by the kernel's receipt (with the work, and the
 // same run without it), so building the input and starting the run are not counted.
 
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openCatalog } from '../../electron/catalog/catalog.ts';
@@ -23,8 +23,31 @@ const PACKS = [
   { dir: 'geo', name: '@nodetool-ai/sandbox-geo' },
   { dir: 'sandbox-hash', name: '@nodetool-ai/sandbox-hash' },
 ] as const;
-const SPECIFIERS = ['@nodetool-ai/sandbox-geo/simplify-wasm', '@nodetool-ai/sandbox-hash/wasm'];
-const IMPORTS = 'import { tileX } from "@nodetool-ai/sandbox-geo/simplify-wasm";\nimport { sha256, crc32 } from "@nodetool-ai/sandbox-hash/wasm";\n';
+const SPECIFIERS = ['@nodetool-ai/sandbox-geo/simplify-wasm', '@nodetool-ai/sandbox-hash/wasm', '@bench/memory-scalar/wasm'];
+const IMPORTS =
+  'import { tileX } from "@nodetool-ai/sandbox-geo/simplify-wasm";\nimport { sha256, crc32 } from "@nodetool-ai/sandbox-hash/wasm";\nimport { crcAt } from "@bench/memory-scalar/wasm";\n';
+
+/**
+ * A scalar export of a module that has a linear memory (wasm-src/bin/bytes.wasm's `crc32(ptr,
+ * len)`, called with (0, 0)): the anchor that pays what every call of a memory-bearing module
+ * pays, its fresh instance's memory, and none of the byte ABI's copying.
+ */
+function writeMemoryScalarPack(root: string): void {
+  const dir = join(root, 'node_modules', '@bench', 'memory-scalar');
+  mkdirSync(join(dir, 'wasm'), { recursive: true });
+  cpSync(new URL('../../wasm-src/bin/bytes.wasm', import.meta.url), join(dir, 'wasm', 'bytes.wasm'));
+  const manifest = {
+    name: '@bench/memory-scalar',
+    version: '1.0.0',
+    type: 'module',
+    keywords: ['sandbox-pack'],
+    nodetool: {
+      apiVersion: 1,
+      sandboxModules: [{ name: 'wasm', kind: 'wasm', file: 'wasm/bytes.wasm', memoryPagesMax: 16, exports: [{ wasm: 'crc32', as: 'crcAt' }] }],
+    },
+  };
+  writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest));
+}
 
 /** SHA-256 and CRC-32 in plain JS, as a pack without WASM would ship them (typed arrays, no tables per call). */
 const GUEST_JS = `
@@ -79,6 +102,7 @@ async function openTimer(): Promise<Timer> {
   try {
     for (const pack of PACKS)
       cpSync(new URL(`../../packs/${pack.dir}`, import.meta.url), join(root, 'node_modules', ...pack.name.split('/')), { recursive: true });
+    writeMemoryScalarPack(root);
     const catalog = await openCatalog({ root });
     if (!catalog.ok) throw new Error(catalog.message);
     const resolution = catalog.value.resolveForExecution(SPECIFIERS.map((specifier) => ({ specifier })));
@@ -110,16 +134,19 @@ async function openTimer(): Promise<Timer> {
   }
 }
 
-/** Per-call cost of `call` (one guest expression awaited `calls` times), as (full − empty) / calls over `runs` pairs. */
-async function perGuestCall(timer: Timer, label: string, setup: string, call: string, calls: number, runs: number): Promise<Stats> {
-  const body = (n: number) => `${setup}let last;\nfor (let i = 0; i < ${n}; i++) last = await ${call};\nreturn typeof last;`;
-  const diffs: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const empty = await timer.once(body(0));
-    const full = await timer.once(body(calls));
-    diffs.push((full - empty) / calls);
+/**
+ * Per-call cost of each of `calls` (a guest expression awaited `n` times per run), as (full − empty)
+ * / n. The cases are interleaved: each round measures one empty run and one full run of every
+ * case, so a noisy stretch of the machine lands on all of them alike and their ratios hold.
+ */
+async function perGuestCalls(timer: Timer, setup: string, cases: readonly { label: string; call: string }[], n: number, rounds: number): Promise<Stats[]> {
+  const body = (call: string, k: number) => `${setup}let last;\nfor (let i = 0; i < ${k}; i++) last = await ${call};\nreturn typeof last;`;
+  const diffs = cases.map(() => [] as number[]);
+  for (let r = 0; r < rounds; r++) {
+    const empty = await timer.once(body('0', 0));
+    for (const [i, c] of cases.entries()) diffs[i]?.push(((await timer.once(body(c.call, n))) - empty) / n);
   }
-  return statsOf(label, diffs);
+  return cases.map((c, i) => statsOf(c.label, diffs[i] ?? []));
 }
 
 /** The cost of `work` (an expression over `data`) on 1 MB, as (run with it − run without) over `runs` pairs. */
@@ -138,14 +165,27 @@ export async function wasmBytesRows(): Promise<void> {
   try {
     // A fresh worker's engine and glue run on V8's baseline tiers at first: warm it like an app's long-lived worker.
     for (let i = 0; i < 30; i++)
-      await timer.once('const b = new Uint8Array(32);\nfor (let i = 0; i < 80; i++) { await tileX(13.4, 10); await crc32(b); await sha256(b); }\nreturn 0;');
+      await timer.once(
+        'const b = new Uint8Array(32);\nfor (let i = 0; i < 60; i++) { await tileX(13.4, 10); await crc32(b); await sha256(b); await crcAt(0, 0); }\nreturn 0;',
+      );
     const setup = 'const b = new Uint8Array(32).map((_, i) => i);\n';
-    const scalar = await perGuestCall(timer, 'scalar call: await tileX(13.4, 10) (geo)', setup, 'tileX(13.4, 10)', 120, 15);
-    const crcSmall = await perGuestCall(timer, '32-byte call, scalar result: await crc32(32 bytes)', setup, 'crc32(b)', 120, 15);
-    const shaSmall = await perGuestCall(timer, '32-byte call, string result: await sha256(32 bytes)', setup, 'sha256(b)', 120, 15);
-    printTable('wasm bytes: one small call, guest-visible (sandbox worker: facade + kernel + dispatcher + lane)', [scalar, crcSmall, shaSmall]);
-    printRatio('32-byte crc32 vs scalar', crcSmall, scalar, '≤ 2×');
-    printRatio('32-byte sha256 (string result) vs scalar', shaSmall, scalar, '≤ 2×');
+    const [scalar, memoryScalar, crcSmall, shaSmall] = (await perGuestCalls(
+      timer,
+      setup,
+      [
+        { label: 'scalar call: await tileX(13.4, 10) (geo, no memory)', call: 'tileX(13.4, 10)' },
+        { label: 'scalar call of a module with a memory: await crcAt(0, 0)', call: 'crcAt(0, 0)' },
+        { label: '32-byte call, scalar result: await crc32(32 bytes)', call: 'crc32(b)' },
+        { label: '32-byte call, string result: await sha256(32 bytes)', call: 'sha256(b)' },
+      ],
+      200,
+      41,
+    )) as [Stats, Stats, Stats, Stats];
+    printTable('wasm bytes: one small call, guest-visible (sandbox worker: facade + kernel + dispatcher + lane)', [scalar, memoryScalar, crcSmall, shaSmall]);
+    printRatio('32-byte crc32 vs scalar (geo)', crcSmall, scalar, '≤ 2×');
+    printRatio('32-byte sha256 (string result) vs scalar (geo)', shaSmall, scalar, '≤ 2×');
+    printRatio('scalar call of a module with a memory vs scalar (geo)', memoryScalar, scalar);
+    printRatio('32-byte sha256 vs scalar call of a module with a memory', shaSmall, memoryScalar);
 
     // The answers, from the guest's own JS; every timed run must give the same.
     const [sha, crc] = (await timer.value(`${MEGABYTE}return [jsSha256(data), jsCrc32(data)];`)) as [string, number];
