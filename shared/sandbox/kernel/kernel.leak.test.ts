@@ -2,6 +2,8 @@
 // frees cleanly (quickjs-ng asserts on leaked objects when a runtime is freed, which the kernel
 // reports as an unhealthy engine), and the engine's linear memory stops growing after warm-up.
 import { describe, expect, it } from 'vitest';
+import wasmBytes from '../../../fixtures/kernel/wasm-bytes.json' with { type: 'json' };
+import { FixtureFileSchema, fixtureRequest } from '../../testing/kernel-fixture.ts';
 import { NO_GRANTS, type KernelRunRequest } from '../../protocol/run.ts';
 import { newBoundedQuickJsNg } from '../../testing/quickjs-engine.ts';
 import { runKernel } from './kernel.ts';
@@ -130,5 +132,45 @@ describe('kernel resource hygiene', () => {
       { ...powers, hostCall: async () => ({ ok: true as const, value: 'k' }) },
     );
     expect(after.result).toMatchObject({ ok: true, value: { v: 42, secret: 'k', failed: 'TypeError' } });
+  }, 120_000);
+
+  it('frees every handle of the byte and string WASM path: 400 runs of bytes and strings both ways, refusals and failures, stay healthy and flat', async () => {
+    // The host side of the calls is scripted here (the dispatcher's answers, as the kernel receives
+    // them); the real dispatcher and lanes run the same calls in fixtures/kernel/wasm-bytes.json.
+    const { engine, memory } = await newBoundedQuickJsNg();
+    const file = FixtureFileSchema.parse(wasmBytes);
+    const hostCall = async (kind: string, _name: string, args: readonly unknown[]) => {
+      if (kind !== 'wasm') return { ok: true as const, value: null };
+      const [exportName, values] = args as [string, unknown[]];
+      const [first] = values;
+      if (exportName === 'echo')
+        return first instanceof Uint8Array
+          ? { ok: true as const, value: first.slice() }
+          : { ok: false as const, code: 'wasm-argument' as const, message: 'not bytes' };
+      if (exportName === 'upper')
+        return typeof first === 'string'
+          ? { ok: true as const, value: first.toUpperCase() }
+          : { ok: false as const, code: 'wasm-argument' as const, message: 'not a string' };
+      return { ok: false as const, code: 'wasm-trap' as const, message: 'trapped' };
+    };
+    const code = [
+      'import { echo, upper, hello } from "@fx/bytes";',
+      'const a = await echo(new Uint8Array([1, 2, 3]));',
+      'const b = await echo(new Uint8Array(64 * 1024).subarray(1, 4000));',
+      'const c = await upper("héllo");',
+      'const d = await echo(new Uint16Array(2)).catch((e) => e.code);',
+      'const e = await hello().catch((e) => e.code);',
+      'const f = await echo(new Uint8Array(0));',
+      'return [Array.from(a), b.length, c, d, e, f.length];',
+    ].join('\n');
+    const run = { ...fixtureRequest(file, file.cases[0]!), code };
+    let sizeAfterWarmup = 0;
+    for (let i = 0; i < 400; i++) {
+      const outcome = await runKernel(run, { engine, ...SYSTEM_CLOCK, hostCall });
+      expect(outcome.healthy).toBe(true);
+      if (i === 0) expect(outcome.result).toMatchObject({ ok: true, value: [[1, 2, 3], 3999, 'HÉLLO', 'wasm-argument', 'wasm-trap', 0] });
+      if (i === 50) sizeAfterWarmup = memory.buffer.byteLength;
+    }
+    expect(memory.buffer.byteLength).toBe(sizeAfterWarmup);
   }, 120_000);
 });
