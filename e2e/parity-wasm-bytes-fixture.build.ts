@@ -487,6 +487,19 @@ const cases: FixtureCase[] = [
     { ok: true, value: [3, 0xfeff, 'AB'] },
   ),
   c(
+    'string-too-long-to-copy',
+    "a string the engine cannot copy out of a nearly full sandbox memory is refused with a sentence, never passed on as another string (the engine's copy answers '' when it fails)",
+    'import { upper } from "@fx/bytes";\nconst s = "\\uFEFF" + "a".repeat(20e6);\ntry { return await upper(s); } catch (e) { return [e.code, e.message]; }',
+    {
+      ok: true,
+      value: [
+        'invalid-data',
+        "A string of 20000001 characters passed to WASM could not be copied out of the sandbox's memory, which is nearly full; pass less at a time.",
+      ],
+    },
+    { timeoutMs: 20_000 },
+  ),
+  c(
     'hostile-post-return',
     "cabi_post_<name> runs after the result was copied: a post that traps fails the call, one that does nothing or zeroes the result and its return area leaves the value intact, and a post handed the export's own result (42) shows it got it by trapping",
     `import { echoTrap, echoNoop, echoClobber, answer } from "@fx/hostile-post";\n${settleAll(['echoTrap(new Uint8Array([1, 2]))', 'echoNoop(new Uint8Array([1, 2]))', 'echoClobber(new Uint8Array([1, 2, 3]))', 'answer(new Uint8Array([9]))'])}`,

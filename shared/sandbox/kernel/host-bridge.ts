@@ -100,15 +100,22 @@ function callerOf(file: string, graph: LoaderGraph): string {
 /**
  * The fast path's arguments: numbers, strings, and ArrayBuffers (copied out of the guest's heap
  * as Uint8Arrays; `undefined` stands for no bytes); undefined when any is something else (the
- * guest's core sends nothing else).
+ * guest's core sends nothing else); a sentence when one cannot be copied out.
  */
-function readWasmArgs(ctx: QuickJSContext, handles: readonly QuickJSHandle[]): (number | string | Uint8Array | NotBytes)[] | undefined {
+function readWasmArgs(ctx: QuickJSContext, handles: readonly QuickJSHandle[]): (number | string | Uint8Array | NotBytes)[] | string | undefined {
   const values: (number | string | Uint8Array | NotBytes)[] = [];
   for (const handle of handles) {
     const type = ctx.typeof(handle);
     if (type === 'number') values.push(ctx.getNumber(handle));
-    else if (type === 'string') values.push(ctx.getString(handle));
-    else if (type === 'undefined') values.push(new Uint8Array(0));
+    else if (type === 'string') {
+      const text = ctx.getString(handle);
+      // The engine answers '' when it cannot make the copy (a long string near the memory cap):
+      // never pass a different string on.
+      if (text === '' && stringLength(ctx, handle) !== 0) {
+        return `A string of ${stringLength(ctx, handle)} characters passed to WASM could not be copied out of the sandbox's memory, which is nearly full; pass less at a time.`;
+      }
+      values.push(text);
+    } else if (type === 'undefined') values.push(new Uint8Array(0));
     else if (type === 'object') {
       const notBytes = ctx.getProp(handle, 'notBytes');
       const kind = ctx.typeof(notBytes) === 'string' ? ctx.getString(notBytes) : undefined;
@@ -127,6 +134,13 @@ function readWasmArgs(ctx: QuickJSContext, handles: readonly QuickJSHandle[]): (
     } else return undefined;
   }
   return values;
+}
+
+function stringLength(ctx: QuickJSContext, handle: QuickJSHandle): number {
+  const length = ctx.getProp(handle, 'length');
+  const n = ctx.typeof(length) === 'number' ? ctx.getNumber(length) : -1;
+  length.dispose();
+  return n;
 }
 
 function readArgs(ctx: QuickJSContext, jsonHandle: QuickJSHandle | undefined, buffersHandle: QuickJSHandle | undefined): unknown[] | undefined {
@@ -257,7 +271,7 @@ export function installHostBridge(ctx: QuickJSContext, withWasm: boolean): HostB
       const moduleId = moduleHandle && ctx.typeof(moduleHandle) === 'string' ? ctx.getString(moduleHandle) : undefined;
       const exportName = exportHandle && ctx.typeof(exportHandle) === 'string' ? ctx.getString(exportHandle) : undefined;
       const values = readWasmArgs(ctx, argHandles);
-      const args = values ? [moduleId, exportName, values] : undefined;
+      const args = Array.isArray(values) ? [moduleId, exportName, values] : undefined;
       if (!run) return asTaggedJson(UNBOUND);
       const { state } = run;
       const id = nextWasmCall++;
@@ -272,7 +286,7 @@ export function installHostBridge(ctx: QuickJSContext, withWasm: boolean): HostB
         if (delivered.error) delivered.error.dispose();
         else delivered.value.dispose();
       };
-      const answer = dispatch(run, 'wasm', 'call', args);
+      const answer: Answer = typeof values === 'string' ? { ok: false, code: 'invalid-data', message: values } : dispatch(run, 'wasm', 'call', args);
       // One in hand is handed to the guest at the job loop's next turn, once the id is registered.
       if (answer instanceof Promise) track(state, answer, settle);
       else if (answer) state.answered.push(() => settle(answer));
