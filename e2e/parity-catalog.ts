@@ -65,7 +65,11 @@ export function fixtureDelivery(files: ReadonlyMap<string, FixtureFile>, options
       };
       const wasm = executable[module.moduleId]?.wasm;
       if (wasm) {
-        graph.wasm = { exports: wasm.exports.map((e) => ({ wasm: e.wasm, as: e.as, params: [...e.params], ...(e.results[0] ? { result: e.results[0] } : {}) })), memoryPagesMax: wasm.memoryPagesMax, budgets: { ...wasm.budgets } };
+        graph.wasm = {
+          exports: wasm.exports.map((e) => ({ wasm: e.wasm, as: e.as, params: [...e.params], ...(e.results[0] ? { result: e.results[0] } : {}) })),
+          memoryPagesMax: wasm.memoryPagesMax,
+          budgets: { ...wasm.budgets },
+        };
         binaries.set(deliveryId(fileName, module.moduleId), wasm.bytes);
       }
       const id = deliveryId(fileName, module.moduleId);

@@ -193,7 +193,7 @@ export function sha256_bytes(ptr: usize, len: usize): usize {
 // --- CRC-32 (IEEE 802.3: reflected, polynomial 0xEDB88320, as zlib and PNG) ---
 
 /** Entry `n` of slicing table `k` (k = 0 is the classic byte-at-a-time table). */
-@inline function crcTable(k: usize, n: u32): u32 {
+function crcTable(k: usize, n: u32): u32 {
   return load<u32>(CRC_TABLE + (k << 10) + (<usize>n << 2));
 }
 

@@ -42,7 +42,8 @@ export const ERROR_CODES = {
   'wasm-memory-shared': 'The WASM module declares a shared memory, which v1 does not allow.',
   'wasm-export-missing': 'An export the manifest declares is not in the WASM binary.',
   'wasm-export-not-function': 'An export the manifest declares is not a function.',
-  'wasm-export-signature': 'An export the manifest declares uses types outside the contract (i32, f32, f64, and bytes or string through the canonical ABI; at most 8 parameter words and 1 result), or types its function in the binary does not have.',
+  'wasm-export-signature':
+    'An export the manifest declares uses types outside the contract (i32, f32, f64, and bytes or string through the canonical ABI; at most 8 parameter words and 1 result), or types its function in the binary does not have.',
   'wasm-export-name-invalid': 'A WASM export name is not a valid JavaScript identifier; map it with { "wasm": "...", "as": "..." }.',
   'wasm-unsupported': 'The WASM module uses a WebAssembly feature v1 does not allow (for example 64-bit memory or garbage-collected types).',
   'npm-bundle-failed': 'The npm package could not be bundled for the sandbox.',

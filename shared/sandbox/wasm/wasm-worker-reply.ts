@@ -14,7 +14,9 @@ export const WasmWorkerReplySchema = z.union([
   z.object({ type: z.literal('ready'), tid: z.number().int().positive().optional() }).strict(),
   z.object({ type: z.literal('missing'), id: z.number().int() }).strict(),
   /** A bytes or string result arrives as bytes (canonical-abi.mjs); the dispatcher checks its length and UTF-8. */
-  z.object({ type: z.literal('result'), id: z.number().int(), ok: z.literal(true), value: z.union([anyNumber, z.instanceof(Uint8Array)]).optional(), runMs }).strict(),
+  z
+    .object({ type: z.literal('result'), id: z.number().int(), ok: z.literal(true), value: z.union([anyNumber, z.instanceof(Uint8Array)]).optional(), runMs })
+    .strict(),
   z
     .object({
       type: z.literal('result'),
