@@ -14,6 +14,7 @@ import { WASM_BRIDGE_MODULE_ID, WASM_BRIDGE_SPECIFIER } from '../shared/protocol
 import { encodeBase64 } from '../shared/sandbox/kernel/base64.ts';
 import { FixtureFileSchema, type FixtureCase, type FixtureWasm } from '../shared/testing/kernel-fixture.ts';
 import { wat } from '../shared/testing/wat.ts';
+import { catching, fixtureCase } from './fixture-cases.ts';
 import { REPO_ROOT } from './support.ts';
 
 /** A bump allocator from 1024 up, honouring `align`; memory grows as needed (up to its maximum). */
@@ -285,14 +286,7 @@ function wasmModule(mod: FixtureModule) {
   };
 }
 
-const c = (name: string, why: string, code: string, expect: FixtureCase['expect'], extra: Partial<FixtureCase> = {}): FixtureCase => ({
-  name,
-  why,
-  code,
-  expect,
-  ...extra,
-});
-const catching = (call: string) => `try { return await ${call}; } catch (e) { return [e.code, e.message]; }`;
+const c = fixtureCase;
 /** Guest code that makes `calls` one after another and answers each one's value (bytes as an array) or [code, message]. */
 const settleAll = (calls: string[]) =>
   `const out = [];\nfor (const call of [${calls.map((x) => `() => ${x}`).join(', ')}]) {\n  try { const v = await call(); out.push(v instanceof Uint8Array ? Array.from(v) : v); } catch (e) { out.push([e.code, e.message]); }\n}\nreturn out;`;

@@ -12,6 +12,7 @@ import { encodeBase64 } from '../shared/sandbox/kernel/base64.ts';
 import { WASM_BRIDGE_MODULE_ID, WASM_BRIDGE_SPECIFIER } from '../shared/protocol/wasm-bridge.ts';
 import { generateWasmFacade } from '../shared/packs/wasm-facade.ts';
 import { FixtureFileSchema, type FixtureCase } from '../shared/testing/kernel-fixture.ts';
+import { catching, fixtureCase } from './fixture-cases.ts';
 import { REPO_ROOT } from './support.ts';
 
 const bytes = buildWasm({
@@ -57,14 +58,7 @@ function wasmModule(moduleId: string, packName: string) {
   };
 }
 
-const c = (name: string, why: string, code: string, expect: FixtureCase['expect'], extra: Partial<FixtureCase> = {}): FixtureCase => ({
-  name,
-  why,
-  code,
-  expect,
-  ...extra,
-});
-const catching = (call: string) => `try { return await ${call}; } catch (e) { return [e.code, e.message]; }`;
+const c = fixtureCase;
 
 const cases: FixtureCase[] = [
   c(

@@ -124,16 +124,24 @@ function readWasmArgs(ctx: QuickJSContext, handles: readonly QuickJSHandle[]): (
         values.push({ notBytes: kind.slice(0, 32) });
         continue;
       }
-      try {
-        const view = ctx.getArrayBuffer(handle);
-        values.push(view.value.slice());
-        view.dispose();
-      } catch {
-        return undefined;
-      }
+      const bytes = copyArrayBuffer(ctx, handle);
+      if (!bytes) return undefined;
+      values.push(bytes);
     } else return undefined;
   }
   return values;
+}
+
+/** A guest ArrayBuffer's bytes, copied out; undefined when `handle` is not one. */
+function copyArrayBuffer(ctx: QuickJSContext, handle: QuickJSHandle): Uint8Array | undefined {
+  try {
+    const view = ctx.getArrayBuffer(handle);
+    const bytes = view.value.slice();
+    view.dispose();
+    return bytes;
+  } catch {
+    return undefined;
+  }
 }
 
 function stringLength(ctx: QuickJSContext, handle: QuickJSHandle): number {
@@ -152,15 +160,10 @@ function readArgs(ctx: QuickJSContext, jsonHandle: QuickJSHandle | undefined, bu
     lengthHandle.dispose();
     for (let i = 0; i < Math.min(length, 64); i++) {
       const item = ctx.getProp(buffersHandle, i);
-      try {
-        const view = ctx.getArrayBuffer(item);
-        buffers.push(view.value.slice());
-        view.dispose();
-      } catch {
-        return undefined;
-      } finally {
-        item.dispose();
-      }
+      const bytes = copyArrayBuffer(ctx, item);
+      item.dispose();
+      if (!bytes) return undefined;
+      buffers.push(bytes);
     }
   }
   try {
