@@ -48,9 +48,10 @@ describe('delivery for the browser runner', () => {
     const facade = await raw(host.port, { path: `/api/sandbox-modules/${id}`, headers: auth });
     const info = DeliveredModuleInfoSchema.parse(JSON.parse(decodeURIComponent(String(facade.headers['x-sandbox-module-graph']))));
     expect(info.wasm).toEqual({
+      // With the types the binary was validated with (the page validates it against them again).
       exports: [
-        { wasm: 'add', as: 'add' },
-        { wasm: 'scale-f64', as: 'scale' },
+        { wasm: 'add', as: 'add', params: ['i32', 'i32'], result: 'i32' },
+        { wasm: 'scale-f64', as: 'scale', params: ['f64', 'f64'], result: 'f64' },
       ],
       memoryPagesMax: 16,
       budgets: {},
