@@ -87,9 +87,16 @@ describe('create, then check', () => {
     expect(r.tarball.files).toEqual(['SKILL.md', 'package.json', 'sandbox/index.js', 'wasm/math.wasm']);
     expect(r.modules.map((m) => [m.specifier, m.kind, m.status, m.exports])).toEqual([
       [NAME, 'js', 'ready', ['greet', 'sum']],
-      [`${NAME}/math-wasm`, 'wasm', 'ready', ['add', 'lerp']],
+      [`${NAME}/math-wasm`, 'wasm', 'ready', ['add', 'lerp', 'shout', 'byteSum']],
     ]);
-    expect(r.examples?.map((e) => e.status)).toEqual(['passed', 'passed', 'passed', 'passed']);
+    // The template shows both kinds of export, scalar and through the canonical ABI, with their types.
+    expect(r.modules[1]?.signatures).toEqual([
+      'add(f64, f64) → f64 (async)',
+      'lerp(f64, f64, f64) → f64 (async)',
+      'shout(string) → string (async)',
+      'byteSum(bytes) → i32 (async)',
+    ]);
+    expect(r.examples?.map((e) => e.status)).toEqual(['passed', 'passed', 'passed', 'passed', 'passed', 'passed']);
   }, 60_000);
 });
 
