@@ -481,6 +481,19 @@ const cases: FixtureCase[] = [
     { ok: true, value: [3, 0xfeff, 'AB'] },
   ),
   c(
+    'bytes-result-does-not-fit',
+    "a bytes result the nearly full engine cannot hold is refused with memory-limit, which the guest can catch; the engine's memory is not written over (quickjs-emscripten's staging would write through address 0) and the next case runs on the same engine",
+    [
+      'import { zeros } from "@fx/bytes";',
+      'const keep = [];',
+      'try { for (;;) keep.push(new Uint8Array(1 << 20)); } catch {}',
+      'keep.length -= 2;',
+      'try { return ["answered", (await zeros(3 << 20)).length]; } catch (e) { return [e.code, e.message.includes("does not fit in the sandbox\'s memory")]; }',
+    ].join('\n'),
+    { ok: true, value: ['memory-limit', true] },
+    { timeoutMs: 20_000 },
+  ),
+  c(
     'string-too-long-to-copy',
     "a string the engine cannot copy out of a nearly full sandbox memory is refused with a sentence, never passed on as another string (the engine's copy answers '' when it fails)",
     'import { upper } from "@fx/bytes";\nconst s = "\\uFEFF" + "a".repeat(20e6);\ntry { return await upper(s); } catch (e) { return [e.code, e.message]; }',

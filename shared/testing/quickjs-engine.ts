@@ -5,7 +5,7 @@
 
 import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core';
 import variant from '@jitl/quickjs-ng-wasmfile-release-sync';
-import { boundedMemory, keepLeadingByteOrderMark, type BoundedEngine } from '../sandbox/supply/engine.ts';
+import { boundedMemory, guardHostAllocations, keepLeadingByteOrderMark, type BoundedEngine } from '../sandbox/supply/engine.ts';
 
 /** A new engine instance with bounded memory, which the variant's own glue loads and compiles from its .wasm file. */
 export async function newBoundedQuickJsNg(): Promise<BoundedEngine> {
@@ -13,7 +13,9 @@ export async function newBoundedQuickJsNg(): Promise<BoundedEngine> {
   const engine = await newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmMemory: memory }));
   // Strings read from the guest as the workers' engines read them (engine.ts); the glue is the
   // module's private field here, which the stock loader gives no other way to reach.
-  keepLeadingByteOrderMark((engine as unknown as { module: Parameters<typeof keepLeadingByteOrderMark>[0] }).module);
+  const glue = (engine as unknown as { module: Parameters<typeof keepLeadingByteOrderMark>[0] & Parameters<typeof guardHostAllocations>[0] }).module;
+  keepLeadingByteOrderMark(glue);
+  guardHostAllocations(glue);
   return { engine, memory };
 }
 

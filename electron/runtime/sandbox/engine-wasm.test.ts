@@ -5,7 +5,7 @@
 
 import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { describe, expect, it } from 'vitest';
-import { instantiateQuickJsNg } from '../../../shared/sandbox/supply/engine.ts';
+import { ENGINE_FULL_MESSAGE, instantiateQuickJsNg } from '../../../shared/sandbox/supply/engine.ts';
 import { newBoundedQuickJsNg } from '../../../shared/testing/quickjs-engine.ts';
 import { compileEngineWasm } from './engine-wasm.ts';
 
@@ -40,5 +40,33 @@ describe('strings read out of the guest', () => {
       const [long] = readBack(engine, 'globalThis.pad = "y".repeat(20_000_000); "\\uFEFF" + "x".repeat(1_000_000)');
       expect([long.length, long.charCodeAt(0), long.charCodeAt(1_000_000)]).toEqual([1_000_001, 0xfeff, 0x78]);
     });
+  }
+});
+
+describe('values the host hands a full engine', () => {
+  const engines: [string, () => Promise<{ engine: QuickJSWASMModule; memory: WebAssembly.Memory }>][] = [
+    ['the workers’ engine', async () => instantiateQuickJsNg(await compileEngineWasm())],
+    ['the tests’ engine', () => newBoundedQuickJsNg()],
+  ];
+  for (const [name, make] of engines) {
+    it(`are refused with a RangeError, never written over the engine's memory from address 0 (${name})`, async () => {
+      const { engine, memory } = await make();
+      const ctx = engine.newContext();
+      try {
+        ctx.unwrapResult(ctx.evalCode('globalThis.keep = []; try { for (;;) keep.push(new Uint8Array(1 << 20)); } catch {} keep.length')).dispose();
+        const low = new Uint8Array(memory.buffer, 0, 4096).slice();
+        const bytes = new Uint8Array(8 << 20).fill(0xab);
+        expect(() => ctx.newArrayBuffer(bytes.buffer)).toThrow(new RangeError(ENGINE_FULL_MESSAGE));
+        expect(() => ctx.newString('x'.repeat(8 << 20))).toThrow(new RangeError(ENGINE_FULL_MESSAGE));
+        expect(new Uint8Array(memory.buffer, 0, 4096)).toEqual(low);
+        // The engine goes on: the guest frees, and the same value then fits.
+        ctx.unwrapResult(ctx.evalCode('keep.length = 0;')).dispose();
+        const handle = ctx.newArrayBuffer(new Uint8Array(16).fill(7).buffer);
+        expect(ctx.typeof(handle)).toBe('object');
+        handle.dispose();
+      } finally {
+        ctx.dispose();
+      }
+    }, 30_000);
   }
 });

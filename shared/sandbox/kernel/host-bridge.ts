@@ -5,7 +5,9 @@
 // caller attribution and answer delivery live together here.
 
 import { Lifetime, type QuickJSContext, type QuickJSHandle, type Scope } from 'quickjs-emscripten-core';
+import { formatBytes, LIMITS } from '../../protocol/limits.ts';
 import type { HostCallResult, KernelRunRequest, RunLog } from '../../protocol/run.ts';
+import { ENGINE_FULL_MESSAGE } from '../supply/engine.ts';
 import type { NotBytes } from '../wasm/wasm-scalars.ts';
 import { bytesReplacer, reviveNumber } from './base64.ts';
 import { ENTRY_MODULE_NAME } from './entry-transform.ts';
@@ -280,8 +282,10 @@ export function installHostBridge(ctx: QuickJSContext, withWasm: boolean): HostB
       const id = nextWasmCall++;
       const settle = (result: HostCallResult) => {
         if (state.closed || !ctx.alive || !deliver) return;
+        const handed = wasmAnswerThatFits(result);
+        if (!handed) return;
+        const [value, how] = handed;
         const idHandle = ctx.newNumber(id);
-        const [value, how] = wasmAnswer(result);
         const delivered = ctx.callFunction(deliver, ctx.undefined, idHandle, value, how);
         idHandle.dispose();
         if (value !== ctx.undefined) value.dispose();
@@ -311,6 +315,28 @@ export function installHostBridge(ctx: QuickJSContext, withWasm: boolean): HostB
       }
     }
     return [asTaggedJson(result), ctx.newNumber(1)];
+  };
+
+  /**
+   * `wasmAnswer`, or when the engine's memory cannot hold the answer (its staging allocation
+   * fails: supply/engine.ts guardHostAllocations), a `memory-limit` failure the guest can catch;
+   * undefined when not even that fits (the call then never settles, and the run ends at its
+   * deadline or when nothing else can run).
+   */
+  const wasmAnswerThatFits = (result: HostCallResult): [QuickJSHandle, QuickJSHandle] | undefined => {
+    try {
+      return wasmAnswer(result);
+    } catch (error) {
+      if (!(error instanceof RangeError && error.message === ENGINE_FULL_MESSAGE)) throw error;
+    }
+    const value: unknown = result.ok ? result.value : undefined;
+    const size = value instanceof Uint8Array ? `${formatBytes(value.length)} ` : typeof value === 'string' ? `${formatBytes(value.length)} string ` : '';
+    const message = `The ${size}answer of that WASM call does not fit in the sandbox's memory, which is nearly full (the limit is ${formatBytes(LIMITS.guestMemoryBytes)}); ask for less at a time, or keep less.`;
+    try {
+      return wasmAnswer({ ok: false, code: 'memory-limit', message });
+    } catch {
+      return undefined;
+    }
   };
 
   // The bridge library is compiled on first use only (see guest-prelude.ts); the core calls this

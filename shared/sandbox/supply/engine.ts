@@ -67,6 +67,27 @@ export function keepLeadingByteOrderMark(emscripten: Pick<EmscriptenModule, 'HEA
   };
 }
 
+/** What a host-side allocation in a full engine throws (quickjs-emscripten's staging would write through 0). */
+export const ENGINE_FULL_MESSAGE = "the sandbox's memory is full";
+
+/**
+ * quickjs-emscripten stages every value the host hands the guest (an ArrayBuffer's bytes, a
+ * string's UTF-8) in a block from the glue's `_malloc`, and does not check it: when the engine's
+ * bounded memory is full, `_malloc` answers 0 and the bytes are written over the engine's memory
+ * from address 0 (seen: a WASM bytes result near the guest limit overwrote the engine's low
+ * memory, then trapped). The engine's own allocations do not pass through this export, so
+ * guarding it touches only the host's staging: a failed one throws, and the caller answers the
+ * guest instead of corrupting its engine.
+ */
+export function guardHostAllocations(emscripten: { _malloc: (size: number) => number }): void {
+  const malloc = emscripten._malloc.bind(emscripten);
+  emscripten._malloc = (size: number) => {
+    const ptr = malloc(size);
+    if (ptr === 0 && size !== 0) throw new RangeError(ENGINE_FULL_MESSAGE);
+    return ptr;
+  };
+}
+
 /**
  * The variant's glue and FFI, imported once per thread. The stock path
  * (`newQuickJSWASMModuleFromVariant`) imports both and a module of its own on every
@@ -112,6 +133,7 @@ export async function instantiateQuickJsNg(wasmModule: WebAssembly.Module, recyc
   const emscripten = await pending;
   emscripten.type = 'sync';
   keepLeadingByteOrderMark(emscripten);
+  guardHostAllocations(emscripten as unknown as { _malloc: (size: number) => number });
   const engine = new QuickJSWASMModule(emscripten, new ffiClass(emscripten));
   return { engine, memory };
 }
