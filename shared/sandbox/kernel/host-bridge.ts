@@ -247,7 +247,8 @@ export function installHostBridge(ctx: QuickJSContext, withWasm: boolean): HostB
     state.deferreds.add(deferred);
     const settle = (result: HostCallResult) => {
       if (state.closed || !ctx.alive) return;
-      const value = asTaggedJson(result);
+      const value = fitting(() => asTaggedJson(result), (failure) => asTaggedJson(failure));
+      if (!value) return;
       deferred.resolve(value);
       value.dispose();
       deferred.dispose();
@@ -282,7 +283,7 @@ export function installHostBridge(ctx: QuickJSContext, withWasm: boolean): HostB
       const id = nextWasmCall++;
       const settle = (result: HostCallResult) => {
         if (state.closed || !ctx.alive || !deliver) return;
-        const handed = wasmAnswerThatFits(result);
+        const handed = fitting(() => wasmAnswer(result), wasmAnswer);
         if (!handed) return;
         const [value, how] = handed;
         const idHandle = ctx.newNumber(id);
@@ -318,26 +319,24 @@ export function installHostBridge(ctx: QuickJSContext, withWasm: boolean): HostB
   };
 
   /**
-   * `wasmAnswer`, or when the engine's memory cannot hold the answer (its staging allocation
-   * fails: supply/engine.ts guardHostAllocations), a `memory-limit` failure the guest can catch;
-   * undefined when not even that fits (the call then never settles, and the run ends at its
-   * deadline or when nothing else can run).
+   * `make()`, or when the engine's memory cannot hold what it hands the guest (its staging
+   * allocation fails: supply/engine.ts guardHostAllocations), `instead(failure)` with a
+   * `memory-limit` failure the guest can catch; undefined when not even that fits (the call then
+   * never settles, and the run ends at its deadline or when nothing else can run).
    */
-  const wasmAnswerThatFits = (result: HostCallResult): [QuickJSHandle, QuickJSHandle] | undefined => {
+  function fitting<T>(make: () => T, instead: (failure: HostCallResult) => T): T | undefined {
     try {
-      return wasmAnswer(result);
+      return make();
     } catch (error) {
       if (!(error instanceof RangeError && error.message === ENGINE_FULL_MESSAGE)) throw error;
     }
-    const value: unknown = result.ok ? result.value : undefined;
-    const size = value instanceof Uint8Array ? `${formatBytes(value.length)} ` : typeof value === 'string' ? `${formatBytes(value.length)} string ` : '';
-    const message = `The ${size}answer of that WASM call does not fit in the sandbox's memory, which is nearly full (the limit is ${formatBytes(LIMITS.guestMemoryBytes)}); ask for less at a time, or keep less.`;
+    const message = `That answer does not fit in the sandbox's memory, which is nearly full (the limit is ${formatBytes(LIMITS.guestMemoryBytes)}); ask for less at a time, or keep less.`;
     try {
-      return wasmAnswer({ ok: false, code: 'memory-limit', message });
+      return instead({ ok: false, code: 'memory-limit', message });
     } catch {
       return undefined;
     }
-  };
+  }
 
   // The bridge library is compiled on first use only (see guest-prelude.ts); the core calls this
   // once with the intrinsics it captured before any guest code ran.
