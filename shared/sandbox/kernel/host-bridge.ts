@@ -247,7 +247,10 @@ export function installHostBridge(ctx: QuickJSContext, withWasm: boolean): HostB
     state.deferreds.add(deferred);
     const settle = (result: HostCallResult) => {
       if (state.closed || !ctx.alive) return;
-      const value = fitting(() => asTaggedJson(result), (failure) => asTaggedJson(failure));
+      const value = fitting(
+        () => asTaggedJson(result),
+        (failure) => asTaggedJson(failure),
+      );
       if (!value) return;
       deferred.resolve(value);
       value.dispose();
