@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { ModuleSummary } from '../../../shared/contract/schemas.ts';
 import type { SandboxModuleDeclaration } from '../../../shared/protocol/declaration.ts';
 import { moduleBySpecifier } from './declarations.ts';
-import { PackagePicker } from './package-picker.tsx';
+import { description, PackagePicker } from './package-picker.tsx';
 
 const mod = (specifier: string): ModuleSummary => ({
   specifier,
@@ -47,5 +47,19 @@ describe('PackagePicker isolation', () => {
   it('keeps the toggle on a saved declaration no installed pack provides', () => {
     const html = render([{ specifier: '@gone/pack', isolation: true }]);
     expect(checkbox(html, '@gone/pack')).toContain('checked=""');
+  });
+});
+
+describe('a WASM module in the picker', () => {
+  const wasm = (summary: string): ModuleSummary => ({
+    ...mod('@acme/hash/wasm'),
+    kind: 'wasm',
+    summary,
+    signatures: [{ as: 'digest', params: ['bytes'], results: ['string'] }],
+  });
+  it('ends its description as a sentence before the exports with their types', () => {
+    expect(description(wasm('@acme/hash/wasm (wasm): Hashes in WebAssembly'))).toBe('Hashes in WebAssembly. Exports digest(bytes) → string (async).');
+    expect(description(wasm('@acme/hash/wasm (wasm): Hashes.'))).toBe('Hashes. Exports digest(bytes) → string (async).');
+    expect(description(wasm('@acme/hash/wasm (wasm)'))).toBe('Exports digest(bytes) → string (async).');
   });
 });

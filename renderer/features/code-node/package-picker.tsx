@@ -39,7 +39,9 @@ export function description(m: ModuleSummary): string {
   const close = m.summary.startsWith(head) ? m.summary.indexOf(')', head.length) : -1;
   const text = close >= 0 ? m.summary.slice(close + 1).replace(/^:\s*/, '') : m.summary;
   const exports = m.signatures && m.signatures.length > 0 ? `Exports ${m.signatures.map(signatureText).join(', ')} (async).` : '';
-  return [text, exports].filter((t) => t !== '').join(' ') || 'No description.';
+  // A manifest description need not end a sentence; the export list that follows starts one.
+  const sentence = exports !== '' && text !== '' && !/[.!?…]$/.test(text) ? `${text}.` : text;
+  return [sentence, exports].filter((t) => t !== '').join(' ') || 'No description.';
 }
 
 export function matchesQuery(m: ModuleSummary, query: string): boolean {
