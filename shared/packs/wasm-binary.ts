@@ -8,7 +8,7 @@
 
 import type { WasmExportSignature } from '../protocol/catalog.ts';
 import { LIMITS } from '../protocol/limits.ts';
-import { WASM_TYPES, type WasmExportDeclaration, type WasmScalarType, type WasmValueType } from '../protocol/manifest.ts';
+import { isByteType, WASM_TYPES, type WasmExportDeclaration, type WasmScalarType, type WasmValueType } from '../protocol/manifest.ts';
 import { fail, ok, type Result } from '../protocol/result.ts';
 import { Reader, WasmReject, invalid, readLimits, readValType, skipConstExpr } from './wasm-reader.ts';
 
@@ -300,7 +300,6 @@ interface DeclaredExport {
 }
 
 const TYPES: ReadonlySet<string> = new Set<string>(WASM_TYPES);
-const isByteType = (t: string): boolean => t === 'bytes' || t === 'string';
 /** The canonical ABI's flattening: a bytes/string parameter is a (ptr, len) pair of i32s. */
 const flatParams = (params: readonly WasmValueType[]): string[] => params.flatMap((t) => (isByteType(t) ? ['i32', 'i32'] : [t]));
 /** A bytes/string result comes back through a return area: the core function returns its i32 pointer. */
@@ -393,14 +392,15 @@ export function validateWasmBinary(bytes: Uint8Array, entry: WasmBinaryEntry): R
     }
     const { params, results } = pair.typed;
     const core: FuncType = { params: flatParams(params), results: flatResults(results) };
+    const usesBytes = params.some(isByteType) || results.some(isByteType);
     if (!sameType(core, type)) {
-      const lowered = params.some(isByteType) || results.some(isByteType) ? `, which the canonical ABI lowers to ${showCore(core)},` : '';
+      const lowered = usesBytes ? `, which the canonical ABI lowers to ${showCore(core)},` : '';
       return fail(
         'wasm-export-signature',
         `export \`${pair.as}\` is declared ${showDeclared(params, results)}${lowered} but the binary's \`${pair.wasm}\` is ${showCore(type)}`,
       );
     }
-    if (params.some(isByteType) || results.some(isByteType)) byteUser ??= pair.as;
+    if (usesBytes) byteUser ??= pair.as;
     const postName = `cabi_post_${pair.wasm}`;
     const post = parsed.exports.get(postName);
     if (post) {

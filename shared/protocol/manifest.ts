@@ -16,6 +16,8 @@ export type WasmScalarType = (typeof WASM_VALUE_TYPES)[number];
  */
 export const WASM_TYPES = ['i32', 'f32', 'f64', 'bytes', 'string'] as const;
 export type WasmValueType = (typeof WASM_TYPES)[number];
+/** The types the canonical ABI lowers to a (ptr, len) pair, and returns through a return area. */
+export const isByteType = (t: string): t is 'bytes' | 'string' => t === 'bytes' || t === 'string';
 
 /** Budgets a WASM entry may lower (never raise) from the host defaults. */
 export const WasmBudgetsSchema = z

@@ -113,8 +113,9 @@ function readWasmArgs(ctx: QuickJSContext, handles: readonly QuickJSHandle[]): (
       const text = ctx.getString(handle);
       // The engine answers '' when it cannot make the copy (a long string near the memory cap):
       // never pass a different string on.
-      if (text === '' && stringLength(ctx, handle) !== 0) {
-        return `A string of ${stringLength(ctx, handle)} characters passed to WASM could not be copied out of the sandbox's memory, which is nearly full; pass less at a time.`;
+      const length = text === '' ? stringLength(ctx, handle) : 0;
+      if (length !== 0) {
+        return `A string of ${length} characters passed to WASM could not be copied out of the sandbox's memory, which is nearly full; pass less at a time.`;
       }
       values.push(text);
     } else if (type === 'undefined') values.push(new Uint8Array(0));
@@ -247,10 +248,7 @@ export function installHostBridge(ctx: QuickJSContext, withWasm: boolean): HostB
     state.deferreds.add(deferred);
     const settle = (result: HostCallResult) => {
       if (state.closed || !ctx.alive) return;
-      const value = fitting(
-        () => asTaggedJson(result),
-        (failure) => asTaggedJson(failure),
-      );
+      const value = fitting(() => asTaggedJson(result), asTaggedJson);
       if (!value) return;
       deferred.resolve(value);
       value.dispose();

@@ -23,6 +23,10 @@
 // Memory is re-read after every call into the module: `cabi_realloc` may grow it (which detaches
 // the old buffer), and a module may grow it to its maximum in the middle of a copy.
 
+/** The types a call's ABI may name; bytes and strings are the ones lowered through memory. */
+const TYPES = new Set(['i32', 'f32', 'f64', 'bytes', 'string']);
+const isByteType = (t) => t === 'bytes' || t === 'string';
+
 /** A result longer than the call may return, found before anything was copied. */
 export class OutputTooLarge extends Error {
   constructor(message) {
@@ -93,14 +97,14 @@ export function invokeExport(instance, exportName, args, abi) {
   if (abi === undefined) return fn(...args);
 
   const name = abi.name;
-  const byteResult = abi.result === 'bytes' || abi.result === 'string';
-  const needsMemory = byteResult || abi.params.some((t) => t === 'bytes' || t === 'string');
+  const byteResult = isByteType(abi.result);
+  const needsMemory = byteResult || abi.params.some(isByteType);
   const memory = needsMemory ? memoryOf(exports, name) : undefined;
   const flat = [];
   for (let i = 0; i < abi.params.length; i++) {
     const type = abi.params[i];
     const arg = args[i];
-    if (type === 'bytes' || type === 'string') {
+    if (isByteType(type)) {
       if (!(arg instanceof Uint8Array)) throw new TypeError(`argument ${i + 1} of ${name} must arrive as bytes`);
       flat.push(lowerBytes(exports, memory, name, i + 1, arg), arg.length);
     } else {
@@ -128,7 +132,6 @@ export function failureCode(error) {
 
 /** True when `abi` is the shape `invokeExport` takes (the workers check inbound messages by hand). */
 export function isCallAbi(abi) {
-  const types = ['i32', 'f32', 'f64', 'bytes', 'string'];
   return (
     abi !== null &&
     typeof abi === 'object' &&
@@ -136,8 +139,8 @@ export function isCallAbi(abi) {
     abi.name.length <= 128 &&
     Array.isArray(abi.params) &&
     abi.params.length <= 8 &&
-    abi.params.every((t) => types.includes(t)) &&
-    (abi.result === undefined || types.includes(abi.result)) &&
+    abi.params.every((t) => TYPES.has(t)) &&
+    (abi.result === undefined || TYPES.has(abi.result)) &&
     (abi.post === undefined || (typeof abi.post === 'string' && abi.post.startsWith('cabi_post_'))) &&
     Number.isSafeInteger(abi.maxResultBytes) &&
     abi.maxResultBytes >= 0

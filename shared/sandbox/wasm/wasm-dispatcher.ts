@@ -11,7 +11,7 @@
 import type { ExecutableModule, ExecutableWasm, WasmExportSignature } from '../../protocol/catalog.ts';
 import type { ErrorCode } from '../../protocol/codes.ts';
 import { LIMITS } from '../../protocol/limits.ts';
-import type { WasmBudgets } from '../../protocol/manifest.ts';
+import { isByteType, type WasmBudgets } from '../../protocol/manifest.ts';
 import { fail, ok, type Failure, type Result } from '../../protocol/result.ts';
 import type { CallAbi, CallArg } from './canonical-abi.mjs';
 import { checkWasmArguments, convertWasmResult, type WasmValue } from './wasm-scalars.ts';
@@ -172,7 +172,7 @@ interface DeclaredModule {
   readonly moduleId: string;
   readonly displayName: string;
   readonly wasm: ExecutableWasm;
-  readonly exports: ReadonlyMap<string, WasmExportSignature>;
+  readonly exports: ReadonlyMap<string, DeclaredExport>;
   readonly meter: BudgetMeter;
 }
 
@@ -203,7 +203,20 @@ export interface WasmDispatcher {
   close(): void;
 }
 
-const isByteType = (t: string): t is 'bytes' | 'string' => t === 'bytes' || t === 'string';
+/** An export as the dispatcher serves it: its signature, and what its calls need, found once. */
+interface DeclaredExport {
+  readonly sig: WasmExportSignature;
+  /** The canonical-ABI path: bytes or strings to lower, or a `cabi_post_` to call after the result. */
+  readonly typed: boolean;
+  /** A bytes/string result, lifted from a return area (undefined for a scalar or void result). */
+  readonly byteResult: 'bytes' | 'string' | undefined;
+}
+
+function declaredExport(sig: WasmExportSignature): DeclaredExport {
+  const result = sig.results[0];
+  const byteResult = result !== undefined && isByteType(result) ? result : undefined;
+  return { sig, typed: byteResult !== undefined || sig.params.some(isByteType) || sig.post !== undefined, byteResult };
+}
 
 /** What the dispatcher reads of a resolution's modules. */
 export type DispatcherModules = Readonly<Record<string, Pick<ExecutableModule, 'moduleId' | 'kind' | 'displayName' | 'wasm'>>>;
@@ -218,8 +231,8 @@ export function createWasmDispatcher(
   const modules = new Map<string, DeclaredModule>();
   for (const mod of Object.values(resolution.modules)) {
     if (mod.kind !== 'wasm' || !mod.wasm) continue;
-    const exports = new Map<string, WasmExportSignature>();
-    for (const sig of mod.wasm.exports) exports.set(sig.as, sig);
+    const exports = new Map<string, DeclaredExport>();
+    for (const sig of mod.wasm.exports) exports.set(sig.as, declaredExport(sig));
     const budgets = effectiveBudgets(mod.wasm.budgets, run.budgets);
     modules.set(mod.moduleId, {
       moduleId: mod.moduleId,
@@ -242,22 +255,20 @@ export function createWasmDispatcher(
     if (abort.signal.aborted) return fail('wasm-not-declared', 'the run has ended; its WASM modules can no longer be called');
     const mod = typeof moduleId === 'string' ? modules.get(moduleId) : undefined;
     if (!mod) return fail('wasm-not-declared', 'that WASM module is not declared for this run');
-    const sig = typeof exportName === 'string' ? mod.exports.get(exportName) : undefined;
-    if (!sig) {
+    const declared = typeof exportName === 'string' ? mod.exports.get(exportName) : undefined;
+    if (!declared) {
       const name = typeof exportName === 'string' && exportName.length <= 128 ? `\`${exportName}\`` : 'that export';
       return fail('wasm-not-declared', `${name} is not an export of \`${mod.displayName}\``);
     }
+    const { sig, typed, byteResult } = declared;
     const checked = checkWasmArguments(sig, args);
     if (!checked.ok) return checked;
-    // The canonical-ABI path: bytes or strings to lower, or a `cabi_post_` to call after the result.
-    const typed = sig.params.some(isByteType) || sig.results.some(isByteType) || sig.post !== undefined;
     let inputBytes = 0;
     for (const arg of checked.value) if (typeof arg !== 'number') inputBytes += arg.length;
 
     const refused = run.refuse() ?? mod.meter.refuse() ?? (typed ? (run.refuseInput(inputBytes) ?? mod.meter.refuseInput(inputBytes)) : undefined);
     if (refused) return refused;
     const resultType = sig.results[0];
-    const byteResult = resultType !== undefined && isByteType(resultType);
     // Output is capped before it is copied: the call may return what is left of both allowances.
     const maxResultBytes = byteResult ? Math.min(run.outputAllowance(), mod.meter.outputAllowance()) : 0;
     // The timeout is the per-call limit, capped by what is left of both time budgets.
@@ -304,7 +315,7 @@ export function createWasmDispatcher(
           if (reply.code === 'wasm-trap') return fail('wasm-trap', `\`${sig.as}\` trapped: ${reply.message}`);
           return fail(reply.code, reply.message);
         }
-        if (byteResult) return lift(sig.as, resultType, reply.value, maxResultBytes, mod.meter);
+        if (byteResult) return lift(sig.as, byteResult, reply.value, maxResultBytes, mod.meter);
         const value = convertWasmResult(sig, reply.value);
         return value.ok ? ok(value.value) : value;
       },

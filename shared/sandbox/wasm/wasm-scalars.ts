@@ -6,7 +6,7 @@
 // same way in Node and in a browser. So this file is the single definition of what an argument
 // list may be, and every runtime (Node pool, browser Web Worker pool) calls it.
 
-import type { WasmValueType } from '../../protocol/manifest.ts';
+import { isByteType, type WasmValueType } from '../../protocol/manifest.ts';
 import { fail, ok, type Result } from '../../protocol/result.ts';
 import type { CallArg } from './canonical-abi.mjs';
 
@@ -87,19 +87,15 @@ export function checkWasmArguments(sig: ScalarSignature, args: unknown): Result<
 export type WasmValue = number | undefined | Uint8Array | string;
 
 /**
- * Check what a worker sent back against the export's result type: a void export yields
- * `undefined`, a scalar export a number (an i32 an integer in range), a `bytes` export a
- * Uint8Array and a `string` export a string (the worker decoded and checked its UTF-8). A mismatch
- * means the worker or the engine misbehaved, so it is reported as `internal`, never passed to the
- * guest.
+ * Check what a worker sent back against a scalar or void export's result type: a void export
+ * yields `undefined`, a scalar export a number (an i32 an integer in range). A mismatch means the
+ * worker or the engine misbehaved, so it is reported as `internal`, never passed to the guest.
+ * (A bytes or string result is lifted by the dispatcher, which counts and decodes it.)
  */
-export function convertWasmResult(sig: ScalarSignature, value: unknown): Result<WasmValue, 'internal'> {
+export function convertWasmResult(sig: ScalarSignature, value: unknown): Result<number | undefined, 'internal'> {
   const type = sig.results[0];
   if (type === undefined) return value === undefined ? ok(undefined) : fail('internal', `\`${sig.as}\` returned a value but is declared void`);
-  if (type === 'bytes' || type === 'string') {
-    const problem = checkOne(type, value);
-    return problem ? fail('internal', `\`${sig.as}\` returned an unexpected value: ${problem}`) : ok(value as Uint8Array | string);
-  }
+  if (isByteType(type)) return fail('internal', `\`${sig.as}\` returns ${type}, which the dispatcher lifts, not this check`);
   const problem = checkOne(type, value);
   if (problem) return fail('internal', `\`${sig.as}\` returned an unexpected value: ${problem}`);
   return ok(value as number);
