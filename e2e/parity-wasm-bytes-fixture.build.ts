@@ -234,6 +234,45 @@ const postExports: WasmExportDeclaration[] = [
   { wasm: 'answer', as: 'answer', params: ['bytes'], result: 'i32' },
 ];
 
+/**
+ * What a call leaves in memory must never reach the next call, whatever the host does to make
+ * memories cheap (a kept memory zeroed before reuse, shared/sandbox/wasm/instance-supply.mjs):
+ * scribble fills the whole page with 0xAA (its data segment "abc" at 512 too), scribble_trap does
+ * the same and traps, grow_scribble grows to 4 pages and fills them all; dirty() counts the bytes
+ * that differ from a fresh instance's memory (zeros, and "abc" at 512) and pages() answers
+ * memory.size. Scalar exports only: a module with a memory and no byte ABI.
+ */
+const leftovers = wat(`(module
+ (memory (export "memory") 1 4)
+ (data (i32.const 512) "abc")
+ (func (export "scribble") (result i32) (memory.fill (i32.const 0) (i32.const 0xaa) (i32.const 65536)) (i32.const 1))
+ (func (export "scribble_trap") (result i32) (memory.fill (i32.const 0) (i32.const 0xaa) (i32.const 65536)) unreachable)
+ (func (export "grow_scribble") (result i32)
+  (drop (memory.grow (i32.const 3)))
+  (memory.fill (i32.const 0) (i32.const 0xaa) (i32.const 262144))
+  (memory.size))
+ (func (export "pages") (result i32) (memory.size))
+ (func (export "dirty") (result i32)
+  (local $i i32) (local $n i32) (local $want i32)
+  (block $done (loop $next
+   (br_if $done (i32.ge_u (local.get $i) (i32.mul (memory.size) (i32.const 65536))))
+   (local.set $want (i32.const 0))
+   (if (i32.eq (local.get $i) (i32.const 512)) (then (local.set $want (i32.const 97))))
+   (if (i32.eq (local.get $i) (i32.const 513)) (then (local.set $want (i32.const 98))))
+   (if (i32.eq (local.get $i) (i32.const 514)) (then (local.set $want (i32.const 99))))
+   (if (i32.ne (i32.load8_u (local.get $i)) (local.get $want)) (then (local.set $n (i32.add (local.get $n) (i32.const 1)))))
+   (local.set $i (i32.add (local.get $i) (i32.const 1)))
+   (br $next)))
+  (local.get $n))
+)`);
+const leftoversExports: WasmExportDeclaration[] = [
+  'scribble',
+  { wasm: 'scribble_trap', as: 'scribbleTrap' },
+  { wasm: 'grow_scribble', as: 'growScribble' },
+  'pages',
+  'dirty',
+];
+
 const hostile = (name: string, bytes: Uint8Array, exports: WasmExportDeclaration[], memoryPagesMax: number, budgets?: WasmBudgets): FixtureModule => ({
   id: `wasm:hostile-${name}`,
   pack: `@fx/hostile-${name}`,
@@ -269,6 +308,7 @@ const MODULES: FixtureModule[] = [
   hostile('grow-past', growPast, [{ wasm: 'take', as: 'take', params: ['bytes'], result: 'i32' }], 2),
   hostile('returns', returns, returnsExports, 1),
   hostile('post', post, postExports, 1),
+  hostile('leftovers', leftovers, leftoversExports, 4),
 ];
 
 function wasmModule(mod: FixtureModule) {
@@ -532,6 +572,12 @@ const cases: FixtureCase[] = [
         [1024, 1024],
       ],
     },
+  ),
+  c(
+    'hostile-leftovers',
+    "nothing a call writes reaches the next call: after a call fills its memory (data segment included), after one that fills it and traps, after one that grows it to 4 pages and fills them, and beside one in flight, the next call's memory is a fresh instance's (1 page, zeros and its data segment)",
+    'import { scribble, scribbleTrap, growScribble, pages, dirty } from "@fx/hostile-leftovers";\nconst out = [await pages(), await dirty(), await scribble(), await dirty()];\ntry { await scribbleTrap(); out.push("passed"); } catch (e) { out.push(e.code); }\nout.push(await dirty(), await growScribble(), await pages(), await dirty());\nconst [filled, seen] = await Promise.all([scribble(), dirty()]);\nout.push(filled, seen, await dirty());\nreturn out;',
+    { ok: true, value: [1, 0, 1, 0, 'wasm-trap', 0, 4, 1, 0, 1, 0, 0] },
   ),
   c(
     'hostile-trap-after-realloc',

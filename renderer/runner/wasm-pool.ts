@@ -9,6 +9,7 @@
 // terminates every worker.
 
 import { validateWasmBinary } from '../../shared/packs/wasm-binary.ts';
+import { hostMemoryForm, type HostMemoryShape } from '../../shared/packs/wasm-memory-import.ts';
 import type { Sha256HexAsync } from '../../shared/packs/digest.ts';
 import { LIMITS } from '../../shared/protocol/limits.ts';
 import { ok, type Result } from '../../shared/protocol/result.ts';
@@ -42,7 +43,8 @@ export class BrowserWasmPool implements WasmPoolPort {
   readonly #core: WasmPoolCore<Uint8Array, WasmPoolWorker>;
   readonly #sha256: Sha256HexAsync;
   readonly #digests = new WeakMap<Uint8Array, Promise<string>>();
-  readonly #checked = new Map<string, Result<Uint8Array>>();
+  /** Checked binaries by digest: the bytes a worker compiles (the host-memory form when there is one) and that memory's limits. */
+  readonly #checked = new Map<string, Result<{ bytes: Uint8Array; memory: HostMemoryShape | undefined }>>();
 
   constructor(options: BrowserWasmPoolOptions) {
     this.#sha256 = options.sha256;
@@ -91,11 +93,13 @@ export class BrowserWasmPool implements WasmPoolPort {
     if (entry) this.#checked.delete(digest);
     else {
       const checked = validateWasmBinary(bytes, { memoryPagesMax: LIMITS.wasmMemoryPagesCeiling, exports: [] });
-      entry = checked.ok ? ok(bytes.slice()) : checked;
+      // As on Node (module-cache.ts): a module whose memory the worker can zero and keep imports it.
+      const hosted = checked.ok ? hostMemoryForm(bytes) : undefined;
+      entry = checked.ok ? ok(hosted ? { bytes: hosted.bytes, memory: hosted.memory } : { bytes: bytes.slice(), memory: undefined }) : checked;
     }
     this.#checked.set(digest, entry);
     while (this.#checked.size > CHECKED_MAX) this.#checked.delete(this.#checked.keys().next().value as string);
-    return entry.ok ? ok({ digest, module: entry.value }) : entry;
+    return entry.ok ? ok({ digest, module: entry.value.bytes, ...(entry.value.memory ? { memory: entry.value.memory } : {}) }) : entry;
   }
 }
 

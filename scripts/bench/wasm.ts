@@ -16,6 +16,8 @@ import { openCatalog } from '../../electron/catalog/catalog.ts';
 import type { ExecutableModule } from '../../shared/protocol/index.ts';
 import { buildWasm, op } from '../../shared/testing/wasm-builder.ts';
 import { validateWasmBinary } from '../../shared/packs/wasm-binary.ts';
+import { hostMemoryForm } from '../../shared/packs/wasm-memory-import.ts';
+import { InstanceSupply } from '../../shared/sandbox/wasm/instance-supply.mjs';
 import { createWasmDispatcher, type WasmDispatcher } from '../../shared/sandbox/wasm/wasm-dispatcher.ts';
 import { WasmPool } from '../../electron/testing/wasm-pool.ts';
 import { portedSandboxPool, withWasmPort } from '../../electron/testing/wasm-port.ts';
@@ -176,11 +178,24 @@ export const wasmSection: BenchSection = {
     );
     rows.push(fresh);
     const memoryModule = new WebAssembly.Module(WITH_MEMORY);
-    rows.push(
-      await perCallSync('instantiate per call, module with a memory', 15, 1_000, () =>
-        (new WebAssembly.Instance(memoryModule, {}).exports.crc32 as (...x: number[]) => number)(0, 0),
-      ),
+    const freshMemory = await perCallSync('instantiate per call, module with a memory', 15, 1_000, () =>
+      (new WebAssembly.Instance(memoryModule, {}).exports.crc32 as (...x: number[]) => number)(0, 0),
     );
+    rows.push(freshMemory);
+    // The same module in its host-memory form, as the workers instantiate it: a kept memory zeroed per call.
+    const hosted = hostMemoryForm(WITH_MEMORY);
+    if (!hosted) throw new Error('bytes.wasm has no host-memory form');
+    const hostedModule = new WebAssembly.Module(hosted.bytes);
+    const supply = new InstanceSupply();
+    const keptMemory = await perCallSync('instantiate per call, module with a memory, kept memory zeroed (the workers)', 15, 1_000, () => {
+      const { instance, memory } = supply.instantiate('bytes', hostedModule, hosted.memory);
+      try {
+        return (instance.exports.crc32 as (...x: number[]) => number)(0, 0);
+      } finally {
+        supply.release('bytes', hosted.memory, memory);
+      }
+    });
+    rows.push(keptMemory);
 
     const pool4 = new WasmPool({ size: 4 });
     try {
@@ -209,6 +224,7 @@ export const wasmSection: BenchSection = {
       rows.push(old.warm, cold, guest);
       printTable('wasm: one scalar call (geo distanceMeters; guest row: tileX)', rows);
       printRatio('instantiate-per-call vs direct', fresh, floor);
+      printRatio('module with a memory: its own fresh memory vs a kept one zeroed', freshMemory, keptMemory);
       printRatio('pool vs direct', viaPool, floor);
       printRatio('dispatcher+pool vs pool', viaDispatcher, viaPool);
       printRatio('guest-visible vs direct', guest, floor, 'guest-visible call ≤ 150 µs median');

@@ -9,12 +9,18 @@
 import { createHash } from 'node:crypto';
 import { LIMITS, fail, ok, type Result } from '../../../shared/protocol/index.ts';
 import { instantiatesQuietly, validateWasmBinary } from '../../../shared/packs/wasm-binary.ts';
+import { hostMemoryForm, type HostMemoryShape } from '../../../shared/packs/wasm-memory-import.ts';
 
 export interface CompiledModule {
   readonly digest: string;
   readonly module: WebAssembly.Module;
   /** A worker may keep a fresh instance ready for the next call (`instantiatesQuietly`). */
   readonly spare: boolean;
+  /**
+   * Set when `module` is the host-memory form of the bytes (it imports its one memory with these
+   * limits, see wasm-memory-import.ts), so a worker can zero a kept memory instead of mapping one.
+   */
+  readonly memory?: HostMemoryShape;
 }
 
 export class WasmModuleCache {
@@ -53,8 +59,11 @@ export class WasmModuleCache {
     const checked = validateWasmBinary(bytes, { memoryPagesMax: LIMITS.wasmMemoryPagesCeiling, exports: [] });
     if (!checked.ok) return checked;
     try {
+      const spare = instantiatesQuietly(checked.value.instantiation);
+      const hosted = hostMemoryForm(bytes);
+      if (hosted) return ok({ digest, module: await WebAssembly.compile(hosted.bytes), spare, memory: hosted.memory });
       // Copy into a plain ArrayBuffer: the caller's view may sit on a larger or shared buffer.
-      return ok({ digest, module: await WebAssembly.compile(bytes.slice()), spare: instantiatesQuietly(checked.value.instantiation) });
+      return ok({ digest, module: await WebAssembly.compile(bytes.slice()), spare });
     } catch (error) {
       return fail('wasm-invalid', `the engine could not compile the module: ${error instanceof Error ? error.message : String(error)}`);
     }

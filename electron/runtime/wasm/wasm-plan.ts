@@ -16,6 +16,7 @@ import type { SandboxModuleResolutionOk } from '../../../shared/protocol/catalog
 import { ErrorCodeSchema } from '../../../shared/protocol/codes.ts';
 import { LIMITS } from '../../../shared/protocol/limits.ts';
 import { WASM_TYPES, WasmBudgetsSchema } from '../../../shared/protocol/manifest.ts';
+import { HOST_MEMORY_MAX_PAGES } from '../../../shared/packs/wasm-memory-import.ts';
 import { fail, ok, type Result } from '../../../shared/protocol/result.ts';
 import {
   createWasmDispatcher,
@@ -41,7 +42,20 @@ const WasmExportSignatureSchema = z
 
 /** A compiled module, or why the engine could not compile it (answered per call, as before). */
 const CompiledSchema = z.union([
-  z.object({ ok: z.literal(true), digest: z.string().regex(/^[0-9a-f]{64}$/), module: z.instanceof(WebAssembly.Module), spare: z.boolean() }).strict(),
+  z
+    .object({
+      ok: z.literal(true),
+      digest: z.string().regex(/^[0-9a-f]{64}$/),
+      module: z.instanceof(WebAssembly.Module),
+      spare: z.boolean(),
+      /** The module imports its memory from the host with these limits (wasm-memory-import.ts). */
+      memory: z
+        .object({ initial: z.number().int().min(0).max(HOST_MEMORY_MAX_PAGES), maximum: z.number().int().min(0).max(LIMITS.wasmMemoryPagesCeiling) })
+        .strict()
+        .refine((m) => m.maximum >= m.initial, 'a memory maximum below its initial size')
+        .optional(),
+    })
+    .strict(),
   z.object({ ok: z.literal(false), code: ErrorCodeSchema, message: z.string() }).strict(),
 ]);
 
@@ -77,7 +91,13 @@ export async function buildWasmPlan(resolution: Pick<SandboxModuleResolutionOk, 
       memoryPagesMax: mod.wasm.memoryPagesMax,
       budgets: { ...mod.wasm.budgets },
       compiled: compiled.ok
-        ? { ok: true, digest: compiled.value.digest, module: compiled.value.module, spare: compiled.value.spare }
+        ? {
+            ok: true,
+            digest: compiled.value.digest,
+            module: compiled.value.module,
+            spare: compiled.value.spare,
+            ...(compiled.value.memory ? { memory: { ...compiled.value.memory } } : {}),
+          }
         : { ok: false, code: compiled.code, message: compiled.message },
     });
   }
@@ -187,7 +207,9 @@ export class WasmLanes {
       const identity = new Uint8Array(0);
       this.#planned.set(
         identity,
-        m.compiled.ok ? ok({ digest: m.compiled.digest, module: m.compiled.module, spare: m.compiled.spare }) : fail(m.compiled.code, m.compiled.message),
+        m.compiled.ok
+          ? ok({ digest: m.compiled.digest, module: m.compiled.module, spare: m.compiled.spare, ...(m.compiled.memory ? { memory: m.compiled.memory } : {}) })
+          : fail(m.compiled.code, m.compiled.message),
       );
       modules[m.moduleId] = {
         moduleId: m.moduleId,

@@ -5,13 +5,16 @@
 // replies are parsed with zod on the host side (shared/sandbox/wasm/wasm-worker-reply.ts), which is the
 // boundary that matters: a worker runs pack code.
 //
-// Instance per call: every call instantiates the cached module with an empty import object,
-// runs one export and drops the instance, so no global, memory or table state survives a call.
+// Instance per call: every call instantiates the cached module, runs one export and drops the
+// instance, so no global, memory or table state survives a call. A module the host rewrote to
+// import its memory (shared/packs/wasm-memory-import.ts) gets a kept memory zeroed in full, which
+// is what a fresh memory of its own would hold (shared/sandbox/wasm/instance-supply.mjs).
 
 import { readlinkSync } from 'node:fs';
 import { MessagePort, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 // The canonical ABI's lowering for typed exports, the browser worker's too (no imports of its own).
 import { failureCode, invokeExport, isCallAbi, isCallArgs } from '../../../shared/sandbox/wasm/canonical-abi.mjs';
+import { InstanceSupply, isMemoryShape } from '../../../shared/sandbox/wasm/instance-supply.mjs';
 
 const CACHE_MAX = 64;
 /** Lane mode: the shared signal's layout (see WasmLanes in wasm-plan.ts) and the spin before a wait. */
@@ -24,12 +27,13 @@ const HOST_SLEEPING = 1;
  * burning at most this much CPU after its last call.
  */
 const SPIN_MS = 0.5;
-/** digest → WebAssembly.Module (structured-cloned from the host once per worker). */
+/** digest → { module, memory }: the compiled module (structured-cloned from the host once per worker) and its memory's shape when it imports one. */
 const modules = new Map();
+const supply = new InstanceSupply();
 
-function remember(digest, module) {
+function remember(digest, module, memory) {
   modules.delete(digest);
-  modules.set(digest, module);
+  modules.set(digest, { module, memory });
   while (modules.size > CACHE_MAX) modules.delete(modules.keys().next().value);
 }
 
@@ -44,6 +48,7 @@ function isCall(msg) {
     isCallArgs(msg.args) &&
     (msg.abi === undefined || isCallAbi(msg.abi)) &&
     (msg.module === undefined || msg.module instanceof WebAssembly.Module) &&
+    (msg.memory === undefined || (msg.module !== undefined && isMemoryShape(msg.memory))) &&
     (msg.spare === undefined || msg.spare === true)
   );
 }
@@ -64,10 +69,10 @@ let spare;
 function prepareSpare(msg) {
   spare = undefined;
   if (msg === null || typeof msg !== 'object' || msg.spare !== true) return;
-  const module = modules.get(msg.digest);
-  if (!module) return;
+  const known = modules.get(msg.digest);
+  if (!known) return;
   try {
-    spare = { digest: msg.digest, instance: new WebAssembly.Instance(module, {}) };
+    spare = { digest: msg.digest, ...supply.instantiate(msg.digest, known.module, known.memory) };
   } catch {
     // The call itself will instantiate and report the same failure.
   }
@@ -78,19 +83,23 @@ function handle(msg) {
   if (!isCall(msg)) {
     return { type: 'result', id: typeof msg?.id === 'number' ? msg.id : -1, ok: false, code: 'internal', message: 'malformed call message', runMs: 0 };
   }
-  if (msg.module) remember(msg.digest, msg.module);
-  const module = modules.get(msg.digest);
-  if (!module) return { type: 'missing', id: msg.id };
+  if (msg.module) remember(msg.digest, msg.module, msg.memory);
+  const known = modules.get(msg.digest);
+  if (!known) return { type: 'missing', id: msg.id };
   const start = performance.now();
+  let memory;
   try {
-    const ready = spare !== undefined && spare.digest === msg.digest ? spare.instance : undefined;
+    const ready = spare !== undefined && spare.digest === msg.digest ? spare : undefined;
     spare = undefined;
-    const instance = ready ?? new WebAssembly.Instance(module, {});
-    const value = invokeExport(instance, msg.exportName, msg.args, msg.abi);
+    const made = ready ?? supply.instantiate(msg.digest, known.module, known.memory);
+    memory = made.memory;
+    const value = invokeExport(made.instance, msg.exportName, msg.args, msg.abi);
     return { type: 'result', id: msg.id, ok: true, value, runMs: performance.now() - start };
   } catch (error) {
     // Traps, ABI violations and an over-long result are the module's doing (failureCode says which).
     return { type: 'result', id: msg.id, ok: false, code: failureCode(error), message: errorMessage(error), runMs: performance.now() - start };
+  } finally {
+    supply.release(msg.digest, known.memory, memory);
   }
 }
 

@@ -5,6 +5,7 @@
 
 import type { WorkerOptions } from 'node:worker_threads';
 import type { CallAbi, CallArg } from '../../../shared/sandbox/wasm/canonical-abi.mjs';
+import type { MemoryShape } from '../../../shared/sandbox/wasm/instance-supply.mjs';
 import { assetUrl } from '../../platform/assets.ts';
 
 export interface WorkerCallMessage {
@@ -13,6 +14,8 @@ export interface WorkerCallMessage {
   readonly digest: string;
   /** Sent the first time a worker needs this digest, and again when it reports it missing. */
   readonly module?: WebAssembly.Module;
+  /** With `module` when it imports its memory from the host: that memory's limits (wasm-memory-import.ts). */
+  readonly memory?: MemoryShape;
   readonly exportName: string;
   /** Numbers, and bytes for a typed export's `bytes`/`string` parameters. */
   readonly args: readonly CallArg[];

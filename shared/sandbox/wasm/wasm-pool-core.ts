@@ -10,6 +10,7 @@
 import type { ErrorCode } from '../../protocol/codes.ts';
 import { fail, type Result } from '../../protocol/result.ts';
 import type { WasmPoolReply, WasmPoolRequest } from './wasm-dispatcher.ts';
+import type { MemoryShape } from './instance-supply.mjs';
 import { parseWasmWorkerReply } from './wasm-worker-reply.ts';
 
 /** The part of a worker the core uses; the adapter wires the worker's events to `WasmPoolWorkerHooks`. */
@@ -37,6 +38,12 @@ export interface PreparedWasmModule<M> {
    * holds, since every instance serves exactly one call and is fresh when it does.
    */
   readonly spare?: boolean;
+  /**
+   * The module imports its one memory from the host (shared/packs/wasm-memory-import.ts), with
+   * these limits: the worker gives each call a kept memory zeroed in full
+   * (shared/sandbox/wasm/instance-supply.mjs). Sent with the module.
+   */
+  readonly memory?: MemoryShape;
 }
 
 export interface WasmPoolTimers {
@@ -95,6 +102,7 @@ interface Job<M, W extends WasmPoolWorker> {
   readonly digest: string;
   readonly module: M;
   readonly spare: boolean;
+  readonly memory: MemoryShape | undefined;
   readonly resolve: (reply: WasmPoolReply) => void;
   /** Told of the reply as it settles, before the promise's reactions (`call`'s `onSettled`). */
   readonly onSettled: ((reply: WasmPoolReply) => void) | undefined;
@@ -223,6 +231,7 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
         digest: prepared.value.digest,
         module: prepared.value.module,
         spare: prepared.value.spare === true,
+        memory: prepared.value.memory,
         resolve,
         onSettled,
         postedAt: 0,
@@ -456,6 +465,7 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
       ...(job.request.abi ? { abi: job.request.abi } : {}),
       ...(job.spare ? { spare: true } : {}),
       ...(withModule ? this.#options.moduleFields(job.module) : {}),
+      ...(withModule && job.memory ? { memory: job.memory } : {}),
     });
   }
 
