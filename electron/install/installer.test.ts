@@ -305,6 +305,23 @@ describe('trust and rebuild', () => {
     expect(retried).toMatchObject({ ok: true, value: { status: 'active', refetched: true } });
     expect(markers(root)).toContain('MARKER-@sp-fixture__register-pack-postinstall');
   });
+  it("reconcile deletes a killed write's temp files but never one of a process still running (its write is in flight)", async () => {
+    // Two processes starting on one root at once (two MCP servers in a test): one reconciled under
+    // the lock while the other created the root's package.json through a temp file, and deleting
+    // that temp made the other fail to start (ENOENT on its link).
+    const root = newRoot();
+    const installer = createInstaller({ root, registry: registry.url });
+    expect(await installer.install('@sp-fixture/evolving@1.0.0')).toMatchObject({ ok: true });
+    const dead = spawn(process.execPath, ['-e', '']);
+    await once(dead, 'exit');
+    const leftover = `package.json.${dead.pid}.0badc0de.tmp`;
+    const inFlight = `package.json.${process.pid}.0facade0.tmp`;
+    writeFileSync(path.join(root, leftover), '{');
+    writeFileSync(path.join(root, inFlight), '{');
+    const report = await installer.reconcile();
+    expect(report).toMatchObject({ ok: true, value: { fixed: [`Deleted ${leftover}, left by an interrupted write.`] } });
+    expect([existsSync(path.join(root, leftover)), existsSync(path.join(root, inFlight))]).toEqual([false, true]);
+  });
   it('a pack whose files were cut short (package.json unreadable) stays recorded; reconcile deletes the files and rebuild fetches them again', async () => {
     // As a rebuild's refetch killed while npm extracted it leaves the pack (a crash seed found it:
     // the pack used to be forgotten, and the rebuild run again answered not-installed).

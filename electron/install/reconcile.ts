@@ -14,12 +14,13 @@ import path from 'node:path';
 import { type Ledger } from '../../shared/protocol/ledger.ts';
 import { PackageNameSchema } from '../../shared/protocol/manifest.ts';
 import { ok } from '../../shared/protocol/result.ts';
-import { isTempOf } from '../platform/durable-file.ts';
+import { isTempOf, tempWriterOf } from '../platform/durable-file.ts';
 import { readInstalledPackageJson } from './inspect.ts';
 import { JOURNAL_FILE } from './journal.ts';
 import { LEDGER_FILE, writeLedger } from './ledger-store.ts';
 import { readRootPackageJson } from './npm-root.ts';
 import { removeExtraneous } from './recovery.ts';
+import { pidAlive } from './root-lock.ts';
 import { npmFailure, npmUninstall, syncScriptPolicy, type OpContext } from './root-ops.ts';
 import type { InstallResult } from './install-codes.ts';
 
@@ -46,10 +47,15 @@ export async function reconcileLocked(ctx: OpContext, ledger: Ledger, notes: rea
   const packs = { ...ledger.packs };
 
   for (const file of await readdir(ctx.root)) {
-    if (DURABLE_FILES.some((base) => isTempOf(base, file))) {
-      await rm(path.join(ctx.root, file), { force: true });
-      fixed.push(`Deleted ${file}, left by an interrupted write.`);
-    }
+    const base = DURABLE_FILES.find((b) => isTempOf(b, file));
+    if (base === undefined) continue;
+    // A temp file of a process that is still running is a write in flight (another process
+    // creating the root's package.json as it starts, which it does before taking the lock), not a
+    // leftover: deleting it made that process fail to start.
+    const writer = tempWriterOf(base, file);
+    if (writer !== undefined && (await pidAlive(writer))) continue;
+    await rm(path.join(ctx.root, file), { force: true });
+    fixed.push(`Deleted ${file}, left by an interrupted write.`);
   }
 
   const missing: string[] = [];

@@ -52,7 +52,8 @@ export function ownerText(owner: LockOwner | undefined): string {
   return owner ? `${owner.operation}, process ${owner.pid}, since ${owner.startedAt}` : 'an operation that is just starting';
 }
 
-async function pidAlive(pid: number): Promise<boolean> {
+/** Is process `pid` running (a zombie is not)? */
+export async function pidAlive(pid: number): Promise<boolean> {
   try {
     process.kill(pid, 0);
   } catch (error) {

@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFileDurably, isTempOf, keepDamagedCopy, writeFileDurably } from './durable-file.ts';
+import { createFileDurably, isTempOf, keepDamagedCopy, tempNameFor, tempWriterOf, writeFileDurably } from './durable-file.ts';
 import { parseJsonText, readRecovering } from './recovering-read.ts';
 
 const dirs: string[] = [];
@@ -57,6 +57,10 @@ describe('durable writes', () => {
     expect(isTempOf('sandbox-packs-ledger.json', 'sandbox-packs-ledger.json.123.abcd.tmp')).toBe(true);
     expect(isTempOf('sandbox-packs-ledger.json', 'sandbox-packs-ledger.json.bak.123.abcd.tmp')).toBe(true);
     expect(isTempOf('sandbox-packs-ledger.json', 'other.json.123.abcd.tmp')).toBe(false);
+    expect(tempWriterOf('package.json', tempNameFor('package.json'))).toBe(process.pid);
+    expect(tempWriterOf('package.json', 'package.json.bak.4242.abcd.tmp')).toBe(4242);
+    expect(tempWriterOf('package.json', 'package.json.x.tmp')).toBeUndefined();
+    expect(tempWriterOf('package.json', 'other.json.4242.abcd.tmp')).toBeUndefined();
     const dir = tempDir();
     const file = path.join(dir, 'data.json');
     writeFileSync(file, 'garbage');

@@ -23,6 +23,18 @@ export function isTempOf(baseName: string, entry: string): boolean {
   return entry.startsWith(`${baseName}.`) && entry.endsWith('.tmp') && entry !== `${baseName}.tmp`;
 }
 
+/**
+ * The process that wrote temp file `entry` of `baseName` (`tempNameFor` puts its pid in the name),
+ * or undefined when the name carries none. A temp file of a process still running may be a write
+ * in flight, not a leftover: another process creating the same root's files at the same moment.
+ */
+export function tempWriterOf(baseName: string, entry: string): number | undefined {
+  if (!isTempOf(baseName, entry)) return undefined;
+  const match = /\.(\d{1,10})\.[0-9a-f]+\.tmp$/.exec(entry.slice(baseName.length));
+  const pid = match ? Number(match[1]) : NaN;
+  return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+}
+
 /** ENOSPC (no space left) or EDQUOT (over quota): the disk, not the data, is the problem. */
 export function isDiskFull(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
