@@ -31,7 +31,7 @@ export interface MemorySnapshot {
 }
 
 /** Where a context's Math.random state lives in its engine's memory (a byte offset), or undefined; `step` calls Math.random once. */
-export type RandomStateFinder = (memory: WebAssembly.Memory, step: () => void) => number | undefined;
+export type RandomStateFinder = (memory: WebAssembly.Memory, step: () => void, below?: number) => number | undefined;
 
 /** quickjs-ng's Math.random step (xorshift64*, the state update), to recognise its state in memory. */
 function xorshiftStep(x: bigint): bigint {
@@ -46,10 +46,14 @@ function xorshiftStep(x: bigint): bigint {
  * of Math.random, changes exactly as the generator's state does. Undefined if there is not exactly
  * one (an engine whose generator differs): no snapshot is taken then.
  */
-export const findRandomState: RandomStateFinder = (memory, step) => {
-  // The state is never zero, so it lies below the highest non-zero word: only that much is copied
-  // and compared (a third of a fresh engine's 16 MB, where the heap ends).
-  const before = new Uint32Array(memory.buffer.slice(0, wordsInUse(memory.buffer) * 4));
+export const findRandomState: RandomStateFinder = (memory, step, below) => {
+  // The state is never zero, so it lies below the highest non-zero word, and below the heap's end
+  // (`below`, when known: every byte the engine wrote lies under it): only that much is copied and
+  // compared, a third of a fresh engine's 16 MB. Finding the highest non-zero word reads the
+  // untouched top of the memory, a page fault per 4 KB (~18 ms here), so the heap end is used
+  // when the caller has it.
+  const words = below !== undefined && below > 0 && below <= memory.buffer.byteLength ? Math.ceil(below / 8) * 2 : wordsInUse(memory.buffer);
+  const before = new Uint32Array(memory.buffer.slice(0, Math.min(words * 4, memory.buffer.byteLength)));
   step();
   // Compared as 32-bit halves (no BigInt per word: a scan of 16 MB stays a few milliseconds).
   const after = new Uint32Array(memory.buffer, 0, before.length);
@@ -179,7 +183,13 @@ function foundIn(compiled: WebAssembly.Module): Found {
   return found;
 }
 
-function locateRandom(known: Map<boolean, number>, withWasm: boolean, memory: WebAssembly.Memory, step: () => void): number | undefined {
+function locateRandom(
+  known: Map<boolean, number>,
+  withWasm: boolean,
+  memory: WebAssembly.Memory,
+  step: () => void,
+  below: number | undefined,
+): number | undefined {
   const at = known.get(withWasm);
   if (at !== undefined) {
     const view = new BigUint64Array(memory.buffer, at, 1);
@@ -187,7 +197,8 @@ function locateRandom(known: Map<boolean, number>, withWasm: boolean, memory: We
     step();
     if (old !== 0n && view[0] === xorshiftStep(old)) return at;
   }
-  const found = findRandomState(memory, step);
+  // Searched below the heap end first; where that finds nothing, the whole memory.
+  const found = (below !== undefined ? findRandomState(memory, step, below) : undefined) ?? findRandomState(memory, step);
   if (found !== undefined) known.set(withWasm, found);
   return found;
 }
@@ -207,7 +218,10 @@ export async function takeSnapshot(
   const found = foundIn(compiled);
   found.heapEndAt ??= findHeapEnd(compiled).catch(() => undefined);
   const heapEndAt = await found.heapEndAt;
-  const randomAt = find ? find(memory, step) : locateRandom(found.randomAt, withWasm, memory, step);
+  // The search for the Math.random state stops at the heap end as it is before the step; the
+  // snapshot takes the heap end after it (the step may allocate, and what it wrote is in the image).
+  const searchBelow = heapEndAt === undefined ? undefined : new Uint32Array(memory.buffer, heapEndAt, 1)[0]!;
+  const randomAt = find ? find(memory, step) : locateRandom(found.randomAt, withWasm, memory, step, searchBelow);
   if (randomAt === undefined) return undefined;
   const heapEnd = heapEndAt === undefined ? memory.buffer.byteLength : new Uint32Array(memory.buffer, heapEndAt, 1)[0]!;
   const trusted = found.heapEndChecked && heapEndAt !== undefined && heapEnd <= memory.buffer.byteLength;
