@@ -10,8 +10,10 @@
 // the registry does not cover: every `import.meta.url` / `import.meta.resolve` use and every
 // external import in the output must be one the registry (or the short list below) accounts for.
 //
-// Usage: node scripts/bundle-backend.mjs [--out DIR] [--no-ui-build]
+// Usage: node scripts/bundle-backend.mjs [--out DIR] [--no-ui-build] [--entry NAME=FILE ...]
 //   --no-ui-build  reuse out/renderer and out/electron/preload.cjs instead of rebuilding them
+//   --entry        one more code entry bundled as NAME.mjs (the load bench's server, so it runs as
+//                  the packaged backend does); not listed in the manifest, so never shipped
 
 import * as acorn from 'acorn';
 import * as walk from 'acorn-walk';
@@ -30,11 +32,15 @@ class BundleError extends Error {
 }
 
 function parseArgs(argv) {
-  const args = { out: path.join(ROOT, 'dist', 'backend'), uiBuild: true };
+  const args = { out: path.join(ROOT, 'dist', 'backend'), uiBuild: true, extra: [] };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--out') args.out = path.resolve(argv[++i] ?? '');
     else if (argv[i] === '--no-ui-build') args.uiBuild = false;
-    else throw new BundleError(`unknown option ${argv[i]}`);
+    else if (argv[i] === '--entry') {
+      const [name, file] = (argv[++i] ?? '').split('=');
+      if (!name || !file || !/^[a-z][a-z0-9-]*$/.test(name)) throw new BundleError('--entry takes NAME=FILE (NAME: lower-case letters, digits, dashes)');
+      args.extra.push({ out: name, entry: path.resolve(file) });
+    } else throw new BundleError(`unknown option ${argv[i]}`);
   }
   return args;
 }
@@ -192,6 +198,7 @@ async function main() {
   // One esbuild run, one standalone ESM file per entry (no shared chunks: a worker starts from its own file).
   const entryPoints = {};
   for (const entry of CODE_ENTRIES) entryPoints[entry.out] = path.join(ROOT, entry.entry);
+  for (const entry of args.extra) entryPoints[entry.out] = entry.entry;
   for (const asset of ASSETS.filter((a) => a.stage === 'bundle')) {
     entryPoints[asset.staged.replace(/\.mjs$/, '')] = path.join(ROOT, asset.bundleEntry ?? asset.dev.repo);
   }

@@ -14,14 +14,15 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { createAppServices } from '../../electron/services/app-services.ts';
 import { startWebHost } from '../../electron/server/web-host.ts';
-import { fixtureDataDir } from '../../electron/testing/test-support.ts';
+import { tempDir } from '../../electron/testing/test-support.ts';
 import { writeSpinPack } from './spin-pack.ts';
 import type { LoadServerLine } from './load.ts';
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The only host the bench's runs may fetch on loopback (its own server, in the bench process). */
 const FETCH_HOST = process.argv[2];
-if (!FETCH_HOST) throw new Error('usage: load-server.ts FETCH_HOST');
+if (!FETCH_HOST) throw new Error('usage: load-server.ts FETCH_HOST [REPO]');
+/** The checkout the fixtures come from: given when this file runs bundled (load.ts), whose own URL is then the bundle's. */
+const REPO = process.argv[3] ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** The bare floor: a plain node:http server and an echo worker thread, nothing of ours between them. */
 async function startBare(): Promise<{ origin: string; close(): Promise<void> }> {
@@ -52,8 +53,9 @@ async function startBare(): Promise<{ origin: string; close(): Promise<void> }> 
 
 const onBug = (where: string, error: unknown) => console.error(`bug in ${where}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
 
-const data = await fixtureDataDir(path.join(REPO, 'fixtures/discovery/good/node_modules/@acme/geo'));
+const data = await tempDir('data');
 try {
+  await cp(path.join(REPO, 'fixtures/discovery/good/node_modules/@acme/geo'), path.join(data.path, 'node_modules', '@acme', 'geo'), { recursive: true });
   await cp(path.join(REPO, 'packs', 'geo'), path.join(data.path, 'node_modules', '@nodetool-ai', 'sandbox-geo'), { recursive: true });
   await writeSpinPack(data.path);
   const created = await createAppServices({ dataDir: data.path, onBug, testOnlyPrivateFetchHosts: [FETCH_HOST] });

@@ -8,7 +8,9 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -156,8 +158,32 @@ interface Server {
 }
 
 /** load-server.ts in its own process. */
-async function startServer(): Promise<Server> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', SERVER, LOAD_FETCH_HOST], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * How the serving process runs. By default as the packaged app's backend does: load-server.ts
+ * bundled with the backend (scripts/bundle-backend.mjs, its workers and assets staged beside it)
+ * and started with plain node, no tsx. Under tsx (`BENCH_LOAD_DEV=1`, how `npm run web` runs in a
+ * checkout) every worker also runs tsx's loader (its transform and source maps: ~200–300 ms more
+ * per worker start, measured), which no user's app pays.
+ */
+const DEV_SERVER = process.env.BENCH_LOAD_DEV === '1';
+
+/** The bundled backend with load-server.ts as one more entry, in a temp dir; returns the entry's path. */
+async function bundleServer(out: string): Promise<string> {
+  const args = [path.join(REPO, 'scripts', 'bundle-backend.mjs'), '--out', out, '--entry', `load-server=${SERVER}`];
+  // The staged backend includes the UI; build it only when this checkout has none yet.
+  if (existsSync(path.join(REPO, 'out', 'renderer', 'index.html'))) args.push('--no-ui-build');
+  const child = spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+  child.stdout?.resume();
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`bundling the load server failed (${code}):\n${err}`);
+  return path.join(out, 'load-server.mjs');
+}
+
+async function startServer(bundled: string | undefined): Promise<Server> {
+  const argv = bundled ? [bundled, LOAD_FETCH_HOST, REPO] : ['--import', 'tsx', SERVER, LOAD_FETCH_HOST];
+  const child: ChildProcess = spawn(process.execPath, argv, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = once(child, 'exit');
   let out = '';
   let err = '';
@@ -241,8 +267,16 @@ export const loadSection: BenchSection = {
     const agent = new http.Agent({ keepAlive: true, maxSockets: SOCKETS });
     const floorAgents = [0, 1, 2].map(() => new http.Agent({ keepAlive: true, maxSockets: 1 }));
     let sampler: NodeJS.Timeout | undefined;
+    let bundleDir: string | undefined;
     try {
-      server = await startServer();
+      bundleDir = DEV_SERVER ? undefined : await mkdtemp(path.join(os.tmpdir(), 'bench-load-backend-'));
+      const bundled = bundleDir ? await bundleServer(bundleDir) : undefined;
+      console.log(
+        bundled
+          ? 'serving process: the bundled backend (as the packaged app runs it), plain node'
+          : 'serving process: load-server.ts under tsx (BENCH_LOAD_DEV=1)',
+      );
+      server = await startServer(bundled);
       const { origin, token, pid, bare } = server.line;
       const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
       const submit = async (body: RunBody): Promise<Answer> => {
@@ -426,6 +460,7 @@ export const loadSection: BenchSection = {
       for (const a of floorAgents) a.destroy();
       if ((await server?.stop()) === 'killed') console.log('load-server did not exit within 10 s of SIGINT and was killed');
       await target.close();
+      if (bundleDir) await rm(bundleDir, { recursive: true, force: true });
     }
   },
 };
