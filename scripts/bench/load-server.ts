@@ -6,23 +6,22 @@
 // thread replies. Prints one JSON line (LoadServerLine) on stdout; SIGINT or SIGTERM closes all
 // of it and removes the data dir.
 
-import { cp } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { createAppServices } from '../../electron/services/app-services.ts';
 import { startWebHost } from '../../electron/server/web-host.ts';
-import { tempDir } from '../../electron/testing/test-support.ts';
 import { writeSpinPack } from './spin-pack.ts';
 import type { LoadServerLine } from './load.ts';
 
 /** The only host the bench's runs may fetch on loopback (its own server, in the bench process). */
 const FETCH_HOST = process.argv[2];
-if (!FETCH_HOST) throw new Error('usage: load-server.ts FETCH_HOST [REPO]');
-/** The checkout the fixtures come from: given when this file runs bundled (load.ts), whose own URL is then the bundle's. */
-const REPO = process.argv[3] ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The checkout the fixtures come from (this file also runs bundled, where its own URL is the bundle's). */
+const REPO = process.argv[3];
+if (!FETCH_HOST || !REPO) throw new Error('usage: load-server.ts FETCH_HOST REPO');
 
 /** The bare floor: a plain node:http server and an echo worker thread, nothing of ours between them. */
 async function startBare(): Promise<{ origin: string; close(): Promise<void> }> {
@@ -53,7 +52,8 @@ async function startBare(): Promise<{ origin: string; close(): Promise<void> }> 
 
 const onBug = (where: string, error: unknown) => console.error(`bug in ${where}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
 
-const data = await tempDir('data');
+const dataDir = await mkdtemp(path.join(os.tmpdir(), 'sandbox-packs-data-'));
+const data = { path: dataDir, remove: () => rm(dataDir, { recursive: true, force: true }) };
 try {
   await cp(path.join(REPO, 'fixtures/discovery/good/node_modules/@acme/geo'), path.join(data.path, 'node_modules', '@acme', 'geo'), { recursive: true });
   await cp(path.join(REPO, 'packs', 'geo'), path.join(data.path, 'node_modules', '@nodetool-ai', 'sandbox-geo'), { recursive: true });

@@ -182,7 +182,7 @@ async function bundleServer(out: string): Promise<string> {
 }
 
 async function startServer(bundled: string | undefined): Promise<Server> {
-  const argv = bundled ? [bundled, LOAD_FETCH_HOST, REPO] : ['--import', 'tsx', SERVER, LOAD_FETCH_HOST];
+  const argv = bundled ? [bundled, LOAD_FETCH_HOST, REPO] : ['--import', 'tsx', SERVER, LOAD_FETCH_HOST, REPO];
   const child: ChildProcess = spawn(process.execPath, argv, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = once(child, 'exit');
   let out = '';
