@@ -283,6 +283,35 @@ describe('kernel host core: runs nested in a long run', () => {
     await core.close();
   });
 
+  it('a run given back for want of a free WASM lane tries three times at most, and the worker stays open to other nested runs', async () => {
+    const { core, worker, long } = spinning();
+    worker.polls = 50;
+    const [wasmy, plain] = [core.run({ ...request, code: 'wasmy' }, undefined), core.run({ ...request, code: 'plain' }, undefined)];
+    const nestedIds = () => runIds(worker, true);
+    const [wasmyId] = nestedIds();
+    // Given back three times: no lane free here. Each time it is queued first again.
+    for (let tries = 1; tries <= 3; tries++) {
+      expect(nestedIds()).toEqual(Array(tries).fill(wasmyId));
+      worker.hooks.message({ type: 'requeue', runId: wasmyId, nestable: true, noLane: true });
+      vi.advanceTimersByTime(5);
+    }
+    // Then it waits for a worker of its own, and this worker, not refused, takes the plain run nested
+    // (a worker with no sandbox ready is refused every nested run for the rest of its long run).
+    const plainId = nestedIds().at(-1);
+    expect(nestedIds()).toHaveLength(4);
+    expect(plainId).not.toBe(wasmyId);
+    worker.hooks.message(done(plainId, 'plain'));
+    expect(await plain).toMatchObject({ ok: true, value: 'plain' });
+    vi.advanceTimersByTime(50);
+    expect(nestedIds().filter((id) => id === wasmyId)).toHaveLength(3);
+    worker.hooks.message(done(runIds(worker, false)[0], 1));
+    expect(await long).toMatchObject({ ok: true, value: 1 });
+    expect(runIds(worker, false).at(-1)).toBe(wasmyId);
+    worker.hooks.message(done(wasmyId, 'wasmy'));
+    expect(await wasmy).toMatchObject({ ok: true, value: 'wasmy' });
+    await core.close();
+  });
+
   it('makes a nested run the worker has not taken its next run when the long one ends first, and queues it again when the worker dies', async () => {
     const { core, worker, long, workers, readyAll } = spinning();
     worker.polls = 50;

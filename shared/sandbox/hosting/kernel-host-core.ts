@@ -38,7 +38,7 @@ interface Job<P> {
   cancelled: boolean;
   /** A run sent nested has made a host call: it ran in part, so it is never queued again. */
   committed: boolean;
-  /** Nested tries given back for wall time alone (`requeue`'s `slow`). */
+  /** Nested tries given back for wall time alone or for want of a free WASM lane (`requeue`'s `slow`, `noLane`). */
   slowTries: number;
 }
 
@@ -300,10 +300,15 @@ export class KernelHostCore<P> {
     if (!job.cancelled) {
       if (message.type === 'done') job.resolve(message.result);
       else {
-        // A run given back for time alone may try again, a few times; then it waits for a worker of its own.
-        job.nestable = message.slow ? ++job.slowTries < MAX_SLOW_NEST_TRIES : message.nestable;
+        // A run given back for time alone, or for want of a free WASM lane there, may try again, a
+        // few times; then it waits for a worker of its own. A worker with no lane free still takes
+        // other nested runs: it was refused for them too, for the rest of its long run, and a run
+        // awaiting a spinning export, bouncing from worker to worker, shut each to the ordinary
+        // runs queued behind it (traced in bench load).
+        job.nestable = message.slow || message.noLane ? ++job.slowTries < MAX_SLOW_NEST_TRIES : message.nestable;
         if (message.notAtPoll) slot.nestAfterPolls = slot.worker.hold?.polls() ?? Number.POSITIVE_INFINITY;
-        else if (message.nestable && !message.slow) slot.noNestFor = slot.job?.runId;
+        // No sandbox ready: it cannot make one while its long run computes, so none is sent again meanwhile.
+        else if (message.nestable && !message.slow && !message.noLane) slot.noNestFor = slot.job?.runId;
         this.#queue.unshift(job);
       }
     }

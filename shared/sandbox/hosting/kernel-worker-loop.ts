@@ -293,7 +293,13 @@ export class KernelWorkerLoop<R extends KernelRunMessage> {
       // Nested again elsewhere when no lane was free here, or only the wall clock ran out on a busy
       // machine; as its own run when it computes (or overflowed), or needs what only that gives.
       const again = !overflowed && outcome !== undefined && (givenUp === 'no-lane' || givenUp === 'slow');
-      this.#post({ type: 'requeue', runId, nestable: again, ...(again && givenUp === 'slow' ? { slow: true as const } : {}) });
+      this.#post({
+        type: 'requeue',
+        runId,
+        nestable: again,
+        ...(again && givenUp === 'slow' ? { slow: true as const } : {}),
+        ...(again && givenUp === 'no-lane' ? { noLane: true as const } : {}),
+      });
     } else this.#post({ type: 'done', runId, result: outcome.result, healthy: true });
     supply.retire(supplied);
   }

@@ -63,6 +63,12 @@ export const FromKernelWorkerSchema = z.discriminatedUnion('type', [
     notAtPoll: z.literal(true).optional(),
     /** Given up for wall time only, with few polls (a busy machine, not a spinning run): it may be nested again, a few times. */
     slow: z.literal(true).optional(),
+    /**
+     * Given up because no WASM lane of this worker was free (one is being replaced after a spinning
+     * call, or all are busy): the run may be nested again elsewhere, a few times; the worker still
+     * takes other nested runs.
+     */
+    noLane: z.literal(true).optional(),
   }),
   /** The worker no longer keeps a source the run left out (source-cache.ts): the host sends the run again, in full. */
   z.object({ type: z.literal('resend'), runId: z.number().int() }),
