@@ -32,6 +32,24 @@ describe('SandboxPool nesting short runs in a long one', () => {
     expect(pool.started).toBe(startedBefore);
   });
 
+  it('gives back a nested memory bomb before its sandbox grows: the worker goes on taking nested runs, and the bomb ends as alone', async () => {
+    const bomb = 'const keep = [];\nwhile (true) keep.push(new Array(1 << 16).fill(keep.length));';
+    expect(outcome(await pool.run(request(bomb)))).toBe('memory-limit');
+    const loop = startRun(pool, request('while (true) {}', 4000));
+    // A short run first: once it answers, the loop is polling and takes nested runs.
+    expect(await pool.run(request('"nested"'))).toMatchObject({ ok: true, value: 'nested' });
+    const bombed = startRun(pool, request(bomb));
+    // Had the bomb grown the nested sandbox, the worker would take no nested run until the loop ends.
+    const after = await Promise.all(Array.from({ length: 6 }, (_, i) => pool.run(request(`${i} + 100`))));
+    expect(after.map(outcome)).toEqual([100, 101, 102, 103, 104, 105]);
+    expect(loop.answered).toBe(false);
+    expect(bombed.answered).toBe(false);
+    loop.stop.abort();
+    expect(outcome(await loop.result)).toBe('cancelled');
+    // Given back, it ran as its own run once the worker was free, with the whole guest limit.
+    expect(outcome(await bombed.result)).toBe('memory-limit');
+  });
+
   it('keeps runs apart: a nested run sees nothing the long run or the nested run before it left', async () => {
     const loop = startRun(pool, request('globalThis.secret = "A";\nObject.prototype.polluted = 1;\nwhile (true) {}', 10_000));
     const first = await pool.run(request('globalThis.leak = "B";\nArray.prototype.map = null;\n[typeof secret, typeof ({}).polluted]'));

@@ -13,6 +13,7 @@ import { emptyReceipt, type HostCallResult, type KernelRunRequest } from '../../
 import type { FromKernelWorker, ToKernelWorker } from './kernel-worker-messages.ts';
 import { NO_FREE_LANE, type WasmDispatcher } from '../wasm/wasm-dispatcher.ts';
 import { KeptSources } from '../supply/source-cache.ts';
+import { refuseGrowth } from '../supply/engine.ts';
 
 /** A run message as every host sends it; a host may extend it (the Node pool's carries a WASM plan). */
 export type KernelRunMessage = Extract<ToKernelWorker, { type: 'run' }>;
@@ -207,6 +208,8 @@ export class KernelWorkerLoop<R extends KernelRunMessage> {
     const supply = image ? this.#sandboxes : this.#nestedSandboxes;
     const supplied = image ?? this.#nestedSandboxes?.takeNow(withWasm);
     if (!supplied || !supply) return this.#post({ type: 'requeue', runId, nestable: true });
+    // Its sandbox's memory stays at its size until it commits, so the sandbox can be restored (engine.ts `refuseGrowth`).
+    refuseGrowth(supplied.memory, true);
     const dispatcher = withWasm ? this.#env.dispatcherFor?.(run) : undefined;
     const start = now();
     const deadline = start + request.timeoutMs;
@@ -242,6 +245,8 @@ export class KernelWorkerLoop<R extends KernelRunMessage> {
     const capabilityNow = (name: string, args: readonly unknown[]): HostCallResult | undefined => {
       if (!waitForMail) return giveUp('own');
       committed = true;
+      // Committed, it runs here to its end as it would alone, with the whole guest limit.
+      refuseGrowth(supplied.memory, false);
       let answer: HostCallResult | undefined;
       const callId = this.#nextCallId++;
       this.#waiting.set(callId, { runId, resolve: (result) => (answer = result) });
@@ -283,8 +288,12 @@ export class KernelWorkerLoop<R extends KernelRunMessage> {
     } finally {
       // A call given up on is still on its lane: the lane is stopped and replaced now.
       dispatcher?.close();
+      refuseGrowth(supplied.memory, false);
     }
-    const overflowed = !outcome?.healthy || (!outcome.result.ok && outcome.result.code === 'stack-overflow');
+    // Outcomes that depend on where it ran are given back: this thread's stack (a stack overflow,
+    // with the long run's frames below it), and, before it commits, a memory that could not grow.
+    const overflowed =
+      !outcome?.healthy || (!outcome.result.ok && (outcome.result.code === 'stack-overflow' || (!committed && outcome.result.code === 'memory-limit')));
     if (committed && outcome) {
       // Run here to its end, as it would have run alone (its limit reached while waiting is a timeout, as there).
       const result = expired ? { ...outcome.result, ok: false as const, code: 'timeout' as const, message: timeoutMessage(request.timeoutMs) } : outcome.result;

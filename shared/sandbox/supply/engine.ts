@@ -33,7 +33,31 @@ export interface BoundedEngine {
  * memory" within milliseconds, and the cap holds because one engine runs one guest.
  */
 export function boundedMemory(): WebAssembly.Memory {
-  return new WebAssembly.Memory({ initial: ENGINE_BASE_PAGES, maximum: ENGINE_MAX_PAGES });
+  const memory = new WebAssembly.Memory({ initial: ENGINE_BASE_PAGES, maximum: ENGINE_MAX_PAGES });
+  // The glue grows the engine's memory through this object's `grow` (its heap resize, inside a
+  // try: a throw is an allocation that fails, which the engine answers as out of memory). While
+  // `refuseGrowth` holds for it, it does not grow (see there).
+  Object.defineProperty(memory, 'grow', {
+    value: (delta: number): number => {
+      if (growthRefused.has(memory)) throw new RangeError('the sandbox may not grow its memory now');
+      return WebAssembly.Memory.prototype.grow.call(memory, delta);
+    },
+  });
+  return memory;
+}
+
+const growthRefused = new WeakSet<WebAssembly.Memory>();
+
+/**
+ * Lets an engine memory grow or not. A nested run (kernel-worker-loop.ts) runs with growth refused
+ * until it commits: grown, its sandbox could not be restored and its worker would take no other
+ * nested run until its long run ended (issue 30: two memory bombs run nested closed both workers
+ * hosting a storm's CPU loops). Refused, it runs out of memory at the sandbox's initial size instead,
+ * and is given back to run as its own run with the whole guest limit.
+ */
+export function refuseGrowth(memory: WebAssembly.Memory, refused: boolean): void {
+  if (refused) growthRefused.add(memory);
+  else growthRefused.delete(memory);
 }
 
 /** Compiles the engine's binary (the bytes of `emscripten-module.wasm`); once per thread. */
