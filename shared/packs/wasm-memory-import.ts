@@ -20,10 +20,11 @@
 // undefined) anything it does not expect, so the worker then instantiates the original module as
 // before.
 
+import { HOST_MEMORY_IMPORT, type MemoryShape } from '../sandbox/wasm/instance-supply.mjs';
 import { Reader, WasmReject, readLimits } from './wasm-reader.ts';
 
-/** Where the rewritten binary imports its memory from; a validated pack binary imports nothing. */
-export const HOST_MEMORY_IMPORT = { module: 'sandbox-packs', name: 'memory' } as const;
+// The import's name is the workers' (instance-supply.mjs): a validated pack binary imports nothing.
+export { HOST_MEMORY_IMPORT };
 
 /**
  * Memories the host zeroes instead of mapping anew: up to this many initial pages. Zeroing costs
@@ -33,10 +34,7 @@ export const HOST_MEMORY_IMPORT = { module: 'sandbox-packs', name: 'memory' } as
 export const HOST_MEMORY_MAX_PAGES = 16;
 
 /** The limits the host's memory must have: exactly the module's own. */
-export interface HostMemoryShape {
-  readonly initial: number;
-  readonly maximum: number;
-}
+export type HostMemoryShape = MemoryShape;
 
 export interface HostMemoryForm {
   /** The same module, with its one memory imported from `HOST_MEMORY_IMPORT` instead of defined. */
