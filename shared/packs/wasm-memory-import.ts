@@ -20,11 +20,10 @@
 // undefined) anything it does not expect, so the worker then instantiates the original module as
 // before.
 
-import { HOST_MEMORY_IMPORT, type MemoryShape } from '../sandbox/wasm/instance-supply.mjs';
 import { Reader, WasmReject, readLimits } from './wasm-reader.ts';
 
-// The import's name is the workers' (instance-supply.mjs): a validated pack binary imports nothing.
-export { HOST_MEMORY_IMPORT };
+/** Where the rewritten binary imports its memory from; a validated pack binary imports nothing. */
+export const HOST_MEMORY_IMPORT = { module: 'sandbox-packs', name: 'memory' } as const;
 
 /**
  * Memories the host zeroes instead of mapping anew: up to this many initial pages. Zeroing costs
@@ -34,7 +33,10 @@ export { HOST_MEMORY_IMPORT };
 export const HOST_MEMORY_MAX_PAGES = 16;
 
 /** The limits the host's memory must have: exactly the module's own. */
-export type HostMemoryShape = MemoryShape;
+export interface HostMemoryShape {
+  readonly initial: number;
+  readonly maximum: number;
+}
 
 export interface HostMemoryForm {
   /** The same module, with its one memory imported from `HOST_MEMORY_IMPORT` instead of defined. */

@@ -25,9 +25,6 @@ export interface BoundedEngine {
   readonly memory: WebAssembly.Memory;
 }
 
-/** Engine memories that may not grow now (`refuseGrowth`). */
-const growthRefused = new WeakSet<WebAssembly.Memory>();
-
 /**
  * A new memory for one engine instance: its baseline, growing at most to the guest limit's bound.
  * This quickjs-ng build enforces `setMemoryLimit` per allocation only (measured, see
@@ -48,6 +45,8 @@ export function boundedMemory(): WebAssembly.Memory {
   });
   return memory;
 }
+
+const growthRefused = new WeakSet<WebAssembly.Memory>();
 
 /**
  * Lets an engine memory grow or not. A nested run (kernel-worker-loop.ts) runs with growth refused

@@ -139,10 +139,10 @@ export async function findHeapEnd(compiled: WebAssembly.Module): Promise<number 
     run('globalThis.probe = new ArrayBuffer(4 << 20); 1');
     // The highest byte written so far, the allocation included.
     const top = wordsInUse(memory.buffer);
-    const written = new Uint8Array(memory.buffer, 0, top * 4);
+    const topWords = new Uint8Array(memory.buffer, 0, top * 4);
     let highest = 0;
-    for (let i = written.length - 1; i >= 0; i--) {
-      if (written[i] !== 0) {
+    for (let i = topWords.length - 1; i >= 0; i--) {
+      if (topWords[i] !== 0) {
         highest = i;
         break;
       }

@@ -6,9 +6,6 @@ export interface MemoryShape {
   readonly maximum: number;
 }
 
-/** Where the host's rewritten binary imports its memory from. */
-export const HOST_MEMORY_IMPORT: { readonly module: 'sandbox-packs'; readonly name: 'memory' };
-
 export function isMemoryShape(shape: unknown): shape is MemoryShape;
 
 export class InstanceSupply {

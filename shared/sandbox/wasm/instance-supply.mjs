@@ -7,8 +7,9 @@
 // mapping: the new instance sees exactly what a fresh memory of its own would hold, all zeros and
 // then its data segments. A memory that grew during a call is dropped, never handed out again.
 
-/** Where the host's rewritten binary imports its memory from (shared/packs/wasm-memory-import.ts writes this name). */
-export const HOST_MEMORY_IMPORT = Object.freeze({ module: 'sandbox-packs', name: 'memory' });
+/** Where the rewritten binary imports its memory from (HOST_MEMORY_IMPORT in wasm-memory-import.ts). */
+const IMPORT_MODULE = 'sandbox-packs';
+const IMPORT_NAME = 'memory';
 const PAGE = 65536;
 
 /** True when `shape` is a memory's `{ initial, maximum }` in pages, as the host sends it. */
@@ -42,7 +43,7 @@ export class InstanceSupply {
   instantiate(digest, module, shape) {
     if (shape === undefined) return { instance: new WebAssembly.Instance(module, {}), memory: undefined };
     const memory = this.#take(digest, shape);
-    const instance = new WebAssembly.Instance(module, { [HOST_MEMORY_IMPORT.module]: { [HOST_MEMORY_IMPORT.name]: memory } });
+    const instance = new WebAssembly.Instance(module, { [IMPORT_MODULE]: { [IMPORT_NAME]: memory } });
     return { instance, memory };
   }
 
