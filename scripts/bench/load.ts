@@ -182,7 +182,9 @@ async function bundleServer(out: string): Promise<string> {
 }
 
 async function startServer(bundled: string | undefined): Promise<Server> {
-  const argv = bundled ? [bundled, LOAD_FETCH_HOST, REPO] : ['--import', 'tsx', SERVER, LOAD_FETCH_HOST, REPO];
+  // BENCH_LOAD_PROF=DIR: the serving process writes a CPU profile of each of its threads there (node --cpu-prof).
+  const prof = process.env.BENCH_LOAD_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_LOAD_PROF}`] : [];
+  const argv = [...prof, ...(bundled ? [bundled, LOAD_FETCH_HOST, REPO] : ['--import', 'tsx', SERVER, LOAD_FETCH_HOST, REPO])];
   const child: ChildProcess = spawn(process.execPath, argv, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = once(child, 'exit');
   let out = '';

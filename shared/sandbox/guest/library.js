@@ -1,14 +1,15 @@
 // The bridge library: marshaling, base64, UTF-8, the Response object and the caller's name for
-// the capability globals the core defines. Guest source, evaluated as sandbox:bridge when a run
-// first uses a capability or passes bytes; the host calls the function it evaluates to with the
-// intrinsics the core captured (I). The __NAME__ globals are placeholders guest-prelude.ts fills.
+// the capability globals the core defines. Guest source, evaluated as sandbox:bridge before any
+// run in a sandbox's own context (so it is in the snapshot), and in an isolated module's context
+// when it first uses a capability or passes bytes; the host calls the function it evaluates to
+// with the intrinsics the core captured (I). The __NAME__ globals are placeholders guest-prelude.ts fills.
 //
 // Marshaling (the spec's Fact 7): guest→host typed arrays travel as real ArrayBuffers beside a JSON
 // argument list; host→guest bytes arrive as { "__sandboxBytes": b64 } and are revived here; the host
 // always resolves with a tagged result, and a failure becomes a normal guest Error carrying `code`.
 (function (I) {
   'use strict';
-  // Compiled after packs have run: only the captured intrinsics in I are trusted (see the core),
+  // May be compiled after packs have run: only the captured intrinsics in I are trusted (see the core),
   // called through I.apply; no for-of, spread or destructuring (they take Array.prototype's
   // iterator); no assignment that could reach a setter on a prototype (descriptors and lists are
   // null-prototype objects, new properties are defined); tags and fields read only when own.

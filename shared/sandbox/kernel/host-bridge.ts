@@ -339,8 +339,8 @@ export function installHostBridge(ctx: QuickJSContext, withWasm: boolean): HostB
     }
   }
 
-  // The bridge library is compiled on first use only (see guest-prelude.ts); the core calls this
-  // once with the intrinsics it captured before any guest code ran.
+  // The bridge library: the core calls this once per context, with the intrinsics it captured
+  // before any guest code ran (ahead of any run in a sandbox's own context, see sandbox.ts warmGuest).
   define(HOST_LIBRARY_GLOBAL, (intrinsics) => {
     const compiled = ctx.evalCode(guestLibrarySource(), LIBRARY_SCRIPT_NAME, { type: 'global', strict: true });
     if (compiled.error) return compiled;

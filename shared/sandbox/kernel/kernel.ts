@@ -20,7 +20,7 @@ import { DENIED_PREFIX, installModuleLoader } from './module-loader.ts';
 import { planIsolation, startIsolation } from './isolation.ts';
 import { RunState, type Outcome } from './run-state.ts';
 import { IMAGE_ENTRY_NAME, imageEntrySource, type ImagePlan, type ImageRecord } from '../supply/module-image.ts';
-import { prepareSandbox, warmWebParts, type Sandbox, type SandboxLease } from './sandbox.ts';
+import { prepareSandbox, warmGuest, type Sandbox, type SandboxLease } from './sandbox.ts';
 
 export { UNKNOWN_CALLER } from './host-bridge.ts';
 export { runNeedsWasm } from '../../protocol/run.ts';
@@ -135,7 +135,7 @@ export function evaluateImageInto(
   const deadline = now() + budgetMs;
   runtime.setInterruptHandler(() => now() > deadline);
   // The web parts the set's sources name, compiled into its image before its modules run.
-  warmWebParts(ctx, lease.warm, webPartsNamedIn(Object.values(plan.modules).map((m) => m.source)));
+  warmGuest(ctx, lease.warm, webPartsNamedIn(Object.values(plan.modules).map((m) => m.source)));
   const refuse = (reason: string): ImageRefusal => ({
     ok: false,
     reason: imaging.drewRandom ? 'its initialisation draws random bytes from crypto, which each run must draw for itself' : reason,
