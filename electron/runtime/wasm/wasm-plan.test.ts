@@ -21,6 +21,7 @@ import { SandboxPool } from '../sandbox/sandbox-pool.ts';
 import { WasmModuleCache } from './module-cache.ts';
 import { buildWasmPlan, WasmLanes, WasmPlanSchema, type WasmPlan } from './wasm-plan.ts';
 import { startRun } from '../../testing/started-run.ts';
+import { NO_FREE_LANE } from '../../../shared/sandbox/wasm/wasm-dispatcher.ts';
 
 const bytes = buildWasm({
   funcs: [
@@ -210,6 +211,36 @@ describe('WasmLanes', () => {
     dispatcher.close();
     expect(await spin).toMatchObject({ ok: false, code: 'timeout' });
     await until(() => lowered() === 0); // the lowered lane was stopped, not reused
+  });
+
+  it('callNow, on a thread whose event loop does not turn, waits for a lane that is starting and answers on it', async () => {
+    const l = lanes(1);
+    const p = await plan();
+    const dispatcher = l.dispatcherFor(p);
+    expect(await dispatcher.bridge('wasm:t', 'add', [1, 1])).toEqual({ ok: true, value: 2 }); // the kept lane is up
+    // A nested run's call that spins is stopped when the run is given back: its lane is terminated
+    // and a replacement starts, while this thread goes on with a long run's poll (no event-loop turn).
+    expect(dispatcher.callNow!('wasm:t', 'spin', [], 20, false)).toBeUndefined();
+    dispatcher.close();
+    const next = l.dispatcherFor(p);
+    // Nothing from here lets the event loop turn: the replacement's `ready` is read by callNow itself.
+    expect(next.callNow!('wasm:t', 'add', [2, 3], 10_000, false)).toEqual({ ok: true, value: 5 });
+    expect(next.callNow!('wasm:t', 'add', [3, 4], 10_000, false)).toEqual({ ok: true, value: 7 });
+    next.close();
+  });
+
+  it('callNow refuses at once, posting nothing, when no lane is free and none is starting', async () => {
+    const l = lanes(1);
+    const p = await plan();
+    const holder = l.dispatcherFor(p);
+    expect(await holder.bridge('wasm:t', 'add', [1, 1])).toEqual({ ok: true, value: 2 });
+    const spin = holder.bridge('wasm:t', 'spin', []); // the only lane (size 1) is held
+    const other = l.dispatcherFor(p);
+    expect(other.callNow!('wasm:t', 'add', [2, 3], 10_000, false)).toBe(NO_FREE_LANE);
+    expect(other.usage().calls).toBe(0);
+    holder.close();
+    expect(await spin).toMatchObject({ ok: false, code: 'timeout' });
+    other.close();
   });
 
   it('starts lanes on demand up to its size, keeps one after idle, and a spare beside a spinning call', async () => {

@@ -240,8 +240,16 @@ export class WasmLanes {
   /**
    * A call answered before this returns: posted to a free lane at once (`prepare` is synchronous),
    * then this thread blocks on the lanes' futex until its reply is delivered or `ms` pass
-   * (undefined: the caller stops it through its signal); with no lane free now (all busy, or still
-   * starting), nothing is posted. For a nested run, which cannot wait.
+   * (undefined: the caller stops it through its signal). Unless `queue`, it takes only a free lane:
+   * with none free it waits, within `ms`, for one that is starting (a stopped lane's replacement,
+   * the spare beside held calls), and with none starting either nothing is posted. For a nested
+   * run, which cannot wait long.
+   *
+   * This thread may not have run its event loop for a while (a nested run is answered inside a long
+   * run's poll): lanes' messages are read here, and the pool's upkeep done, first. Otherwise a
+   * lane started while the long run ran would never be seen ready until it ended — every nested
+   * run with WASM there given back for want of a lane, for up to the long run's whole time limit
+   * (bench load: ordinary runs waited 0.3–2 s so behind a CPU loop).
    */
   #callNow(
     core: WasmPoolCore<WebAssembly.Module, Lane>,
@@ -249,11 +257,19 @@ export class WasmLanes {
     ms: number,
     queue: boolean,
   ): WasmPoolReply | typeof NO_FREE_LANE | undefined {
-    const { ready, busy, queued } = core.stats();
-    if (!queue && (queued > 0 || ready - busy <= 0)) return NO_FREE_LANE;
+    const until = performance.now() + ms;
+    this.#drain();
+    core.upkeep();
+    for (;;) {
+      const { ready, busy, queued, workers } = core.stats();
+      if (queue || (queued === 0 && ready - busy > 0)) break;
+      const left = until - performance.now();
+      if (queued > 0 || workers <= ready || left <= 0) return NO_FREE_LANE;
+      this.block(Math.min(left, BLOCK_SLICE_MS));
+      core.upkeep();
+    }
     let answer: WasmPoolReply | undefined;
     void core.call(request, (reply) => (answer = reply));
-    const until = performance.now() + ms;
     while (answer === undefined) {
       const left = until - performance.now();
       if (left <= 0) break;

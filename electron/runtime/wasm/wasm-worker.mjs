@@ -21,12 +21,20 @@ const CACHE_MAX = 64;
 const REPLIES = 0;
 const HOST_SLEEPING = 1;
 /**
- * How long an idle lane spins before it sleeps. A guest's loop calls again within ~0.1 ms, and
+ * The longest an idle lane spins before it sleeps. A guest's loop calls again within ~0.1 ms, and
  * waking a sleeping thread costs the caller a futex wake-up, which in a VM is an expensive
- * cross-CPU interrupt (measured: ~10 µs more per call); so a lane stays awake across a burst,
- * burning at most this much CPU after its last call.
+ * cross-CPU interrupt (measured: ~10 µs more per call); so a lane stays awake across a burst of
+ * calls. It spins only while calls come that close together (`spinAfter`): a run that makes one
+ * call, the common case, would otherwise leave every call followed by this much wasted CPU, which
+ * a burst of such runs on 2 cores takes from the runs themselves (bench load: the lanes used a
+ * quarter of the serving process's CPU, most of it spinning).
  */
 const SPIN_MS = 0.5;
+
+/** How long to spin after a reply, given how long the lane waited for its latest call. */
+function spinAfter(gapMs) {
+  return gapMs <= SPIN_MS ? Math.min(SPIN_MS, 2 * gapMs + 0.02) : 0;
+}
 /** digest → { module, memory }: the compiled module (structured-cloned from the host once per worker) and its memory's shape when it imports one. */
 const modules = new Map();
 const supply = new InstanceSupply();
@@ -156,14 +164,19 @@ if (lane) {
   };
   let seen = Atomics.load(signal, calls);
   reply({ type: 'ready', ...threadId() });
+  let spinMs = SPIN_MS;
   for (;;) {
     // Calls come in bursts (a guest's loop): spin a little before sleeping on the futex. The flag
     // is set before the wait re-checks the counter, so a call posted meanwhile is never missed.
-    const until = performance.now() + SPIN_MS;
+    const idleFrom = performance.now();
+    const until = idleFrom + spinMs;
     for (let i = 1; Atomics.load(signal, calls) === seen; i++) if ((i & 255) === 0 && performance.now() > until) break;
-    Atomics.store(signal, sleeping, 1);
-    Atomics.wait(signal, calls, seen);
-    Atomics.store(signal, sleeping, 0);
+    if (Atomics.load(signal, calls) === seen) {
+      Atomics.store(signal, sleeping, 1);
+      Atomics.wait(signal, calls, seen);
+      Atomics.store(signal, sleeping, 0);
+    }
+    spinMs = spinAfter(performance.now() - idleFrom);
     seen = Atomics.load(signal, calls);
     let last;
     for (let next = receiveMessageOnPort(port); next; next = receiveMessageOnPort(port)) {

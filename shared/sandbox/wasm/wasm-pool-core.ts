@@ -372,6 +372,16 @@ export class WasmPoolCore<M, W extends WasmPoolWorker> {
     }
   }
 
+  /**
+   * What the pool's timers do, now: calls past their limit time out, and held calls are noted (a
+   * spare worker starts beside them). For a caller whose thread has not run its event loop for a
+   * while (a sandbox worker inside a long run's interrupt poll, answering a nested run's call).
+   */
+  upkeep(): void {
+    this.timeOutOverdue();
+    this.#ensure();
+  }
+
   /** Starts the workers the rules in the class comment call for, and watches for held ones. */
   #ensure(): void {
     if (this.#disposed || this.#broken) return;
